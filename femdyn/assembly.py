@@ -1,0 +1,29 @@
+"""Fixed sparsity pattern: the (row, col) list of every contribution is turned into a CSC structure
+once; afterwards each Newton iteration only refills the data array (duplicates summed by bincount)."""
+import numpy as np
+import scipy.sparse as sp
+
+
+class SparsePattern:
+    def __init__(self, shape, rows, cols):
+        self.shape = shape
+        rows, cols = np.asarray(rows, dtype=np.int64), np.asarray(cols, dtype=np.int64)
+        keys, self._slot = np.unique(cols * shape[0] + rows, return_inverse=True)
+        self.indices = (keys % shape[0]).astype(np.int32)
+        counts = np.bincount(keys // shape[0], minlength=shape[1])
+        self.indptr = np.concatenate([[0], np.cumsum(counts)]).astype(np.int32)
+        self.nnz = keys.size
+
+    def values(self, data):
+        """CSC data array for the entries given in the order of (rows, cols), duplicates summed."""
+        return np.bincount(self._slot, weights=data, minlength=self.nnz)
+
+    def matrix(self, data):
+        """CSC matrix with the given values for the entries in the order of (rows, cols)."""
+        return sp.csc_matrix((self.values(data), self.indices, self.indptr), shape=self.shape)
+
+
+def block_entries(dofs_rows, dofs_cols, mask):
+    """Global (rows, cols) of the masked local block entries of K instances: (K * nnz(mask),) each."""
+    i, j = np.nonzero(mask)
+    return dofs_rows[:, i].ravel(), dofs_cols[:, j].ravel()

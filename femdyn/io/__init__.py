@@ -1,0 +1,1 @@
+"""Output of simulation results: ParaView series, CSV tables and plots."""

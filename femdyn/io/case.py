@@ -1,0 +1,436 @@
+"""Case files: a TOML description of a model, its initial state and the run settings.
+
+``load_case(path)`` validates the file strictly, builds the model and places the initial state; it
+runs nothing (``prepare``/``simulate`` are the caller's). Every problem raises ``CaseError`` naming
+the file and the offending field by its path in the file, e.g. ``bodies[1].mass``,
+``initial.joints.NM.angle`` or ``solver.dt``. Numbers may be written as expression strings
+(``"2*pi/3"``, see ``expressions``); integers (dimension, max_iterations, every) and flags may not.
+
+Schema::
+
+    title = "..."                     # optional (default: file stem)
+    source = "..."                    # optional free text
+    dimension = 2                     # 2 or 3
+    gravity = [0.0, -9.81]            # optional
+    [solver]  dt, t_end; optional tolerance, max_iterations, initial_tolerance
+    [output]  optional every, vtk, plots
+    [[bodies]]   name, mass, euler = [..] | inertia = [J1, J2, J3] (3D); optional size = [..]
+    [[joints]]   name, type, bodies = [b1, b2]; optional points, axis, relative_rotation, angle, slide
+    [[loads]]    type = "joint": coordinate, function
+                 type = "point_force": body, point, force; optional function
+    [[springs]]  name, bodies, points, stiffness, free_length; optional damping
+    [initial.bodies.NAME]   position, angle (2D) | rotation = {axis, angle} (3D), velocity, angular_velocity
+    [initial.joints.NAME]   angle, angle_rate, slide, slide_rate
+"""
+import math
+import re
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from .. import kinematics as kin
+from .. import timefunctions
+from ..initial import PLACING, place
+from ..integrators.energy_momentum import NewtonOptions
+from ..model import GROUND, JOINT_TYPES, Model, ModelBuilder, ModelError, euler_from_inertia
+from .expressions import compile_time_function, evaluate_number
+
+FRAMES = 500  # default number of output frames
+NAME = re.compile(r"[\w-]+")
+TOP_REQUIRED = ("dimension", "solver", "bodies")
+TOP_OPTIONAL = ("title", "source", "gravity", "output", "joints", "loads", "springs", "initial")
+JOINT_OPTIONAL = ("points", "axis", "relative_rotation", "angle", "slide")
+LOADS = {  # type -> (required keys, optional keys)
+    "joint": (("coordinate", "function"), ()),
+    "point_force": (("body", "point", "force"), ("function",)),
+}
+TIME_FUNCTIONS = {
+    "hat": (("t1", "t2", "peak"), ()),
+    "sine": (("amplitude", "frequency"), ("phase", "offset")),
+    "table": (("times", "values"), ()),
+    "constant": (("value",), ()),
+    "expression": (("expr",), ()),
+}
+
+
+class CaseError(ValueError):
+    """A case file that cannot be used; ``str`` is ``"{path}: {field}: {message}"``."""
+
+    def __init__(self, path, field, message):
+        super().__init__(f"{path}: {field}: {message}")
+        self.path, self.field, self.message = str(path), field, message
+
+
+@dataclass(frozen=True)
+class Case:
+    path: Path
+    title: str
+    source: str
+    model: Model
+    q0: np.ndarray  # placed initial state (not yet projected onto the constraints)
+    v0: np.ndarray
+    dt: float
+    t_end: float
+    tolerance: float
+    max_iterations: int
+    initial_tolerance: float
+    every: int | None  # write every k-th step as a VTK frame; None: about FRAMES frames
+    vtk: bool
+    plots: bool
+
+    @property
+    def steps(self):
+        """Number of time steps; ``simulate`` rounds t_end/dt the same way."""
+        return max(1, int(round(self.t_end / self.dt)))
+
+    @property
+    def output_every(self):
+        return self.every or math.ceil(self.steps / FRAMES)
+
+
+def _join(parent, key):
+    return f"{parent}.{key}" if parent else key
+
+
+def _describe(value):
+    """Type and value of a TOML value for error messages."""
+    if isinstance(value, bool):
+        return f"boolean {str(value).lower()}"
+    if isinstance(value, str):
+        return f"string {value!r}"
+    if isinstance(value, (int, float)):
+        return f"number {value!r}"
+    if isinstance(value, list):
+        return "an array"
+    if isinstance(value, dict):
+        return "a table"
+    return f"a {type(value).__name__}"
+
+
+def _format(values):
+    return "[" + ", ".join(f"{x:g}" for x in values) + "]"
+
+
+class _Reader:
+    """Typed access to the parsed file; every check raises ``CaseError`` naming the field."""
+
+    def __init__(self, path):
+        self.path = path
+
+    def fail(self, field, message):
+        raise CaseError(self.path, field, message)
+
+    def mapping(self, data, field):
+        """A table with any keys (names)."""
+        if not isinstance(data, dict):
+            self.fail(field, f"expected a table, got {_describe(data)}")
+        return data
+
+    def table(self, data, field, required=(), optional=()):
+        """``data`` as a table with all ``required`` keys and some of the ``optional`` ones."""
+        known = (*required, *optional)
+        for key in self.mapping(data, field):
+            if key not in known:
+                listing = ", ".join(known) or "none"
+                self.fail(_join(field, key), f"unknown key '{key}' (known keys: {listing})")
+        for key in required:
+            if key not in data:
+                self.fail(_join(field, key), "missing")
+        return data
+
+    def typed_table(self, data, field, schema):
+        """A table with a ``type`` key choosing its keys from ``schema`` {type: (required, optional)}."""
+        kind = self.choice(self.mapping(data, field).get("type"), _join(field, "type"), schema)
+        required, optional = schema[kind]
+        self.table(data, field, ("type", *required), optional)
+        return kind
+
+    def array(self, data, field):
+        if not isinstance(data, list):
+            self.fail(field, f"expected an array, got {_describe(data)}")
+        return data
+
+    def string(self, value, field):
+        if not isinstance(value, str):
+            self.fail(field, f"expected a string, got {_describe(value)}")
+        return value
+
+    def choice(self, value, field, options):
+        if value is None:
+            self.fail(field, "missing")
+        if self.string(value, field) not in options:
+            self.fail(field, f"unknown value '{value}' (known: {', '.join(options)})")
+        return value
+
+    def name(self, value, field, taken=()):
+        """A new name: letters, digits, '_' and '-', not among ``taken``."""
+        if not NAME.fullmatch(self.string(value, field)):
+            self.fail(field, f"'{value}' is not a valid name (use letters, digits, '_' and '-')")
+        if value == GROUND:
+            self.fail(field, f"'{GROUND}' is reserved")
+        if value in taken:
+            self.fail(field, f"name '{value}' is used twice")
+        return value
+
+    def reference(self, value, field, known, what):
+        """The name of an existing ``what`` among ``known``."""
+        if self.string(value, field) not in known:
+            self.fail(field, f"unknown {what} '{value}' (known: {', '.join(known) or 'none'})")
+        return value
+
+    def boolean(self, value, field):
+        if not isinstance(value, bool):
+            self.fail(field, f"expected true or false, got {_describe(value)}")
+        return value
+
+    def integer(self, value, field, minimum):
+        if isinstance(value, bool) or not isinstance(value, int):
+            self.fail(field, f"expected an integer, got {_describe(value)}")
+        if value < minimum:
+            self.fail(field, f"must be >= {minimum}, got {value}")
+        return value
+
+    def number(self, value, field, positive=False, nonnegative=False):
+        """A finite float from a TOML number or an expression string."""
+        if isinstance(value, str):
+            try:
+                x = evaluate_number(value)
+            except ValueError as err:
+                self.fail(field, f"expected a number, got string {value!r}: {err}")
+        elif isinstance(value, (int, float)) and not isinstance(value, bool):
+            x = float(value)
+        else:
+            self.fail(field, f"expected a number, got {_describe(value)}")
+        if not math.isfinite(x):
+            self.fail(field, f"must be finite, got {x}")
+        if positive and not x > 0:
+            self.fail(field, f"must be > 0, got {x:g}")
+        if nonnegative and not x >= 0:
+            self.fail(field, f"must be >= 0, got {x:g}")
+        return x
+
+    def vector(self, value, field, length=None, positive=False, nonzero=False):
+        """An array of ``length`` numbers (any length >= 1 if None)."""
+        if not isinstance(value, list):
+            what = f"{length} numbers" if length else "numbers"
+            self.fail(field, f"expected an array of {what}, got {_describe(value)}")
+        if length is not None and len(value) != length:
+            self.fail(field, f"expected {length} values, got {len(value)}")
+        if not value:
+            self.fail(field, "expected at least one value")
+        x = np.array([self.number(v, f"{field}[{i}]", positive) for i, v in enumerate(value)])
+        if nonzero and not np.any(x):
+            self.fail(field, "must not be zero")
+        return x
+
+    def points(self, value, field, dim):
+        """A pair of points [[..], [..]]."""
+        if not isinstance(value, list) or len(value) != 2:
+            self.fail(field, f"expected two points [[..], [..]], got {_describe(value)}")
+        return [self.vector(p, f"{field}[{i}]", dim) for i, p in enumerate(value)]
+
+    def body_pair(self, value, field, known):
+        """Two different body names among ``known``."""
+        if not isinstance(value, list) or len(value) != 2:
+            self.fail(field, f"expected two body names [b1, b2], got {_describe(value)}")
+        b1, b2 = (self.reference(b, f"{field}[{i}]", known, "body") for i, b in enumerate(value))
+        if b1 == b2:
+            self.fail(field, f"needs two different bodies, got '{b1}' twice")
+        return b1, b2
+
+    def rotation(self, value, field):
+        """A 3x3 rotation from {axis = [..], angle = ..}."""
+        self.table(value, field, ("axis", "angle"))
+        axis = self.vector(value["axis"], f"{field}.axis", 3, nonzero=True)
+        return kin.rotation_3d(axis, self.number(value["angle"], f"{field}.angle"))
+
+    def time_function(self, value, field):
+        """A load's function of time {type = hat | sine | table | constant | expression, ...}."""
+        kind = self.typed_table(value, field, TIME_FUNCTIONS)
+        if kind == "expression":
+            try:
+                return compile_time_function(self.string(value["expr"], f"{field}.expr"))
+            except ValueError as err:
+                self.fail(f"{field}.expr", str(err))
+        read = self.vector if kind == "table" else self.number
+        args = {k: read(v, f"{field}.{k}") for k, v in value.items() if k != "type"}
+        try:
+            return getattr(timefunctions, kind)(**args)
+        except ValueError as err:
+            self.fail(field, str(err))
+
+
+def _read_toml(path):
+    try:
+        text = path.read_bytes().decode("utf-8")
+    except FileNotFoundError:
+        raise CaseError(path, "file", "not found") from None
+    except UnicodeDecodeError as err:
+        raise CaseError(path, "file", f"not UTF-8 text ({err.reason} at byte {err.start})") from None
+    except OSError as err:
+        raise CaseError(path, "file", f"cannot read ({err.strerror})") from None
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as err:
+        raise CaseError(path, "syntax", str(err)) from None
+
+
+def _add_bodies(r, items, builder, dim):
+    names = []
+    for i, item in enumerate(r.array(items, "bodies")):
+        f = f"bodies[{i}]"
+        r.table(item, f, ("name", "mass"), ("euler", "inertia", "size"))
+        name = r.name(item["name"], f"{f}.name", names)
+        mass = r.number(item["mass"], f"{f}.mass", positive=True)
+        if ("euler" in item) == ("inertia" in item):
+            r.fail(f, "give exactly one of euler or inertia")
+        if "euler" in item:
+            euler = r.vector(item["euler"], f"{f}.euler", dim, positive=True)
+        elif dim == 2:
+            r.fail(f"{f}.inertia", "only in 3D models; give euler = [E1, E2] in 2D")
+        else:
+            inertia = r.vector(item["inertia"], f"{f}.inertia", 3, positive=True)
+            euler = euler_from_inertia(inertia)
+            if not np.all(euler > 0):
+                r.fail(f"{f}.inertia", f"principal moments {_format(inertia)} violate the triangle "
+                                       f"inequality J1 < J2 + J3 etc. (Euler values {_format(euler)})")
+        size = r.vector(item["size"], f"{f}.size", dim, positive=True) if "size" in item else None
+        builder.add_body(name, mass, euler, size)
+        names.append(name)
+    if not names:
+        r.fail("bodies", "at least one body is needed")
+    return names
+
+
+def _add_joints(r, items, builder, dim, bodies):
+    """Adds the joints; returns {joint name: type} and the augmented coordinate names."""
+    joints, coordinates = {}, []
+    for i, item in enumerate(r.array(items, "joints")):
+        f = f"joints[{i}]"
+        r.table(item, f, ("name", "type", "bodies"), JOINT_OPTIONAL)
+        name = r.name(item["name"], f"{f}.name", joints)
+        kind = r.choice(item["type"], f"{f}.type", JOINT_TYPES)
+        cls = JOINT_TYPES[kind]
+        if dim not in cls.dims:
+            r.fail(f"{f}.type", f"'{kind}' joints exist only in {cls.dims[0]}D models")
+        b1, b2 = r.body_pair(item["bodies"], f"{f}.bodies", [*bodies, GROUND])
+        p1, p2 = r.points(item["points"], f"{f}.points", dim) if "points" in item else (None, None)
+        axis = r.vector(item["axis"], f"{f}.axis", dim, nonzero=True) if "axis" in item else None
+        rotation = None
+        if "relative_rotation" in item:
+            field = f"{f}.relative_rotation"
+            value = item["relative_rotation"]
+            rotation = r.number(value, field) if dim == 2 else r.rotation(value, field)
+        coords = {}
+        for coord in ("angle", "slide"):
+            if coord in item:
+                if coord not in cls.coordinates:
+                    r.fail(f"{f}.{coord}", f"a {kind} joint has no {coord} coordinate")
+                coords[coord] = r.name(item[coord], f"{f}.{coord}", [*coordinates, *bodies])
+                coordinates.append(coords[coord])
+        builder.add_joint(name, kind, b1, b2, point1=p1, point2=p2, axis=axis,
+                          relative_rotation=rotation, **coords)
+        joints[name] = kind
+    return joints, coordinates
+
+
+def _add_loads(r, items, builder, dim, bodies, coordinates):
+    for i, item in enumerate(r.array(items, "loads")):
+        f = f"loads[{i}]"
+        if r.typed_table(item, f, LOADS) == "joint":
+            coordinate = r.reference(item["coordinate"], f"{f}.coordinate", coordinates, "joint coordinate")
+            builder.add_joint_load(coordinate, r.time_function(item["function"], f"{f}.function"))
+        else:
+            body = r.reference(item["body"], f"{f}.body", bodies, "body")
+            function = (r.time_function(item["function"], f"{f}.function") if "function" in item
+                        else timefunctions.constant(1.0))
+            builder.add_point_force(body, r.vector(item["point"], f"{f}.point", dim),
+                                    r.vector(item["force"], f"{f}.force", dim), function)
+
+
+def _add_springs(r, items, builder, dim, bodies):
+    names = []
+    for i, item in enumerate(r.array(items, "springs")):
+        f = f"springs[{i}]"
+        r.table(item, f, ("name", "bodies", "points", "stiffness", "free_length"), ("damping",))
+        name = r.name(item["name"], f"{f}.name", names)
+        b1, b2 = r.body_pair(item["bodies"], f"{f}.bodies", [*bodies, GROUND])
+        p1, p2 = r.points(item["points"], f"{f}.points", dim)
+        builder.add_spring_damper(
+            name, b1, p1, b2, p2, r.number(item["stiffness"], f"{f}.stiffness", nonnegative=True),
+            r.number(item.get("damping", 0.0), f"{f}.damping", nonnegative=True),
+            r.number(item["free_length"], f"{f}.free_length", nonnegative=True))
+        names.append(name)
+
+
+def _initial(r, data, dim, bodies, joints):
+    """Body poses/twists and joint coordinates/rates for ``place``."""
+    r.table(data, "initial", optional=("bodies", "joints"))
+    poses = {}
+    for name, spec in r.mapping(data.get("bodies", {}), "initial.bodies").items():
+        f = f"initial.bodies.{name}"
+        r.reference(name, f, bodies, "body")
+        orientation = "angle" if dim == 2 else "rotation"
+        r.table(spec, f, optional=("position", orientation, "velocity", "angular_velocity"))
+        pose = {k: r.vector(spec[k], f"{f}.{k}", dim) for k in ("position", "velocity") if k in spec}
+        if "angle" in spec:
+            pose["angle"] = r.number(spec["angle"], f"{f}.angle")
+        if "rotation" in spec:
+            pose["rotation"] = r.rotation(spec["rotation"], f"{f}.rotation")
+        if "angular_velocity" in spec:
+            w, field = spec["angular_velocity"], f"{f}.angular_velocity"
+            pose["angular_velocity"] = r.number(w, field) if dim == 2 else r.vector(w, field, 3)
+        poses[name] = pose
+    coordinates = {}
+    for name, spec in r.mapping(data.get("joints", {}), "initial.joints").items():
+        f = f"initial.joints.{name}"
+        r.reference(name, f, joints, "joint")
+        kinds = PLACING.get(joints[name], ())
+        r.table(spec, f, optional=tuple(k for kind in kinds for k in (kind, f"{kind}_rate")))
+        coordinates[name] = {k: r.number(v, f"{f}.{k}") for k, v in spec.items()}
+    return poses, coordinates
+
+
+def load_case(path):
+    """Read, validate and build the case in the TOML file ``path`` (see the module docstring)."""
+    path = Path(path)
+    r = _Reader(path)
+    data = r.table(_read_toml(path), "", TOP_REQUIRED, TOP_OPTIONAL)
+    dim = data["dimension"]
+    if type(dim) is not int or dim not in (2, 3):
+        r.fail("dimension", f"must be 2 or 3, got {_describe(dim)}")
+    try:
+        builder = ModelBuilder(dim)
+        bodies = _add_bodies(r, data["bodies"], builder, dim)
+        joints, coordinates = _add_joints(r, data.get("joints", []), builder, dim, bodies)
+        _add_loads(r, data.get("loads", []), builder, dim, bodies, coordinates)
+        _add_springs(r, data.get("springs", []), builder, dim, bodies)
+        if "gravity" in data:
+            builder.set_gravity(r.vector(data["gravity"], "gravity", dim))
+        model = builder.build()
+        q0, v0 = place(model, *_initial(r, data.get("initial", {}), dim, bodies, joints))
+    except ModelError as err:
+        r.fail(err.field, err.message)
+
+    defaults = NewtonOptions()
+    solver = r.table(data["solver"], "solver", ("dt", "t_end"),
+                     ("tolerance", "max_iterations", "initial_tolerance"))
+    output = r.table(data.get("output", {}), "output", optional=("every", "vtk", "plots"))
+    return Case(
+        path=path,
+        title=r.string(data.get("title", path.stem), "title"),
+        source=r.string(data.get("source", ""), "source"),
+        model=model, q0=q0, v0=v0,
+        dt=r.number(solver["dt"], "solver.dt", positive=True),
+        t_end=r.number(solver["t_end"], "solver.t_end", positive=True),
+        tolerance=r.number(solver.get("tolerance", defaults.tolerance), "solver.tolerance", positive=True),
+        max_iterations=r.integer(solver.get("max_iterations", defaults.max_iterations),
+                                 "solver.max_iterations", 1),
+        initial_tolerance=r.number(solver.get("initial_tolerance", 1e-6), "solver.initial_tolerance",
+                                   positive=True),
+        every=r.integer(output["every"], "output.every", 1) if "every" in output else None,
+        vtk=r.boolean(output.get("vtk", True), "output.vtk"),
+        plots=r.boolean(output.get("plots", True), "output.plots"),
+    )

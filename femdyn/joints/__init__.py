@@ -1,0 +1,1 @@
+"""Holonomic constraints: rigid-body orthonormality, the ground anchor, joint pairs, augmentations."""

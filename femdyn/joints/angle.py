@@ -1,0 +1,133 @@
+"""Coordinate augmentation with the rotation angle Theta of a revolute (or cylindrical) pair.
+
+With body-fixed unit vectors a1, b1 (on body 1, perpendicular to the joint axis, b1 = axis x a1) and
+a2 (on body 2, equal to a1 when Theta = 0), the relative angle has cos = c(q) = a1.a2 and
+sin = s(q) = b1.a2, and the augmented constraint is
+
+    Phi = sin(Theta) c(q) - cos(Theta) s(q)   ( = sin(Theta - Theta_rel) ).
+
+000 eq. 28 uses instead  d2^2.d1^1 + d2^2.d2^1 + sin(Theta) - cos(Theta), whose Theta-derivative
+sin + cos vanishes at Theta = 3 pi/4 + k pi: there the Newton matrix is singular and a joint torque
+needs an unbounded multiplier. The form above has dPhi/dTheta = cos(Theta - Theta_rel) = 1 on the
+constraint manifold, for every angle.
+
+Discrete gradient (same idea as 000 eq. 39, Greenspan's quotient for sin and cos): with mid values
+sbar = (sin Theta_n + sin Theta_n+1)/2 etc., cbar = (c_n + c_n+1)/2, sbar_q = (s_n + s_n+1)/2,
+
+    Gbar_q     = sbar grad c(q_mid) - cbar_Theta grad s(q_mid)
+    Gbar_Theta = cbar Dsin - sbar_q Dcos,  Dsin = (sin b - sin a)/(b - a) = cos m sinc h,
+                                            Dcos = (cos b - cos a)/(b - a) = -sin m sinc h,
+
+m = (a + b)/2, h = (b - a)/2. Then Phi_n+1 - Phi_n = Gbar . (q_n+1 - q_n) exactly, and Gbar_q is
+equivariant (c, s are rotation invariant), so energy and angular momentum are conserved.
+Local coordinates: [q1, q2, Theta].
+"""
+from functools import cached_property
+
+import numpy as np
+
+from ..kinematics import apply, direction_matrix
+from .base import Constraint
+
+
+def sinc(h):
+    """sin(h)/h."""
+    return np.sinc(h / np.pi)
+
+
+def sinc_derivative(h):
+    """d/dh sin(h)/h, with its Taylor series near 0 where the closed form cancels."""
+    small = np.abs(h) < 1e-3
+    hs = np.where(small, 1.0, h)
+    closed = (hs * np.cos(hs) - np.sin(hs)) / hs**2
+    return np.where(small, -h / 3.0 + h**3 / 30.0, closed)
+
+
+class JointAngle(Constraint):
+    m = 1
+
+    def __init__(self, dofs, labels, a1, b1, a2):
+        super().__init__(dofs, labels)
+        dim = a1.shape[1]
+        self.nb = dim * (dim + 1)
+        self.A1, self.B1, self.A2 = direction_matrix(a1), direction_matrix(b1), direction_matrix(a2)
+
+    def _cs(self, q):
+        """c, s and their gradients (K, 2 nb) with respect to [q1, q2]."""
+        nb = self.nb
+        q1, q2 = q[:, :nb], q[:, nb : 2 * nb]
+        a1, b1, a2 = apply(self.A1, q1), apply(self.B1, q1), apply(self.A2, q2)
+        c, s = np.sum(a1 * a2, axis=1), np.sum(b1 * a2, axis=1)
+        grad_c = np.concatenate([np.einsum("ki,kin->kn", a2, self.A1), np.einsum("ki,kin->kn", a1, self.A2)], axis=1)
+        grad_s = np.concatenate([np.einsum("ki,kin->kn", a2, self.B1), np.einsum("ki,kin->kn", b1, self.A2)], axis=1)
+        return c, s, grad_c, grad_s
+
+    def _evaluate(self, qa, qb, lam):
+        """phi(qb), G(qb), Gbar(qa, qb) and d(Gbar^T lam)/dqb in one pass (see module docstring)."""
+        ca, sa, _, _ = self._cs(qa)
+        cb, sb, grad_cb, grad_sb = self._cs(qb)
+        _, _, grad_cm, grad_sm = self._cs(0.5 * (qa + qb))
+        ta, tb = qa[:, -1], qb[:, -1]
+        sin_b, cos_b = np.sin(tb), np.cos(tb)
+        m, h = 0.5 * (ta + tb), 0.5 * (tb - ta)
+        dsin, dcos = np.cos(m) * sinc(h), -np.sin(m) * sinc(h)
+        sin_bar, cos_bar = 0.5 * (np.sin(ta) + sin_b), 0.5 * (np.cos(ta) + cos_b)
+        c_bar, s_bar = 0.5 * (ca + cb), 0.5 * (sa + sb)
+
+        phi = (sin_b * cb - cos_b * sb)[:, None]
+        G = np.concatenate([sin_b[:, None] * grad_cb - cos_b[:, None] * grad_sb,
+                            (cos_b * cb + sin_b * sb)[:, None]], axis=1)[:, None, :]
+        Gbar = np.concatenate([sin_bar[:, None] * grad_cm - cos_bar[:, None] * grad_sm,
+                               (c_bar * dsin - s_bar * dcos)[:, None]], axis=1)[:, None, :]
+        d_dsin = 0.5 * (-np.sin(m) * sinc(h) + np.cos(m) * sinc_derivative(h))
+        d_dcos = 0.5 * (-np.cos(m) * sinc(h) - np.sin(m) * sinc_derivative(h))
+        H_c, H_s = self._hessians
+        K, n = qb.shape
+        T = np.zeros((K, n, n))
+        T[:, :-1, :-1] = 0.5 * (sin_bar[:, None, None] * H_c - cos_bar[:, None, None] * H_s)
+        T[:, :-1, -1] = 0.5 * (cos_b[:, None] * grad_cm + sin_b[:, None] * grad_sm)
+        T[:, -1, :-1] = 0.5 * (dsin[:, None] * grad_cb - dcos[:, None] * grad_sb)
+        T[:, -1, -1] = c_bar * d_dsin - s_bar * d_dcos
+        return phi, G, Gbar, lam[:, :, None] * T
+
+    def phi(self, q):
+        return self._evaluate(q, q, np.zeros((q.shape[0], 1)))[0]
+
+    def jacobian(self, q):
+        return self._evaluate(q, q, np.zeros((q.shape[0], 1)))[1]
+
+    def discrete_jacobian(self, qa, qb):
+        return self._evaluate(qa, qb, np.zeros((qa.shape[0], 1)))[2]
+
+    @cached_property
+    def _hessians(self):
+        """Constant Hessians of c and s with respect to [q1, q2], (K, 2 nb, 2 nb)."""
+        nb, K = self.nb, self.dofs.shape[0]
+        H_c, H_s = np.zeros((K, 2 * nb, 2 * nb)), np.zeros((K, 2 * nb, 2 * nb))
+        for H, B in ((H_c, self.A1), (H_s, self.B1)):
+            cross = np.einsum("kin,kim->knm", B, self.A2)
+            H[:, :nb, nb:] = cross
+            H[:, nb:, :nb] = cross.transpose(0, 2, 1)
+        return H_c, H_s
+
+    def discrete_tangent(self, qa, qb, lam):
+        return self._evaluate(qa, qb, lam)[3]
+
+    def linearize(self, start, qa, qb, lam):
+        phi, G, Gbar, T = self._evaluate(qa, qb, lam)
+        jm, tm = self.jacobian_mask, self.tangent_mask
+        return phi, G[:, jm], Gbar[:, jm], T[:, tm]
+
+    @cached_property
+    def jacobian_mask(self):
+        body1 = np.any((self.A1 != 0) | (self.B1 != 0), axis=(0, 1))
+        body2 = np.any(self.A2 != 0, axis=(0, 1))
+        return np.concatenate([body1, body2, [True]])[None, :]
+
+    @cached_property
+    def tangent_mask(self):
+        H_c, H_s = self._hessians
+        mask = np.zeros((2 * self.nb + 1,) * 2, dtype=bool)
+        mask[:-1, :-1] = np.any((H_c != 0) | (H_s != 0), axis=0)
+        mask[-1, :] = mask[:, -1] = self.jacobian_mask[0]
+        return mask

@@ -1,0 +1,236 @@
+"""Holonomic constraints as batched components.
+
+A component holds K instances of one constraint type; each instance has ``m`` rows over ``n`` local
+coordinates, gathered from the global vector by ``dofs`` (K, n). A component provides
+``phi`` (K, m), ``jacobian`` (K, m, n), the discrete Jacobian ``discrete_jacobian(qa, qb)`` with
+``phi(qb) - phi(qa) = discrete_jacobian(qa, qb) (qb - qa)`` (000 eq. 7), and the derivative of the
+discrete constraint forces ``d(Gbar^T lam)/dqb`` for Newton's method (``discrete_tangent``).
+
+Constraints that are at most quadratic (all joint constraints of the rotationless formulation) get the
+discrete Jacobian for free: it is the Jacobian at the mid-point (000 eq. 26), and their Hessians are
+constant. ``QuadraticConstraint`` derives both from the subclass's ``phi``/``jacobian``.
+"""
+from abc import ABC, abstractmethod
+from functools import cached_property
+
+import numpy as np
+
+from ..kinematics import apply, direction_matrix, point_matrix
+
+
+class Constraint(ABC):
+    """K instances of one constraint type: ``m`` rows each over ``n`` local coordinates."""
+
+    m = 0
+
+    def __init__(self, dofs, labels):
+        self.dofs = np.asarray(dofs, dtype=np.int64)
+        self.labels = list(labels)
+        if self.dofs.ndim != 2 or len(self.labels) != self.dofs.shape[0]:
+            raise ValueError("dofs must be (K, n) with one label per instance")
+
+    @property
+    def count(self):
+        return self.dofs.shape[0]
+
+    @abstractmethod
+    def phi(self, q):
+        """See the module docstring."""
+
+    @abstractmethod
+    def jacobian(self, q):
+        """See the module docstring."""
+
+    @abstractmethod
+    def discrete_jacobian(self, qa, qb):
+        """See the module docstring."""
+
+    @abstractmethod
+    def discrete_tangent(self, qa, qb, lam):
+        """d(Gbar(qa, qb)^T lam)/dqb, shape (K, n, n)."""
+
+    def begin_step(self, qa):
+        """Whatever ``linearize`` can reuse from the start of the step."""
+        return qa
+
+    def linearize(self, start, qa, qb, lam):
+        """Everything one Newton iteration needs, restricted to the structural non-zeros:
+        phi(qb) (K, m), G(qb) and Gbar(qa, qb) at ``jacobian_mask`` (K, nnz), and the tangent
+        d(Gbar^T lam)/dqb at ``tangent_mask`` (K, nnz_t)."""
+        jm, tm = self.jacobian_mask, self.tangent_mask
+        return (self.phi(qb), self.jacobian(qb)[:, jm], self.discrete_jacobian(qa, qb)[:, jm],
+                self.discrete_tangent(qa, qb, lam)[:, tm])
+
+    @property
+    @abstractmethod
+    def jacobian_mask(self):
+        """(m, n) structural non-zeros of the (discrete) Jacobian."""
+
+    @property
+    @abstractmethod
+    def tangent_mask(self):
+        """(n, n) structural non-zeros of ``discrete_tangent``."""
+
+
+class QuadraticConstraint(Constraint):
+    """A constraint at most quadratic in q: Phi_r = 1/2 q.H_r q + g_r.q + c_r with constant H_r.
+
+    The mid-point Jacobian is then an exact discrete gradient (000 eq. 26) and the Newton tangent of
+    the discrete constraint force is ``1/2 sum_r lam_r H_r``.
+    """
+
+    @cached_property
+    def _constant_jacobian(self):
+        return self.jacobian(np.zeros(self.dofs.shape))
+
+    @cached_property
+    def _hessian(self):
+        """(K, m, n, n): H[k, r, :, j] = G_k(e_j) - G_k(0), exact because G is affine in q."""
+        K, n = self.dofs.shape
+        g0 = self._constant_jacobian
+        H = np.empty((K, self.m, n, n))
+        for j in range(n):  # setup only: one pass per local coordinate
+            e = np.zeros((K, n))
+            e[:, j] = 1.0
+            H[..., j] = self.jacobian(e) - g0
+        return H
+
+    def discrete_jacobian(self, qa, qb):
+        return self.jacobian(0.5 * (qa + qb))
+
+    def discrete_tangent(self, qa, qb, lam):
+        return 0.5 * np.einsum("km,kmij->kij", lam, self._hessian)
+
+    @cached_property
+    def jacobian_mask(self):
+        return np.any(self._constant_jacobian != 0, axis=0) | np.any(self._hessian != 0, axis=(0, 3))
+
+    @cached_property
+    def _affine(self):
+        """Sparse form of G(q) = g + H q on the Jacobian's structural non-zeros ("slots"):
+        g at the slots (K, s), the non-zero Hessian entries (K, t) with their column j (t,), a 0/1
+        matrix slot <- entry (t, s), a 0/1 matrix row <- slot (s, m), the constants c = phi(0) and
+        the Hessian entries at the tangent's non-zeros (K, m, nnz_t)."""
+        H, g = self._hessian, self._constant_jacobian
+        r, i = np.nonzero(self.jacobian_mask)
+        slot, j = np.nonzero(np.any(H != 0, axis=0)[r, i, :])
+        to_slot = np.zeros((slot.size, r.size))
+        to_slot[np.arange(slot.size), slot] = 1.0
+        to_row = np.zeros((r.size, self.m))
+        to_row[np.arange(r.size), r] = 1.0
+        c = self.phi(np.zeros(self.dofs.shape))
+        return g[:, r, i], H[:, r[slot], i[slot], j], j, to_slot, to_row, i, c, H[:, :, self.tangent_mask]
+
+    def _values(self, q):
+        """phi(q) (K, m) and G(q) at the slots (K, s) from the affine form:
+        phi = 1/2 (G + g).q + c (Phi_r = 1/2 q.H_r q + g_r.q + c_r)."""
+        g, h, j, to_slot, to_row, i, c, _ = self._affine
+        G = g + (h * q[:, j]) @ to_slot
+        return 0.5 * ((G + g) * q[:, i]) @ to_row + c, G
+
+    def begin_step(self, qa):
+        return self._values(qa)[1]
+
+    def linearize(self, start, qa, qb, lam):
+        phi, Gb = self._values(qb)
+        tangent = 0.5 * np.einsum("km,kmp->kp", lam, self._affine[-1])
+        return phi, Gb, 0.5 * (start + Gb), tangent
+
+    @cached_property
+    def tangent_mask(self):
+        return np.any(self._hessian != 0, axis=(0, 1))
+
+
+class TwoBodyConstraint(QuadraticConstraint):
+    """Constraints between body 1 (local coordinates ``[:nb]``) and body 2 (``[nb:2 nb]``), possibly
+    followed by augmented coordinates, written as a list of bilinear terms.
+
+    Terms (all batched over the K instances, matrices from ``kinematics``):
+      ``("points", C1, C2)``           C2 q2 - C1 q1                 (dim rows: coincident points)
+      ``("dot", A1, A2, value)``       (A1 q1).(A2 q2) - value       (1 row: angle between directions)
+      ``("along", C1, C2, A1)``        (C2 q2 - C1 q1).(A1 q1)       (1 row: offset along a direction)
+    Subclasses set ``self.terms`` and ``self.nb``; the rows follow the order of the terms.
+    """
+
+    terms = ()
+    nb = 0
+
+    def _split(self, q):
+        return q[:, : self.nb], q[:, self.nb : 2 * self.nb]
+
+    def phi(self, q):
+        q1, q2 = self._split(q)
+        rows = []
+        for term in self.terms:
+            kind = term[0]
+            if kind == "points":
+                rows.append(apply(term[2], q2) - apply(term[1], q1))
+            elif kind == "dot":
+                a1, a2 = apply(term[1], q1), apply(term[2], q2)
+                rows.append((np.sum(a1 * a2, axis=1) - term[3])[:, None])
+            else:
+                r = apply(term[2], q2) - apply(term[1], q1)
+                rows.append(np.sum(r * apply(term[3], q1), axis=1)[:, None])
+        return np.concatenate(rows, axis=1)
+
+    def jacobian(self, q):
+        K, n = q.shape
+        q1, q2 = self._split(q)
+        nb = self.nb
+        blocks = []
+        for term in self.terms:
+            kind = term[0]
+            if kind == "points":
+                C1, C2 = term[1], term[2]
+                G = np.zeros((K, C1.shape[1], n))
+                G[:, :, :nb] = -C1
+                G[:, :, nb : 2 * nb] = C2
+            elif kind == "dot":
+                A1, A2 = term[1], term[2]
+                G = np.zeros((K, 1, n))
+                G[:, 0, :nb] = np.einsum("ki,kin->kn", apply(A2, q2), A1)
+                G[:, 0, nb : 2 * nb] = np.einsum("ki,kin->kn", apply(A1, q1), A2)
+            else:
+                C1, C2, A1 = term[1], term[2], term[3]
+                a, r = apply(A1, q1), apply(C2, q2) - apply(C1, q1)
+                G = np.zeros((K, 1, n))
+                G[:, 0, :nb] = np.einsum("ki,kin->kn", r, A1) - np.einsum("ki,kin->kn", a, C1)
+                G[:, 0, nb : 2 * nb] = np.einsum("ki,kin->kn", a, C2)
+            blocks.append(G)
+        return np.concatenate(blocks, axis=1)
+
+
+class JointPair(TwoBodyConstraint):
+    """A kinematic pair between two bodies, each side given by a point and a joint frame in body
+    coordinates. ``frames1``/``frames2`` are (K, dim, dim) rotations whose columns are the joint axes
+    (x, y[, z]) in body coordinates; the pair is assembled when both joint frames coincide. The joint
+    axis (rotation axis of a spatial revolute, sliding axis of a prismatic pair) is x.
+
+    Subclasses implement ``build_terms(C1, C2, F1, F2)`` where ``C`` are point matrices and ``F`` are
+    lists of direction matrices of the frame axes, and declare ``dims`` and ``coordinates`` (the kinds of
+    scalar joint coordinate the pair can be augmented with: "angle" and/or "slide").
+    """
+
+    dims = (2, 3)
+    coordinates = ()
+
+    def __init__(self, dofs, labels, points1, points2, frames1, frames2):
+        super().__init__(dofs, labels)
+        dim = points1.shape[1]
+        self.dim, self.nb = dim, dim * (dim + 1)
+        F1 = [direction_matrix(frames1[:, :, i]) for i in range(dim)]
+        F2 = [direction_matrix(frames2[:, :, i]) for i in range(dim)]
+        self.terms = self.build_terms(point_matrix(points1), point_matrix(points2), F1, F2)
+        self.m = sum(t[1].shape[1] if t[0] == "points" else 1 for t in self.terms)
+
+    @abstractmethod
+    def build_terms(self, C1, C2, F1, F2):
+        """List of bilinear terms (see ``TwoBodyConstraint``)."""
+
+
+def orientation_lock(F1, F2):
+    """Terms that fix the relative orientation of two joint frames (they coincide when assembled):
+    planar y2.x1 = 0 (generalises 000 eq. 44_2); spatial y1.z2 = z1.x2 = x1.y2 = 0."""
+    if len(F1) == 2:
+        return [("dot", F1[0], F2[1], 0.0)]
+    return [("dot", F1[1], F2[2], 0.0), ("dot", F1[2], F2[0], 0.0), ("dot", F1[0], F2[1], 0.0)]

@@ -1,0 +1,99 @@
+"""Sparse LU for Newton matrices with a fixed pattern: KLU from SuiteSparse through ctypes.
+
+KLU (Davis & Palamadai Natarajan) is made for sequences of matrices with one sparsity pattern:
+``klu_analyze`` orders the pattern once (block triangular form + AMD), ``klu_factor`` picks the pivots
+once, and every later matrix is factored by ``klu_refactor`` with the same ordering and pivot order,
+numerics only. If the reciprocal condition estimate of a refactorisation falls far below that of the
+last pivoting factorisation, the pivots are chosen anew (``klu_factor``), so reuse never costs
+accuracy. SciPy's SuperLU cannot reuse its analysis (see benchmarks/solvers.py for the comparison).
+libklu comes with SuiteSparse, which ``setup.sh`` installs for scikit-sparse.
+"""
+import ctypes
+import ctypes.util
+
+import numpy as np
+
+
+class SingularMatrixError(RuntimeError):
+    pass
+
+
+class _KluCommon(ctypes.Structure):
+    """klu_common of klu.h (SuiteSparse 5.x, int version)."""
+
+    _fields_ = [("tol", ctypes.c_double), ("memgrow", ctypes.c_double), ("initmem_amd", ctypes.c_double),
+                ("initmem", ctypes.c_double), ("maxwork", ctypes.c_double), ("btf", ctypes.c_int),
+                ("ordering", ctypes.c_int), ("scale", ctypes.c_int), ("user_order", ctypes.c_void_p),
+                ("user_data", ctypes.c_void_p), ("halt_if_singular", ctypes.c_int), ("status", ctypes.c_int),
+                ("nrealloc", ctypes.c_int), ("structural_rank", ctypes.c_int), ("numerical_rank", ctypes.c_int),
+                ("singular_col", ctypes.c_int), ("noffdiag", ctypes.c_int), ("flops", ctypes.c_double),
+                ("rcond", ctypes.c_double), ("condest", ctypes.c_double), ("rgrowth", ctypes.c_double),
+                ("work", ctypes.c_double), ("memusage", ctypes.c_size_t), ("mempeak", ctypes.c_size_t)]
+
+
+def _load_klu():
+    name = ctypes.util.find_library("klu") or "libklu.so.1"
+    lib = ctypes.CDLL(name)
+    p, c = ctypes.c_void_p, ctypes.POINTER(_KluCommon)
+    for fn, res, args in [("klu_defaults", ctypes.c_int, [c]), ("klu_analyze", p, [ctypes.c_int, p, p, c]),
+                          ("klu_factor", p, [p, p, p, p, c]), ("klu_refactor", ctypes.c_int, [p, p, p, p, p, c]),
+                          ("klu_solve", ctypes.c_int, [p, p, ctypes.c_int, ctypes.c_int, p, c]),
+                          ("klu_rcond", ctypes.c_int, [p, p, c]),
+                          ("klu_free_symbolic", ctypes.c_int, [ctypes.POINTER(p), c]),
+                          ("klu_free_numeric", ctypes.c_int, [ctypes.POINTER(p), c])]:
+        getattr(lib, fn).restype, getattr(lib, fn).argtypes = res, args
+    return lib
+
+
+_KLU = _load_klu()
+
+
+class FixedPatternLU:
+    """LU factorisation of CSC matrices sharing ``indptr``/``indices``, refilled with new values."""
+
+    refactor_rcond_drop = 1e-3  # re-pivot if rcond falls below this fraction of the last pivoting one
+
+    def __init__(self, indptr, indices):
+        self.n = len(indptr) - 1
+        self._Ap = np.ascontiguousarray(indptr, dtype=np.int32)
+        self._Ai = np.ascontiguousarray(indices, dtype=np.int32)
+        self._common = _KluCommon()
+        _KLU.klu_defaults(ctypes.byref(self._common))
+        self._symbolic = ctypes.c_void_p(_KLU.klu_analyze(self.n, self._Ap.ctypes.data, self._Ai.ctypes.data,
+                                                          ctypes.byref(self._common)))
+        if not self._symbolic:
+            raise MemoryError("KLU analysis failed")
+        self._numeric = ctypes.c_void_p()
+        self._rcond = 0.0
+        self.factorizations = self.refactorizations = 0
+
+    def _rcond_now(self):
+        _KLU.klu_rcond(self._symbolic, self._numeric, ctypes.byref(self._common))
+        return self._common.rcond
+
+    def factor(self, values):
+        """Factor the matrix with these values (in the CSC order of the pattern)."""
+        self._Ax = np.ascontiguousarray(values, dtype=np.float64)
+        args = (self._Ap.ctypes.data, self._Ai.ctypes.data, self._Ax.ctypes.data, self._symbolic)
+        if self._numeric:
+            ok = _KLU.klu_refactor(*args, self._numeric, ctypes.byref(self._common))
+            if ok and self._rcond_now() >= self.refactor_rcond_drop * self._rcond:
+                self.refactorizations += 1
+                return
+            _KLU.klu_free_numeric(ctypes.byref(self._numeric), ctypes.byref(self._common))
+        self._numeric = ctypes.c_void_p(_KLU.klu_factor(*args, ctypes.byref(self._common)))
+        if not self._numeric or self._rcond_now() == 0.0:
+            raise SingularMatrixError(f"matrix is singular (KLU status {self._common.status})")
+        self._rcond = self._common.rcond
+        self.factorizations += 1
+
+    def solve(self, b):
+        x = np.array(b, dtype=np.float64, order="C")
+        _KLU.klu_solve(self._symbolic, self._numeric, self.n, 1, x.ctypes.data, ctypes.byref(self._common))
+        return x
+
+    def __del__(self):
+        if getattr(self, "_numeric", None):
+            _KLU.klu_free_numeric(ctypes.byref(self._numeric), ctypes.byref(self._common))
+        if getattr(self, "_symbolic", None):
+            _KLU.klu_free_symbolic(ctypes.byref(self._symbolic), ctypes.byref(self._common))

@@ -1,0 +1,346 @@
+"""The model: rigid director bodies, joints, loads and the numbering of coordinates and constraints.
+
+Coordinates ``q`` are the bodies' ``[phi, d_1, .., d_dim]`` one after the other (the ground last among
+them, if any joint references it), then the augmented joint coordinates (000 eqs. 27, 49, 73).
+Constraints are stacked family by family: internal orthonormality, the ground anchor, the joint pairs,
+then the augmentation rows. A ``Model`` is immutable once built; integrators keep their own workspace.
+"""
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from . import kinematics as kin
+from .forces import Gravity, SpringDamper, TimeLoad, point_force_directions
+from .joints.anchor import Anchor
+from .joints.angle import JointAngle
+from .joints.cylindrical import Cylindrical
+from .joints.fixed import Fixed
+from .joints.orthonormality import Orthonormality
+from .joints.prismatic import Prismatic
+from .joints.revolute import Revolute
+from .joints.slide import Slide
+from .joints.spherical import Spherical
+from .joints.universal import Universal
+
+JOINT_TYPES = {
+    "revolute": Revolute,
+    "prismatic": Prismatic,
+    "spherical": Spherical,
+    "universal": Universal,
+    "cylindrical": Cylindrical,
+    "fixed": Fixed,
+}
+GROUND = "ground"
+
+
+class ModelError(ValueError):
+    """A model definition that cannot be built; ``field`` names what is wrong."""
+
+    def __init__(self, field, message):
+        super().__init__(f"{field}: {message}")
+        self.field, self.message = field, message
+
+
+@dataclass(frozen=True)
+class Body:
+    name: str
+    mass: float
+    euler: np.ndarray  # eigenvalues of the Euler tensor E_a (000 eq. 13)
+    size: np.ndarray  # box outline edge lengths along the directors, for drawing
+    offset: int  # first coordinate of the body in q
+
+
+@dataclass(frozen=True)
+class Joint:
+    name: str
+    type: str
+    body1: int
+    body2: int
+    point1: np.ndarray
+    point2: np.ndarray
+    frame1: np.ndarray  # joint frame in body-1 coordinates, columns = axes, x = joint axis
+    frame2: np.ndarray
+    coordinates: dict = field(default_factory=dict)  # "angle"/"slide" -> index in q
+
+
+def axis_frame(axis):
+    """Joint frame (columns) whose x axis is ``axis``: [n, n rotated by 90 deg] in the plane,
+    [n, y, z] right-handed in space."""
+    n = np.asarray(axis, dtype=float)
+    n = n / np.linalg.norm(n)
+    if n.size == 2:
+        return np.column_stack([n, [-n[1], n[0]]])
+    f = kin.perpendicular_frame(n)  # z = n
+    return np.column_stack([n, f[:, 0], f[:, 1]])
+
+
+def euler_from_inertia(J):
+    """Euler-tensor eigenvalues from principal moments of inertia: E_i = (J_j + J_k - J_i)/2."""
+    J = np.asarray(J, dtype=float)
+    return 0.5 * (J.sum() - 2.0 * J)
+
+
+class ModelBuilder:
+    """Collects bodies, joints and loads; ``build()`` numbers everything and returns a ``Model``."""
+
+    def __init__(self, dim):
+        if dim not in (2, 3):
+            raise ModelError("dimension", f"must be 2 or 3, got {dim!r}")
+        self.dim = dim
+        self._bodies, self._joints, self._loads = [], [], []
+        self._gravity = None
+        self._springs = []
+
+    def add_body(self, name, mass, euler, size=None):
+        """A rigid body with mass and Euler-tensor eigenvalues E_1..E_dim (000 eq. 13, 001 eq. 7)."""
+        euler = np.asarray(euler, dtype=float)
+        if name == GROUND or any(b["name"] == name for b in self._bodies):
+            raise ModelError(f"body '{name}'", "name is reserved or used twice")
+        if not mass > 0:
+            raise ModelError(f"body '{name}'.mass", f"must be > 0, got {mass}")
+        if euler.shape != (self.dim,) or not np.all(euler > 0):
+            raise ModelError(f"body '{name}'.euler", f"needs {self.dim} values > 0, got {euler.tolist()}")
+        if size is None:  # the uniform box with the same Euler tensor: E_a = m l_a^2 / 12
+            size = np.sqrt(12.0 * euler / mass)
+        self._bodies.append(dict(name=name, mass=float(mass), euler=euler, size=np.asarray(size, float)))
+
+    def add_joint(self, name, type, body1, body2, point1=None, point2=None, axis=None,
+                  relative_rotation=None, angle=None, slide=None):
+        """A pair between ``body1`` and ``body2`` (either may be "ground").
+
+        point1/point2: joint point in each body's frame (default: centre of mass).
+        axis: joint axis in body-1 coordinates (rotation axis in space, sliding axis; default e_1).
+        relative_rotation: orientation of body 2 relative to body 1 at which the pair is assembled
+            (planar: an angle; spatial: a 3x3 rotation), default identity.
+        angle/slide: name of an augmented coordinate for the joint angle / slide (000 eqs. 27, 49).
+        """
+        cls = JOINT_TYPES.get(type)
+        where = f"joint '{name}'"
+        if cls is None:
+            raise ModelError(f"{where}.type", f"unknown joint type '{type}' (known: {', '.join(JOINT_TYPES)})")
+        if self.dim not in cls.dims:
+            raise ModelError(f"{where}.type", f"'{type}' joints exist only in {cls.dims[0]}D models")
+        if any(j["name"] == name for j in self._joints):
+            raise ModelError(where, "name used twice")
+        for kind, coord in (("angle", angle), ("slide", slide)):
+            if coord is not None and kind not in cls.coordinates:
+                raise ModelError(f"{where}.{kind}", f"a {type} joint has no {kind} coordinate")
+        dim = self.dim
+        zero = np.zeros(dim)
+        frame1 = axis_frame(np.eye(dim)[0] if axis is None else axis)
+        if relative_rotation is None:
+            R0 = np.eye(dim)
+        elif dim == 2:
+            R0 = kin.rotation_2d(float(relative_rotation))
+        else:
+            R0 = np.asarray(relative_rotation, dtype=float)
+        self._joints.append(dict(
+            name=name, type=type, bodies=(body1, body2),
+            point1=np.asarray(zero if point1 is None else point1, float),
+            point2=np.asarray(zero if point2 is None else point2, float),
+            frame1=frame1, frame2=R0.T @ frame1, angle=angle, slide=slide))
+
+    def set_gravity(self, g):
+        self._gravity = np.asarray(g, dtype=float)
+
+    def add_joint_load(self, coordinate, function):
+        """A torque (on an angle) or force (on a slide) acting on augmented coordinate ``coordinate``,
+        scaled by ``function(t)`` (000 eq. 43)."""
+        self._loads.append(("coordinate", coordinate, function))
+
+    def add_point_force(self, body, point, force, function):
+        """A force ``function(t) * force`` (world components) at body point ``point``."""
+        self._loads.append(("point", (body, np.asarray(point, float), np.asarray(force, float)), function))
+
+    def add_spring_damper(self, name, body1, point1, body2, point2, stiffness, damping, free_length):
+        self._springs.append(dict(name=name, bodies=(body1, body2), points=(point1, point2),
+                                  k=stiffness, c=damping, l0=free_length))
+
+    def build(self):
+        return Model(self)
+
+
+class Model:
+    """Immutable multibody model (see module docstring). Build with ``ModelBuilder``."""
+
+    def __init__(self, builder):
+        dim = self.dim = builder.dim
+        nb = kin.body_size(dim)
+        specs = builder._bodies
+        names = [b["name"] for b in specs]
+        uses_ground = any(GROUND in j["bodies"] for j in builder._joints) or any(
+            GROUND in s["bodies"] for s in builder._springs)
+        self.bodies = [Body(b["name"], b["mass"], b["euler"], b["size"], i * nb) for i, b in enumerate(specs)]
+        self.ground = len(self.bodies) if uses_ground else None
+        index = {name: i for i, name in enumerate(names)}
+        if uses_ground:
+            index[GROUND] = self.ground
+        n_body_coords = (len(self.bodies) + uses_ground) * nb
+
+        def body_index(name, where):
+            if name not in index:
+                raise ModelError(where, f"unknown body '{name}' (bodies: {', '.join(index)})")
+            return index[name]
+
+        # augmented coordinates in joint order
+        self.coordinate_names = [f"{b.name}.{c}" for b in self.bodies for c in _body_coordinate_names(dim)]
+        if uses_ground:
+            self.coordinate_names += [f"{GROUND}.{c}" for c in _body_coordinate_names(dim)]
+        self.joint_coordinates = {}
+        self.joints = []
+        for j in builder._joints:
+            b1 = body_index(j["bodies"][0], f"joint '{j['name']}'.bodies")
+            b2 = body_index(j["bodies"][1], f"joint '{j['name']}'.bodies")
+            if b1 == b2:
+                raise ModelError(f"joint '{j['name']}'.bodies", "a joint needs two different bodies")
+            coords = {}
+            for kind in ("angle", "slide"):
+                cname = j[kind]
+                if cname is None:
+                    continue
+                if cname in self.joint_coordinates or cname in names:
+                    raise ModelError(f"joint '{j['name']}'.{kind}", f"coordinate name '{cname}' used twice")
+                coords[kind] = n_body_coords + len(self.joint_coordinates)
+                self.joint_coordinates[cname] = coords[kind]
+                self.coordinate_names.append(cname)
+            for p in ("point1", "point2"):
+                if j[p].shape != (dim,):
+                    raise ModelError(f"joint '{j['name']}'.points", f"need {dim} components per point")
+            self.joints.append(Joint(j["name"], j["type"], b1, b2, j["point1"], j["point2"],
+                                     j["frame1"], j["frame2"], coords))
+        self.n = len(self.coordinate_names)
+
+        mass = np.zeros(self.n)
+        for b in self.bodies:
+            mass[b.offset : b.offset + nb] = np.repeat(np.concatenate([[b.mass], b.euler]), dim)
+        self.mass = mass
+
+        self.constraints = self._constraint_families(nb)
+        row = 0
+        for c in self.constraints:
+            c.rows = row + np.arange(c.count * c.m).reshape(c.count, c.m)
+            row += c.count * c.m
+        self.m = row
+        self.forces = self._forces(builder, body_index)
+
+    def body_dofs(self, i):
+        nb = kin.body_size(self.dim)
+        return np.arange(i * nb, (i + 1) * nb)
+
+    def _constraint_families(self, nb):
+        dim = self.dim
+        families = [Orthonormality(np.array([self.body_dofs(i) for i in range(len(self.bodies))]),
+                                   [b.name for b in self.bodies], dim)]
+        if self.ground is not None:
+            frame = np.concatenate([np.zeros(dim), np.eye(dim).T.ravel()])  # phi = 0, d_a = e_a
+            families.append(Anchor(self.body_dofs(self.ground)[None, :], [GROUND], frame[None, :]))
+        for type_name, cls in JOINT_TYPES.items():
+            js = [j for j in self.joints if j.type == type_name]
+            if js:
+                families.append(cls(*self._pair_arguments(js)))
+        slides = [j for j in self.joints if "slide" in j.coordinates]
+        if slides:
+            dofs, labels, *geometry = self._pair_arguments(slides)
+            dofs = np.column_stack([dofs, [j.coordinates["slide"] for j in slides]])
+            families.append(Slide(dofs, labels, *geometry))
+        angles = [j for j in self.joints if "angle" in j.coordinates]
+        if angles:
+            dofs, labels, _, _, F1, F2 = self._pair_arguments(angles)
+            dofs = np.column_stack([dofs, [j.coordinates["angle"] for j in angles]])
+            i, k = (0, 1) if dim == 2 else (1, 2)  # planar: about the normal; spatial: about x
+            families.append(JointAngle(dofs, labels, F1[:, :, i], F1[:, :, k], F2[:, :, i]))
+        return families
+
+    def _pair_arguments(self, joints):
+        dofs = np.array([np.concatenate([self.body_dofs(j.body1), self.body_dofs(j.body2)]) for j in joints])
+        stack = lambda attr: np.array([getattr(j, attr) for j in joints])  # noqa: E731
+        return (dofs, [j.name for j in joints], stack("point1"), stack("point2"),
+                stack("frame1"), stack("frame2"))
+
+    def _forces(self, builder, body_index):
+        forces = []
+        if builder._gravity is not None and self.bodies:
+            if builder._gravity.shape != (self.dim,):
+                raise ModelError("gravity", f"needs {self.dim} components")
+            dofs = np.array([self.body_dofs(i)[: self.dim] for i in range(len(self.bodies))])
+            forces.append(Gravity(dofs, [b.mass for b in self.bodies], builder._gravity))
+        coord_loads = [(c, f) for kind, c, f in builder._loads if kind == "coordinate"]
+        for c, _ in coord_loads:
+            if c not in self.joint_coordinates:
+                raise ModelError("loads", f"unknown joint coordinate '{c}' (known: {', '.join(self.joint_coordinates) or 'none'})")
+        if coord_loads:
+            dofs = np.array([[self.joint_coordinates[c]] for c, _ in coord_loads])
+            forces.append(TimeLoad(dofs, np.ones((len(coord_loads), 1)), [f for _, f in coord_loads]))
+        point_loads = [(spec, f) for kind, spec, f in builder._loads if kind == "point"]
+        if point_loads:
+            bodies = [body_index(s[0], "loads.body") for s, _ in point_loads]
+            directions = point_force_directions(np.array([s[1] for s, _ in point_loads]),
+                                                np.array([s[2] for s, _ in point_loads]))
+            forces.append(TimeLoad(np.array([self.body_dofs(b) for b in bodies]), directions,
+                                   [f for _, f in point_loads]))
+        if builder._springs:
+            s = builder._springs
+            b = [(body_index(x["bodies"][0], f"spring '{x['name']}'"), body_index(x["bodies"][1], f"spring '{x['name']}'")) for x in s]
+            dofs = np.array([np.concatenate([self.body_dofs(b1), self.body_dofs(b2)]) for b1, b2 in b])
+            forces.append(SpringDamper(dofs, np.array([x["points"][0] for x in s], float),
+                                       np.array([x["points"][1] for x in s], float),
+                                       [x["k"] for x in s], [x["c"] for x in s], [x["l0"] for x in s]))
+        return forces
+
+    # --- quantities of a state ---------------------------------------------------------------
+    def constraint_labels(self):
+        """Name of every constraint row: family, joint (or body) name and row within it."""
+        labels = np.empty(self.m, dtype=object)
+        for c in self.constraints:
+            kind = type(c).__name__.lower()
+            for k, label in enumerate(c.labels):
+                for r in range(c.m):
+                    labels[c.rows[k, r]] = f"{kind} '{label}'" + (f" row {r + 1}/{c.m}" if c.m > 1 else "")
+        return labels
+
+    def phi(self, q):
+        out = np.empty(self.m)
+        for c in self.constraints:
+            out[c.rows] = c.phi(q[c.dofs])
+        return out
+
+    def jacobian(self, q):
+        """Dense constraint Jacobian G(q), (m, n): for set-up checks, not for the time loop."""
+        G = np.zeros((self.m, self.n))
+        for c in self.constraints:
+            Gc = c.jacobian(q[c.dofs])
+            G[c.rows[:, :, None], c.dofs[:, None, :]] += Gc
+        return G
+
+    def potential(self, q):
+        return sum(f.potential(q[f.dofs]) for f in self.forces)
+
+    def kinetic(self, v):
+        return 0.5 * float(np.sum(self.mass * v * v))
+
+    def momenta(self, q, v):
+        """Linear momentum (dim,) and angular momentum about the origin (1 or 3 components):
+        L = sum m phi x phi' + E_a d_a x d_a' (from x = phi + X_a d_a, 001 eq. 4)."""
+        dim, nb = self.dim, kin.body_size(self.dim)
+        if not self.bodies:
+            return np.zeros(dim), np.zeros(1 if dim == 2 else 3)
+        k = len(self.bodies)
+        Q = q[: k * nb].reshape(k, dim + 1, dim)
+        V = v[: k * nb].reshape(k, dim + 1, dim)
+        W = self.mass[: k * nb].reshape(k, dim + 1, dim)[:, :, 0]
+        linear = np.sum(W[:, 0, None] * V[:, 0], axis=0)
+        if dim == 2:
+            angular = np.sum(W * (Q[..., 0] * V[..., 1] - Q[..., 1] * V[..., 0]))
+            return linear, np.array([angular])
+        return linear, np.sum(W[..., None] * np.cross(Q, V), axis=(0, 1))
+
+    def poses(self, q):
+        """Centres (B, dim) and rotations (B, dim, dim) with the directors as columns."""
+        dim, nb, k = self.dim, kin.body_size(self.dim), len(self.bodies)
+        Q = q[: k * nb].reshape(k, dim + 1, dim)
+        return Q[:, 0], Q[:, 1:].transpose(0, 2, 1)
+
+
+def _body_coordinate_names(dim):
+    axes = "xyz"[:dim]
+    return [f"{p}{a}" for p in ["phi"] + [f"d{i + 1}" for i in range(dim)] for a in axes]

@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Prepare a development environment: SuiteSparse headers, .venv, editable install.
+set -euo pipefail
+cd "$(dirname "$0")"
+
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+
+apt_install() {
+    $SUDO apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "$@" >/dev/null
+}
+
+if [ -f /usr/include/suitesparse/cholmod.h ]; then
+    echo "[setup] SuiteSparse headers present"
+else
+    echo "[setup] installing libsuitesparse-dev"
+    apt_install libsuitesparse-dev
+fi
+
+if [ -x .venv/bin/python ]; then
+    echo "[setup] .venv present"
+else
+    echo "[setup] creating .venv"
+    if ! python3 -c 'import venv, ensurepip' 2>/dev/null; then
+        apt_install python3-venv
+    fi
+    python3 -m venv .venv
+fi
+
+# The stamp records a successful install; pyproject.toml changes invalidate it.
+STAMP=.venv/.femdyn-installed
+if [ -f "$STAMP" ] && [ "$STAMP" -nt pyproject.toml ]; then
+    echo "[setup] femdyn[test] already installed"
+else
+    echo "[setup] installing femdyn[test] into .venv"
+    .venv/bin/pip install -q --disable-pip-version-check -e '.[test]'
+    touch "$STAMP"
+fi

@@ -1,0 +1,25 @@
+import pathlib
+
+import numpy as np
+import pytest
+
+CASES = pathlib.Path(__file__).resolve().parent.parent / "cases"
+
+
+@pytest.fixture
+def case_path():
+    return lambda name: CASES / name
+
+
+def angular_momentum_scale(model, results):
+    """Sum of the magnitudes of the bodies' angular-momentum contributions, max over time: the scale
+    against which a total angular momentum that happens to be zero is compared."""
+    dim = model.dim
+    nb = dim * (dim + 1)
+    k = len(model.bodies)
+    Q = results.q[:, : k * nb].reshape(len(results.t), k, dim + 1, dim)
+    V = results.v[:, : k * nb].reshape(len(results.t), k, dim + 1, dim)
+    W = model.mass[: k * nb].reshape(k, dim + 1, dim)[:, :, 0]
+    cross = np.cross(Q, V) if dim == 3 else Q[..., 0] * V[..., 1] - Q[..., 1] * V[..., 0]
+    magnitude = np.linalg.norm(cross, axis=-1) if dim == 3 else np.abs(cross)
+    return float(np.max(np.sum(W * magnitude, axis=(1, 2))))

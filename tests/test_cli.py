@@ -1,0 +1,114 @@
+"""The command line: help texts, a complete run, replacing and refusing output folders, a run that
+stops early, and ``check``."""
+import json
+
+import pytest
+
+from femdyn.cli import main
+from femdyn.io.tables import read_csv
+
+CASE = """\
+title = "NM logo"
+dimension = 2
+[solver]
+dt = 0.01
+t_end = 0.03
+[output]
+every = 2
+[[bodies]]
+name = "N"
+mass = 1.1
+euler = [0.004, 0.0917]
+[[bodies]]
+name = "M"
+mass = 2.0
+euler = [0.0073, 0.1667]
+[[joints]]
+name = "NM"
+type = "revolute"
+bodies = ["N", "M"]
+points = [[0, -0.4], [0, 0.4]]
+angle = "theta"
+[[loads]]
+type = "joint"
+coordinate = "theta"
+function = {type = "expression", expr = "5*sin(2*pi*t)"}
+[initial.bodies.N]
+position = [0, 0]
+angular_velocity = 1.0
+[initial.joints.NM]
+angle = "pi"
+"""
+
+
+@pytest.fixture
+def case(tmp_path):
+    path = tmp_path / "logo.toml"
+    path.write_text(CASE)
+    return path
+
+
+def summary(folder):
+    return json.loads((folder / "summary.json").read_text())
+
+
+@pytest.mark.parametrize("argv", [["--help"], ["run", "--help"], ["check", "--help"], ["--version"]])
+def test_help(argv, capsys):
+    assert main(argv) == 0
+    assert "femdyn" in capsys.readouterr().out
+
+
+def test_run_writes_all_files(case, tmp_path, capsys):
+    out = tmp_path / "out"
+    assert main(["run", str(case), "--out", str(out), "--quiet", "--compare-dt", "0.015"]) == 0
+    files = {"history.csv", "bodies.csv", "energy.png", "joint_coordinates.png", "joint_coordinates_dt.png",
+             "motion.pvd", "bodies.txt", "vtk", "summary.json"}
+    assert {p.name for p in out.iterdir()} == files
+    assert sorted(p.name for p in (out / "vtk").iterdir()) == [f"frame_0000{k}.vtu" for k in range(3)]
+    s = summary(out)
+    assert s["complete"] and s["steps"] == 3 and s["degrees_of_freedom"] == 4
+    assert s["max_abs_energy_balance"] < 1e-10
+    history = read_csv(out / "history.csv")
+    assert list(history)[-2:] == ["theta", "theta_rate"]
+    assert history["theta"][0] == pytest.approx(3.141592653589793)
+    assert list(read_csv(out / "bodies.csv")) == ["t", "N.x", "N.y", "N.angle", "M.x", "M.y", "M.angle"]
+    assert f"results in {out}" in capsys.readouterr().out
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["logo.toml", "out"]
+
+
+def test_rerun_replaces_result_folder(case, tmp_path):
+    out = tmp_path / "out"
+    args = ["run", str(case), "--out", str(out), "--quiet", "--no-plots", "--no-vtk"]
+    assert main(args) == 0
+    (out / "stale.txt").write_text("from the first run")
+    assert main(args) == 0
+    assert not (out / "stale.txt").exists() and summary(out)["complete"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["logo.toml", "out"]
+
+
+def test_refuses_to_replace_other_folder(case, tmp_path, capsys):
+    out = tmp_path / "notes"
+    out.mkdir()
+    (out / "notes.txt").write_text("keep me")
+    assert main(["run", str(case), "--out", str(out), "--quiet"]) == 2
+    lines = capsys.readouterr().err.splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"error: {out}: ")
+    assert [p.name for p in out.iterdir()] == ["notes.txt"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["logo.toml", "notes"]
+
+
+def test_newton_failure_keeps_partial_results(case, tmp_path, capsys):
+    case.write_text(CASE.replace("t_end = 0.03", "t_end = 0.03\nmax_iterations = 1\ntolerance = 1e-14"))
+    out = tmp_path / "out"
+    assert main(["run", str(case), "--out", str(out), "--quiet", "--no-plots"]) == 1
+    s = summary(out)
+    assert not s["complete"] and "Newton failed" in s["message"] and s["steps"] < s["steps_planned"]
+    assert (out / "history.csv").is_file() and (out / "motion.pvd").is_file()
+    assert "Newton failed" in capsys.readouterr().err
+
+
+def test_check_describes_model(case, capsys):
+    assert main(["check", str(case)]) == 0
+    out = capsys.readouterr().out
+    assert "n = 13, constraints m = 9, active rows 9, degrees of freedom 4" in out
+    assert "NM: revolute, N - M, angle 'theta'" in out

@@ -1,0 +1,124 @@
+"""Every constraint and force component against its defining identities, at random (off-manifold)
+coordinates: the Jacobian is the derivative of Phi, the discrete Jacobian is an exact discrete gradient
+(Phi(qb) - Phi(qa) = Gbar (qb - qa), 000 eq. 7), the discrete force is an exact discrete gradient of
+the potential, and the Newton tangents are the derivatives of what they linearise."""
+import numpy as np
+import pytest
+
+from femdyn.model import ModelBuilder
+from femdyn.timefunctions import constant
+
+
+def all_joints_model(dim):
+    b = ModelBuilder(dim)
+    rng = np.random.default_rng(dim)
+    for i in range(4):
+        b.add_body(f"b{i}", 1.0 + i, 0.1 + rng.random(dim))
+    p = lambda: rng.normal(size=dim)  # noqa: E731
+    axis = lambda: rng.normal(size=dim)  # noqa: E731
+    rot = 0.3 if dim == 2 else np.linalg.qr(rng.normal(size=(3, 3)))[0] * np.sign(np.linalg.det(np.linalg.qr(rng.normal(size=(3, 3)))[0]))
+    b.add_joint("r", "revolute", "b0", "b1", point1=p(), point2=p(), axis=axis(), angle="theta")
+    b.add_joint("p", "prismatic", "b1", "b2", point1=p(), point2=p(), axis=axis(), slide="u")
+    b.add_joint("f", "fixed", "b2", "b3", point1=p(), point2=p(), axis=axis(), relative_rotation=rot)
+    b.add_joint("g", "revolute", "ground", "b0", point1=p(), point2=p())
+    if dim == 3:
+        b.add_joint("s", "spherical", "b0", "b2", point1=p(), point2=p())
+        b.add_joint("u", "universal", "b1", "b3", point1=p(), point2=p(), axis=axis())
+        b.add_joint("c", "cylindrical", "b0", "b3", point1=p(), point2=p(), axis=axis(), angle="psi", slide="w")
+    b.add_spring_damper("k", "b0", p(), "b3", p(), stiffness=30.0, damping=2.0, free_length=0.7)
+    b.set_gravity(rng.normal(size=dim))
+    b.add_joint_load("theta", constant(2.0))
+    b.add_point_force("b2", p(), rng.normal(size=dim), constant(1.5))
+    return b.build()
+
+
+def random_pair(model, rng, step=0.3):
+    qa = rng.normal(size=model.n)
+    return qa, qa + step * rng.normal(size=model.n)
+
+
+def central_difference(f, x, h=1e-6):
+    cols = []
+    for j in range(x.shape[1]):
+        e = np.zeros_like(x)
+        e[:, j] = h
+        cols.append((f(x + e) - f(x - e)) / (2 * h))
+    return np.stack(cols, axis=-1)
+
+
+@pytest.fixture(params=[2, 3], ids=["planar", "spatial"])
+def model(request):
+    return all_joints_model(request.param)
+
+
+def test_jacobian_is_derivative_of_phi(model):
+    rng = np.random.default_rng(0)
+    q = rng.normal(size=model.n)
+    for c in model.constraints:
+        ql = q[c.dofs]
+        np.testing.assert_allclose(c.jacobian(ql), central_difference(c.phi, ql), atol=1e-7, err_msg=type(c).__name__)
+
+
+def test_discrete_jacobian_is_exact_discrete_gradient(model):
+    rng = np.random.default_rng(1)
+    for _ in range(5):
+        qa, qb = random_pair(model, rng)
+        for c in model.constraints:
+            la, lb = qa[c.dofs], qb[c.dofs]
+            lhs = c.phi(lb) - c.phi(la)
+            rhs = np.einsum("kmn,kn->km", c.discrete_jacobian(la, lb), lb - la)
+            np.testing.assert_allclose(lhs, rhs, atol=1e-12, err_msg=type(c).__name__)
+
+
+def test_discrete_jacobian_reduces_to_jacobian(model):
+    rng = np.random.default_rng(2)
+    q = rng.normal(size=model.n)
+    for c in model.constraints:
+        ql = q[c.dofs]
+        np.testing.assert_allclose(c.discrete_jacobian(ql, ql), c.jacobian(ql), atol=1e-14)
+
+
+def test_discrete_tangent_is_derivative_of_constraint_forces(model):
+    rng = np.random.default_rng(3)
+    qa, qb = random_pair(model, rng)
+    for c in model.constraints:
+        la, lb = qa[c.dofs], qb[c.dofs]
+        lam = rng.normal(size=(c.count, c.m))
+        force = lambda x: np.einsum("kmn,km->kn", c.discrete_jacobian(la, x), lam)  # noqa: E731
+        T = c.discrete_tangent(la, lb, lam)
+        np.testing.assert_allclose(T, central_difference(force, lb), atol=1e-7, err_msg=type(c).__name__)
+        assert not np.any(T[:, ~c.tangent_mask]), "tangent outside its declared structure"
+        assert not np.any(c.discrete_jacobian(la, lb)[:, ~c.jacobian_mask])
+
+
+def test_angle_tangent_near_equal_angles(model):
+    """The Greenspan quotient and its derivative stay accurate when Theta_n+1 -> Theta_n."""
+    rng = np.random.default_rng(4)
+    qa, qb = random_pair(model, rng)
+    for c in model.constraints:
+        if type(c).__name__ == "JointAngle":
+            la, lb = qa[c.dofs], qb[c.dofs].copy()
+            lb[:, -1] = la[:, -1] + 1e-9
+            lam = np.ones((c.count, 1))
+            force = lambda x: np.einsum("kmn,km->kn", c.discrete_jacobian(la, x), lam)  # noqa: E731
+            np.testing.assert_allclose(c.discrete_tangent(la, lb, lam), central_difference(force, lb, 1e-5), atol=1e-7)
+
+
+def test_forces_are_discrete_gradients_and_tangents_derivatives(model):
+    """Fbar.(qb - qa) = -(V(qb) - V(qa)) + work of the non-conservative part; for the spring without
+    damping the work is zero, and with damping it is -c (l_b - l_a)^2/dt."""
+    rng = np.random.default_rng(5)
+    qa, qb = random_pair(model, rng)
+    dt = 0.1
+    for f in model.forces:
+        la, lb = qa[f.dofs], qb[f.dofs]
+        F = f.discrete_force(la, lb, 0.05, dt)
+        work = np.sum(F * (lb - la)) + f.potential(lb) - f.potential(la)
+        if type(f).__name__ == "SpringDamper":
+            length = lambda x: np.linalg.norm(np.einsum("kin,kn->ki", f.D, x), axis=1)  # noqa: E731
+            assert work == pytest.approx(-np.sum(f.c * (length(lb) - length(la)) ** 2 / dt), rel=1e-12)
+            T = f.tangent(la, lb, 0.05, dt)
+            fd = central_difference(lambda x: f.discrete_force(la, x, 0.05, dt), lb)
+            np.testing.assert_allclose(T, fd, atol=1e-6)
+        elif type(f).__name__ == "Gravity":
+            assert work == pytest.approx(0.0, abs=1e-12)
