@@ -135,7 +135,8 @@ def _weights(model):
 
 def independent_rows(model, q, tolerance=1e-9):
     """Indices of a maximal independent set of constraint rows at q, preferring earlier rows, and a
-    list of (dropped row label, [labels of the rows it depends on]).
+    list of (dropped row label, [joints whose rows it depends on]); the bodies' orthonormality and the
+    ground anchor, on which every joint row depends, are not listed.
 
     Fast path: a sparse Cholesky (CHOLMOD) of the row-normalised G G^T; only if it reveals a
     (near-)zero pivot are the dependent rows located by an ordered Gram-Schmidt sweep over the rows,
@@ -167,7 +168,8 @@ def independent_rows(model, q, tolerance=1e-9):
     for row in np.flatnonzero(dependent):
         earlier = active[active < row]
         coef = np.linalg.lstsq(dense[earlier].T, dense[row], rcond=None)[0]
-        involved = sorted({labels[r].split(" row ")[0] for r in earlier[np.abs(coef) > 1e-8]})
+        involved = sorted({labels[r].split(" row ")[0] for r in earlier[np.abs(coef) > 1e-8]
+                           if not labels[r].startswith(("orthonormality", "anchor"))})
         report.append((labels[row], involved))
     return active, report
 

@@ -26,13 +26,14 @@ from functools import cached_property
 
 import numpy as np
 
-from ..kinematics import apply, direction_matrix
+from ..kinematics import direction_matrix
 from .base import Constraint
 
 
 def sinc(h):
-    """sin(h)/h."""
-    return np.sinc(h / np.pi)
+    """sin(h)/h, with its Taylor series near 0."""
+    small = np.abs(h) < 1e-4
+    return np.where(small, 1.0 - h * h / 6.0, np.sin(h) / np.where(small, 1.0, h))
 
 
 def sinc_derivative(h):
@@ -48,23 +49,31 @@ class JointAngle(Constraint):
 
     def __init__(self, dofs, labels, a1, b1, a2):
         super().__init__(dofs, labels)
-        dim = a1.shape[1]
+        self.dim = dim = a1.shape[1]
         self.nb = dim * (dim + 1)
+        self.a1, self.b1, self.a2 = (np.asarray(x, dtype=float)[:, :, None] for x in (a1, b1, a2))
         self.A1, self.B1, self.A2 = direction_matrix(a1), direction_matrix(b1), direction_matrix(a2)
 
     def _cs(self, q):
-        """c, s and their gradients (K, 2 nb) with respect to [q1, q2]."""
-        nb = self.nb
-        q1, q2 = q[:, :nb], q[:, nb : 2 * nb]
-        a1, b1, a2 = apply(self.A1, q1), apply(self.B1, q1), apply(self.A2, q2)
-        c, s = np.sum(a1 * a2, axis=1), np.sum(b1 * a2, axis=1)
-        grad_c = np.concatenate([np.einsum("ki,kin->kn", a2, self.A1), np.einsum("ki,kin->kn", a1, self.A2)], axis=1)
-        grad_s = np.concatenate([np.einsum("ki,kin->kn", a2, self.B1), np.einsum("ki,kin->kn", b1, self.A2)], axis=1)
-        return c, s, grad_c, grad_s
+        """c, s and their gradients (K, 2 nb) with respect to [q1, q2]. With the directors of a body
+        as rows of D (dim, dim), a body-fixed direction is a = D^T alpha and d a/d D = alpha x I."""
+        K, dim, nb = q.shape[0], self.dim, self.nb
+        D1 = q[:, dim:nb].reshape(K, dim, dim)
+        D2 = q[:, nb + dim : 2 * nb].reshape(K, dim, dim)
+        a1, b1, a2 = (np.sum(w * D, axis=1) for w, D in ((self.a1, D1), (self.b1, D1), (self.a2, D2)))
+        zero = np.zeros((K, dim))
+        grad_c = np.concatenate([zero, (self.a1 * a2[:, None, :]).reshape(K, -1),
+                                 zero, (self.a2 * a1[:, None, :]).reshape(K, -1)], axis=1)
+        grad_s = np.concatenate([zero, (self.b1 * a2[:, None, :]).reshape(K, -1),
+                                 zero, (self.a2 * b1[:, None, :]).reshape(K, -1)], axis=1)
+        return np.sum(a1 * a2, axis=1), np.sum(b1 * a2, axis=1), grad_c, grad_s
 
-    def _evaluate(self, qa, qb, lam):
+    def begin_step(self, qa):
+        return self._cs(qa)[:2]
+
+    def _evaluate(self, qa, qb, lam, start=None):
         """phi(qb), G(qb), Gbar(qa, qb) and d(Gbar^T lam)/dqb in one pass (see module docstring)."""
-        ca, sa, _, _ = self._cs(qa)
+        ca, sa = self.begin_step(qa) if start is None else start
         cb, sb, grad_cb, grad_sb = self._cs(qb)
         _, _, grad_cm, grad_sm = self._cs(0.5 * (qa + qb))
         ta, tb = qa[:, -1], qb[:, -1]
@@ -91,7 +100,8 @@ class JointAngle(Constraint):
         return phi, G, Gbar, lam[:, :, None] * T
 
     def phi(self, q):
-        return self._evaluate(q, q, np.zeros((q.shape[0], 1)))[0]
+        c, s, _, _ = self._cs(q)
+        return (np.sin(q[:, -1]) * c - np.cos(q[:, -1]) * s)[:, None]
 
     def jacobian(self, q):
         return self._evaluate(q, q, np.zeros((q.shape[0], 1)))[1]
@@ -114,7 +124,7 @@ class JointAngle(Constraint):
         return self._evaluate(qa, qb, lam)[3]
 
     def linearize(self, start, qa, qb, lam):
-        phi, G, Gbar, T = self._evaluate(qa, qb, lam)
+        phi, G, Gbar, T = self._evaluate(qa, qb, lam, start)
         jm, tm = self.jacobian_mask, self.tangent_mask
         return phi, G[:, jm], Gbar[:, jm], T[:, tm]
 
