@@ -9,6 +9,7 @@ import argparse
 import dataclasses
 import shutil
 import signal
+import os
 import sys
 import tempfile
 import threading
@@ -103,6 +104,9 @@ def main(argv=None):
     except KeyboardInterrupt:
         print("interrupted; no results written", file=sys.stderr)
         return INTERRUPTED
+    except BrokenPipeError:  # output piped into a reader that stopped (e.g. head)
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
 
 
 def _prepare(case):
