@@ -11,9 +11,9 @@ import time
 import numpy as np
 
 from femdyn.initial import place
+from femdyn.integrators.energy_momentum import EnergyMomentum
 from femdyn.model import ModelBuilder
 from femdyn.simulate import prepare
-from femdyn.integrators.energy_momentum import EnergyMomentum
 
 
 def chain(n_links, length=0.1, mass=0.1):

@@ -11,11 +11,10 @@ import time
 
 import numpy as np
 import scipy.sparse.linalg as spla
+from chain import chain
 
 from femdyn.integrators.energy_momentum import EnergyMomentum
 from femdyn.linalg import FixedPatternLU
-
-from chain import chain
 
 
 def newton_matrix(n_links, dt=1e-3):

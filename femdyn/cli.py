@@ -7,9 +7,9 @@ Exit codes: 0 done, 1 the run stopped early (Newton failure) or the results coul
 """
 import argparse
 import dataclasses
+import os
 import shutil
 import signal
-import os
 import sys
 import tempfile
 import threading
@@ -18,7 +18,7 @@ from pathlib import Path
 
 from . import __version__
 from .integrators.energy_momentum import NewtonOptions
-from .io.case import CaseError, load_case
+from .io.case import CaseError, check_case_run, load_case
 from .io.output import write_results
 from .model import GROUND, ModelError
 from .progress import Progress
@@ -104,9 +104,6 @@ def main(argv=None):
     except KeyboardInterrupt:
         print("interrupted; no results written", file=sys.stderr)
         return INTERRUPTED
-    except BrokenPipeError:  # output piped into a reader that stopped (e.g. head)
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return 0
 
 
 def _prepare(case):
@@ -150,21 +147,31 @@ def _refusal(out):
 
 
 def _write(out, case, results, wall_time, compare):
-    """Write the results into a temporary sibling of ``out``, then move it into place."""
+    """Write the results into a temporary sibling of ``out``, then move it into place; an earlier
+    result folder is put back if the move fails."""
+    out = out.resolve()
     out.parent.mkdir(parents=True, exist_ok=True)
     partial = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".partial", dir=out.parent))
+    umask = os.umask(0)
+    os.umask(umask)
+    partial.chmod(0o777 & ~umask)  # mkdtemp makes it private; a result folder is an ordinary one
+    old = None
     try:
         summary = write_results(partial, case, results, wall_time, compare)
         if out.exists():
             old = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".old", dir=out.parent))
             out.replace(old)  # onto the empty placeholder
+        try:
             partial.rename(out)
-            shutil.rmtree(old)
-        else:
-            partial.rename(out)
+        except OSError:
+            if old is not None:
+                old.rename(out)
+                old = None
+            raise
     finally:
-        if partial.exists():
-            shutil.rmtree(partial)
+        for leftover in (partial, old):
+            if leftover is not None and leftover.exists():
+                shutil.rmtree(leftover)
     return summary
 
 
@@ -173,6 +180,7 @@ def _run(args):
     case = dataclasses.replace(
         case, dt=args.dt or case.dt, t_end=args.t_end or case.t_end, every=args.every or case.every,
         vtk=case.vtk and not args.no_vtk, plots=case.plots and not args.no_plots)
+    check_case_run(case)
     out = args.out or Path("results") / case.path.stem
     refusal = _refusal(out)
     if refusal:
@@ -194,13 +202,13 @@ def _run(args):
                 print(f"note: the comparison run with dt = {dt:g} stopped early: {other.message}",
                       file=sys.stderr)
             coords = {name: other.q[:, i] for name, i in case.model.joint_coordinates.items()}
-            compare.append((f"dt = {dt:g}", other.t, coords))
+            compare.append((f"dt = {other.dt:g}", other.t, coords))
     try:
         summary = _write(out, case, results, wall_time, compare)
     except OSError as err:
         print(f"error: {out}: cannot write the results: {err}", file=sys.stderr)
         return 1
-    print(_report(summary, out))
+    _say(_report(summary, out))
     if ctrl_c.seen:
         print(f"interrupted: the steps up to t = {results.t[-1]:g} are kept in {out}", file=sys.stderr)
         return INTERRUPTED
@@ -210,10 +218,22 @@ def _run(args):
     return 0
 
 
+def _say(text):
+    """Print to stdout; a reader that closed the pipe (e.g. head) does not change the exit code."""
+    try:
+        print(text, flush=True)
+    except BrokenPipeError:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+
+
+def _dropped(pairs):
+    """One line on the dropped redundant constraint rows: (row, [joints it depends on]) pairs."""
+    return "; ".join(f"{row} (depends on {', '.join(on) or 'the bodies alone'})" for row, on in pairs) or "none"
+
+
 def _report(s, out):
     """A short paragraph on a finished run from its summary."""
-    dropped = "; ".join(f"{d['constraint']} (depends on {', '.join(d['depends_on'])})"
-                        for d in s["dropped_constraints"]) or "none"
+    dropped = _dropped((d["constraint"], d["depends_on"]) for d in s["dropped_constraints"])
     steps = s["steps"] if s["complete"] else f"{s['steps']} of {s['steps_planned']}"
     return "\n".join([
         f"{steps} steps of dt = {s['dt']:g} to t = {s['t_reached']:g} in "
@@ -244,9 +264,8 @@ def _check(args):
     lines += [
         f"coordinates n = {model.n}, constraints m = {model.m}, active rows {active}, "
         f"degrees of freedom {model.n - active}",
-        "dropped constraints: "
-        + ("; ".join(f"{row} (depends on {', '.join(on)})" for row, on in setup.dropped) or "none"),
+        f"dropped constraints: {_dropped(setup.dropped)}",
         f"initial constraint violation {setup.initial_violation:.3g} (tolerance {case.initial_tolerance:g})",
     ]
-    print("\n".join(lines))
+    _say("\n".join(lines))
     return 0

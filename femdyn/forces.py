@@ -76,8 +76,9 @@ class SpringDamper(Force):
     so it dissipates exactly c (l_b - l_a)^2 / dt per step.
     """
 
-    def __init__(self, dofs, points1, points2, stiffness, damping, free_length):
+    def __init__(self, dofs, labels, points1, points2, stiffness, damping, free_length):
         super().__init__(dofs)
+        self.labels = list(labels)
         C1, C2 = point_matrix(points1), point_matrix(points2)
         self.D = np.concatenate([-C1, C2], axis=2)  # x2 - x1 = D q
         self.k, self.c, self.l0 = (np.asarray(v, dtype=float) for v in (stiffness, damping, free_length))
@@ -86,6 +87,9 @@ class SpringDamper(Force):
     def _length(self, q):
         r = apply(self.D, q)
         return r, np.linalg.norm(r, axis=1)
+
+    def lengths(self, q):
+        return self._length(q)[1]
 
     def potential(self, q):
         _, l = self._length(q)

@@ -1,26 +1,31 @@
 """Consistent initial conditions (000 eqs. 41-42, 56-57) and the independent set of constraints.
 
 1. ``place``: bodies whose pose is given explicitly (and the ground) are placed first; the others
-   follow through the joints from their generalised coordinates (joint angle, slide), as in a
-   kinematic tree. Velocities propagate the same way from given body twists and joint rates.
+   follow through the joints from their generalised coordinates (joint angle, slide), breadth first
+   as in a kinematic tree. Velocities propagate the same way from given body twists and joint rates;
+   joint coordinates and rates that are not given are measured from the placed bodies.
 2. ``independent_rows``: the rank of the constraint Jacobian at the initial configuration; dependent
    (redundant) rows are found and named.
 3. ``project``: positions onto Phi = 0 and velocities onto G v = 0, each by the correction of least
    kinetic-energy norm, so that the stepper starts exactly on the constraint manifold.
 """
+from collections import defaultdict, deque
+
 import numpy as np
 import scipy.sparse as sp
 from sksparse.cholmod import CholmodNotPositiveDefiniteError, cholesky
 
 from . import kinematics as kin
+from .joints.angle import JointAngle
+from .joints.slide import Slide
 from .model import ModelError
 
 PLACING = {"revolute": ("angle",), "prismatic": ("slide",), "cylindrical": ("angle", "slide"), "fixed": ()}
 
 
-def _relative_rotation(dim, theta, axis):
+def _relative_rotation(dim, theta):
     """Rotation of joint frame 2 relative to joint frame 1 by the joint angle (about x in space)."""
-    return kin.rotation_2d(theta) if dim == 2 else kin.rotation_3d(axis, theta)
+    return kin.rotation_2d(theta) if dim == 2 else kin.rotation_3d([1.0, 0.0, 0.0], theta)
 
 
 def _place_across(model, joint, known, pose, coords):
@@ -36,10 +41,8 @@ def _place_across(model, joint, known, pose, coords):
         theta, theta_dot, u, u_dot = -theta, -theta_dot, -u, -u_dot
     J_k = R_k @ F_k
     n = J_k[:, 0]
-    J_o = J_k @ _relative_rotation(dim, theta, np.array([1.0, 0.0, 0.0]))
-    R_o = J_o @ F_o.T
-    P_k = phi_k + R_k @ X_k
-    P_o = P_k + u * n
+    R_o = J_k @ _relative_rotation(dim, theta) @ F_o.T
+    P_o = phi_k + R_k @ X_k + u * n
     phi_o = P_o - R_o @ X_o
     w_o = w_k + theta_dot * (1.0 if dim == 2 else n)
     v_o = v_k + kin.cross(w_k, P_o - phi_k) + u_dot * n + kin.cross(w_o, phi_o - P_o)
@@ -55,6 +58,10 @@ def place(model, bodies, joints):
     dim = model.dim
     zero_w = 0.0 if dim == 2 else np.zeros(3)
     index = {b.name: i for i, b in enumerate(model.bodies)}
+    known_joints = {j.name for j in model.joints}
+    for name in joints:
+        if name not in known_joints:
+            raise ModelError(f"initial.joints.{name}", "unknown joint")
     poses = {}
     if model.ground is not None:
         poses[model.ground] = (np.zeros(dim), np.eye(dim), np.zeros(dim), zero_w)
@@ -65,84 +72,95 @@ def place(model, bodies, joints):
         poses[index[name]] = (np.asarray(spec.get("position", np.zeros(dim)), float), R,
                               np.asarray(spec.get("velocity", np.zeros(dim)), float),
                               spec.get("angular_velocity", zero_w))
-    for name in joints:
-        if name not in {j.name for j in model.joints}:
-            raise ModelError(f"initial.joints.{name}", "unknown joint")
-    progress = True
-    while progress:
-        progress = False
-        for j in model.joints:
-            coords = joints.get(j.name, {})
-            if j.type not in PLACING or not all(k in coords for k in PLACING[j.type]):
-                continue
-            ends = (j.body1 in poses, j.body2 in poses)
-            if ends == (True, False):
-                poses[j.body2] = _place_across(model, j, 1, poses[j.body1], coords)
-                progress = True
-            elif ends == (False, True):
-                poses[j.body1] = _place_across(model, j, 2, poses[j.body2], coords)
-                progress = True
-    missing = [b.name for i, b in enumerate(model.bodies) if i not in poses]
+
+    neighbours = defaultdict(list)  # body -> joints that can place a neighbour from it
+    for j in model.joints:
+        if j.type in PLACING and all(k in joints.get(j.name, {}) for k in PLACING[j.type]):
+            neighbours[j.body1].append((j, 1))
+            neighbours[j.body2].append((j, 2))
+    queue = deque(poses)
+    while queue:
+        body = queue.popleft()
+        for j, side in neighbours[body]:
+            other = j.body2 if side == 1 else j.body1
+            if other not in poses:
+                poses[other] = _place_across(model, j, side, poses[body], joints[j.name])
+                queue.append(other)
+    missing = [i for i in range(len(model.bodies)) if i not in poses]
     if missing:
-        raise ModelError("initial", f"cannot place bod{'y' if len(missing) == 1 else 'ies'} "
-                         f"{', '.join(missing)}: give a pose, or the coordinate of a joint that leads to it")
+        names = ", ".join(model.bodies[i].name for i in missing)
+        hints = [f"joint '{j.name}' needs its {' and '.join(PLACING[j.type])}" for j in model.joints
+                 if j.type in PLACING and (j.body1 in missing or j.body2 in missing)
+                 and not all(k in joints.get(j.name, {}) for k in PLACING[j.type])]
+        raise ModelError("initial", f"cannot place {names}: give a pose in initial.bodies, or the "
+                         "coordinates of a joint that leads there" + (f" ({'; '.join(hints)})" if hints else ""))
 
     q, v = np.zeros(model.n), np.zeros(model.n)
     for i, (phi, R, vel, w) in poses.items():
         dofs = model.body_dofs(i)
         q[dofs] = np.concatenate([phi, R.T.ravel()])
         v[dofs] = np.concatenate([vel, kin.cross(w, R.T).ravel()])
-    for j in model.joints:
-        coords = joints.get(j.name, {})
-        for kind, index_q in j.coordinates.items():
-            q[index_q] = coords[kind] if kind in coords else _measure(model, j, kind, q)
-            v[index_q] = coords.get(f"{kind}_rate", 0.0)
+    _joint_coordinates(model, joints, q, v)
     return q, v
 
 
-def _measure(model, joint, kind, q):
-    """Joint angle or slide of a placed pair (for joints that close loops)."""
-    def pose(i):  # the ground included
-        c = q[model.body_dofs(i)].reshape(model.dim + 1, model.dim)
-        return c[0], c[1:].T
+def _joint_coordinates(model, joints, q, v):
+    """Fill the augmented coordinates: given values and rates where there are, else measured from the
+    placed bodies. The measurement solves each augmentation row for its coordinate: the angle as
+    atan2(s, c) (the zero of sin(Theta) c - cos(Theta) s on the branch with cos(Theta - Theta_rel) = 1),
+    the slide and both rates from Phi = 0 and G v = 0 (the coordinate enters linearly there)."""
+    given = {}
+    for j in model.joints:
+        for kind, i in j.coordinates.items():
+            spec = joints.get(j.name, {})
+            given[i] = (spec.get(kind), spec.get(f"{kind}_rate"))
+    for family in model.constraints:
+        if not isinstance(family, (JointAngle, Slide)):
+            continue
+        coord = family.dofs[:, -1]
+        values = np.array([given[i][0] for i in coord], dtype=object)
+        q_local = q[family.dofs]
+        if isinstance(family, JointAngle):
+            c, s, _, _ = family._cs(q_local)
+            measured = np.arctan2(s, c)
+        else:
+            q_local[:, -1] = 0.0
+            measured = family.phi(q_local)[:, 0]  # (p2 - p1).x1
+        q[coord] = [m if g is None else g for g, m in zip(values, measured)]
+        G = family.jacobian(q[family.dofs])[:, 0, :]
+        rates = -np.sum(G[:, :-1] * v[family.dofs[:, :-1]], axis=1) / G[:, -1]
+        v[coord] = [r if given[i][1] is None else given[i][1] for i, r in zip(coord, rates)]
 
-    (phi1, R1), (phi2, R2) = pose(joint.body1), pose(joint.body2)
-    J1, J2 = R1 @ joint.frame1, R2 @ joint.frame2
-    if kind == "slide":
-        return float((phi2 + R2 @ joint.point2 - phi1 - R1 @ joint.point1) @ J1[:, 0])
-    i, k = (0, 1) if model.dim == 2 else (1, 2)
-    return float(np.arctan2(J1[:, k] @ J2[:, i], J1[:, i] @ J2[:, i]))
 
-
-def sparse_jacobian(model, q, rows=None):
-    """G(q) as CSR, optionally restricted to ``rows``."""
-    r, c, d = [], [], []
-    for fam in model.constraints:
-        G = fam.jacobian(q[fam.dofs])
-        r.append(np.broadcast_to(fam.rows[:, :, None], G.shape).ravel())
-        c.append(np.broadcast_to(fam.dofs[:, None, :], G.shape).ravel())
-        d.append(G.ravel())
-    G = sp.csr_matrix((np.concatenate(d), (np.concatenate(r), np.concatenate(c))), shape=(model.m, model.n))
-    return G if rows is None else G[rows]
+def wrong_angle_branch(model, q):
+    """Joints whose augmented angle is off by pi: sin(Theta - Theta_rel) = 0 also holds there, with
+    the opposite slope, so the constraint alone does not tell the branches apart."""
+    wrong = []
+    for family in model.constraints:
+        if isinstance(family, JointAngle):
+            c, s, _, _ = family._cs(q[family.dofs])
+            theta = q[family.dofs[:, -1]]
+            wrong += [label for label, ok in zip(family.labels, c * np.cos(theta) + s * np.sin(theta) > 0) if not ok]
+    return wrong
 
 
 def _weights(model):
-    """Kinetic-energy metric, with unit-less weight for the massless augmented coordinates."""
+    """Kinetic-energy metric; the massless augmented coordinates get 1e-3 of the smallest mass."""
     w = model.mass.copy()
     w[w == 0] = 1e-3 * (w[w > 0].min() if np.any(w > 0) else 1.0)
     return w
 
 
-def independent_rows(model, q, tolerance=1e-9):
+def independent_rows(model, q, tolerance=1e-9, block=64):
     """Indices of a maximal independent set of constraint rows at q, preferring earlier rows, and a
     list of (dropped row label, [joints whose rows it depends on]); the bodies' orthonormality and the
     ground anchor, on which every joint row depends, are not listed.
 
     Fast path: a sparse Cholesky (CHOLMOD) of the row-normalised G G^T; only if it reveals a
-    (near-)zero pivot are the dependent rows located by an ordered Gram-Schmidt sweep over the rows,
-    so that a row is dropped only if it depends on the rows before it.
+    (near-)zero pivot are the dependent rows located by a blocked Gram-Schmidt sweep over the rows in
+    order, so that a row is dropped only if it depends on the rows before it.
     """
-    G = sparse_jacobian(model, q)
+    G = model.jacobian(q)
     norms = np.sqrt(np.asarray(G.multiply(G).sum(axis=1)).ravel())
     Gs = sp.diags(1.0 / np.where(norms > 0, norms, 1.0)) @ G
     try:
@@ -154,21 +172,29 @@ def independent_rows(model, q, tolerance=1e-9):
     dense = Gs.toarray()
     basis = np.zeros((0, model.n))
     dependent = np.zeros(model.m, dtype=bool)
-    for row in range(model.m):  # set-up only, and only for models with redundant constraints
-        r = dense[row] - basis.T @ (basis @ dense[row])
-        r -= basis.T @ (basis @ r)  # twice is enough (Kahan/Parlett) for orthogonality
-        norm = np.linalg.norm(r)
-        if norm <= tolerance:
-            dependent[row] = True
-        else:
-            basis = np.vstack([basis, r / norm])
+    for start in range(0, model.m, block):
+        rows = dense[start : start + block]
+        for _ in range(2):  # twice is enough (Kahan/Parlett) for orthogonality
+            rows = rows - (rows @ basis.T) @ basis
+        new = []
+        for k, r in enumerate(rows):  # within the block, in order
+            for b in new:
+                r = r - (r @ b) * b
+            norm = np.linalg.norm(r)
+            if norm <= tolerance:
+                dependent[start + k] = True
+            else:
+                new.append(r / norm)
+        if new:
+            basis = np.vstack([basis, new])
     active = np.flatnonzero(~dependent)
     labels = model.constraint_labels()
+    # each dropped row as a combination of the (independent) active rows: unique, from G_a G_a^T
+    Ga, Gd = Gs[active], Gs[np.flatnonzero(dependent)]
+    coef = cholesky((Ga @ Ga.T).tocsc())((Ga @ Gd.T).toarray())
     report = []
-    for row in np.flatnonzero(dependent):
-        earlier = active[active < row]
-        coef = np.linalg.lstsq(dense[earlier].T, dense[row], rcond=None)[0]
-        involved = sorted({labels[r].split(" row ")[0] for r in earlier[np.abs(coef) > 1e-8]
+    for row, c in zip(np.flatnonzero(dependent), coef.T):
+        involved = sorted({labels[r].split(" row ")[0] for r in active[np.abs(c) > 1e-8]
                            if not labels[r].startswith(("orthonormality", "anchor"))})
         report.append((labels[row], involved))
     return active, report
@@ -181,8 +207,11 @@ def project(model, q, v, rows, tolerance=1e-13, max_iterations=20):
         residual = model.phi(q)[rows]
         if np.abs(residual).max(initial=0.0) <= tolerance * max(1.0, np.abs(q).max()):
             break
-        G = sparse_jacobian(model, q, rows)
+        G = model.jacobian(q, rows)
         q = q - w_inv @ (G.T @ cholesky((G @ w_inv @ G.T).tocsc())(residual))
-    G = sparse_jacobian(model, q, rows)
+    else:
+        raise ModelError("initial", "the projection onto the constraints did not converge; "
+                         "check the initial configuration")
+    G = model.jacobian(q, rows)
     v = v - w_inv @ (G.T @ cholesky((G @ w_inv @ G.T).tocsc())(G @ v))
     return q, v

@@ -8,6 +8,7 @@ then the augmentation rows. A ``Model`` is immutable once built; integrators kee
 from dataclasses import dataclass, field
 
 import numpy as np
+import scipy.sparse as sp
 
 from . import kinematics as kin
 from .forces import Gravity, SpringDamper, TimeLoad, point_force_directions
@@ -127,7 +128,10 @@ class ModelBuilder:
                 raise ModelError(f"{where}.{kind}", f"a {type} joint has no {kind} coordinate")
         dim = self.dim
         zero = np.zeros(dim)
-        frame1 = axis_frame(np.eye(dim)[0] if axis is None else axis)
+        axis = np.eye(dim)[0] if axis is None else np.asarray(axis, dtype=float)
+        if axis.shape != (dim,) or not np.isfinite(axis).all() or not np.abs(axis).max() > 0:
+            raise ModelError(f"{where}.axis", f"needs {dim} finite components, not all zero")
+        frame1 = axis_frame(axis / np.abs(axis).max())  # scaled first: no underflow in the norm
         if relative_rotation is None:
             R0 = np.eye(dim)
         elif dim == 2:
@@ -267,7 +271,8 @@ class Model:
         coord_loads = [(c, f) for kind, c, f in builder._loads if kind == "coordinate"]
         for c, _ in coord_loads:
             if c not in self.joint_coordinates:
-                raise ModelError("loads", f"unknown joint coordinate '{c}' (known: {', '.join(self.joint_coordinates) or 'none'})")
+                known = ", ".join(self.joint_coordinates) or "none"
+                raise ModelError("loads", f"unknown joint coordinate '{c}' (known: {known})")
         if coord_loads:
             dofs = np.array([[self.joint_coordinates[c]] for c, _ in coord_loads])
             forces.append(TimeLoad(dofs, np.ones((len(coord_loads), 1)), [f for _, f in coord_loads]))
@@ -280,9 +285,9 @@ class Model:
                                    [f for _, f in point_loads]))
         if builder._springs:
             s = builder._springs
-            b = [(body_index(x["bodies"][0], f"spring '{x['name']}'"), body_index(x["bodies"][1], f"spring '{x['name']}'")) for x in s]
+            b = [tuple(body_index(name, f"spring '{x['name']}'") for name in x["bodies"]) for x in s]
             dofs = np.array([np.concatenate([self.body_dofs(b1), self.body_dofs(b2)]) for b1, b2 in b])
-            forces.append(SpringDamper(dofs, np.array([x["points"][0] for x in s], float),
+            forces.append(SpringDamper(dofs, [x["name"] for x in s], np.array([x["points"][0] for x in s], float),
                                        np.array([x["points"][1] for x in s], float),
                                        [x["k"] for x in s], [x["c"] for x in s], [x["l0"] for x in s]))
         return forces
@@ -304,41 +309,44 @@ class Model:
             out[c.rows] = c.phi(q[c.dofs])
         return out
 
-    def jacobian(self, q):
-        """Dense constraint Jacobian G(q), (m, n): for set-up checks, not for the time loop."""
-        G = np.zeros((self.m, self.n))
-        for c in self.constraints:
-            Gc = c.jacobian(q[c.dofs])
-            G[c.rows[:, :, None], c.dofs[:, None, :]] += Gc
-        return G
+    def jacobian(self, q, rows=None):
+        """Constraint Jacobian G(q) as a sparse CSR matrix (m, n), optionally only ``rows``: for
+        set-up and checks; the time loop assembles its own fixed pattern."""
+        r, c, d = [], [], []
+        for fam in self.constraints:
+            G = fam.jacobian(q[fam.dofs])
+            r.append(np.broadcast_to(fam.rows[:, :, None], G.shape).ravel())
+            c.append(np.broadcast_to(fam.dofs[:, None, :], G.shape).ravel())
+            d.append(G.ravel())
+        G = sp.csr_matrix((np.concatenate(d), (np.concatenate(r), np.concatenate(c))), shape=(self.m, self.n))
+        return G if rows is None else G[rows]
 
     def potential(self, q):
         return sum(f.potential(q[f.dofs]) for f in self.forces)
 
     def kinetic(self, v):
-        return 0.5 * float(np.sum(self.mass * v * v))
+        """Kinetic energy 1/2 v.M v of one state (n,) or of a history (..., n)."""
+        return 0.5 * np.sum(self.mass * v * v, axis=-1)
+
+    def frames(self, q, ground=False):
+        """Centres (..., B, dim) and rotations (..., B, dim, dim), directors as columns, of the bodies
+        (and the ground last, if ``ground``) for one state (n,) or a history (..., n)."""
+        dim, count = self.dim, len(self.bodies) + (ground and self.ground is not None)
+        Q = q[..., : count * kin.body_size(dim)].reshape(*q.shape[:-1], count, dim + 1, dim)
+        return Q[..., 0, :], np.swapaxes(Q[..., 1:, :], -1, -2)
 
     def momenta(self, q, v):
-        """Linear momentum (dim,) and angular momentum about the origin (1 or 3 components):
+        """Linear momentum (..., dim) and angular momentum about the origin (..., 1 or 3):
         L = sum m phi x phi' + E_a d_a x d_a' (from x = phi + X_a d_a, 001 eq. 4)."""
-        dim, nb = self.dim, kin.body_size(self.dim)
-        if not self.bodies:
-            return np.zeros(dim), np.zeros(1 if dim == 2 else 3)
-        k = len(self.bodies)
-        Q = q[: k * nb].reshape(k, dim + 1, dim)
-        V = v[: k * nb].reshape(k, dim + 1, dim)
-        W = self.mass[: k * nb].reshape(k, dim + 1, dim)[:, :, 0]
-        linear = np.sum(W[:, 0, None] * V[:, 0], axis=0)
-        if dim == 2:
-            angular = np.sum(W * (Q[..., 0] * V[..., 1] - Q[..., 1] * V[..., 0]))
-            return linear, np.array([angular])
-        return linear, np.sum(W[..., None] * np.cross(Q, V), axis=(0, 1))
-
-    def poses(self, q):
-        """Centres (B, dim) and rotations (B, dim, dim) with the directors as columns."""
         dim, nb, k = self.dim, kin.body_size(self.dim), len(self.bodies)
-        Q = q[: k * nb].reshape(k, dim + 1, dim)
-        return Q[:, 0], Q[:, 1:].transpose(0, 2, 1)
+        Q = q[..., : k * nb].reshape(*q.shape[:-1], k, dim + 1, dim)
+        V = v[..., : k * nb].reshape(*v.shape[:-1], k, dim + 1, dim)
+        W = self.mass[: k * nb].reshape(k, dim + 1, dim)[:, :, 0]
+        linear = np.sum(W[:, 0, None] * V[..., 0, :], axis=-2)
+        if dim == 2:
+            angular = np.sum(W * (Q[..., 0] * V[..., 1] - Q[..., 1] * V[..., 0]), axis=(-2, -1))
+            return linear, angular[..., None]
+        return linear, np.sum(W[..., None] * np.cross(Q, V), axis=(-3, -2))
 
 
 def _body_coordinate_names(dim):

@@ -1,12 +1,16 @@
 """Time loop: set up consistent initial conditions, step with the energy-momentum scheme, and record
 the history (coordinates, energies, momenta, constraint residual, Newton iterations)."""
+import math
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from .initial import independent_rows, project
+from .forces import SpringDamper
+from .initial import independent_rows, project, wrong_angle_branch
 from .integrators.energy_momentum import EnergyMomentum, NewtonFailure, NewtonOptions
 from .model import ModelError
+
+HISTORY_BUDGET = 2 * 1024**3  # bytes for the stored history of q and v
 
 
 @dataclass
@@ -14,21 +18,50 @@ class Setup:
     q0: np.ndarray
     v0: np.ndarray
     active_rows: np.ndarray
-    dropped: list  # (row label, [labels it depends on])
+    dropped: list  # (row label, [joints it depends on])
     initial_violation: float
 
 
 def prepare(model, q, v, tolerance=1e-6):
     """Check the placed configuration, find independent constraints, project onto the manifold."""
+    if not (np.isfinite(q).all() and np.isfinite(v).all()):
+        raise ModelError("initial", "the initial coordinates or velocities are not finite")
     residual = model.phi(q)
     worst = int(np.argmax(np.abs(residual))) if model.m else 0
     violation = float(np.abs(residual[worst])) if model.m else 0.0
-    if violation > tolerance:
+    if not violation <= tolerance:
         raise ModelError("initial", f"the initial configuration violates {model.constraint_labels()[worst]} "
                          f"by {violation:.3g} (tolerance {tolerance:g})")
+    wrong = wrong_angle_branch(model, q)
+    if wrong:
+        raise ModelError("initial", f"the angle of joint {', '.join(wrong)} is off by pi from the "
+                         "relative rotation of its bodies")
+    for f in model.forces:
+        if isinstance(f, SpringDamper):
+            short = [name for name, l in zip(f.labels, f.lengths(q[f.dofs])) if not l > 0]
+            if short:
+                raise ModelError("springs", f"spring {', '.join(short)} has zero length initially")
     active, dropped = independent_rows(model, q)
     q, v = project(model, q, v, active)
     return Setup(q, v, active, dropped, violation)
+
+
+def step_count(dt, t_end):
+    """Number of equal steps to t_end with a step no larger than dt."""
+    return max(1, math.ceil(t_end / dt * (1.0 - 1e-12)))
+
+
+def check_run(model, dt, t_end):
+    """Refuse a run that cannot be carried out: dt or t_end not positive, or a history too large."""
+    if not (dt > 0 and math.isfinite(dt)):
+        raise ModelError("dt", f"must be a positive number, got {dt}")
+    if not (t_end > 0 and math.isfinite(t_end)):
+        raise ModelError("t_end", f"must be a positive number, got {t_end}")
+    steps = t_end / dt
+    need = 2 * 8 * model.n * steps
+    if need > HISTORY_BUDGET:
+        raise ModelError("dt", f"t_end/dt = {steps:.3g} steps would store {need / 1024**3:.3g} GiB of "
+                         f"history (limit {HISTORY_BUDGET / 1024**3:g} GiB); use a larger dt or a shorter t_end")
 
 
 @dataclass
@@ -36,7 +69,6 @@ class Results:
     t: np.ndarray
     q: np.ndarray
     v: np.ndarray
-    lam: np.ndarray
     iterations: np.ndarray
     residual: np.ndarray  # max |Phi| over the active constraints
     kinetic: np.ndarray
@@ -49,6 +81,10 @@ class Results:
     dropped: list = field(default_factory=list)
 
     @property
+    def dt(self):
+        return self.t[1] - self.t[0] if len(self.t) > 1 else float("nan")
+
+    @property
     def total(self):
         return self.kinetic + self.potential
 
@@ -59,18 +95,15 @@ class Results:
 
 
 def simulate(model, setup, dt, t_end, options=None, progress=None):
-    """Integrate from t = 0 to t_end (the last step lands on t_end); returns ``Results``, marked
-    incomplete (with the reason) if Newton fails, holding the steps computed up to there."""
-    if not dt > 0:
-        raise ModelError("dt", f"must be > 0, got {dt}")
-    if not t_end > 0:
-        raise ModelError("t_end", f"must be > 0, got {t_end}")
-    steps = max(1, int(round(t_end / dt)))
+    """Integrate from t = 0 to t_end in equal steps no larger than dt; returns ``Results``, marked
+    incomplete (with the reason) if Newton fails or the run is interrupted, holding the steps
+    computed up to there."""
+    check_run(model, dt, t_end)
+    steps = step_count(dt, t_end)
     dt = t_end / steps
     stepper = EnergyMomentum(model, dt, setup.active_rows, options or NewtonOptions())
-    n, m = model.n, model.m
-    q, v, lam = setup.q0.copy(), setup.v0.copy(), np.zeros(m)
-    Q, V, L = np.empty((steps + 1, n)), np.empty((steps + 1, n)), np.zeros((steps + 1, m))
+    q, v, lam = setup.q0.copy(), setup.v0.copy(), np.zeros(model.m)
+    Q, V = np.empty((steps + 1, model.n)), np.empty((steps + 1, model.n))
     iterations, work = np.zeros(steps + 1, dtype=int), np.zeros(steps + 1)
     Q[0], V[0] = q, v
     complete, message, last = True, "", steps
@@ -84,18 +117,15 @@ def simulate(model, setup, dt, t_end, options=None, progress=None):
             complete, message, last = False, f"interrupted at t = {k * dt:.6g}", k
             break
         q, v, lam = r.q, r.v, r.lam
-        Q[k + 1], V[k + 1], L[k + 1], iterations[k + 1] = q, v, lam, r.iterations
+        Q[k + 1], V[k + 1], iterations[k + 1] = q, v, r.iterations
         work[k + 1] = work[k] + r.work
         if progress is not None:
             progress.update(k + 1, (k + 1) * dt)
-    keep = slice(0, last + 1)
-    Q, V, L, iterations, work = Q[keep], V[keep], L[keep], iterations[keep], work[keep]
-    momenta = [model.momenta(qk, vk) for qk, vk in zip(Q, V)]
+    Q, V = Q[: last + 1], V[: last + 1]
+    momentum, angular = model.momenta(Q, V)
     return Results(
-        t=np.arange(last + 1) * dt, q=Q, v=V, lam=L, iterations=iterations,
+        t=np.arange(last + 1) * dt, q=Q, v=V, iterations=iterations[: last + 1],
         residual=np.array([np.abs(model.phi(qk)[setup.active_rows]).max(initial=0.0) for qk in Q]),
-        kinetic=np.array([model.kinetic(vk) for vk in V]),
-        potential=np.array([model.potential(qk) for qk in Q]),
-        work=work, momentum=np.array([p for p, _ in momenta]),
-        angular_momentum=np.array([a for _, a in momenta]),
+        kinetic=model.kinetic(V), potential=np.array([model.potential(qk) for qk in Q]),
+        work=work[: last + 1], momentum=momentum, angular_momentum=angular,
         complete=complete, message=message, dropped=setup.dropped)

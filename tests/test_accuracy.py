@@ -5,8 +5,8 @@ import math
 import numpy as np
 from scipy.integrate import solve_ivp
 
-from femdyn.io.case import load_case
 from femdyn.initial import place
+from femdyn.io.case import load_case
 from femdyn.kinematics import rotation_3d
 from femdyn.model import ModelBuilder
 from femdyn.simulate import prepare, simulate

@@ -70,6 +70,13 @@ CASES = [
     ("toml-syntax", PLANAR, "dt = 0.01", "dt = = 0.01", "syntax"),
     ("initial-violates-constraints", PLANAR, '[initial.joints.NM]\nangle = "pi"',
      "[initial.bodies.M]\nposition = [1, 1]", "initial"),
+    # both bodies posed upright: the joint angle is 0, and "pi" satisfies sin(Theta - 0) = 0 too
+    ("angle-off-by-pi", PLANAR, '[initial.joints.NM]\nangle = "pi"',
+     '[initial.bodies.M]\nposition = [0, -0.8]\n[initial.joints.NM]\nangle = "pi"', "initial"),
+    ("history-too-large", PLANAR, "dt = 0.01", "dt = 1e-300", "solver.dt"),
+    ("coordinate-named-like-a-column", PLANAR, 'angle = "theta"', 'angle = "t"', "joints[0].angle"),
+    ("axis-all-zero", PLANAR, 'angle = "theta"', 'angle = "theta"\naxis = [0, 0]', "joints[0].axis"),
+    ("spatial-joint-in-2d", PLANAR, 'type = "revolute"', 'type = "spherical"', "joints[0].type"),
 ]
 
 

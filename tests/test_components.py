@@ -5,6 +5,7 @@ the potential, and the Newton tangents are the derivatives of what they linearis
 import numpy as np
 import pytest
 
+from femdyn.kinematics import rotation_3d
 from femdyn.model import ModelBuilder
 from femdyn.timefunctions import constant
 
@@ -16,7 +17,7 @@ def all_joints_model(dim):
         b.add_body(f"b{i}", 1.0 + i, 0.1 + rng.random(dim))
     p = lambda: rng.normal(size=dim)  # noqa: E731
     axis = lambda: rng.normal(size=dim)  # noqa: E731
-    rot = 0.3 if dim == 2 else np.linalg.qr(rng.normal(size=(3, 3)))[0] * np.sign(np.linalg.det(np.linalg.qr(rng.normal(size=(3, 3)))[0]))
+    rot = 0.3 if dim == 2 else rotation_3d(rng.normal(size=3), 0.7)
     b.add_joint("r", "revolute", "b0", "b1", point1=p(), point2=p(), axis=axis(), angle="theta")
     b.add_joint("p", "prismatic", "b1", "b2", point1=p(), point2=p(), axis=axis(), slide="u")
     b.add_joint("f", "fixed", "b2", "b3", point1=p(), point2=p(), axis=axis(), relative_rotation=rot)

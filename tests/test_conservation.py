@@ -3,14 +3,13 @@ loads stop, total energy, linear and angular momentum stay at their values to ro
 and the constraints hold at every step."""
 import numpy as np
 import pytest
-
-from femdyn.io.case import load_case
-from femdyn.model import ModelBuilder, euler_from_inertia
-from femdyn.initial import place
-from femdyn.kinematics import rotation_3d
-from femdyn.simulate import prepare, simulate
-
 from conftest import angular_momentum_scale
+
+from femdyn.initial import place
+from femdyn.io.case import load_case
+from femdyn.kinematics import rotation_3d
+from femdyn.model import ModelBuilder, euler_from_inertia
+from femdyn.simulate import prepare, simulate
 
 TOL = 1e-10
 
@@ -92,3 +91,30 @@ def test_spring_conserves_and_damper_dissipates_exactly():
     r = simulate(model, setup, 0.05, 5.0)
     assert r.total[-1] < 0.2 * r.total[0]
     assert np.abs(r.energy_balance).max() <= TOL * r.total[0]
+
+
+def test_unspecified_joint_rates_are_measured_from_the_bodies():
+    """Two bodies posed and moving consistently (relative angular velocity 3) with no joint rate
+    given: the augmented rate is measured, G v = 0 holds before projection, and the projection leaves
+    the given velocities alone."""
+    b = ModelBuilder(2)
+    b.add_body("A", 1.0, [0.01, 0.02])
+    b.add_body("B", 2.0, [0.03, 0.01])
+    b.add_joint("AB", "revolute", "A", "B", point1=[0.5, 0.0], point2=[-0.5, 0.0], angle="theta")
+    model = b.build()
+    w_a, w_b = 1.0, 4.0
+    # joint at (0.5, 0); B's centre at (1, 0): velocities of the rigid rotations about the joint
+    spec = {"A": {"position": [0.0, 0.0], "angular_velocity": w_a, "velocity": [0.0, 0.0]},
+            "B": {"position": [1.0, 0.0], "angular_velocity": w_b, "velocity": [0.0, w_a * 0.5 + w_b * 0.5]}}
+    q, v = place(model, spec, {})
+    i = model.joint_coordinates["theta"]
+    assert q[i] == pytest.approx(0.0, abs=1e-15) and v[i] == pytest.approx(w_b - w_a, rel=1e-14)
+    assert np.abs(model.jacobian(q) @ v).max() <= 1e-14
+    setup = prepare(model, q, v)
+    np.testing.assert_allclose(setup.v0, v, atol=1e-14)
+
+
+def test_time_step_is_never_enlarged():
+    model, setup = damped_oscillator(0.0)
+    r = simulate(model, setup, 0.4, 0.59)
+    assert r.dt <= 0.4 and r.t[-1] == pytest.approx(0.59)

@@ -34,8 +34,10 @@ from .. import kinematics as kin
 from .. import timefunctions
 from ..initial import PLACING, place
 from ..integrators.energy_momentum import NewtonOptions
+from ..simulate import check_run, step_count
 from ..model import GROUND, JOINT_TYPES, Model, ModelBuilder, ModelError, euler_from_inertia
 from .expressions import compile_time_function, evaluate_number
+from .output import RESERVED_COLUMNS
 
 FRAMES = 500  # default number of output frames
 NAME = re.compile(r"[\w-]+")
@@ -82,8 +84,8 @@ class Case:
 
     @property
     def steps(self):
-        """Number of time steps; ``simulate`` rounds t_end/dt the same way."""
-        return max(1, int(round(self.t_end / self.dt)))
+        """Number of time steps, as ``simulate`` takes them."""
+        return step_count(self.dt, self.t_end)
 
     @property
     def output_every(self):
@@ -312,9 +314,6 @@ def _add_joints(r, items, builder, dim, bodies):
         r.table(item, f, ("name", "type", "bodies"), JOINT_OPTIONAL)
         name = r.name(item["name"], f"{f}.name", joints)
         kind = r.choice(item["type"], f"{f}.type", JOINT_TYPES)
-        cls = JOINT_TYPES[kind]
-        if dim not in cls.dims:
-            r.fail(f"{f}.type", f"'{kind}' joints exist only in {cls.dims[0]}D models")
         b1, b2 = r.body_pair(item["bodies"], f"{f}.bodies", [*bodies, GROUND])
         p1, p2 = r.points(item["points"], f"{f}.points", dim) if "points" in item else (None, None)
         axis = r.vector(item["axis"], f"{f}.axis", dim, nonzero=True) if "axis" in item else None
@@ -326,12 +325,16 @@ def _add_joints(r, items, builder, dim, bodies):
         coords = {}
         for coord in ("angle", "slide"):
             if coord in item:
-                if coord not in cls.coordinates:
-                    r.fail(f"{f}.{coord}", f"a {kind} joint has no {coord} coordinate")
                 coords[coord] = r.name(item[coord], f"{f}.{coord}", [*coordinates, *bodies])
+                if coords[coord] in RESERVED_COLUMNS or coords[coord].endswith("_rate"):
+                    r.fail(f"{f}.{coord}", f"'{coords[coord]}' is the name of a history.csv column "
+                           "or ends in '_rate'; choose another")
                 coordinates.append(coords[coord])
-        builder.add_joint(name, kind, b1, b2, point1=p1, point2=p2, axis=axis,
-                          relative_rotation=rotation, **coords)
+        try:
+            builder.add_joint(name, kind, b1, b2, point1=p1, point2=p2, axis=axis,
+                              relative_rotation=rotation, **coords)
+        except ModelError as err:  # the builder's checks, reported against this joint's fields
+            r.fail(f"{f}.{err.field.split('.', 1)[1]}" if "." in err.field else f, err.message)
         joints[name] = kind
     return joints, coordinates
 
@@ -418,7 +421,7 @@ def load_case(path):
     solver = r.table(data["solver"], "solver", ("dt", "t_end"),
                      ("tolerance", "max_iterations", "initial_tolerance"))
     output = r.table(data.get("output", {}), "output", optional=("every", "vtk", "plots"))
-    return Case(
+    case = Case(
         path=path,
         title=r.string(data.get("title", path.stem), "title"),
         source=r.string(data.get("source", ""), "source"),
@@ -434,3 +437,13 @@ def load_case(path):
         vtk=r.boolean(output.get("vtk", True), "output.vtk"),
         plots=r.boolean(output.get("plots", True), "output.plots"),
     )
+    check_case_run(case)
+    return case
+
+
+def check_case_run(case):
+    """``check_run`` for the case's dt and t_end (also after command-line overrides)."""
+    try:
+        check_run(case.model, case.dt, case.t_end)
+    except ModelError as err:
+        raise CaseError(case.path, f"solver.{err.field}", err.message) from None

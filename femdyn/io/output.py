@@ -25,16 +25,17 @@ def body_motion(model, q, v):
 
     The angular velocity follows from the director rates: omega = d1 x d1' in the plane,
     omega = 1/2 sum_a d_a x d_a' in space."""
-    dim, frames = model.dim, q.shape[0]
-    dofs = np.array([model.body_dofs(i) for i in range(len(model.bodies))])  # (B, nb): [phi, d_1 ..]
-    directors = q[:, dofs[:, dim:]].reshape(frames, -1, dim, dim)  # [f, b, a, component]
-    rates = v[:, dofs[:, dim:]].reshape(frames, -1, dim, dim)
-    if dim == 2:
-        d1, r1 = directors[:, :, 0], rates[:, :, 0]
-        omega = d1[..., 0] * r1[..., 1] - d1[..., 1] * r1[..., 0]
+    centres, rotations = model.frames(q)
+    velocities, rates = model.frames(v)  # director rates as columns
+    if model.dim == 2:
+        omega = rotations[..., 0, 0] * rates[..., 1, 0] - rotations[..., 1, 0] * rates[..., 0, 0]
     else:
-        omega = 0.5 * np.cross(directors, rates).sum(axis=2)
-    return q[:, dofs[:, :dim]], directors.transpose(0, 1, 3, 2), v[:, dofs[:, :dim]], omega
+        omega = 0.5 * np.cross(np.swapaxes(rotations, -1, -2), np.swapaxes(rates, -1, -2)).sum(axis=-2)
+    return centres, rotations, velocities, omega
+
+
+RESERVED_COLUMNS = {"t", "kinetic", "potential", "total", "work", "energy_balance", "constraint_residual",
+                    "newton_iterations", *(f"momentum_{a}" for a in "xyz"), *(f"angular_momentum_{a}" for a in "xyz")}
 
 
 def _history(model, results):
@@ -76,7 +77,7 @@ def _summary(case, results, wall_time):
     return {
         "case": str(case.path),
         "title": case.title,
-        "dt": case.t_end / case.steps,
+        "dt": float(results.dt) if steps else case.t_end / case.steps,
         "t_end": case.t_end,
         "t_reached": float(results.t[-1]),
         "steps": steps,
@@ -125,7 +126,7 @@ def write_results(folder, case, results, wall_time, compare=None):
             plot_series(folder / "joint_coordinates.png", results.t, coordinates, "joint coordinate",
                         case.title)
         if coordinates and compare:
-            runs = [(f"{name}, dt = {case.dt:g}", results.t, y) for name, y in coordinates.items()]
+            runs = [(f"{name}, dt = {results.dt:g}", results.t, y) for name, y in coordinates.items()]
             runs += [(f"{name}, {label}", t, values[name])
                      for label, t, values in compare for name in coordinates]
             plot_overlay(folder / "joint_coordinates_dt.png", runs, "joint coordinate", case.title)
