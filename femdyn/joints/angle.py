@@ -8,8 +8,9 @@ sin = s(q) = b1.a2, and the augmented constraint is
 
 000 eq. 28 uses instead  d2^2.d1^1 + d2^2.d2^1 + sin(Theta) - cos(Theta), whose Theta-derivative
 sin + cos vanishes at Theta = 3 pi/4 + k pi: there the Newton matrix is singular and a joint torque
-needs an unbounded multiplier. The form above has dPhi/dTheta = cos(Theta - Theta_rel) = 1 on the
-constraint manifold, for every angle.
+needs an unbounded multiplier. The form above has dPhi/dTheta = cos(Theta - Theta_rel): +1 on the
+branch Theta = Theta_rel for every angle (Theta = Theta_rel + pi also solves Phi = 0, with slope -1;
+``initial.wrong_angle_branch`` refuses initial angles on that branch).
 
 Discrete gradient (same idea as 000 eq. 39, Greenspan's quotient for sin and cos): with mid values
 sbar = (sin Theta_n + sin Theta_n+1)/2 etc., cbar = (c_n + c_n+1)/2, sbar_q = (s_n + s_n+1)/2,
