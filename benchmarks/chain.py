@@ -33,12 +33,13 @@ def measure(n_links, steps, dt):
     model, setup = chain(n_links)
     stepper = EnergyMomentum(model, dt, setup.active_rows)
     q, v, lam = setup.q0, setup.v0, np.zeros(model.m)
+    states = model.initial_states(q)
     h0 = model.kinetic(v) + model.potential(q)
     iterations = 0
     start = time.perf_counter()
     for k in range(steps):
-        r = stepper.step(k * dt, q, v, lam)
-        q, v, lam, iterations = r.q, r.v, r.lam, iterations + r.iterations
+        r = stepper.step(k * dt, q, v, lam, states)
+        q, v, lam, states, iterations = r.q, r.v, r.lam, r.states, iterations + r.iterations
     elapsed = time.perf_counter() - start
     drift = abs(model.kinetic(v) + model.potential(q) - h0) / abs(h0)
     return dict(links=n_links, unknowns=stepper.size, steps=steps, seconds=elapsed,

@@ -20,6 +20,8 @@ from . import __version__
 from .integrators.energy_momentum import NewtonOptions
 from .io.case import CaseError, check_case_run, load_case
 from .io.output import write_results
+from .io.plots import plot_overlay
+from .io.tables import read_csv
 from .model import GROUND, ModelError
 from .progress import Progress
 from .simulate import prepare, simulate
@@ -79,6 +81,19 @@ def _parser():
                      help="also run with each of these time steps (quietly) and overlay the joint "
                      "coordinates of all runs in joint_coordinates_dt.png; put CASE before this option")
     run.set_defaults(handler=_run)
+
+    compare = commands.add_parser(
+        "compare", help="overlay a quantity from several result folders in one plot",
+        description="Read the same CSV from several result folders (e.g. a case with and without joint "
+        "friction, 001 Fig. 5a) and overlay its columns in one PNG.")
+    compare.add_argument("folders", metavar="DIR", type=Path, nargs="+", help="result folders of femdyn run")
+    compare.add_argument("--table", default="inputs", choices=("inputs", "history", "bodies"),
+                         help="which CSV to read (default: inputs, the servo inputs)")
+    compare.add_argument("--columns", nargs="+", metavar="NAME",
+                         help="columns to plot (default: all but t; for history: the joint coordinates)")
+    compare.add_argument("--out", type=Path, default=Path("comparison.png"), metavar="PNG",
+                         help="plot file (default: comparison.png)")
+    compare.set_defaults(handler=_compare)
 
     check = commands.add_parser(
         "check", help="validate a case and describe its model",
@@ -246,6 +261,27 @@ def _report(s, out):
         f"dropped redundant constraints: {dropped}",
         f"results in {out}: {', '.join(s['files'])}",
     ])
+
+
+def _compare(args):
+    runs = []
+    for folder in args.folders:
+        path = folder / f"{args.table}.csv"
+        try:
+            table = read_csv(path)
+        except OSError as err:
+            raise CaseError(path, "file", f"cannot read ({err.strerror or err})") from None
+        except ValueError as err:
+            raise CaseError(path, "file", f"not a femdyn table ({err})") from None
+        columns = args.columns or [c for c in table if c != "t"]
+        missing = [c for c in columns if c not in table]
+        if missing or "t" not in table:
+            raise CaseError(path, "columns", f"no column {', '.join(missing or ['t'])} "
+                            f"(has: {', '.join(table)})")
+        runs += [(f"{c}, {folder.name}", table["t"], table[c]) for c in columns]
+    plot_overlay(args.out, runs, args.table, " vs ".join(f.name for f in args.folders))
+    _say(f"wrote {args.out}")
+    return 0
 
 
 def _check(args):

@@ -13,22 +13,32 @@ from .kinematics import apply, point_matrix
 
 
 class Force(ABC):
+    """Components may carry an internal state (e.g. the plastic slip of friction): ``state`` is the
+    value at the start of the step, ``advance`` gives the value at its end."""
+
+    tangent_mask = None  # (n, n) structure of the tangent; None: Fbar does not depend on qb
+
     def __init__(self, dofs):
         self.dofs = np.asarray(dofs, dtype=np.int64)
 
-    def potential(self, q):
+    def initial_state(self, q):
+        """Internal state at the initial local coordinates q (K, n)."""
+        return None
+
+    def potential(self, q, state=None):
         """Total potential energy of the component (0 for non-conservative loads)."""
         return 0.0
 
     @abstractmethod
-    def discrete_force(self, qa, qb, t_mid, dt):
+    def discrete_force(self, qa, qb, t_mid, dt, state=None):
         """(K, n) generalised force over the step."""
 
-    def tangent(self, qa, qb, t_mid, dt):
-        """d Fbar/d qb, (K, n, n); None when it does not depend on qb."""
-        return None
+    def tangent(self, qa, qb, t_mid, dt, state=None):
+        """d Fbar/d qb, (K, n, n), at the entries of ``tangent_mask``."""
 
-    tangent_mask = None
+    def advance(self, qa, qb, state):
+        """Internal state at the end of a converged step."""
+        return state
 
 
 class Gravity(Force):
@@ -38,10 +48,10 @@ class Gravity(Force):
         super().__init__(dofs)
         self.weights = np.outer(masses, g)
 
-    def potential(self, q):
+    def potential(self, q, state=None):
         return -float(np.sum(self.weights * q))
 
-    def discrete_force(self, qa, qb, t_mid, dt):
+    def discrete_force(self, qa, qb, t_mid, dt, state=None):
         return self.weights
 
 
@@ -55,7 +65,7 @@ class TimeLoad(Force):
         self.directions = np.asarray(directions, dtype=float)
         self.functions = list(functions)
 
-    def discrete_force(self, qa, qb, t_mid, dt):
+    def discrete_force(self, qa, qb, t_mid, dt, state=None):
         scale = np.array([float(f(t_mid)) for f in self.functions])
         return scale[:, None] * self.directions
 
@@ -91,7 +101,7 @@ class SpringDamper(Force):
     def lengths(self, q):
         return self._length(q)[1]
 
-    def potential(self, q):
+    def potential(self, q, state=None):
         _, l = self._length(q)
         return float(np.sum(0.5 * self.k * (l - self.l0) ** 2))
 
@@ -99,14 +109,14 @@ class SpringDamper(Force):
         """Scalar f with Fbar = -f grad_bar l = -f * 2 r_mid^T D / (la + lb)."""
         return self.k * (0.5 * (la + lb) - self.l0) + self.c * (lb - la) / dt
 
-    def discrete_force(self, qa, qb, t_mid, dt):
+    def discrete_force(self, qa, qb, t_mid, dt, state=None):
         _, la = self._length(qa)
         _, lb = self._length(qb)
         r_mid = apply(self.D, 0.5 * (qa + qb))
         f = self._coefficient(la, lb, dt)
         return -(2.0 * f / (la + lb))[:, None] * np.einsum("ki,kin->kn", r_mid, self.D)
 
-    def tangent(self, qa, qb, t_mid, dt):
+    def tangent(self, qa, qb, t_mid, dt, state=None):
         """Derivative of Fbar = -w f g with w = 2/(la + lb), g = D^T r_mid, f from ``_coefficient``."""
         _, la = self._length(qa)
         rb, lb = self._length(qb)
@@ -119,3 +129,58 @@ class SpringDamper(Force):
         DtD = np.einsum("kin,kim->knm", self.D, self.D)
         return -(np.einsum("kn,km->knm", g, w[:, None] * df + f[:, None] * dw)
                  + (0.5 * w * f)[:, None, None] * DtD)
+
+
+class Friction(Force):
+    """Joint friction as 1D perfect plasticity (001 section 4.2): a spring E in series with a slider
+    that sticks while |F| < F_max. On coordinate q with plastic slip p (the state):
+    psi = E/2 (q - p)^2, F_int = E (q - p), |F_int| <= F_max (001 eqs. 15-22).
+
+    Return mapping with p_n fixed: trial e = q_b - p_n; stick if E |e| <= F_max (p_b = p_n), else slip
+    to e_b = sign(e) F_max/E, p_b = q_b - e_b, dissipation D = F_max |p_b - p_n| (001 eq. 25).
+    The algorithmic force of 001 eq. 26, F = (psi_b - psi_a + D)/(q_b - q_a), makes
+    F (q_b - q_a) = psi_b - psi_a + D exactly, so H_n+1 - H_n + D = 0. Written out (e_a = q_a - p_n):
+    stick: F = E (q_mid - p_n);  slip: F = E e_b - E/2 (e_b - e_a)^2/(q_b - q_a),
+    which stays finite because |q_b - q_a| >= |e_b - e_a| whenever the step slips.
+    Local coordinates: the one coordinate (K, 1).
+    """
+
+    def __init__(self, dofs, labels, stiffness, max_force):
+        super().__init__(dofs)
+        self.labels = list(labels)
+        self.E, self.F_max = np.asarray(stiffness, dtype=float), np.asarray(max_force, dtype=float)
+        self.tangent_mask = np.ones((1, 1), dtype=bool)
+
+    def initial_state(self, q):
+        """Unstressed at the start: the plastic slip is the initial coordinate, so |E e| <= F_max."""
+        return q[:, 0].copy()
+
+    def _return_map(self, qa, qb, p):
+        """e_a, e_b, slip mask and the algorithmic force F (K,)."""
+        qa, qb = qa[:, 0], qb[:, 0]
+        e_a, e_trial = qa - p, qb - p
+        slip = self.E * np.abs(e_trial) > self.F_max
+        e_b = np.where(slip, np.sign(e_trial) * self.F_max / self.E, e_trial)
+        dq = np.where(slip, qb - qa, 1.0)
+        force = np.where(slip, self.E * e_b - 0.5 * self.E * (e_b - e_a) ** 2 / dq,
+                         self.E * (0.5 * (qa + qb) - p))
+        return e_a, e_b, slip, force
+
+    def potential(self, q, state=None):
+        return float(np.sum(0.5 * self.E * (q[:, 0] - state) ** 2))
+
+    def discrete_force(self, qa, qb, t_mid, dt, state=None):
+        return -self._return_map(qa, qb, state)[3][:, None]
+
+    def tangent(self, qa, qb, t_mid, dt, state=None):
+        e_a, e_b, slip, _ = self._return_map(qa, qb, state)
+        dq = np.where(slip, qb[:, 0] - qa[:, 0], 1.0)
+        return -np.where(slip, 0.5 * self.E * (e_b - e_a) ** 2 / dq**2, 0.5 * self.E)[:, None, None]
+
+    def advance(self, qa, qb, state):
+        _, e_b, _, _ = self._return_map(qa, qb, state)
+        return qb[:, 0] - e_b
+
+    def dissipation(self, qa, qb, state):
+        """F_max |p_b - p_n| per element (>= 0)."""
+        return self.F_max * np.abs(self.advance(qa, qb, state) - state)

@@ -213,5 +213,5 @@ def project(model, q, v, rows, tolerance=1e-13, max_iterations=20):
         raise ModelError("initial", "the projection onto the constraints did not converge; "
                          "check the initial configuration")
     G = model.jacobian(q, rows)
-    v = v - w_inv @ (G.T @ cholesky((G @ w_inv @ G.T).tocsc())(G @ v))
+    v = v - w_inv @ (G.T @ cholesky((G @ w_inv @ G.T).tocsc())(G @ v + model.phi_time_derivative(q)[rows]))
     return q, v

@@ -11,7 +11,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from . import kinematics as kin
-from .forces import Gravity, SpringDamper, TimeLoad, point_force_directions
+from .forces import Friction, Gravity, SpringDamper, TimeLoad, point_force_directions
 from .joints.anchor import Anchor
 from .joints.angle import JointAngle
 from .joints.cylindrical import Cylindrical
@@ -19,6 +19,7 @@ from .joints.fixed import Fixed
 from .joints.orthonormality import Orthonormality
 from .joints.prismatic import Prismatic
 from .joints.revolute import Revolute
+from .joints.servo import ServoAngle, ServoTrajectory
 from .joints.slide import Slide
 from .joints.spherical import Spherical
 from .joints.universal import Universal
@@ -90,7 +91,8 @@ class ModelBuilder:
         self.dim = dim
         self._bodies, self._joints, self._loads = [], [], []
         self._gravity = None
-        self._springs = []
+        self._springs, self._servos, self._frictions = [], [], []
+        self._inputs = []
 
     def add_body(self, name, mass, euler, size=None):
         """A rigid body with mass and Euler-tensor eigenvalues E_1..E_dim (000 eq. 13, 001 eq. 7)."""
@@ -160,6 +162,33 @@ class ModelBuilder:
         self._springs.append(dict(name=name, bodies=(body1, body2), points=(point1, point2),
                                   k=stiffness, c=damping, l0=free_length))
 
+    def add_friction(self, coordinate, stiffness, max_force):
+        """Joint friction (stick-slip, 001 section 4.2) on augmented coordinate ``coordinate``."""
+        if not (stiffness > 0 and max_force > 0):
+            raise ModelError(f"friction on '{coordinate}'", "stiffness and max_force must be > 0")
+        self._frictions.append((coordinate, float(stiffness), float(max_force)))
+
+    def add_servo_point(self, name, body, point, trajectory, relative=True):
+        """Servo: body point ``point`` (body frame) follows ``trajectory`` (dim components), added to
+        its initial position if ``relative`` (000 eq. 78)."""
+        self._servos.append(dict(name=name, kind="point", body=body, point=point, trajectory=trajectory,
+                                 relative=relative))
+
+    def add_servo_angle(self, name, body, trajectory, relative=True):
+        """Servo (planar): the body's angle follows ``trajectory`` (1 component), from its initial
+        angle if ``relative`` (000 eq. 82 for a constant trajectory)."""
+        self._servos.append(dict(name=name, kind="angle", body=body, trajectory=trajectory, relative=relative))
+
+    def add_servo_coordinate(self, name, coordinate, trajectory, relative=True):
+        """Servo: augmented coordinate ``coordinate`` follows ``trajectory`` (1 component)."""
+        self._servos.append(dict(name=name, kind="coordinate", coordinate=coordinate,
+                                 trajectory=trajectory, relative=relative))
+
+    def set_inputs(self, coordinates):
+        """The actuated coordinates whose generalised forces are the servo inputs, paired in order
+        with the servo rows (000 eq. 84: B is Boolean on these coordinates)."""
+        self._inputs = list(coordinates)
+
     def build(self):
         return Model(self)
 
@@ -213,6 +242,7 @@ class Model:
             self.joints.append(Joint(j["name"], j["type"], b1, b2, j["point1"], j["point2"],
                                      j["frame1"], j["frame2"], coords))
         self.n = len(self.coordinate_names)
+        self._builder_servos, self._builder_inputs = builder._servos, builder._inputs
 
         mass = np.zeros(self.n)
         for b in self.bodies:
@@ -225,6 +255,10 @@ class Model:
             c.rows = row + np.arange(c.count * c.m).reshape(c.count, c.m)
             row += c.count * c.m
         self.m = row
+        self.input_rows = np.empty(len(self.inputs), dtype=np.int64)  # servo row of each input
+        for c in self.constraints:
+            if isinstance(c, (ServoTrajectory, ServoAngle)):
+                self.input_rows[c.input_order] = c.rows[:, 0]
         self.forces = self._forces(builder, body_index)
 
     def body_dofs(self, i):
@@ -253,6 +287,57 @@ class Model:
             dofs = np.column_stack([dofs, [j.coordinates["angle"] for j in angles]])
             i, k = (0, 1) if dim == 2 else (1, 2)  # planar: about the normal; spatial: about x
             families.append(JointAngle(dofs, labels, F1[:, :, i], F1[:, :, k], F2[:, :, i]))
+        return families + self._servo_families()
+
+    def _servo_families(self):
+        """Servo rows in the order given, each paired with the next input coordinate."""
+        servos, inputs = self._builder_servos, self._builder_inputs
+        rows = []  # (servo name, kind, constrained dofs, coefficients, trajectory, component, relative)
+        index = {b.name: i for i, b in enumerate(self.bodies)}
+        for sv in servos:
+            where = f"servo '{sv['name']}'"
+            tr = sv["trajectory"]
+            if sv["kind"] == "coordinate":
+                if sv["coordinate"] not in self.joint_coordinates:
+                    raise ModelError(f"{where}.coordinate", f"unknown joint coordinate '{sv['coordinate']}'")
+                dofs, coef = [self.joint_coordinates[sv["coordinate"]]], [[1.0]]
+            else:
+                if sv["body"] not in index:
+                    raise ModelError(f"{where}.body", f"unknown body '{sv['body']}'")
+                body = self.body_dofs(index[sv["body"]])
+                if sv["kind"] == "point":
+                    dofs, coef = body, kin.point_matrix(np.asarray(sv["point"], float)[None, :])[0]
+                elif self.dim == 2:
+                    dofs, coef = body[2:4], [[np.nan, np.nan]]  # d1; coefficients depend on time
+                else:
+                    raise ModelError(f"{where}.type", "angle servos exist only in 2D models")
+            if tr.size != len(coef):
+                raise ModelError(f"{where}.trajectory", f"needs {len(coef)} components, has {tr.size}")
+            rows += [(sv["name"], sv["kind"], dofs, c, tr, k, sv["relative"]) for k, c in enumerate(coef)]
+        if len(inputs) != len(rows):
+            raise ModelError("control.inputs", f"{len(rows)} servo rows need as many input coordinates, "
+                             f"got {len(inputs)}")
+        for name in inputs:
+            if name not in self.joint_coordinates:
+                raise ModelError("control.inputs", f"unknown joint coordinate '{name}'")
+        self.inputs = list(inputs)
+        families = []
+        for kind_set, cls in ((("point", "coordinate"), ServoTrajectory), (("angle",), ServoAngle)):
+            for width in sorted({len(r[2]) for r in rows if r[1] in kind_set}):
+                picked = [(i, r) for i, r in enumerate(rows) if r[1] in kind_set and len(r[2]) == width]
+                dofs = np.array([[*r[2], self.joint_coordinates[inputs[i]]] for i, r in picked])
+                labels = [r[0] for _, r in picked]
+                if cls is ServoAngle:
+                    family = ServoAngle(dofs, labels, [r[4] for _, r in picked], [r[6] for _, r in picked])
+                else:
+                    groups = {}
+                    for k, (_, r) in enumerate(picked):
+                        groups.setdefault(id(r[4]), (r[4], [], [], r[6]))[1].append(k)
+                        groups[id(r[4])][2].append(r[5])
+                    family = ServoTrajectory(dofs, labels, np.array([r[3] for _, r in picked]),
+                                             [(tr, np.array(k), np.array(c), rel) for tr, k, c, rel in groups.values()])
+                family.input_order = np.array([i for i, _ in picked])
+                families.append(family)
         return families
 
     def _pair_arguments(self, joints):
@@ -283,6 +368,13 @@ class Model:
                                                 np.array([s[2] for s, _ in point_loads]))
             forces.append(TimeLoad(np.array([self.body_dofs(b) for b in bodies]), directions,
                                    [f for _, f in point_loads]))
+        if builder._frictions:
+            for c, _, _ in builder._frictions:
+                if c not in self.joint_coordinates:
+                    raise ModelError(f"friction on '{c}'", "unknown joint coordinate")
+            forces.append(Friction(np.array([[self.joint_coordinates[c]] for c, _, _ in builder._frictions]),
+                                   [c for c, _, _ in builder._frictions],
+                                   [e for _, e, _ in builder._frictions], [f for _, _, f in builder._frictions]))
         if builder._springs:
             s = builder._springs
             b = [tuple(body_index(name, f"spring '{x['name']}'") for name in x["bodies"]) for x in s]
@@ -303,26 +395,46 @@ class Model:
                     labels[c.rows[k, r]] = f"{kind} '{label}'" + (f" row {r + 1}/{c.m}" if c.m > 1 else "")
         return labels
 
-    def phi(self, q):
+    def phi(self, q, t=0.0):
         out = np.empty(self.m)
         for c in self.constraints:
-            out[c.rows] = c.phi(q[c.dofs])
+            out[c.rows] = c.phi(q[c.dofs], t) if c.time_dependent else c.phi(q[c.dofs])
         return out
 
-    def jacobian(self, q, rows=None):
+    def phi_time_derivative(self, q, t=0.0):
+        """dPhi/dt at fixed q (non-zero for servo rows only): velocities satisfy G v = -dPhi/dt."""
+        out = np.zeros(self.m)
+        for c in self.constraints:
+            if c.time_dependent:
+                out[c.rows[:, 0]] = c.time_derivative(q[c.dofs], t)
+        return out
+
+    def set_servo_references(self, q):
+        """Start values of relative servo targets from the initial configuration q."""
+        for c in self.constraints:
+            if c.time_dependent:
+                c.set_reference(q[c.dofs])
+
+    def jacobian(self, q, rows=None, t=0.0):
         """Constraint Jacobian G(q) as a sparse CSR matrix (m, n), optionally only ``rows``: for
         set-up and checks; the time loop assembles its own fixed pattern."""
         r, c, d = [], [], []
         for fam in self.constraints:
-            G = fam.jacobian(q[fam.dofs])
+            G = fam.jacobian(q[fam.dofs], t) if fam.time_dependent else fam.jacobian(q[fam.dofs])
             r.append(np.broadcast_to(fam.rows[:, :, None], G.shape).ravel())
             c.append(np.broadcast_to(fam.dofs[:, None, :], G.shape).ravel())
             d.append(G.ravel())
         G = sp.csr_matrix((np.concatenate(d), (np.concatenate(r), np.concatenate(c))), shape=(self.m, self.n))
         return G if rows is None else G[rows]
 
-    def potential(self, q):
-        return sum(f.potential(q[f.dofs]) for f in self.forces)
+    def potential(self, q, states=None):
+        """Potential energy; ``states``: the forces' internal states (default: their initial ones)."""
+        states = states or self.initial_states(q)
+        return sum(f.potential(q[f.dofs], s) for f, s in zip(self.forces, states))
+
+    def initial_states(self, q):
+        """Internal states of the forces (e.g. friction slip) at the initial configuration q."""
+        return [f.initial_state(q[f.dofs]) for f in self.forces]
 
     def kinetic(self, v):
         """Kinetic energy 1/2 v.M v of one state (n,) or of a history (..., n)."""

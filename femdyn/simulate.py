@@ -26,6 +26,7 @@ def prepare(model, q, v, tolerance=1e-6):
     """Check the placed configuration, find independent constraints, project onto the manifold."""
     if not (np.isfinite(q).all() and np.isfinite(v).all()):
         raise ModelError("initial", "the initial coordinates or velocities are not finite")
+    model.set_servo_references(q)
     residual = model.phi(q)
     worst = int(np.argmax(np.abs(residual))) if model.m else 0
     violation = float(np.abs(residual[worst])) if model.m else 0.0
@@ -42,6 +43,11 @@ def prepare(model, q, v, tolerance=1e-6):
             if short:
                 raise ModelError("springs", f"spring {', '.join(short)} has zero length initially")
     active, dropped = independent_rows(model, q)
+    servo = set(model.input_rows.tolist())
+    bad = [(row, on) for (row, on), r in zip(dropped, np.setdiff1d(np.arange(model.m), active)) if r in servo]
+    if bad:
+        raise ModelError("servos", "servo constraints that depend on the joints or on each other: "
+                         + "; ".join(f"{row} (with {', '.join(on) or 'the bodies'})" for row, on in bad))
     q, v = project(model, q, v, active)
     return Setup(q, v, active, dropped, violation)
 
@@ -69,16 +75,22 @@ class Results:
     t: np.ndarray
     q: np.ndarray
     v: np.ndarray
+    inputs: np.ndarray  # (steps, inputs): servo inputs over each step, at the mid-times t_mid
     iterations: np.ndarray
     residual: np.ndarray  # max |Phi| over the active constraints
     kinetic: np.ndarray
     potential: np.ndarray
-    work: np.ndarray  # cumulative non-conservative work of loads minus dissipation
+    work: np.ndarray  # cumulative work of loads and servo inputs minus dissipation
+    dissipation: np.ndarray  # cumulative energy dissipated by friction
     momentum: np.ndarray
     angular_momentum: np.ndarray
     complete: bool = True
     message: str = ""
     dropped: list = field(default_factory=list)
+
+    @property
+    def t_mid(self):
+        return 0.5 * (self.t[1:] + self.t[:-1])
 
     @property
     def dt(self):
@@ -103,29 +115,35 @@ def simulate(model, setup, dt, t_end, options=None, progress=None):
     dt = t_end / steps
     stepper = EnergyMomentum(model, dt, setup.active_rows, options or NewtonOptions())
     q, v, lam = setup.q0.copy(), setup.v0.copy(), np.zeros(model.m)
+    states = model.initial_states(q)
     Q, V = np.empty((steps + 1, model.n)), np.empty((steps + 1, model.n))
-    iterations, work = np.zeros(steps + 1, dtype=int), np.zeros(steps + 1)
-    Q[0], V[0] = q, v
+    inputs = np.empty((steps, len(model.inputs)))
+    iterations, work, potential = np.zeros(steps + 1, dtype=int), np.zeros(steps + 1), np.empty(steps + 1)
+    dissipation = np.zeros(steps + 1)
+    Q[0], V[0], potential[0] = q, v, model.potential(q, states)
     complete, message, last = True, "", steps
     for k in range(steps):
         try:
-            r = stepper.step(k * dt, q, v, lam)
+            r = stepper.step(k * dt, q, v, lam, states)
         except NewtonFailure as failure:
             complete, message, last = False, str(failure), k
             break
         except KeyboardInterrupt:
             complete, message, last = False, f"interrupted at t = {k * dt:.6g}", k
             break
-        q, v, lam = r.q, r.v, r.lam
-        Q[k + 1], V[k + 1], iterations[k + 1] = q, v, r.iterations
+        q, v, lam, states = r.q, r.v, r.lam, r.states
+        Q[k + 1], V[k + 1], iterations[k + 1], potential[k + 1] = q, v, r.iterations, r.potential
+        inputs[k] = -lam[model.input_rows]
         work[k + 1] = work[k] + r.work
+        dissipation[k + 1] = dissipation[k] + r.dissipation
         if progress is not None:
             progress.update(k + 1, (k + 1) * dt)
     Q, V = Q[: last + 1], V[: last + 1]
     momentum, angular = model.momenta(Q, V)
+    t = np.arange(last + 1) * dt
     return Results(
-        t=np.arange(last + 1) * dt, q=Q, v=V, iterations=iterations[: last + 1],
-        residual=np.array([np.abs(model.phi(qk)[setup.active_rows]).max(initial=0.0) for qk in Q]),
-        kinetic=model.kinetic(V), potential=np.array([model.potential(qk) for qk in Q]),
-        work=work[: last + 1], momentum=momentum, angular_momentum=angular,
+        t=t, q=Q, v=V, inputs=inputs[:last], iterations=iterations[: last + 1],
+        residual=np.array([np.abs(model.phi(qk, tk)[setup.active_rows]).max(initial=0.0) for qk, tk in zip(Q, t)]),
+        kinetic=model.kinetic(V), potential=potential[: last + 1],
+        work=work[: last + 1], dissipation=dissipation[: last + 1], momentum=momentum, angular_momentum=angular,
         complete=complete, message=message, dropped=setup.dropped)

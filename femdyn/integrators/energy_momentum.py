@@ -23,12 +23,14 @@ from ..linalg import FixedPatternLU, SingularMatrixError
 
 
 class NewtonFailure(RuntimeError):
-    def __init__(self, time, residual, iterations, reason):
+    def __init__(self, time, residual, iterations, reason, servos=()):
         self.time, self.residual, self.iterations = time, residual, iterations
-        super().__init__(
-            f"Newton failed in the step to t = {time:.6g} after {iterations} iterations "
-            f"({reason}; residual {residual:.3e}). Try a smaller dt, or check the initial "
-            f"configuration and the loads.")
+        hint = "Try a smaller dt, or check the initial configuration and the loads."
+        if servos:
+            hint += (f" The servo constraints ({', '.join(servos)}) may ask for a pose outside the "
+                     "workspace or through a singular one there.")
+        super().__init__(f"Newton failed in the step to t = {time:.6g} after {iterations} iterations "
+                         f"({reason}; residual {residual:.3e}). {hint}")
 
 
 @dataclass
@@ -43,7 +45,10 @@ class StepResult:
     v: np.ndarray
     lam: np.ndarray
     iterations: int
-    work: float  # non-conservative work of applied loads minus dissipation in the step
+    work: float  # work of applied loads and servo inputs minus dissipation in the step
+    potential: float  # at the end of the step
+    dissipation: float  # energy dissipated by friction in the step (>= 0)
+    states: list  # internal states of the forces at the end of the step
 
 
 class EnergyMomentum:
@@ -65,77 +70,102 @@ class EnergyMomentum:
         self._families = []
         for c in model.constraints:
             t_i, t_j = block_entries(c.dofs, c.dofs, c.tangent_mask)
-            r_local, c_local = np.nonzero(c.jacobian_mask)
-            g_rows = position[c.rows[:, r_local]].ravel()
-            g_cols = c.dofs[:, c_local].ravel()
-            keep = g_rows >= 0
-            rows += [t_i, g_cols[keep], n + g_rows[keep]]
-            cols += [t_j, n + g_rows[keep], g_cols[keep]]
+            r_g, c_g = np.nonzero(c.jacobian_mask)
+            r_f, c_f = np.nonzero(c.force_mask)
+            g_rows, g_cols = position[c.rows[:, r_g]].ravel(), c.dofs[:, c_g].ravel()
+            f_rows, f_cols = position[c.rows[:, r_f]].ravel(), c.dofs[:, c_f].ravel()
+            g_keep, f_keep = g_rows >= 0, f_rows >= 0
+            rows += [t_i, f_cols[f_keep], n + g_rows[g_keep]]
+            cols += [t_j, n + f_rows[f_keep], g_cols[g_keep]]
             phi_rows = position[c.rows]
-            self._families.append(dict(c=c, keep=keep, g_cols=g_cols, lam_rows=c.rows[:, r_local],
-                                       phi_keep=phi_rows >= 0, phi_at=n + phi_rows[phi_rows >= 0]))
-        self._varying = [f for f in model.forces if f.tangent_mask is not None]
-        for f in self._varying:
+            self._families.append(dict(c=c, g_keep=g_keep, f_keep=f_keep, f_cols=f_cols,
+                                       lam_rows=c.rows[:, r_f], phi_keep=phi_rows >= 0,
+                                       phi_at=n + phi_rows[phi_rows >= 0], servo=c.time_dependent))
+        self._varying = [k for k, f in enumerate(model.forces) if f.tangent_mask is not None]
+        for k in self._varying:
+            f = model.forces[k]
             t_i, t_j = block_entries(f.dofs, f.dofs, f.tangent_mask)
             rows.append(t_i)
             cols.append(t_j)
         self.pattern = SparsePattern((self.size, self.size), np.concatenate(rows), np.concatenate(cols))
         self.lu = FixedPatternLU(self.pattern.indptr, self.pattern.indices)
+        self.servos = sorted({label for fam in self._families if fam["servo"] for label in fam["c"].labels})
 
     def _scatter(self, dofs, values):
         return np.bincount(dofs.ravel(), weights=values.ravel(), minlength=self.model.n)
 
-    def _varying_forces(self, qa, qb, t_mid):
+    def _forces(self, qa, qb, t_mid, states, which):
         F = np.zeros(self.model.n)
-        for f in self._varying:
-            F += self._scatter(f.dofs, f.discrete_force(qa[f.dofs], qb[f.dofs], t_mid, self.dt))
+        for k in which:
+            f = self.model.forces[k]
+            F += self._scatter(f.dofs, f.discrete_force(qa[f.dofs], qb[f.dofs], t_mid, self.dt, states[k]))
         return F
 
-    def _system(self, qa, qb, lam, t_mid, inertia, constant_forces, starts):
+    def _constraint_forces(self, fam, Gbar, lam):
+        return np.bincount(fam["f_cols"], weights=(Gbar * lam[fam["lam_rows"]]).ravel(), minlength=self.model.n)
+
+    def _system(self, qa, qb, lam, t_mid, inertia, constant_forces, starts, states):
         """Residual and Newton matrix data in pattern order. ``lam`` holds all m multipliers."""
         dt, s, n = self.dt, self.scale, self.model.n
         R = np.empty(self.size)
-        R_q = 2.0 / dt**2 * self.model.mass * qb - inertia - constant_forces - self._varying_forces(qa, qb, t_mid)
+        R_q = (2.0 / dt**2 * self.model.mass * qb - inertia - constant_forces
+               - self._forces(qa, qb, t_mid, states, self._varying))
         data = [2.0 / dt**2 * self.model.mass]
         for fam, start in zip(self._families, starts):
             c = fam["c"]
             phi, G, Gbar, T = c.linearize(start, qa[c.dofs], qb[c.dofs], lam[c.rows])
-            R_q += np.bincount(fam["g_cols"], weights=(Gbar * lam[fam["lam_rows"]]).ravel(), minlength=n)
+            R_q += self._constraint_forces(fam, Gbar, lam)
             R[fam["phi_at"]] = s * phi[fam["phi_keep"]]
-            data += [T.ravel(), s * Gbar.ravel()[fam["keep"]], s * G.ravel()[fam["keep"]]]
+            data += [T.ravel(), s * Gbar.ravel()[fam["f_keep"]], s * G.ravel()[fam["g_keep"]]]
         R[:n] = R_q
-        for f in self._varying:
-            data.append(-f.tangent(qa[f.dofs], qb[f.dofs], t_mid, dt)[:, f.tangent_mask].ravel())
+        for k in self._varying:
+            f = self.model.forces[k]
+            T = f.tangent(qa[f.dofs], qb[f.dofs], t_mid, dt, states[k])
+            data.append(-T[:, f.tangent_mask].ravel())
         return R, np.concatenate(data)
 
-    def step(self, t, qa, va, lam_guess):
-        """One step from (t, qa, va) to t + dt; ``lam_guess`` (m,) starts Newton's iteration."""
+    def step(self, t, qa, va, lam_guess, states):
+        """One step from (t, qa, va) to t + dt; ``lam_guess`` (m,) starts Newton's iteration and
+        ``states`` are the forces' internal states at t."""
         model, dt, n = self.model, self.dt, self.model.n
         t_mid = t + 0.5 * dt
         inertia = 2.0 / dt**2 * model.mass * (qa + dt * va)
-        constant_forces = np.zeros(n)
-        for f in model.forces:
-            if f.tangent_mask is None:
-                constant_forces += self._scatter(f.dofs, f.discrete_force(qa[f.dofs], qa[f.dofs], t_mid, dt))
-        starts = [fam["c"].begin_step(qa[fam["c"].dofs]) for fam in self._families]
+        constant = [k for k in range(len(model.forces)) if k not in self._varying]
+        constant_forces = self._forces(qa, qa, t_mid, states, constant)
+        starts = [fam["c"].begin_step(qa[fam["c"].dofs], t + dt) for fam in self._families]
         qb = qa + dt * va
         lam = np.zeros(model.m)
         lam[self.active] = lam_guess[self.active]
         for it in range(1, self.options.max_iterations + 1):
-            R, data = self._system(qa, qb, lam, t_mid, inertia, constant_forces, starts)
+            R, data = self._system(qa, qb, lam, t_mid, inertia, constant_forces, starts, states)
             if not np.all(np.isfinite(R)):
-                raise NewtonFailure(t + dt, np.inf, it, "the residual is not finite")
+                raise NewtonFailure(t + dt, np.inf, it, "the residual is not finite", self.servos)
             try:
                 self.lu.factor(self.pattern.values(data))
             except SingularMatrixError:
-                raise NewtonFailure(t + dt, np.abs(R).max(), it, "singular Newton matrix") from None
+                raise NewtonFailure(t + dt, np.abs(R).max(), it, "singular Newton matrix", self.servos) from None
             dx = self.lu.solve(-R)
             qb = qb + dx[:n]
             lam[self.active] += self.scale * dx[n:]
             if np.abs(dx[:n]).max() <= self.options.tolerance * max(1.0, np.abs(qb).max()):
-                vb = 2.0 / dt * (qb - qa) - va
-                F = constant_forces + self._varying_forces(qa, qb, t_mid)
-                work = float(F @ (qb - qa)) + model.potential(qb) - model.potential(qa)
-                return StepResult(qb, vb, lam, it, work)
+                return self._finish(t, qa, va, qb, lam, it, constant_forces, starts, states)
         raise NewtonFailure(t + dt, np.abs(R).max(), self.options.max_iterations,
-                            "no convergence within the iteration limit")
+                            "no convergence within the iteration limit", self.servos)
+
+    def _finish(self, t, qa, va, qb, lam, iterations, constant_forces, starts, states):
+        """Velocities, the step's work (loads, servo inputs, dissipation) and the new states."""
+        model, dt = self.model, self.dt
+        dq = qb - qa
+        F = constant_forces + self._forces(qa, qb, t + 0.5 * dt, states, self._varying)
+        for fam, start in zip(self._families, starts):
+            if fam["servo"]:  # inputs u = -lam act along B: work u . B dq
+                c = fam["c"]
+                Gbar = c.linearize(start, qa[c.dofs], qb[c.dofs], lam[c.rows])[2]
+                F -= self._constraint_forces(fam, Gbar, lam)
+        new_states = [f.advance(qa[f.dofs], qb[f.dofs], s) for f, s in zip(model.forces, states)]
+        dissipation = sum(float(np.sum(f.dissipation(qa[f.dofs], qb[f.dofs], s)))
+                          for f, s in zip(model.forces, states) if hasattr(f, "dissipation"))
+        v_a = model.potential(qa, states)
+        v_b = model.potential(qb, new_states)
+        work = float(F @ dq) + v_b - v_a
+        return StepResult(qb, 2.0 / dt * dq - va, lam, iterations, work, v_b, dissipation, new_states)

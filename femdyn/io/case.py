@@ -19,6 +19,13 @@ Schema::
     [[loads]]    type = "joint": coordinate, function
                  type = "point_force": body, point, force; optional function
     [[springs]]  name, bodies, points, stiffness, free_length; optional damping
+    [[friction]] coordinate, stiffness, max_force          (stick-slip joint friction, 001 sec. 4.2)
+    [[servos]]   type = "point": name, body, trajectory; optional point, relative (default true)
+                 type = "angle" (2D): name, body, trajectory; optional relative
+                 type = "coordinate": name, coordinate, trajectory; optional relative
+                 trajectory = {type = figure8 (ax, ay, angle), smooth_ramp (t1, t2, t3, rate),
+                               polynomial (coefficients), spline | table (times, values), constant}
+    [control]    inputs = [coordinate, ..]  one actuated coordinate per servo row, in order
     [initial.bodies.NAME]   position, angle (2D) | rotation = {axis, angle} (3D), velocity, angular_velocity
     [initial.joints.NAME]   angle, angle_rate, slide, slide_rate
 """
@@ -31,7 +38,7 @@ from pathlib import Path
 import numpy as np
 
 from .. import kinematics as kin
-from .. import timefunctions
+from .. import timefunctions, trajectories
 from ..initial import PLACING, place
 from ..integrators.energy_momentum import NewtonOptions
 from ..simulate import check_run, step_count
@@ -42,11 +49,25 @@ from .output import RESERVED_COLUMNS
 FRAMES = 500  # default number of output frames
 NAME = re.compile(r"[\w-]+")
 TOP_REQUIRED = ("dimension", "solver", "bodies")
-TOP_OPTIONAL = ("title", "source", "gravity", "output", "joints", "loads", "springs", "initial")
+TOP_OPTIONAL = ("title", "source", "gravity", "output", "joints", "loads", "springs", "friction", "servos",
+                "control", "initial")
 JOINT_OPTIONAL = ("points", "axis", "relative_rotation", "angle", "slide")
 LOADS = {  # type -> (required keys, optional keys)
     "joint": (("coordinate", "function"), ()),
     "point_force": (("body", "point", "force"), ("function",)),
+}
+SERVOS = {  # type -> (required keys, optional keys)
+    "point": (("name", "body", "trajectory"), ("point", "relative")),
+    "angle": (("name", "body", "trajectory"), ("relative",)),
+    "coordinate": (("name", "coordinate", "trajectory"), ("relative",)),
+}
+TRAJECTORIES = {
+    "figure8": (("ax", "ay", "angle"), ()),
+    "smooth_ramp": (("t1", "t2", "t3", "rate"), ()),
+    "polynomial": (("coefficients",), ()),
+    "spline": (("times", "values"), ()),
+    "table": (("times", "values"), ()),
+    "constant": (("value",), ()),
 }
 TIME_FUNCTIONS = {
     "hat": (("t1", "t2", "peak"), ()),
@@ -264,6 +285,78 @@ class _Reader:
             self.fail(field, str(err))
 
 
+def _trajectory(r, value, field, size):
+    """A servo trajectory table (see ``femdyn.trajectories``) with ``size`` components."""
+    kind = r.typed_table(value, field, TRAJECTORIES)
+    try:
+        if kind == "figure8":
+            tr = trajectories.FigureEight(r.number(value["ax"], f"{field}.ax"), r.number(value["ay"], f"{field}.ay"),
+                                          _trajectory(r, value["angle"], f"{field}.angle", 1))
+        elif kind == "smooth_ramp":
+            tr = trajectories.SmoothRampAngle(*(r.number(value[k], f"{field}.{k}") for k in ("t1", "t2", "t3", "rate")))
+        elif kind == "polynomial":
+            rows = r.array(value["coefficients"], f"{field}.coefficients")
+            tr = trajectories.Polynomial([r.vector(c, f"{field}.coefficients[{i}]") for i, c in enumerate(rows)])
+        elif kind == "constant":
+            v = value["value"]
+            tr = trajectories.Constant(r.vector(v, f"{field}.value") if isinstance(v, list) else [r.number(v, f"{field}.value")])
+        else:
+            times = r.vector(value["times"], f"{field}.times")
+            rows = r.array(value["values"], f"{field}.values")
+            values = [r.vector(v, f"{field}.values[{i}]") if isinstance(v, list) else [r.number(v, f"{field}.values[{i}]")]
+                      for i, v in enumerate(rows)]
+            if len({len(v) for v in values}) > 1:
+                r.fail(f"{field}.values", "all values need the same number of components")
+            tr = (trajectories.Spline if kind == "spline" else trajectories.Table)(times, np.array(values))
+    except ValueError as err:
+        r.fail(field, str(err))
+    if tr.size != size:
+        r.fail(field, f"needs {size} component{'s' if size > 1 else ''}, this trajectory has {tr.size}")
+    return tr
+
+
+def _add_servos(r, data, builder, dim, bodies, coordinates):
+    """Servo constraints (000 eqs. 58-59, 78-84) and the input coordinates that realise them."""
+    names = []
+    for i, item in enumerate(r.array(data.get("servos", []), "servos")):
+        f = f"servos[{i}]"
+        kind = r.typed_table(item, f, SERVOS)
+        name = r.name(item["name"], f"{f}.name", names)
+        names.append(name)
+        relative = r.boolean(item.get("relative", True), f"{f}.relative")
+        if kind == "coordinate":
+            coordinate = r.reference(item["coordinate"], f"{f}.coordinate", coordinates, "joint coordinate")
+            builder.add_servo_coordinate(name, coordinate, _trajectory(r, item["trajectory"], f"{f}.trajectory", 1),
+                                         relative)
+            continue
+        body = r.reference(item["body"], f"{f}.body", bodies, "body")
+        if kind == "point":
+            point = r.vector(item["point"], f"{f}.point", dim) if "point" in item else np.zeros(dim)
+            builder.add_servo_point(name, body, point, _trajectory(r, item["trajectory"], f"{f}.trajectory", dim),
+                                    relative)
+        elif dim == 2:
+            builder.add_servo_angle(name, body, _trajectory(r, item["trajectory"], f"{f}.trajectory", 1), relative)
+        else:
+            r.fail(f"{f}.type", "angle servos exist only in 2D models")
+    control = r.table(data.get("control", {}), "control", optional=("inputs",))
+    inputs = [r.reference(c, f"control.inputs[{k}]", coordinates, "joint coordinate")
+              for k, c in enumerate(r.array(control.get("inputs", []), "control.inputs"))]
+    builder.set_inputs(inputs)
+
+
+def _add_friction(r, items, builder, coordinates):
+    seen = []
+    for i, item in enumerate(r.array(items, "friction")):
+        f = f"friction[{i}]"
+        r.table(item, f, ("coordinate", "stiffness", "max_force"))
+        coordinate = r.reference(item["coordinate"], f"{f}.coordinate", coordinates, "joint coordinate")
+        if coordinate in seen:
+            r.fail(f"{f}.coordinate", f"'{coordinate}' has friction twice")
+        seen.append(coordinate)
+        builder.add_friction(coordinate, r.number(item["stiffness"], f"{f}.stiffness", positive=True),
+                             r.number(item["max_force"], f"{f}.max_force", positive=True))
+
+
 def _read_toml(path):
     try:
         text = path.read_bytes().decode("utf-8")
@@ -410,6 +503,8 @@ def load_case(path):
         joints, coordinates = _add_joints(r, data.get("joints", []), builder, dim, bodies)
         _add_loads(r, data.get("loads", []), builder, dim, bodies, coordinates)
         _add_springs(r, data.get("springs", []), builder, dim, bodies)
+        _add_friction(r, data.get("friction", []), builder, coordinates)
+        _add_servos(r, data, builder, dim, bodies, coordinates)
         if "gravity" in data:
             builder.set_gravity(r.vector(data["gravity"], "gravity", dim))
         model = builder.build()

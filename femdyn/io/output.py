@@ -1,6 +1,7 @@
 """The result folder of a run: CSV histories, ParaView series, plots and ``summary.json``.
 
 ``history.csv``  time, energies, momenta, constraint residual, Newton iterations, joint coordinates
+``inputs.csv``   servo inputs (actuator torques/forces) at the step mid-times, with ``inputs.png``
 ``bodies.csv``   body centres and orientations (2D: angle of d1; 3D: the directors)
 ``energy.png``, ``joint_coordinates.png`` [, ``joint_coordinates_dt.png`` with other time steps]
 ``motion.pvd`` + ``vtk/`` + ``bodies.txt``  every ``every``-th frame and the last, with velocities
@@ -34,14 +35,15 @@ def body_motion(model, q, v):
     return centres, rotations, velocities, omega
 
 
-RESERVED_COLUMNS = {"t", "kinetic", "potential", "total", "work", "energy_balance", "constraint_residual",
+RESERVED_COLUMNS = {"t", "kinetic", "potential", "total", "work", "dissipation", "energy_balance", "constraint_residual",
                     "newton_iterations", *(f"momentum_{a}" for a in "xyz"), *(f"angular_momentum_{a}" for a in "xyz")}
 
 
 def _history(model, results):
     axes = "xyz"
     columns = {"t": results.t, "kinetic": results.kinetic, "potential": results.potential,
-               "total": results.total, "work": results.work, "energy_balance": results.energy_balance}
+               "total": results.total, "work": results.work, "dissipation": results.dissipation,
+               "energy_balance": results.energy_balance}
     columns.update({f"momentum_{axes[i]}": results.momentum[:, i] for i in range(model.dim)})
     angular = results.angular_momentum
     names = ["z"] if angular.shape[1] == 1 else axes
@@ -112,6 +114,9 @@ def write_results(folder, case, results, wall_time, compare=None):
     centres, rotations, velocities, omega = body_motion(model, results.q, results.v)
     write_csv(folder / "history.csv", _history(model, results))
     write_csv(folder / "bodies.csv", _bodies(model, results, centres, rotations))
+    inputs = {name: results.inputs[:, k] for k, name in enumerate(model.inputs)}
+    if inputs:  # servo inputs act over each step: reported at the mid-times (000 eq. 59)
+        write_csv(folder / "inputs.csv", {"t": results.t_mid, **inputs})
     if case.vtk:
         frames = np.unique(np.append(np.arange(0, len(results.t), case.output_every), len(results.t) - 1))
         write_vtk_series(folder, results.t[frames], centres[frames], rotations[frames],
@@ -124,6 +129,9 @@ def write_results(folder, case, results, wall_time, compare=None):
         coordinates = {name: results.q[:, i] for name, i in model.joint_coordinates.items()}
         if coordinates:
             plot_series(folder / "joint_coordinates.png", results.t, coordinates, "joint coordinate",
+                        case.title)
+        if inputs:
+            plot_series(folder / "inputs.png", results.t_mid, inputs, "servo input (torque or force)",
                         case.title)
         if coordinates and compare:
             runs = [(f"{name}, dt = {results.dt:g}", results.t, y) for name, y in coordinates.items()]

@@ -69,12 +69,12 @@ class JointAngle(Constraint):
                                  zero, (self.a2 * b1[:, None, :]).reshape(K, -1)], axis=1)
         return np.sum(a1 * a2, axis=1), np.sum(b1 * a2, axis=1), grad_c, grad_s
 
-    def begin_step(self, qa):
+    def begin_step(self, qa, t):
         return self._cs(qa)[:2]
 
     def _evaluate(self, qa, qb, lam, start=None):
         """phi(qb), G(qb), Gbar(qa, qb) and d(Gbar^T lam)/dqb in one pass (see module docstring)."""
-        ca, sa = self.begin_step(qa) if start is None else start
+        ca, sa = self._cs(qa)[:2] if start is None else start
         cb, sb, grad_cb, grad_sb = self._cs(qb)
         _, _, grad_cm, grad_sm = self._cs(0.5 * (qa + qb))
         ta, tb = qa[:, -1], qb[:, -1]

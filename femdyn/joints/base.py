@@ -49,17 +49,19 @@ class Constraint(ABC):
     def discrete_tangent(self, qa, qb, lam):
         """d(Gbar(qa, qb)^T lam)/dqb, shape (K, n, n)."""
 
-    def begin_step(self, qa):
-        """Whatever ``linearize`` can reuse from the start of the step."""
+    time_dependent = False  # phi and jacobian take the time as second argument
+
+    def begin_step(self, qa, t):
+        """Whatever ``linearize`` can reuse over the step that ends at time t."""
         return qa
 
     def linearize(self, start, qa, qb, lam):
         """Everything one Newton iteration needs, restricted to the structural non-zeros:
-        phi(qb) (K, m), G(qb) and Gbar(qa, qb) at ``jacobian_mask`` (K, nnz), and the tangent
-        d(Gbar^T lam)/dqb at ``tangent_mask`` (K, nnz_t)."""
-        jm, tm = self.jacobian_mask, self.tangent_mask
-        return (self.phi(qb), self.jacobian(qb)[:, jm], self.discrete_jacobian(qa, qb)[:, jm],
-                self.discrete_tangent(qa, qb, lam)[:, tm])
+        phi(qb) (K, m), G(qb) at ``jacobian_mask`` (K, nnz), Gbar(qa, qb) at ``force_mask``
+        (K, nnz_f), and the tangent d(Gbar^T lam)/dqb at ``tangent_mask`` (K, nnz_t)."""
+        return (self.phi(qb), self.jacobian(qb)[:, self.jacobian_mask],
+                self.discrete_jacobian(qa, qb)[:, self.force_mask],
+                self.discrete_tangent(qa, qb, lam)[:, self.tangent_mask])
 
     @property
     @abstractmethod
@@ -70,6 +72,12 @@ class Constraint(ABC):
     @abstractmethod
     def tangent_mask(self):
         """(n, n) structural non-zeros of ``discrete_tangent``."""
+
+    @property
+    def force_mask(self):
+        """(m, n) structural non-zeros of the force direction Gbar; that of the Jacobian, except
+        for servo rows, whose force acts on the actuated coordinates."""
+        return self.jacobian_mask
 
 
 class QuadraticConstraint(Constraint):
@@ -128,7 +136,7 @@ class QuadraticConstraint(Constraint):
         G = g + (h * q[:, j]) @ to_slot
         return 0.5 * ((G + g) * q[:, i]) @ to_row + c, G
 
-    def begin_step(self, qa):
+    def begin_step(self, qa, t):
         return self._values(qa)[1]
 
     def linearize(self, start, qa, qb, lam):

@@ -1,0 +1,138 @@
+"""Servo (control) constraints, 000 eqs. 58-59 and 84, 001 eqs. 27-28.
+
+A servo row prescribes a quantity b(q), linear in q, to follow a trajectory: Phi_C = b(q) - gamma(t).
+Its multiplier is the input u = -lambda of one actuated coordinate (a joint angle or slide), and the
+force it applies is B^T u with the Boolean B of 000 eq. 84 -- not the gradient of Phi_C. Servo rows
+therefore add no reaction of their own: the trajectory is realised by the actuators alone, and a free-
+floating system keeps its momenta. The discrete form (000 eq. 59) enforces Phi_C(q_n+1, t_n+1) = 0.
+
+Local coordinates of an instance: the coordinates b depends on, then the actuated coordinate. In the
+component interface, ``discrete_jacobian`` is the direction of the row's force (B), ``jacobian``
+the derivative of Phi_C (the Newton row). Targets may be relative: gamma(t) = b(q0) + trajectory(t).
+"""
+from abc import abstractmethod
+
+import numpy as np
+
+from .base import Constraint
+
+
+class Servo(Constraint):
+    m = 1
+    time_dependent = True
+
+    @abstractmethod
+    def coefficients(self, t):
+        """a(t), (K, n_c): b(q) = a . q_c."""
+
+    @abstractmethod
+    def targets(self, t):
+        """gamma(t), (K,)."""
+
+    @abstractmethod
+    def time_derivative(self, q, t):
+        """dPhi_C/dt at fixed q, (K,): the velocity condition is G v + dPhi_C/dt = 0."""
+
+    @abstractmethod
+    def set_reference(self, q):
+        """Fix the start values of relative targets from the initial local coordinates."""
+
+    def phi(self, q, t=0.0):
+        return (np.sum(self.coefficients(t) * q[:, :-1], axis=1) - self.targets(t))[:, None]
+
+    def jacobian(self, q, t=0.0):
+        G = np.zeros((q.shape[0], 1, q.shape[1]))
+        G[:, 0, :-1] = self.coefficients(t)
+        return G
+
+    def discrete_jacobian(self, qa, qb):
+        B = np.zeros((qa.shape[0], 1, qa.shape[1]))
+        B[:, 0, -1] = 1.0
+        return B
+
+    def discrete_tangent(self, qa, qb, lam):
+        return np.zeros((qa.shape[0], qa.shape[1], qa.shape[1]))
+
+    def begin_step(self, qa, t):
+        return self.coefficients(t), self.targets(t)
+
+    def linearize(self, start, qa, qb, lam):
+        a, gamma = start
+        phi = (np.sum(a * qb[:, :-1], axis=1) - gamma)[:, None]
+        return phi, a, np.ones((qa.shape[0], 1)), np.zeros((qa.shape[0], 0))
+
+    @property
+    def jacobian_mask(self):
+        return np.arange(self.dofs.shape[1])[None, :] < self.dofs.shape[1] - 1
+
+    @property
+    def force_mask(self):
+        return ~self.jacobian_mask
+
+    @property
+    def tangent_mask(self):
+        return np.zeros((self.dofs.shape[1],) * 2, dtype=bool)
+
+
+class ServoTrajectory(Servo):
+    """Rows a . q_c = gamma(t) with constant a: a component of a body point (a = a row of C(X)) or an
+    augmented joint coordinate (a = 1). ``groups``: (trajectory, rows, components, relative) -- rows
+    (indices of instances) follow the given components of one trajectory."""
+
+    def __init__(self, dofs, labels, coefficients, groups):
+        super().__init__(dofs, labels)
+        self.a = np.asarray(coefficients, dtype=float)
+        self.groups = groups
+        self.reference = np.zeros(self.count)
+
+    def coefficients(self, t):
+        return self.a
+
+    def _gather(self, method, t):
+        out = np.empty(self.count)
+        for trajectory, rows, components, _ in self.groups:  # one call per servo, not per row
+            out[rows] = getattr(trajectory, method)(t)[components]
+        return out
+
+    def targets(self, t):
+        return self.reference + self._gather("value", t)
+
+    def time_derivative(self, q, t):
+        return -self._gather("rate", t)
+
+    def set_reference(self, q):
+        relative = np.zeros(self.count, dtype=bool)
+        for _, rows, _, rel in self.groups:
+            relative[rows] = rel
+        start = np.sum(self.a * q[:, :-1], axis=1) - self._gather("value", 0.0)
+        self.reference = np.where(relative, start, 0.0)
+
+
+class ServoAngle(Servo):
+    """Planar body orientation: the director d1 at angle theta(t) from e1,
+    Phi_C = sin(theta) d1_x - cos(theta) d1_y (= sin(theta - angle of d1); 000 eq. 82 for theta = 0).
+    Local coordinates: d1 (2), then the actuated coordinate."""
+
+    def __init__(self, dofs, labels, trajectories, relative):
+        super().__init__(dofs, labels)
+        self.trajectories, self.relative = trajectories, np.asarray(relative, dtype=bool)
+        self.reference = np.zeros(self.count)
+
+    def _theta(self, t):
+        return self.reference + np.array([tr.value(t)[0] for tr in self.trajectories])
+
+    def coefficients(self, t):
+        theta = self._theta(t)
+        return np.column_stack([np.sin(theta), -np.cos(theta)])
+
+    def targets(self, t):
+        return np.zeros(self.count)
+
+    def time_derivative(self, q, t):
+        theta = self._theta(t)
+        rate = np.array([tr.rate(t)[0] for tr in self.trajectories])
+        return rate * (np.cos(theta) * q[:, 0] + np.sin(theta) * q[:, 1])
+
+    def set_reference(self, q):
+        start = np.arctan2(q[:, 1], q[:, 0]) - np.array([tr.value(0.0)[0] for tr in self.trajectories])
+        self.reference = np.where(self.relative, start, 0.0)

@@ -1,0 +1,144 @@
+"""Prescribed motions for servo constraints: vector-valued functions of time with their rates.
+
+A trajectory has ``value(t)`` and ``rate(t)``, each of shape (components,), and ``size``.
+
+The figure-8 of 000 eq. 78 is ``(ax sin s(t), ay sin 2 s(t))`` added to the initial position, with the
+angle s(t) of eqs. 79-81 (the paper calls it omega(t) in eq. 78, but it is the angle theta(t) of
+eq. 79). Its rate ramps from 0 to omega0 on [0, t1] along the 9th-order smooth step
+S(x) = 126 x^5 - 420 x^6 + 540 x^7 - 315 x^8 + 70 x^9 (S(0) = 0, S(1) = 1, four derivatives zero at
+both ends), is omega0 on [t1, t2] and ramps back to 0 on [t2, t3]; s is its integral. Eq. 80 is
+consistent with this reading: s1 = t1 omega0 I(t/t1) with I(x) = int_0^x S = 21 x^6 - 60 x^7 +
+67.5 x^8 - 35 x^9 + 7 x^10 (I(1) = 1/2), s2 = s1(t1) + omega0 (t - t1), and
+s3 = s2(t) - (t3 - t2) omega0 I((t - t2)/(t3 - t2)). After t3 the angle stays at s(t3)
+(= 2 pi for t1, t2, t3 = 1, 2, 3 s and omega0 = pi: one full figure-8).
+"""
+from abc import ABC, abstractmethod
+
+import numpy as np
+from scipy.interpolate import CubicSpline
+
+
+def smooth_step(x):
+    """S(x) = 126 x^5 - 420 x^6 + 540 x^7 - 315 x^8 + 70 x^9 on [0, 1], 0 before, 1 after."""
+    x = np.clip(x, 0.0, 1.0)
+    return x**5 * (126.0 + x * (-420.0 + x * (540.0 + x * (-315.0 + 70.0 * x))))
+
+
+def smooth_step_integral(x):
+    """int_0^x S = 21 x^6 - 60 x^7 + 67.5 x^8 - 35 x^9 + 7 x^10 (000 eq. 80), for x in [0, 1]."""
+    x = np.clip(x, 0.0, 1.0)
+    return x**6 * (21.0 + x * (-60.0 + x * (67.5 + x * (-35.0 + 7.0 * x))))
+
+
+class Trajectory(ABC):
+    size = 1
+
+    @abstractmethod
+    def value(self, t):
+        """(size,) position of the trajectory at time t."""
+
+    @abstractmethod
+    def rate(self, t):
+        """(size,) its time derivative."""
+
+
+class SmoothRampAngle(Trajectory):
+    """The angle s(t) of 000 eqs. 79-81 (see the module docstring)."""
+
+    def __init__(self, t1, t2, t3, omega0):
+        if not 0.0 < t1 <= t2 < t3:
+            raise ValueError("needs 0 < t1 <= t2 < t3")
+        self.t1, self.t2, self.t3, self.omega0 = float(t1), float(t2), float(t3), float(omega0)
+
+    def value(self, t):
+        t1, t2, t3, w = self.t1, self.t2, self.t3, self.omega0
+        t = min(float(t), t3)
+        s = t1 * w * smooth_step_integral(t / t1) + w * max(t - t1, 0.0)
+        return np.array([s - (t3 - t2) * w * smooth_step_integral((t - t2) / (t3 - t2))])
+
+    def rate(self, t):
+        t1, t2, t3, w = self.t1, self.t2, self.t3, self.omega0
+        if t >= t3:
+            return np.zeros(1)
+        return np.array([w * (smooth_step(t / t1) - smooth_step((t - t2) / (t3 - t2)))])
+
+
+class FigureEight(Trajectory):
+    """(ax sin s, ay sin 2s) for an angle trajectory s(t) (000 eq. 78, relative to the start)."""
+
+    size = 2
+
+    def __init__(self, ax, ay, angle):
+        self.ax, self.ay, self.angle = float(ax), float(ay), angle
+
+    def value(self, t):
+        s = self.angle.value(t)[0]
+        return np.array([self.ax * np.sin(s), self.ay * np.sin(2.0 * s)])
+
+    def rate(self, t):
+        s, ds = self.angle.value(t)[0], self.angle.rate(t)[0]
+        return np.array([self.ax * np.cos(s) * ds, 2.0 * self.ay * np.cos(2.0 * s) * ds])
+
+
+class Polynomial(Trajectory):
+    """Component i is sum_k c[i][k] t^k."""
+
+    def __init__(self, coefficients):
+        self.c = np.atleast_2d(np.asarray(coefficients, dtype=float))
+        self.size = self.c.shape[0]
+
+    def value(self, t):
+        return np.array([np.polynomial.polynomial.polyval(t, c) for c in self.c])
+
+    def rate(self, t):
+        return np.array([np.polynomial.polynomial.polyval(t, np.polynomial.polynomial.polyder(c)) for c in self.c])
+
+
+class Spline(Trajectory):
+    """Clamped cubic spline through (times, values) with zero rate at both ends; constant outside."""
+
+    def __init__(self, times, values):
+        values = np.asarray(values, dtype=float)
+        values = values[:, None] if values.ndim == 1 else values
+        self.t0, self.t1 = float(times[0]), float(times[-1])
+        self.spline = CubicSpline(times, values, bc_type="clamped", axis=0)
+        self.size = values.shape[1]
+
+    def value(self, t):
+        return self.spline(np.clip(t, self.t0, self.t1))
+
+    def rate(self, t):
+        return self.spline(t, 1) if self.t0 <= t <= self.t1 else np.zeros(self.size)
+
+
+class Table(Trajectory):
+    """Piecewise-linear interpolation of (times, values); constant outside."""
+
+    def __init__(self, times, values):
+        values = np.asarray(values, dtype=float)
+        self.values = values[:, None] if values.ndim == 1 else values
+        self.times = np.asarray(times, dtype=float)
+        if self.times.size < 2 or np.any(np.diff(self.times) <= 0) or len(self.values) != self.times.size:
+            raise ValueError("a table needs strictly increasing times and one value per time")
+        self.size = self.values.shape[1]
+
+    def value(self, t):
+        return np.array([np.interp(t, self.times, v) for v in self.values.T])
+
+    def rate(self, t):
+        k = np.searchsorted(self.times, t, side="right") - 1
+        if k < 0 or k >= self.times.size - 1:
+            return np.zeros(self.size)
+        return (self.values[k + 1] - self.values[k]) / (self.times[k + 1] - self.times[k])
+
+
+class Constant(Trajectory):
+    def __init__(self, values):
+        self.values = np.atleast_1d(np.asarray(values, dtype=float))
+        self.size = self.values.size
+
+    def value(self, t):
+        return self.values
+
+    def rate(self, t):
+        return np.zeros(self.size)
