@@ -125,7 +125,8 @@ def write_results(folder, case, results, wall_time, compare=None):
     if case.plots:
         angular = results.angular_momentum
         plot_energy_momentum(folder / "energy.png", results.t, results.kinetic, results.potential,
-                             results.total, angular[:, 0] if angular.shape[1] == 1 else angular, case.title)
+                             results.total, angular[:, 0] if angular.shape[1] == 1 else angular,
+                             results.momentum, case.title)
         coordinates = {name: results.q[:, i] for name, i in model.joint_coordinates.items()}
         if coordinates:
             plot_series(folder / "joint_coordinates.png", results.t, coordinates, "joint coordinate",

@@ -16,29 +16,28 @@ def _save(fig, path):
     plt.close(fig)
 
 
-def plot_energy_momentum(path, t, kinetic, potential, total, angular_momentum, title):
-    """Energies T, V, H (top) and angular momentum (bottom) over time.
+def plot_energy_momentum(path, t, kinetic, potential, total, angular_momentum, momentum, title):
+    """Energies T, V, H, then angular and linear momentum over time (000 Figs. 5, 10, 14).
 
-    ``angular_momentum`` is (N,) for planar systems or (N, 3) in space.
+    ``angular_momentum`` is (N,) for planar systems or (N, 3) in space; ``momentum`` is (N, dim).
     """
-    fig, (ax_e, ax_l) = plt.subplots(2, 1, sharex=True, figsize=(7, 6))
+    fig, (ax_e, ax_l, ax_p) = plt.subplots(3, 1, sharex=True, figsize=(7, 8))
     ax_e.plot(t, kinetic, label="T")
     ax_e.plot(t, potential, label="V")
     ax_e.plot(t, total, label="H")
     ax_e.set_ylabel("energy")
-    ax_e.legend()
-    ax_e.set_title(title)
-
-    ang = np.asarray(angular_momentum, dtype=float)
-    if ang.ndim == 1:
-        ax_l.plot(t, ang, label="L")
-    else:
-        for i, axis in enumerate("xyz"[: ang.shape[1]]):
-            ax_l.plot(t, ang[:, i], label=f"L{axis}")
-    ax_l.set_ylabel("angular momentum")
-    ax_l.set_xlabel("t")
-    ax_l.legend()
-    for ax in (ax_e, ax_l):
+    ax_e.set_title(title, fontsize=10)
+    for ax, values, name, label in ((ax_l, angular_momentum, "L", "angular momentum"),
+                                    (ax_p, momentum, "p", "linear momentum")):
+        values = np.asarray(values, dtype=float)
+        values = values[:, None] if values.ndim == 1 else values
+        axes = ["z"] if values.shape[1] == 1 and name == "L" else "xyz"[: values.shape[1]]
+        for i, axis in enumerate(axes):
+            ax.plot(t, values[:, i], label=f"{name}{axis}")
+        ax.set_ylabel(label)
+    ax_p.set_xlabel("t")
+    for ax in (ax_e, ax_l, ax_p):
+        ax.legend()
         ax.grid(True, alpha=0.3)
     _save(fig, path)
 
@@ -50,7 +49,7 @@ def plot_series(path, t, series, ylabel, title):
         ax.plot(t, y, label=name)
     ax.set_xlabel("t")
     ax.set_ylabel(ylabel)
-    ax.set_title(title)
+    ax.set_title(title, fontsize=10)
     ax.grid(True, alpha=0.3)
     ax.legend()
     _save(fig, path)
@@ -63,7 +62,7 @@ def plot_overlay(path, runs, ylabel, title):
         ax.plot(t, y, label=label)
     ax.set_xlabel("t")
     ax.set_ylabel(ylabel)
-    ax.set_title(title)
+    ax.set_title(title, fontsize=10)
     ax.grid(True, alpha=0.3)
     ax.legend()
     _save(fig, path)
