@@ -1,0 +1,57 @@
+"""Dynamics of parallel manipulators in actuated coordinates, independent of the DAE solver.
+
+* :mod:`femdyn.analysis.rrr` -- the planar 3-RRR manipulator by DeNOC twist propagation and twist
+  annihilators (002 section 4).
+* :mod:`femdyn.analysis.stewart` -- the Stewart-Gough platform by Gauss' principle in Appell's form,
+  inverse and direct dynamics from one constrained quadratic program (004 section V).
+
+Both report near-singular Jacobians as :class:`SingularPoseError` instead of returning numbers that
+have blown up.  :func:`smooth_start` is the common start-from-rest profile of their trajectories.
+"""
+import numpy as np
+
+
+def read_only(array):
+    """A float copy of ``array`` that cannot be written to (for arrays held by frozen parameters)."""
+    array = np.array(array, dtype=float)
+    array.flags.writeable = False
+    return array
+
+
+class SingularPoseError(ValueError):
+    """A Jacobian of the manipulator is (nearly) singular at the given pose.
+
+    Attributes: ``pose`` (the pose, as text), ``matrix`` (which Jacobian), ``condition`` (its
+    2-norm condition number) and ``limit`` (the threshold it exceeded).
+    """
+
+    def __init__(self, pose, matrix, condition, limit):
+        self.pose, self.matrix, self.condition, self.limit = pose, matrix, condition, limit
+        super().__init__(f"singular pose {pose}: cond({matrix}) = {condition:.3e} exceeds {limit:.1e}")
+
+
+def check_condition(matrices, names, describe_pose, limit):
+    """Raise :class:`SingularPoseError` for the first of ``matrices`` (stacked, shape (k, m, n)) whose
+    2-norm condition number exceeds ``limit``; ``names`` label them, ``describe_pose()`` gives the
+    pose as text for the message."""
+    singular = np.linalg.svd(np.asarray(matrices, dtype=float), compute_uv=False)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        conditions = singular[:, 0] / singular[:, -1]
+    for name, condition in zip(names, conditions):
+        if not condition <= limit:  # also catches inf and nan
+            raise SingularPoseError(describe_pose(), name, float(condition), limit)
+
+
+def smooth_start(t, t_ramp):
+    """Path parameter s(t) whose rate rises from 0 to 1 over [0, t_ramp] and then stays 1.
+
+    The rate is the 9th-order polynomial of 000 eq. 80 (s_1 with omega_0 = 1):
+    s_dot = 126 tau^5 - 420 tau^6 + 540 tau^7 - 315 tau^8 + 70 tau^9, tau = t / t_ramp, whose first
+    four derivatives vanish at both ends.  Returns (s, s_dot, s_ddot), each shaped like t.
+    """
+    t = np.asarray(t, dtype=float)
+    tau = np.clip(t / t_ramp, 0.0, 1.0)
+    s = t_ramp * tau**6 * (21.0 - 60.0 * tau + 67.5 * tau**2 - 35.0 * tau**3 + 7.0 * tau**4) + np.maximum(t - t_ramp, 0.0)
+    s_dot = tau**5 * (126.0 - 420.0 * tau + 540.0 * tau**2 - 315.0 * tau**3 + 70.0 * tau**4)
+    s_ddot = 630.0 * tau**4 * (1.0 - tau) ** 4 / t_ramp
+    return s, s_dot, s_ddot
