@@ -19,7 +19,7 @@ from .joints.fixed import Fixed
 from .joints.orthonormality import Orthonormality
 from .joints.prismatic import Prismatic
 from .joints.revolute import Revolute
-from .joints.servo import ServoAngle, ServoTrajectory
+from .joints.servo import ServoAngle, ServoOrientation, ServoTrajectory
 from .joints.slide import Slide
 from .joints.spherical import Spherical
 from .joints.universal import Universal
@@ -179,6 +179,11 @@ class ModelBuilder:
         angle if ``relative`` (000 eq. 82 for a constant trajectory)."""
         self._servos.append(dict(name=name, kind="angle", body=body, trajectory=trajectory, relative=relative))
 
+    def add_servo_orientation(self, name, body, rotation):
+        """Servo (spatial): the body's directors follow the absolute target rotation, given by a
+        callable ``rotation(t) -> (R, omega)`` (3 rows)."""
+        self._servos.append(dict(name=name, kind="orientation", body=body, rotation=rotation))
+
     def add_servo_coordinate(self, name, coordinate, trajectory, relative=True):
         """Servo: augmented coordinate ``coordinate`` follows ``trajectory`` (1 component)."""
         self._servos.append(dict(name=name, kind="coordinate", coordinate=coordinate,
@@ -257,7 +262,7 @@ class Model:
         self.m = row
         self.input_rows = np.empty(len(self.inputs), dtype=np.int64)  # servo row of each input
         for c in self.constraints:
-            if isinstance(c, (ServoTrajectory, ServoAngle)):
+            if isinstance(c, (ServoTrajectory, ServoAngle, ServoOrientation)):
                 self.input_rows[c.input_order] = c.rows[:, 0]
         self.forces = self._forces(builder, body_index)
 
@@ -296,7 +301,13 @@ class Model:
         index = {b.name: i for i, b in enumerate(self.bodies)}
         for sv in servos:
             where = f"servo '{sv['name']}'"
-            tr = sv["trajectory"]
+            tr = sv.get("trajectory")
+            if sv["kind"] == "orientation":
+                if self.dim != 3 or sv["body"] not in index:
+                    raise ModelError(f"{where}.body", "orientation servos need a body of a 3D model")
+                d = self.body_dofs(index[sv["body"]])[3:]
+                rows += [(sv["name"], "orientation", d, None, sv["rotation"], k, False) for k in range(3)]
+                continue
             if sv["kind"] == "coordinate":
                 if sv["coordinate"] not in self.joint_coordinates:
                     raise ModelError(f"{where}.coordinate", f"unknown joint coordinate '{sv['coordinate']}'")
@@ -322,13 +333,18 @@ class Model:
                 raise ModelError("control.inputs", f"unknown joint coordinate '{name}'")
         self.inputs = list(inputs)
         families = []
-        for kind_set, cls in ((("point", "coordinate"), ServoTrajectory), (("angle",), ServoAngle)):
+        for kind_set, cls in ((("point", "coordinate"), ServoTrajectory), (("angle",), ServoAngle),
+                              (("orientation",), ServoOrientation)):
             for width in sorted({len(r[2]) for r in rows if r[1] in kind_set}):
                 picked = [(i, r) for i, r in enumerate(rows) if r[1] in kind_set and len(r[2]) == width]
                 dofs = np.array([[*r[2], self.joint_coordinates[inputs[i]]] for i, r in picked])
                 labels = [r[0] for _, r in picked]
                 if cls is ServoAngle:
                     family = ServoAngle(dofs, labels, [r[4] for _, r in picked], [r[6] for _, r in picked])
+                elif cls is ServoOrientation:
+                    if len({id(r[4]) for _, r in picked}) > 1:
+                        raise ModelError("servos", "one orientation servo per model is supported")
+                    family = ServoOrientation(dofs, labels, picked[0][1][4], [r[5] for _, r in picked])
                 else:
                     groups = {}
                     for k, (_, r) in enumerate(picked):

@@ -142,3 +142,16 @@ class Constant(Trajectory):
 
     def rate(self, t):
         return np.zeros(self.size)
+
+
+class Function(Trajectory):
+    """Any motion given as Python callables value(t) and rate(t) returning (size,) arrays."""
+
+    def __init__(self, value, rate, size):
+        self._value, self._rate, self.size = value, rate, size
+
+    def value(self, t):
+        return np.asarray(self._value(t), dtype=float)
+
+    def rate(self, t):
+        return np.asarray(self._rate(t), dtype=float)

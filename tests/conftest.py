@@ -5,6 +5,24 @@ import pytest
 
 CASES = pathlib.Path(__file__).resolve().parent.parent / "cases"
 
+# The two letters of the NM logo (000 Table 1, eq. 40) as case-file text, for small test cases.
+NM_BODIES_AND_JOINT = """\
+[[bodies]]
+name = "N"
+mass = 1.1
+euler = [0.004, 0.0917]
+[[bodies]]
+name = "M"
+mass = 2.0
+euler = [0.0073, 0.1667]
+[[joints]]
+name = "NM"
+type = "revolute"
+bodies = ["N", "M"]
+points = [[0, -0.4], [0, 0.4]]
+angle = "theta"
+"""
+
 
 @pytest.fixture
 def case_path():

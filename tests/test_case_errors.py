@@ -2,6 +2,8 @@
 and leaves neither the output folder nor a temporary sibling behind."""
 import pytest
 
+from conftest import NM_BODIES_AND_JOINT
+
 from femdyn.cli import main
 
 PLANAR = """\
@@ -9,20 +11,7 @@ dimension = 2
 [solver]
 dt = 0.01
 t_end = 0.02
-[[bodies]]
-name = "N"
-mass = 1.1
-euler = [0.004, 0.0917]
-[[bodies]]
-name = "M"
-mass = 2.0
-euler = [0.0073, 0.1667]
-[[joints]]
-name = "NM"
-type = "revolute"
-bodies = ["N", "M"]
-points = [[0, -0.4], [0, 0.4]]
-angle = "theta"
+""" + NM_BODIES_AND_JOINT + """\
 [[loads]]
 type = "joint"
 coordinate = "theta"

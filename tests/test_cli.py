@@ -4,6 +4,8 @@ import json
 
 import pytest
 
+from conftest import NM_BODIES_AND_JOINT
+
 from femdyn.cli import main
 from femdyn.io.tables import read_csv
 
@@ -15,20 +17,7 @@ dt = 0.01
 t_end = 0.03
 [output]
 every = 2
-[[bodies]]
-name = "N"
-mass = 1.1
-euler = [0.004, 0.0917]
-[[bodies]]
-name = "M"
-mass = 2.0
-euler = [0.0073, 0.1667]
-[[joints]]
-name = "NM"
-type = "revolute"
-bodies = ["N", "M"]
-points = [[0, -0.4], [0, 0.4]]
-angle = "theta"
+""" + NM_BODIES_AND_JOINT + """\
 [[loads]]
 type = "joint"
 coordinate = "theta"

@@ -44,15 +44,7 @@ def plot_energy_momentum(path, t, kinetic, potential, total, angular_momentum, m
 
 def plot_series(path, t, series, ylabel, title):
     """One line per named entry of ``series`` (name -> (N,) array) over ``t``."""
-    fig, ax = plt.subplots(figsize=(7, 4))
-    for name, y in series.items():
-        ax.plot(t, y, label=name)
-    ax.set_xlabel("t")
-    ax.set_ylabel(ylabel)
-    ax.set_title(title, fontsize=10)
-    ax.grid(True, alpha=0.3)
-    ax.legend()
-    _save(fig, path)
+    plot_overlay(path, [(name, t, y) for name, y in series.items()], ylabel, title)
 
 
 def plot_overlay(path, runs, ylabel, title):

@@ -136,3 +136,35 @@ class ServoAngle(Servo):
     def set_reference(self, q):
         start = np.arctan2(q[:, 1], q[:, 0]) - np.array([tr.value(0.0)[0] for tr in self.trajectories])
         self.reference = np.where(self.relative, start, 0.0)
+
+
+class ServoOrientation(Servo):
+    """Spatial body orientation: the directors follow a target rotation R(t) (columns r_1..3), by the
+    three rows r_2.d_3 = 0, r_3.d_1 = 0, r_1.d_2 = 0 (linear in q for given t; independent near
+    R(t)). Local coordinates: d_1, d_2, d_3 (9), then the actuated coordinate. ``rotation(t)``
+    returns (R, omega) with the target's angular velocity omega (R' = omega x R)."""
+
+    PAIRS = ((1, 2), (2, 0), (0, 1))  # row k: r_a . d_b
+
+    def __init__(self, dofs, labels, rotation, rows):
+        super().__init__(dofs, labels)
+        self.rotation, self.row = rotation, np.asarray(rows)  # which of the three rows
+
+    def coefficients(self, t):
+        R, _ = self.rotation(t)
+        a = np.zeros((self.count, 9))
+        for k, (i, j) in enumerate(self.PAIRS):
+            a[self.row == k, 3 * j : 3 * j + 3] = R[:, i]
+        return a
+
+    def targets(self, t):
+        return np.zeros(self.count)
+
+    def time_derivative(self, q, t):
+        R, omega = self.rotation(t)
+        rates = np.cross(omega, R.T)  # rows: r_i'
+        return np.array([rates[self.PAIRS[k][0]] @ q[n, 3 * self.PAIRS[k][1] : 3 * self.PAIRS[k][1] + 3]
+                         for n, k in enumerate(self.row)])
+
+    def set_reference(self, q):
+        """Absolute targets: nothing to fix."""
