@@ -1,0 +1,111 @@
+"""Beam centre-line meshes: read a line mesh with meshio (gmsh ``.msh``, ``.vtu``, any format meshio
+reads), write a straight beam of n elements, and move a centre line into its body frame.
+
+A centre line is one unbranched open chain of ``line`` cells in a plane (z constant); other cells
+(vertices, points of the geometry) are ignored.
+"""
+import pathlib
+
+import meshio
+import numpy as np
+from meshio._helpers import reader_map
+import scipy.sparse as sp
+from scipy.sparse import csgraph
+
+WRITERS = {".vtu": {}, ".msh": {"file_format": "gmsh22", "binary": False}}
+
+
+def _read(path):
+    """meshio's readers for the file's suffix, tried in turn. Not ``meshio.read``: when no reader
+    accepts a file it prints and calls ``sys.exit`` (meshio 5.3)."""
+    formats = meshio.extension_to_filetypes.get(path.suffix.lower())
+    if not formats:
+        raise ValueError(f"{path}: unknown mesh format {path.suffix!r} (use e.g. .msh or .vtu)")
+    errors = []
+    for file_format in formats:
+        try:
+            return reader_map[file_format](str(path))
+        except meshio.ReadError as err:
+            errors.append(f"{file_format}: {err}" if str(err) else file_format)
+    raise ValueError(f"{path}: not a mesh meshio can read (tried {'; '.join(errors)})")
+
+
+def read_centreline(path):
+    """Nodes (n_nodes, 2) of the centre line in ``path``, ordered from one end to the other.
+
+    The chain starts at the end its line cells run away from (if the cells are oriented
+    consistently), else at the end with the lower point index. A missing or unreadable file, a mesh
+    without line cells, a non-planar, branched, closed or disconnected centre line raise
+    ``ValueError`` naming the file.
+    """
+    path = pathlib.Path(path)
+    if not path.is_file():
+        raise ValueError(f"{path}: no such mesh file")
+    mesh = _read(path)
+    blocks = [block.data for block in mesh.cells if block.type == "line"]
+    if not blocks:
+        found = ", ".join(sorted({block.type for block in mesh.cells})) or "no cells"
+        raise ValueError(f"{path}: no line cells (a beam centre line is a line mesh; found {found})")
+    lines = np.concatenate(blocks).astype(np.int64)
+    if np.any(lines[:, 0] == lines[:, 1]):
+        raise ValueError(f"{path}: a line cell joins point {int(lines[lines[:, 0] == lines[:, 1]][0, 0])} "
+                         f"to itself")
+    points = np.asarray(mesh.points, dtype=float)
+    used = np.unique(lines)
+    size = np.ptp(points[used], axis=0).max()
+    if points.shape[1] > 2 and np.ptp(points[used, 2]) > 1e-12 * size:
+        raise ValueError(f"{path}: the centre line is not planar (z varies by "
+                         f"{np.ptp(points[used, 2]):.3g}); planar beams need a constant z")
+    degree = np.bincount(lines.ravel(), minlength=len(points))
+    if np.any(degree > 2):
+        branch = int(np.argmax(degree))
+        raise ValueError(f"{path}: the centre line branches at point {branch} "
+                         f"({points[branch, :2].tolist()}, {degree[branch]} lines meet)")
+    graph = sp.coo_matrix((np.ones(len(lines)), (lines[:, 0], lines[:, 1])),
+                          shape=(len(points),) * 2).tocsr()
+    _, part = csgraph.connected_components(graph, directed=False)
+    parts = np.unique(part[used])
+    if len(parts) > 1:
+        raise ValueError(f"{path}: the line cells form {len(parts)} disconnected pieces; a beam "
+                         f"centre line is one chain")
+    ends = used[degree[used] == 1]
+    if len(ends) != 2:
+        raise ValueError(f"{path}: the centre line is closed (a loop has no first and last node)")
+    sources = ends[np.isin(ends, lines[:, 0])]
+    start = sources[0] if len(sources) == 1 else ends.min()
+    order = csgraph.depth_first_order(graph, start, directed=False, return_predecessors=False)
+    return points[order, :2]
+
+
+def centreline_frame(points):
+    """Body frame of a centre line as used by ``body.BeamBody``: origin at the first node, x1 axis
+    along the chord from the first to the last node. Returns the nodes in that frame (n, 2), the
+    origin (2,) and the angle of x1 to the mesh's x axis, so that
+    ``points = origin + R(angle) @ nodes``."""
+    points = np.asarray(points, dtype=float)
+    chord = points[-1] - points[0]
+    angle = float(np.arctan2(chord[1], chord[0]))
+    c, s = np.cos(angle), np.sin(angle)
+    nodes = (points - points[0]) @ np.array([[c, -s], [s, c]])
+    return nodes, points[0].copy(), angle
+
+
+def write_straight_beam(path, length, n_elements, start=(0.0, 0.0), angle=0.0):
+    """Write a straight beam centre line of ``n_elements`` equal line cells, from ``start`` at
+    ``angle`` [rad] to the x axis, to ``path`` (VTK ``.vtu``, or ASCII gmsh 2.2 ``.msh``, by suffix).
+    Returns the path. This is the function behind ``femdyn mesh``."""
+    if int(n_elements) != n_elements or n_elements < 1:
+        raise ValueError(f"a beam mesh needs at least one element, got n_elements = {n_elements}")
+    if not length > 0:
+        raise ValueError(f"beam length must be positive, got {length}")
+    s = np.linspace(0.0, length, int(n_elements) + 1)
+    points = np.zeros((len(s), 3))
+    points[:, :2] = np.asarray(start, dtype=float) + np.outer(s, [np.cos(angle), np.sin(angle)])
+    lines = np.column_stack([np.arange(len(s) - 1), np.arange(1, len(s))])
+    path = pathlib.Path(path)
+    if path.suffix not in WRITERS:
+        raise ValueError(f"{path}: beam meshes are written as {' or '.join(WRITERS)}")
+    tags = np.ones(len(lines), dtype=int)  # gmsh wants physical and geometrical entity tags
+    cell_data = {"gmsh:physical": [tags], "gmsh:geometrical": [tags]} if path.suffix == ".msh" else {}
+    meshio.write(path, meshio.Mesh(points, [("line", lines)], cell_data=cell_data), **WRITERS[path.suffix])
+    return path
