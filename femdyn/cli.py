@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 
 from . import __version__
+from .beam.meshes import write_straight_beam
 from .integrators.energy_momentum import NewtonOptions
 from .io.case import CaseError, check_case_run, load_case
 from .io.output import write_results
@@ -94,6 +95,18 @@ def _parser():
     compare.add_argument("--out", type=Path, default=Path("comparison.png"), metavar="PNG",
                          help="plot file (default: comparison.png)")
     compare.set_defaults(handler=_compare)
+
+    mesh = commands.add_parser(
+        "mesh", help="write a straight-beam centre-line mesh",
+        description="Write the centre line of a straight beam of N equal elements (line cells) as VTK "
+        ".vtu or gmsh .msh, for flexible links.")
+    mesh.add_argument("out", metavar="FILE", type=Path, help="mesh file to write (.vtu or .msh)")
+    mesh.add_argument("--length", type=_positive_float, required=True, help="beam length")
+    mesh.add_argument("--elements", type=_positive_int, required=True, metavar="N", help="number of elements")
+    mesh.add_argument("--start", type=float, nargs=2, default=(0.0, 0.0), metavar=("X", "Y"),
+                      help="first node (default 0 0)")
+    mesh.add_argument("--angle", type=float, default=0.0, help="direction from the x axis in radians (default 0)")
+    mesh.set_defaults(handler=_mesh)
 
     check = commands.add_parser(
         "check", help="validate a case and describe its model",
@@ -281,6 +294,17 @@ def _compare(args):
         runs += [(f"{c}, {folder.name}", table["t"], table[c]) for c in columns]
     plot_overlay(args.out, runs, args.table, " vs ".join(f.name for f in args.folders))
     _say(f"wrote {args.out}")
+    return 0
+
+
+def _mesh(args):
+    try:
+        path = write_straight_beam(args.out, args.length, args.elements, args.start, args.angle)
+    except ValueError as err:
+        raise CaseError(args.out, "file", str(err).removeprefix(f"{args.out}: ")) from None
+    except OSError as err:
+        raise CaseError(args.out, "file", f"cannot write ({err.strerror or err})") from None
+    _say(f"wrote {path}: {args.elements} elements, length {args.length:g}")
     return 0
 
 

@@ -2,8 +2,8 @@
 stops early, and ``check``."""
 import json
 
+import numpy as np
 import pytest
-
 from conftest import NM_BODIES_AND_JOINT
 
 from femdyn.cli import main
@@ -101,3 +101,17 @@ def test_check_describes_model(case, capsys):
     out = capsys.readouterr().out
     assert "n = 13, constraints m = 9, active rows 9, degrees of freedom 4" in out
     assert "NM: revolute, N - M, angle 'theta'" in out
+
+
+def test_mesh_writes_a_straight_beam_that_reads_back(tmp_path, capsys):
+    from femdyn.beam.meshes import read_centreline
+
+    path = tmp_path / "beam.vtu"
+    assert main(["mesh", str(path), "--length", "0.5", "--elements", "8", "--angle", "0.3"]) == 0
+    points = read_centreline(path)
+    assert len(points) == 9
+    assert points[-1] == pytest.approx([0.5 * np.cos(0.3), 0.5 * np.sin(0.3)], abs=1e-12)
+    capsys.readouterr()
+    assert main(["mesh", str(tmp_path / "beam.txt"), "--length", "1", "--elements", "2"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith(f"error: {tmp_path / 'beam.txt'}: file:") and "\n" not in err
