@@ -145,10 +145,11 @@ def wrong_angle_branch(model, q):
 
 
 def _weights(model):
-    """Kinetic-energy metric; the massless augmented coordinates get 1e-3 of the smallest mass."""
+    """Kinetic-energy metric for the projections, floored at 1e-8 of the largest mass entry so that
+    massless augmented coordinates and nearly massless directors (slender bodies) keep G W^-1 G^T
+    well conditioned; any positive metric gives a consistent state."""
     w = model.mass.copy()
-    w[w == 0] = 1e-3 * (w[w > 0].min() if np.any(w > 0) else 1.0)
-    return w
+    return np.maximum(w, 1e-8 * (w.max() if np.any(w > 0) else 1.0))
 
 
 def independent_rows(model, q, tolerance=1e-9, block=64):
@@ -213,5 +214,7 @@ def project(model, q, v, rows, tolerance=1e-13, max_iterations=20):
         raise ModelError("initial", "the projection onto the constraints did not converge; "
                          "check the initial configuration")
     G = model.jacobian(q, rows)
-    v = v - w_inv @ (G.T @ cholesky((G @ w_inv @ G.T).tocsc())(G @ v + model.phi_time_derivative(q)[rows]))
+    velocity_residual = G @ v + model.phi_time_derivative(q)[rows]
+    if np.abs(velocity_residual).max(initial=0.0) > tolerance * max(1.0, np.abs(v).max()):
+        v = v - w_inv @ (G.T @ cholesky((G @ w_inv @ G.T).tocsc())(velocity_residual))
     return q, v

@@ -19,7 +19,8 @@ from .joints.fixed import Fixed
 from .joints.orthonormality import Orthonormality
 from .joints.prismatic import Prismatic
 from .joints.revolute import Revolute
-from .joints.servo import ServoAngle, ServoOrientation, ServoTrajectory
+from .joints.servo import FAMILIES as SERVO_FAMILIES
+from .joints.servo import Servo, ServoRow
 from .joints.slide import Slide
 from .joints.spherical import Spherical
 from .joints.universal import Universal
@@ -262,7 +263,7 @@ class Model:
         self.m = row
         self.input_rows = np.empty(len(self.inputs), dtype=np.int64)  # servo row of each input
         for c in self.constraints:
-            if isinstance(c, (ServoTrajectory, ServoAngle, ServoOrientation)):
+            if isinstance(c, Servo):
                 self.input_rows[c.input_order] = c.rows[:, 0]
         self.forces = self._forces(builder, body_index)
 
@@ -294,37 +295,36 @@ class Model:
             families.append(JointAngle(dofs, labels, F1[:, :, i], F1[:, :, k], F2[:, :, i]))
         return families + self._servo_families()
 
-    def _servo_families(self):
-        """Servo rows in the order given, each paired with the next input coordinate."""
-        servos, inputs = self._builder_servos, self._builder_inputs
-        rows = []  # (servo name, kind, constrained dofs, coefficients, trajectory, component, relative)
-        index = {b.name: i for i, b in enumerate(self.bodies)}
-        for sv in servos:
-            where = f"servo '{sv['name']}'"
-            tr = sv.get("trajectory")
-            if sv["kind"] == "orientation":
-                if self.dim != 3 or sv["body"] not in index:
-                    raise ModelError(f"{where}.body", "orientation servos need a body of a 3D model")
-                d = self.body_dofs(index[sv["body"]])[3:]
-                rows += [(sv["name"], "orientation", d, None, sv["rotation"], k, False) for k in range(3)]
-                continue
-            if sv["kind"] == "coordinate":
-                if sv["coordinate"] not in self.joint_coordinates:
-                    raise ModelError(f"{where}.coordinate", f"unknown joint coordinate '{sv['coordinate']}'")
-                dofs, coef = [self.joint_coordinates[sv["coordinate"]]], [[1.0]]
+    def _servo_rows(self, sv, index):
+        """The ``ServoRow``s of one servo specification."""
+        where, kind, target = f"servo '{sv['name']}'", sv["kind"], sv.get("trajectory")
+        if kind == "coordinate":
+            if sv["coordinate"] not in self.joint_coordinates:
+                raise ModelError(f"{where}.coordinate", f"unknown joint coordinate '{sv['coordinate']}'")
+            dofs, coefficients = [self.joint_coordinates[sv["coordinate"]]], [[1.0]]
+        else:
+            if sv["body"] not in index:
+                raise ModelError(f"{where}.body", f"unknown body '{sv['body']}'")
+            body = self.body_dofs(index[sv["body"]])
+            if kind == "point":
+                dofs, coefficients = body, kin.point_matrix(np.asarray(sv["point"], float)[None, :])[0]
+            elif kind == "angle" and self.dim == 2:
+                dofs, coefficients = body[2:4], [()]  # d1; the coefficients depend on time
+            elif kind == "orientation" and self.dim == 3:
+                dofs, coefficients, target = body[3:], [(), (), ()], sv["rotation"]
             else:
-                if sv["body"] not in index:
-                    raise ModelError(f"{where}.body", f"unknown body '{sv['body']}'")
-                body = self.body_dofs(index[sv["body"]])
-                if sv["kind"] == "point":
-                    dofs, coef = body, kin.point_matrix(np.asarray(sv["point"], float)[None, :])[0]
-                elif self.dim == 2:
-                    dofs, coef = body[2:4], [[np.nan, np.nan]]  # d1; coefficients depend on time
-                else:
-                    raise ModelError(f"{where}.type", "angle servos exist only in 2D models")
-            if tr.size != len(coef):
-                raise ModelError(f"{where}.trajectory", f"needs {len(coef)} components, has {tr.size}")
-            rows += [(sv["name"], sv["kind"], dofs, c, tr, k, sv["relative"]) for k, c in enumerate(coef)]
+                raise ModelError(f"{where}.type", f"{kind} servos exist only in {2 if kind == 'angle' else 3}D models")
+        if kind != "orientation" and target.size != len(coefficients):
+            raise ModelError(f"{where}.trajectory", f"needs {len(coefficients)} components, has {target.size}")
+        return [ServoRow(sv["name"], kind, tuple(dofs), tuple(c), target, k, sv.get("relative", False))
+                for k, c in enumerate(coefficients)]
+
+    def _servo_families(self):
+        """Servo rows in the order given, each paired with the next input coordinate (000 eq. 84),
+        batched by family and width."""
+        index = {b.name: i for i, b in enumerate(self.bodies)}
+        rows = [row for sv in self._builder_servos for row in self._servo_rows(sv, index)]
+        inputs = self._builder_inputs
         if len(inputs) != len(rows):
             raise ModelError("control.inputs", f"{len(rows)} servo rows need as many input coordinates, "
                              f"got {len(inputs)}")
@@ -332,28 +332,18 @@ class Model:
             if name not in self.joint_coordinates:
                 raise ModelError("control.inputs", f"unknown joint coordinate '{name}'")
         self.inputs = list(inputs)
+        batches = {}
+        for i, row in enumerate(rows):
+            batches.setdefault((SERVO_FAMILIES[row.kind], len(row.dofs)), []).append(i)
         families = []
-        for kind_set, cls in ((("point", "coordinate"), ServoTrajectory), (("angle",), ServoAngle),
-                              (("orientation",), ServoOrientation)):
-            for width in sorted({len(r[2]) for r in rows if r[1] in kind_set}):
-                picked = [(i, r) for i, r in enumerate(rows) if r[1] in kind_set and len(r[2]) == width]
-                dofs = np.array([[*r[2], self.joint_coordinates[inputs[i]]] for i, r in picked])
-                labels = [r[0] for _, r in picked]
-                if cls is ServoAngle:
-                    family = ServoAngle(dofs, labels, [r[4] for _, r in picked], [r[6] for _, r in picked])
-                elif cls is ServoOrientation:
-                    if len({id(r[4]) for _, r in picked}) > 1:
-                        raise ModelError("servos", "one orientation servo per model is supported")
-                    family = ServoOrientation(dofs, labels, picked[0][1][4], [r[5] for _, r in picked])
-                else:
-                    groups = {}
-                    for k, (_, r) in enumerate(picked):
-                        groups.setdefault(id(r[4]), (r[4], [], [], r[6]))[1].append(k)
-                        groups[id(r[4])][2].append(r[5])
-                    family = ServoTrajectory(dofs, labels, np.array([r[3] for _, r in picked]),
-                                             [(tr, np.array(k), np.array(c), rel) for tr, k, c, rel in groups.values()])
-                family.input_order = np.array([i for i, _ in picked])
-                families.append(family)
+        for (cls, _), picked in batches.items():
+            dofs = np.array([[*rows[i].dofs, self.joint_coordinates[inputs[i]]] for i in picked])
+            try:
+                family = cls.from_rows(dofs, [rows[i] for i in picked])
+            except ValueError as err:
+                raise ModelError("servos", str(err)) from None
+            family.input_order = np.array(picked)
+            families.append(family)
         return families
 
     def _pair_arguments(self, joints):

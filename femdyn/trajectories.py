@@ -155,3 +155,52 @@ class Function(Trajectory):
 
     def rate(self, t):
         return np.asarray(self._rate(t), dtype=float)
+
+
+def _smooth_start_angle(t, angular_speed, t_ramp):
+    """psi(t) = angular_speed s(t) and its rate, with s_dot = S(t / t_ramp): the rate rises from 0 along
+    the smooth step S and then stays at angular_speed (``femdyn.analysis.smooth_start``)."""
+    t = float(t)
+    x = t / t_ramp
+    s = t_ramp * smooth_step_integral(x) + max(t - t_ramp, 0.0)
+    return angular_speed * s, angular_speed * smooth_step(x)
+
+
+class Circle(Trajectory):
+    """A planar point on a circle from rest: (radius sin psi, radius (1 - cos psi)), relative to the
+    start, with psi(t) = angular_speed s(t) and s ramping up smoothly over [0, t_ramp] (rate S(t/t_ramp),
+    then 1). The centre of the circle is at (0, radius) from the start point; the platform path of
+    ``femdyn.analysis.rrr.circle_trajectory``."""
+
+    size = 2
+
+    def __init__(self, radius, angular_speed, t_ramp):
+        if not t_ramp > 0:
+            raise ValueError(f"t_ramp must be > 0, got {t_ramp}")
+        self.radius, self.angular_speed, self.t_ramp = float(radius), float(angular_speed), float(t_ramp)
+
+    def value(self, t):
+        psi, _ = _smooth_start_angle(t, self.angular_speed, self.t_ramp)
+        return self.radius * np.array([np.sin(psi), 1.0 - np.cos(psi)])
+
+    def rate(self, t):
+        psi, rate = _smooth_start_angle(t, self.angular_speed, self.t_ramp)
+        return self.radius * rate * np.array([np.cos(psi), np.sin(psi)])
+
+
+class Swing(Trajectory):
+    """A scalar swinging in step with ``Circle``: amplitude sin psi(t), the same psi(t) (e.g. the
+    platform angle of ``femdyn.analysis.rrr.circle_trajectory``, amplitude = its ``rotation``)."""
+
+    def __init__(self, amplitude, angular_speed, t_ramp):
+        if not t_ramp > 0:
+            raise ValueError(f"t_ramp must be > 0, got {t_ramp}")
+        self.amplitude, self.angular_speed, self.t_ramp = float(amplitude), float(angular_speed), float(t_ramp)
+
+    def value(self, t):
+        psi, _ = _smooth_start_angle(t, self.angular_speed, self.t_ramp)
+        return np.array([self.amplitude * np.sin(psi)])
+
+    def rate(self, t):
+        psi, rate = _smooth_start_angle(t, self.angular_speed, self.t_ramp)
+        return np.array([self.amplitude * np.cos(psi) * rate])

@@ -68,6 +68,8 @@ TRAJECTORIES = {
     "spline": (("times", "values"), ()),
     "table": (("times", "values"), ()),
     "constant": (("value",), ()),
+    "circle": (("radius", "angular_speed", "t_ramp"), ()),
+    "swing": (("amplitude", "angular_speed", "t_ramp"), ()),
 }
 TIME_FUNCTIONS = {
     "hat": (("t1", "t2", "peak"), ()),
@@ -297,6 +299,11 @@ def _trajectory(r, value, field, size):
         elif kind == "polynomial":
             rows = r.array(value["coefficients"], f"{field}.coefficients")
             tr = trajectories.Polynomial([r.vector(c, f"{field}.coefficients[{i}]") for i, c in enumerate(rows)])
+        elif kind in ("circle", "swing"):
+            first = "radius" if kind == "circle" else "amplitude"
+            tr = (trajectories.Circle if kind == "circle" else trajectories.Swing)(
+                r.number(value[first], f"{field}.{first}"), r.number(value["angular_speed"], f"{field}.angular_speed"),
+                r.number(value["t_ramp"], f"{field}.t_ramp", positive=True))
         elif kind == "constant":
             v = value["value"]
             tr = trajectories.Constant(r.vector(v, f"{field}.value") if isinstance(v, list) else [r.number(v, f"{field}.value")])

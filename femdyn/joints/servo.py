@@ -11,10 +11,26 @@ component interface, ``discrete_jacobian`` is the direction of the row's force (
 the derivative of Phi_C (the Newton row). Targets may be relative: gamma(t) = b(q0) + trajectory(t).
 """
 from abc import abstractmethod
+from dataclasses import dataclass
 
 import numpy as np
 
 from .base import Constraint
+
+
+@dataclass(frozen=True)
+class ServoRow:
+    """One servo row before batching: the servo's name and kind, the coordinates b depends on, its
+    coefficients (for constant ones), the target (trajectory or rotation function), the component of
+    the target it follows, and whether the target is relative to the start."""
+
+    servo: str
+    kind: str
+    dofs: tuple
+    coefficients: tuple
+    target: object
+    component: int
+    relative: bool
 
 
 class Servo(Constraint):
@@ -85,6 +101,16 @@ class ServoTrajectory(Servo):
         self.groups = groups
         self.reference = np.zeros(self.count)
 
+    @classmethod
+    def from_rows(cls, dofs, rows):
+        groups = {}  # one group per target object
+        for k, row in enumerate(rows):
+            group = groups.setdefault(id(row.target), (row.target, [], [], row.relative))
+            group[1].append(k)
+            group[2].append(row.component)
+        return cls(dofs, [r.servo for r in rows], [r.coefficients for r in rows],
+                   [(tr, np.array(ks), np.array(cs), rel) for tr, ks, cs, rel in groups.values()])
+
     def coefficients(self, t):
         return self.a
 
@@ -118,6 +144,10 @@ class ServoAngle(Servo):
         self.trajectories, self.relative = trajectories, np.asarray(relative, dtype=bool)
         self.reference = np.zeros(self.count)
 
+    @classmethod
+    def from_rows(cls, dofs, rows):
+        return cls(dofs, [r.servo for r in rows], [r.target for r in rows], [r.relative for r in rows])
+
     def _theta(self, t):
         return self.reference + np.array([tr.value(t)[0] for tr in self.trajectories])
 
@@ -150,6 +180,12 @@ class ServoOrientation(Servo):
         super().__init__(dofs, labels)
         self.rotation, self.row = rotation, np.asarray(rows)  # which of the three rows
 
+    @classmethod
+    def from_rows(cls, dofs, rows):
+        if len({id(r.target) for r in rows}) > 1:
+            raise ValueError("one orientation servo per model is supported")
+        return cls(dofs, [r.servo for r in rows], rows[0].target, [r.component for r in rows])
+
     def coefficients(self, t):
         R, _ = self.rotation(t)
         a = np.zeros((self.count, 9))
@@ -168,3 +204,7 @@ class ServoOrientation(Servo):
 
     def set_reference(self, q):
         """Absolute targets: nothing to fix."""
+
+
+FAMILIES = {"point": ServoTrajectory, "coordinate": ServoTrajectory, "angle": ServoAngle,
+            "orientation": ServoOrientation}
