@@ -24,7 +24,9 @@ Schema::
                  type = "angle" (2D): name, body, trajectory; optional relative
                  type = "coordinate": name, coordinate, trajectory; optional relative
                  trajectory = {type = figure8 (ax, ay, angle), smooth_ramp (t1, t2, t3, rate),
-                               polynomial (coefficients), spline | table (times, values), constant}
+                               circle (radius, angular_speed, t_ramp), swing (amplitude,
+                               angular_speed, t_ramp), polynomial (coefficients),
+                               spline | table (times, values), constant}
     [control]    inputs = [coordinate, ..]  one actuated coordinate per servo row, in order
     [initial.bodies.NAME]   position, angle (2D) | rotation = {axis, angle} (3D), velocity, angular_velocity
     [initial.joints.NAME]   angle, angle_rate, slide, slide_rate
