@@ -11,7 +11,7 @@ The same manipulators as femdyn DAE models (femdyn.analysis.models) are timed ne
   inverse-dynamics solve of the DAE (Newton's method on the full saddle-point system, KLU
   refactorisation; the Newton iterations per step are printed);
 * DAE instantaneous (Stewart): one sparse saddle-point solve at acceleration level, inverse
-  (femdyn.analysis.models.dae_inverse_dynamics) and direct (femdyn.analysis.dae.accelerations); the
+  (femdyn.analysis.dae.inverse_dynamics) and direct (femdyn.analysis.dae.accelerations); the
   3-RRR has augmented joint angles, which this solve does not take;
 * DAE forward step: one BEM step without servos under the actuator forces of the same trajectory
   (3-RRR: crank torques, Stewart: leg forces), and, for more legs, the instantaneous direct dynamics.
@@ -30,8 +30,8 @@ import warnings
 import numpy as np
 
 from femdyn.analysis import rrr, stewart
-from femdyn.analysis.dae import accelerations
-from femdyn.analysis.models import (dae_inverse_dynamics, platform_target_accelerations, rrr_model, rrr_state,
+from femdyn.analysis.dae import accelerations, inverse_dynamics
+from femdyn.analysis.models import (platform_target_accelerations, rrr_model, rrr_state,
                                     stewart_model, stewart_state)
 from femdyn.integrators.energy_momentum import EnergyMomentum
 from femdyn.simulate import prepare
@@ -133,7 +133,7 @@ def stewart_dae_figures(n_legs, evaluations, repeat):
         for t, (position, rotation, twist, twist_dot) in zip(times, motion):
             q, v = stewart_state(servo, params, position, rotation, twist)
             targets.append((servo, q, v, platform_target_accelerations(servo, q, twist, twist_dot), t))
-        out["inverse_us"] = best_time(dae_inverse_dynamics, targets, repeat)
+        out["inverse_us"] = best_time(inverse_dynamics, targets, repeat)
         setup = prepare(servo, *stewart_state(servo, params, *motion[0][:3]))
         out["servo_step_us"], out["servo_newton"] = best_steps(servo, setup, evaluations, repeat)
     return out

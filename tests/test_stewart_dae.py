@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 
 from femdyn.analysis import stewart
-from femdyn.analysis.dae import accelerations
-from femdyn.analysis.models import (dae_inverse_dynamics, platform_accelerations, platform_target_accelerations,
+from femdyn.analysis.dae import accelerations, inverse_dynamics
+from femdyn.analysis.models import (platform_accelerations, platform_target_accelerations,
                                     stewart_legs, stewart_model, stewart_platform, stewart_state)
 from femdyn.kinematics import rotation_3d
 from femdyn.simulate import prepare, simulate
@@ -76,7 +76,7 @@ def test_instantaneous_dae_inverse_dynamics_equals_gauss_appell(servo_model):
     m = servo_model
     for t, q, v, twist, twist_dot, position, rotation in states(m):
         forces = stewart.inverse_dynamics(PARAMS, position, rotation, twist, twist_dot)
-        u, a = dae_inverse_dynamics(m, q, v, platform_target_accelerations(m, q, twist, twist_dot), t)
+        u, a = inverse_dynamics(m, q, v, platform_target_accelerations(m, q, twist, twist_dot), t)
         assert np.abs(u - forces).max() <= 1e-10 * np.abs(forces).max()
         np.testing.assert_allclose(platform_accelerations(m, q, v, a), twist_dot, rtol=0,
                                    atol=1e-10 * np.abs(twist_dot).max())
@@ -111,7 +111,7 @@ def test_the_disagreement_is_the_legs_axial_inertia():
     for eps in (1e-4, 1e-6):
         m = stewart_model(PARAMS, servo=True, axial_inertia=eps)
         q, v = stewart_state(m, PARAMS, position, rotation, twist)
-        u, _ = dae_inverse_dynamics(m, q, v, platform_target_accelerations(m, q, twist, twist_dot), t)
+        u, _ = inverse_dynamics(m, q, v, platform_target_accelerations(m, q, twist, twist_dot), t)
         differences.append(np.abs(u - forces).max() / np.abs(forces).max())
     assert 1e-3 * 1e-4 < differences[0] < 1e-4
     assert differences[0] / differences[1] == pytest.approx(100.0, rel=1e-3)

@@ -28,9 +28,8 @@ def _forces(model, q, t):
     return F
 
 
-def accelerations(model, q, v, inputs=(), t=0.0, rows=None):
-    """Accelerations a (n,) and multipliers (of ``rows``, default all non-servo rows) for inputs
-    ``inputs`` (one per ``model.inputs`` coordinate)."""
+def _regular_rows(model, v):
+    """The non-servo rows and gamma_r = v . H_r v for them (quadratic constraints only)."""
     families = [c for c in model.constraints if not isinstance(c, Servo)]
     if any(not isinstance(c, QuadraticConstraint) for c in families):
         raise ValueError("instantaneous dynamics needs quadratic constraints (no augmented joint angles)")
@@ -38,13 +37,44 @@ def accelerations(model, q, v, inputs=(), t=0.0, rows=None):
     for c in families:
         vl = v[c.dofs]
         gamma[c.rows] = np.einsum("kmij,ki,kj->km", c._hessian, vl, vl)
-    if rows is None:
-        servo = np.concatenate([c.rows.ravel() for c in model.constraints if isinstance(c, Servo)] or [[]])
-        rows = np.setdiff1d(np.arange(model.m), servo.astype(int))
-    G = model.jacobian(q, rows, t)
-    F = _forces(model, q, t)
+    rows = np.concatenate([c.rows.ravel() for c in families])
+    return rows, gamma[rows]
+
+
+def _input_matrix(model):
+    """B: the Boolean input matrix of 000 eq. 84, (inputs, n)."""
     coordinates = [model.joint_coordinates[name] for name in model.inputs]
-    np.add.at(F, coordinates, np.asarray(inputs, dtype=float))
+    return sp.csr_matrix((np.ones(len(coordinates)), (np.arange(len(coordinates)), coordinates)),
+                         shape=(len(coordinates), model.n))
+
+
+def accelerations(model, q, v, inputs=(), t=0.0):
+    """Accelerations a (n,) and the multipliers of the non-servo rows for given ``inputs`` (one per
+    ``model.inputs`` coordinate)."""
+    rows, gamma = _regular_rows(model, v)
+    G = model.jacobian(q, rows, t)
+    F = _forces(model, q, t) + _input_matrix(model).T @ np.asarray(inputs, dtype=float)
     K = sp.bmat([[sp.diags(model.mass), G.T], [G, None]], format="csc")
-    x = spla.spsolve(K, np.concatenate([F, -gamma[rows]]))
+    x = spla.spsolve(K, np.concatenate([F, -gamma]))
     return x[: model.n], x[model.n :]
+
+
+def inverse_dynamics(model, q, v, target, t=0.0):
+    """Inputs u (one per ``model.inputs``) and accelerations a of a servo model at one instant:
+
+        M a + G^T lam - B^T u = F,     G a = -gamma,     S a = S a_target,
+
+    S the servo rows' Jacobian, ``target`` accelerations (n,) that are exact for the servoed
+    coordinates (other entries are ignored). Valid when (q, v) lie on the servo trajectory at t: the
+    servo rows vanish identically along it, so their second derivatives in the actual and the target
+    motion differ only by S (a - a_target). The DAE's own one-solve inverse dynamics, without time
+    stepping. Returns (u, a)."""
+    if not len(model.inputs):
+        raise ValueError("instantaneous inverse dynamics needs a model with servo constraints")
+    rows, gamma = _regular_rows(model, v)
+    G = model.jacobian(q, rows, t)
+    S = model.jacobian(q, model.input_rows, t)
+    B = _input_matrix(model)
+    K = sp.bmat([[sp.diags(model.mass), G.T, -B.T], [G, None, None], [S, None, None]], format="csc")
+    x = spla.spsolve(K, np.concatenate([_forces(model, q, t), -gamma, S @ target]))
+    return x[model.n + rows.size:], x[: model.n]

@@ -54,7 +54,6 @@ import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
 from femdyn.analysis import rrr, stewart
-from femdyn.analysis.dae import _forces
 from femdyn.initial import place
 from femdyn.joints.base import QuadraticConstraint
 from femdyn.joints.servo import Servo
@@ -62,7 +61,7 @@ from femdyn.model import ModelBuilder, axis_frame
 from femdyn.trajectories import Circle, Function, Swing
 
 __all__ = [
-    "AXIAL_INERTIA", "HAIR", "dae_inverse_dynamics", "platform_accelerations", "platform_target_accelerations",
+    "AXIAL_INERTIA", "HAIR", "platform_accelerations", "platform_target_accelerations",
     "rrr_actuated", "rrr_model", "rrr_platform", "rrr_state", "stewart_legs", "stewart_model", "stewart_platform",
     "stewart_state",
 ]
@@ -295,36 +294,3 @@ def stewart_legs(model, q):
     return q[..., [model.joint_coordinates[c] for c in names]]
 
 
-# ------------------------------------------------------------------------- instantaneous inverse dynamics
-
-def dae_inverse_dynamics(model, q, v, target, t=0.0):
-    """Inputs u (one per ``model.inputs``) and accelerations a of a servo model at one instant:
-
-        M a + G^T lam - B^T u = F,     G a = -gamma,     S a = S a_target,
-
-    S the servo rows' Jacobian, ``target`` accelerations (n,) that are exact for the servoed
-    coordinates (other entries are ignored).  Valid when (q, v) lie on the servo trajectory at t: the
-    servo rows vanish identically along it, so their second derivative in the actual and the target
-    motion differ only by S (a - a_target).  The DAE's own one-solve inverse dynamics, without time
-    stepping; quadratic constraints only (no augmented joint angles).  Returns (u, a)."""
-    servos = [c for c in model.constraints if isinstance(c, Servo)]
-    if not servos:
-        raise ValueError("instantaneous inverse dynamics needs a model with servo constraints")
-    families = [c for c in model.constraints if not isinstance(c, Servo)]
-    if any(not isinstance(c, QuadraticConstraint) for c in families):
-        raise ValueError("instantaneous inverse dynamics needs quadratic constraints (no augmented joint angles)")
-    gamma = np.zeros(model.m)
-    for c in families:
-        vl = v[c.dofs]
-        gamma[c.rows] = np.einsum("kmij,ki,kj->km", c._hessian, vl, vl)
-    servo_rows = np.concatenate([c.rows.ravel() for c in servos]).astype(int)
-    rows = np.setdiff1d(np.arange(model.m), servo_rows)
-    G = model.jacobian(q, rows, t)
-    S = model.jacobian(q, model.input_rows, t)
-    coordinates = [model.joint_coordinates[name] for name in model.inputs]
-    B = sp.csr_matrix((np.ones(len(coordinates)), (np.arange(len(coordinates)), coordinates)),
-                      shape=(len(coordinates), model.n))
-    K = sp.bmat([[sp.diags(model.mass), G.T, -B.T], [G, None, None], [S, None, None]], format="csc")
-    rhs = np.concatenate([_forces(model, q, t), -gamma[rows], S @ target])
-    x = spla.spsolve(K, rhs)
-    return x[model.n + rows.size:], x[: model.n]
