@@ -123,3 +123,19 @@ def test_forces_are_discrete_gradients_and_tangents_derivatives(model):
             np.testing.assert_allclose(T, fd, atol=1e-6)
         elif type(f).__name__ == "Gravity":
             assert work == pytest.approx(0.0, abs=1e-12)
+
+
+def test_generic_linearize_matches_the_specialised_ones(model):
+    """``Constraint.linearize`` (what a new joint type gets from phi, jacobian, discrete_jacobian and
+    discrete_tangent) gives the same Newton data as the optimised implementations."""
+    from femdyn.joints.base import Constraint
+
+    rng = np.random.default_rng(6)
+    qa, qb = random_pair(model, rng)
+    for c in model.constraints:
+        la, lb = qa[c.dofs], qb[c.dofs]
+        lam = rng.normal(size=(c.count, c.m))
+        fast = c.linearize(c.begin_step(la, 0.0), la, lb, lam)
+        generic = Constraint.linearize(c, la, la, lb, lam)
+        for a, b in zip(fast, generic):
+            np.testing.assert_allclose(a, b, atol=1e-12, err_msg=type(c).__name__)

@@ -11,6 +11,7 @@ import numpy as np
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
+from ..forces import Friction, SpringDamper
 from ..joints.base import QuadraticConstraint
 from ..joints.servo import Servo
 
@@ -21,8 +22,8 @@ def _forces(model, q, t):
     F = np.zeros(model.n)
     states = model.initial_states(q)
     for f, s in zip(model.forces, states):
-        if getattr(f, "c", None) is not None and np.any(f.c):
-            raise ValueError("instantaneous dynamics with dampers is not supported")
+        if isinstance(f, Friction) or (isinstance(f, SpringDamper) and np.any(f.c)):
+            raise ValueError("instantaneous dynamics with dampers or friction is not supported")
         ql = q[f.dofs]
         np.add.at(F, f.dofs, f.discrete_force(ql, ql, t, 1.0, s))
     return F
