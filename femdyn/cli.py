@@ -18,6 +18,7 @@ from pathlib import Path
 
 from . import __version__
 from .beam.meshes import write_straight_beam
+from .convergence import ConvergenceError, convergence_benchmark
 from .integrators.energy_momentum import NewtonOptions
 from .io.case import CaseError, check_case_run, load_case
 from .io.output import write_results
@@ -95,6 +96,31 @@ def _parser():
     compare.add_argument("--out", type=Path, default=Path("comparison.png"), metavar="PNG",
                          help="plot file (default: comparison.png)")
     compare.set_defaults(handler=_compare)
+
+    bench = commands.add_parser("bench", help="benchmarks: convergence studies",
+                                description="Benchmarks that a user runs on a case.")
+    studies = bench.add_subparsers(dest="study", required=True, metavar="STUDY")
+    convergence = studies.add_parser(
+        "convergence", help="refinement study in dt: errors and observed orders",
+        description="Run the case at dt, dt/2, ..., compare the chosen outputs at the end time with a "
+        "reference (Richardson extrapolation by default), print a table of errors and observed orders, "
+        "and write convergence.txt, convergence.json and a log-log convergence.png. Exit code 1 if an "
+        "order cannot be observed (errors at round-off, errors that do not decrease).")
+    convergence.add_argument("case", metavar="CASE", help="case file (TOML)")
+    convergence.add_argument("--quantity", nargs="+", metavar="Q",
+                             help="outputs: a joint coordinate, BODY.x/.y/.z/.angle, input:COORD (a servo "
+                             "input), energy_error (default: all joint coordinates and servo inputs)")
+    convergence.add_argument("--levels", type=_positive_int, default=4,
+                             help="number of runs dt, dt/2, ... (default 4)")
+    convergence.add_argument("--dt", type=_positive_float, nargs="+", metavar="DT",
+                             help="explicit time steps instead of halving the case's dt")
+    convergence.add_argument("--reference", default="richardson",
+                             help="richardson (default), finest, differences, or an exact value")
+    convergence.add_argument("--time", type=_positive_float, help="compare at this time (default: the end)")
+    convergence.add_argument("--t-end", type=_positive_float, metavar="T", help="end time (overrides solver.t_end)")
+    convergence.add_argument("--out", type=Path, metavar="DIR",
+                             help="folder for the files (default: results/<case>_convergence)")
+    convergence.set_defaults(handler=_bench_convergence)
 
     mesh = commands.add_parser(
         "mesh", help="write a straight-beam centre-line mesh",
@@ -294,6 +320,27 @@ def _compare(args):
         runs += [(f"{c}, {folder.name}", table["t"], table[c]) for c in columns]
     plot_overlay(args.out, runs, args.table, " vs ".join(f.name for f in args.folders))
     _say(f"wrote {args.out}")
+    return 0
+
+
+def _bench_convergence(args):
+    case = load_case(args.case)
+    reference = args.reference
+    if reference not in ("richardson", "finest", "differences"):
+        try:
+            reference = float(reference)
+        except ValueError:
+            raise CaseError(args.case, "--reference", f"'{reference}' is not richardson, finest, "
+                            "differences or a number") from None
+    try:
+        convergence_benchmark(case, args.quantity, dts=args.dt, levels=args.levels, reference=reference,
+                              time=args.time, t_end=args.t_end, folder=args.out, echo=_say,
+                              log=lambda line: print(line, file=sys.stderr))
+    except ConvergenceError as err:
+        print(f"error: {args.case}: {err}", file=sys.stderr)
+        return 1
+    except ValueError as err:
+        raise CaseError(args.case, "--quantity/--dt/--time", str(err)) from None
     return 0
 
 

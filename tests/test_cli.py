@@ -115,3 +115,19 @@ def test_mesh_writes_a_straight_beam_that_reads_back(tmp_path, capsys):
     assert main(["mesh", str(tmp_path / "beam.txt"), "--length", "1", "--elements", "2"]) == 2
     err = capsys.readouterr().err.strip()
     assert err.startswith(f"error: {tmp_path / 'beam.txt'}: file:") and "\n" not in err
+
+
+def test_bench_convergence_reports_orders_and_refuses_round_off(tmp_path, capsys, case_path):
+    out = tmp_path / "conv"
+    assert main(["bench", "convergence", str(case_path("nm_logo.toml")), "--quantity", "theta",
+                 "--levels", "3", "--out", str(out)]) == 0
+    table = capsys.readouterr().out
+    assert "observed order (finest pair)" in table
+    data = json.loads((out / "convergence.json").read_text())
+    assert abs(data["quantities"]["theta"]["orders"][-1] - 2.0) < 0.15
+    assert (out / "convergence.png").is_file()
+    # the energy error of a conservative case is at round-off: no order, exit 1, one line
+    assert main(["bench", "convergence", str(case_path("nm_logo.toml")), "--quantity", "energy_error",
+                 "--levels", "3", "--out", str(tmp_path / "conv2")]) == 1
+    err = capsys.readouterr().err.strip().splitlines()[-1]
+    assert err.startswith("error:") and "round-off" in err

@@ -1,0 +1,150 @@
+"""The convergence tool: it recovers the known orders of accuracy (2 for the energy-momentum scheme on
+a linear oscillator with an exact solution and on the NM logo, 4 in h for the Hermite beam
+frequencies) and refuses an order that the data cannot support (round-off, non-monotone errors)."""
+import json
+import math
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+from femdyn.beam.body import Section
+from femdyn.convergence import (
+    CANTILEVER_BETA_L,
+    ConvergenceError,
+    beam_frequency_study,
+    cantilever_roots,
+    convergence_benchmark,
+    observed_orders,
+    refinement_study,
+    write_study,
+)
+from femdyn.initial import place
+from femdyn.io.case import load_case
+from femdyn.model import ModelBuilder
+from femdyn.trajectories import Constant, Function
+
+MASS, STIFFNESS, AMPLITUDE, FREE_LENGTH = 2.0, 8.0, 0.3, 2.0
+OMEGA = math.sqrt(STIFFNESS / MASS)
+
+
+def oscillator(servo=None):
+    """A body on a prismatic joint (slide u along x) to the ground, held by a linear spring whose
+    free length is reached at u = 0: m u'' = -k u, u(0) = A, u'(0) = 0, so u(t) = A cos(omega t).
+    ``servo``: a trajectory for u (absolute), with the force on u as the input."""
+    b = ModelBuilder(2)
+    b.add_body("mass", MASS, [0.1, 0.1])
+    b.add_joint("guide", "prismatic", "ground", "mass", slide="u")
+    b.add_spring_damper("spring", "ground", [-FREE_LENGTH, 0.0], "mass", [0.0, 0.0], STIFFNESS, 0.0, FREE_LENGTH)
+    if servo is not None:
+        b.add_servo_coordinate("hold", "u", servo, relative=False)
+        b.set_inputs(["u"])
+    model = b.build()
+    rate = 0.0 if servo is None else float(servo.rate(0.0)[0])
+    q, v = place(model, {}, {"guide": {"slide": AMPLITUDE, "slide_rate": rate}})
+    return SimpleNamespace(model=model, q0=q, v0=v, dt=0.1, t_end=1.0, title="linear oscillator")
+
+
+def test_linear_oscillator_order_two_against_the_exact_solution():
+    """The slide and the body's x against A cos(omega t_end): order 2 at every level."""
+    case = oscillator()
+    exact = AMPLITUDE * math.cos(OMEGA * case.t_end)
+    study = refinement_study(case, ["u", "mass.x"], levels=4, reference={"u": exact, "mass.x": exact})
+    assert np.allclose(study.h, [0.1, 0.05, 0.025, 0.0125])
+    for name in ("u", "mass.x"):
+        assert np.all(np.abs(study.order(name) - 2.0) < 0.01), study.table()
+        assert abs(study.fitted[study.quantities.index(name)] - 2.0) < 0.01
+    # the midpoint rule's phase error: u_N = A cos(N theta), tan(theta / 2) = omega dt / 2
+    theta = 2 * np.arctan(OMEGA * study.h / 2)
+    assert np.allclose(study.values[:, 0], AMPLITUDE * np.cos(theta * study.counts), rtol=0, atol=1e-12)
+    # Richardson's reference from two finer runs gives the same orders
+    richardson = refinement_study(case, "u", levels=4)
+    assert np.all(np.abs(richardson.order("u") - 2.0) < 0.01), richardson.table()
+    assert abs(richardson.reference_values[0] - exact) < 1e-8
+
+
+def test_servo_input_order_two_at_inner_and_final_nodes():
+    """u prescribed as A cos(w t) (w != omega): the input force is (k - m w^2) A cos(w t); read at an
+    inner node (mean of the mid-step values) and at the end (extrapolated), both converge at order 2."""
+    w = 3.0
+    servo = Function(lambda t: [AMPLITUDE * math.cos(w * t)], lambda t: [-AMPLITUDE * w * math.sin(w * t)], 1)
+    case = oscillator(servo)
+    force = lambda t: (STIFFNESS - MASS * w**2) * AMPLITUDE * math.cos(w * t)
+    for time in (0.5, 1.0):
+        study = refinement_study(case, "input:u", levels=4, reference=force(time), time=time)
+        assert np.all(np.abs(study.order("input:u") - 2.0) < 0.1), study.table()
+
+
+def test_nm_logo_angle_order_two_from_successive_differences(case_path):
+    case = load_case(case_path("nm_logo.toml"))
+    study = refinement_study(case, "theta", levels=4, reference="differences")
+    assert np.allclose(study.h, 0.05 / 2.0 ** np.arange(4))
+    assert np.all(np.abs(study.order("theta") - 2.0) <= 0.15), study.table()
+
+
+def test_hermite_beam_frequencies_order_four():
+    """Cantilever, steel 10 x 10 mm, L = 1 m: relative frequency errors of modes 1-3 fall as h^4."""
+    assert np.allclose(cantilever_roots(3), CANTILEVER_BETA_L, rtol=0, atol=1e-13)
+    study = beam_frequency_study(1.0, Section.rectangle(0.01, 0.01), 2.1e11, 7850.0, elements=(2, 4, 8, 16))
+    assert np.all(np.abs(study.orders[-1] - 4.0) < 0.1), study.table()
+    assert np.all(np.abs(study.orders[1:] - 4.0) < 0.4), study.table()
+    assert np.all(study.errors[-1] < 1e-4)
+
+
+def test_round_off_errors_are_refused():
+    """The energy error of a conservative case and a coordinate held constant by a servo are exact
+    to round-off: no order, and a one-line reason that says so."""
+    with pytest.raises(ConvergenceError, match="energy_error: errors at round-off") as caught:
+        refinement_study(oscillator(), "energy_error", levels=3, reference="differences")
+    assert "\n" not in str(caught.value)
+    held = oscillator(Constant([AMPLITUDE]))
+    with pytest.raises(ConvergenceError, match="u: errors at round-off"):
+        refinement_study(held, "u", levels=3)
+    # non-strict: the quantities that converge keep their orders, the others carry the reason
+    study = refinement_study(oscillator(), ["u", "energy_error"], levels=3, strict=False)
+    assert set(study.problems) == {"energy_error"}
+    assert np.all(np.abs(study.order("u") - 2.0) < 0.02)
+    with pytest.raises(ConvergenceError, match="round-off"):
+        study.order("energy_error")
+    with pytest.raises(ConvergenceError, match="round-off"):
+        observed_orders([0.1, 0.05, 0.025], [1e-3, 1e-14, 1e-16], scale=1.0)
+
+
+def test_non_monotone_and_too_few_levels_are_refused():
+    with pytest.raises(ConvergenceError, match="non-monotone refinement: the error does not decrease "
+                                                "from 0.0002 at h = 0.05 to 0.0003 at h = 0.025"):
+        observed_orders([0.1, 0.05, 0.025], [1e-3, 2e-4, 3e-4], scale=1.0)
+    with pytest.raises(ConvergenceError, match="non-monotone"):
+        observed_orders([0.1, 0.05], [1e-3, 1e-3])
+    with pytest.raises(ConvergenceError, match="too few levels"):
+        observed_orders([0.1], [1e-3])
+    with pytest.raises(ConvergenceError, match="too few levels"):
+        refinement_study(oscillator(), "u", levels=2, reference="differences")
+    with pytest.raises(ValueError, match="decrease strictly"):
+        observed_orders([0.1, 0.2], [1e-3, 1e-4])
+    # any refinement ratio: e = C h^p is recovered exactly
+    h = np.array([0.3, 0.1, 0.04, 0.01])
+    assert np.allclose(observed_orders(h, 7.0 * h**3), 3.0)
+
+
+def test_unknown_quantity_is_named_before_any_run():
+    with pytest.raises(ValueError, match="unknown quantity 'phi'.*known: u, mass.x"):
+        refinement_study(oscillator(), "phi")
+    with pytest.raises(ValueError, match="servo inputs are none"):
+        refinement_study(oscillator(), "input:u")
+
+
+def test_written_table_json_and_plot(tmp_path):
+    study = convergence_benchmark(oscillator(), "u", levels=3, folder=tmp_path / "out", echo=None)
+    paths = write_study(study, tmp_path / "again")
+    data = json.loads(paths["json"].read_text())
+    assert data["ok"] and data["dt"] == pytest.approx([0.1, 0.05, 0.025])
+    assert data["quantities"]["u"]["orders"] == pytest.approx(study.order("u").tolist())
+    assert "u (joint coordinate) at t = 1" in paths["table"].read_text()
+    assert paths["plot"].read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert (tmp_path / "out" / "convergence.png").is_file()
+    # a quantity without an order: the files are written, then the error is raised
+    with pytest.raises(ConvergenceError, match="round-off") as caught:
+        convergence_benchmark(oscillator(), ["u", "energy_error"], levels=3, folder=tmp_path / "bad", echo=None)
+    assert caught.value.study is not None
+    assert json.loads((tmp_path / "bad" / "convergence.json").read_text())["ok"] is False
