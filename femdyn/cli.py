@@ -6,6 +6,7 @@ Exit codes: 0 done, 1 the run stopped early (Newton failure) or the results coul
 2 bad input or a refused output folder, 130 interrupted (Ctrl-C).
 """
 import argparse
+import math
 import dataclasses
 import os
 import shutil
@@ -26,7 +27,7 @@ from .io.plots import plot_overlay
 from .io.tables import read_csv
 from .model import GROUND, ModelError
 from .progress import Progress
-from .simulate import prepare, simulate
+from .simulate import check_run, prepare, simulate
 
 INTERRUPTED = 130
 
@@ -48,10 +49,34 @@ def _positive_float(text):
     return value
 
 
+def _finite_float(text):
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{text}' is not a number") from None
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"must be a finite number, got {text}")
+    return value
+
+
 def _positive_int(text):
     if not text.isdigit() or int(text) < 1:
         raise argparse.ArgumentTypeError(f"must be an integer >= 1, got '{text}'")
     return int(text)
+
+
+def _levels(text):
+    value = _positive_int(text)
+    if not 2 <= value <= 12:
+        raise argparse.ArgumentTypeError(f"must be between 2 and 12, got {value}")
+    return value
+
+
+def _elements(text):
+    value = _positive_int(text)
+    if value > 1_000_000:
+        raise argparse.ArgumentTypeError(f"at most 1000000 elements, got {value}")
+    return value
 
 
 def _parser():
@@ -110,8 +135,8 @@ def _parser():
     convergence.add_argument("--quantity", nargs="+", metavar="Q",
                              help="outputs: a joint coordinate, BODY.x/.y/.z/.angle, input:COORD (a servo "
                              "input), energy_error (default: all joint coordinates and servo inputs)")
-    convergence.add_argument("--levels", type=_positive_int, default=4,
-                             help="number of runs dt, dt/2, ... (default 4)")
+    convergence.add_argument("--levels", type=_levels, default=4,
+                             help="number of runs dt, dt/2, ... (2 to 12, default 4)")
     convergence.add_argument("--dt", type=_positive_float, nargs="+", metavar="DT",
                              help="explicit time steps instead of halving the case's dt")
     convergence.add_argument("--reference", default="richardson",
@@ -128,10 +153,11 @@ def _parser():
         ".vtu or gmsh .msh, for flexible links.")
     mesh.add_argument("out", metavar="FILE", type=Path, help="mesh file to write (.vtu or .msh)")
     mesh.add_argument("--length", type=_positive_float, required=True, help="beam length")
-    mesh.add_argument("--elements", type=_positive_int, required=True, metavar="N", help="number of elements")
-    mesh.add_argument("--start", type=float, nargs=2, default=(0.0, 0.0), metavar=("X", "Y"),
+    mesh.add_argument("--elements", type=_elements, required=True, metavar="N", help="number of elements")
+    mesh.add_argument("--start", type=_finite_float, nargs=2, default=(0.0, 0.0), metavar=("X", "Y"),
                       help="first node (default 0 0)")
-    mesh.add_argument("--angle", type=float, default=0.0, help="direction from the x axis in radians (default 0)")
+    mesh.add_argument("--angle", type=_finite_float, default=0.0,
+                      help="direction from the x axis in radians (default 0)")
     mesh.set_defaults(handler=_mesh)
 
     check = commands.add_parser(
@@ -313,12 +339,19 @@ def _compare(args):
         except ValueError as err:
             raise CaseError(path, "file", f"not a femdyn table ({err})") from None
         columns = args.columns or [c for c in table if c != "t"]
+        if not columns:
+            raise CaseError(path, "columns", "nothing to plot (the table has only t)")
         missing = [c for c in columns if c not in table]
         if missing or "t" not in table:
             raise CaseError(path, "columns", f"no column {', '.join(missing or ['t'])} "
                             f"(has: {', '.join(table)})")
         runs += [(f"{c}, {folder.name}", table["t"], table[c]) for c in columns]
-    plot_overlay(args.out, runs, args.table, " vs ".join(f.name for f in args.folders))
+    if args.out.suffix.lower() != ".png":
+        raise CaseError(args.out, "--out", "the plot is written as PNG: give a file name ending in .png")
+    try:
+        plot_overlay(args.out, runs, args.table, " vs ".join(f.name for f in args.folders))
+    except OSError as err:
+        raise CaseError(args.out, "--out", f"cannot write ({err.strerror or err})") from None
     _say(f"wrote {args.out}")
     return 0
 
@@ -330,8 +363,18 @@ def _bench_convergence(args):
         try:
             reference = float(reference)
         except ValueError:
-            raise CaseError(args.case, "--reference", f"'{reference}' is not richardson, finest, "
-                            "differences or a number") from None
+            reference = float("nan")
+        if not math.isfinite(reference):
+            raise CaseError(args.case, "--reference", f"'{args.reference}' is not richardson, finest, "
+                            "differences or a finite number")
+    if args.out is not None and args.out.exists() and not args.out.is_dir():
+        raise CaseError(args.out, "--out", "exists and is not a folder")
+    # refuse runs that cannot be carried out before spending time on the others
+    smallest = min(args.dt) if args.dt else case.dt / 2 ** (args.levels - 1)
+    try:
+        check_run(case.model, smallest / 4, args.t_end or case.t_end)
+    except ModelError as err:
+        raise CaseError(args.case, f"solver.{err.field}", f"the finest run of the study: {err.message}") from None
     try:
         convergence_benchmark(case, args.quantity, dts=args.dt, levels=args.levels, reference=reference,
                               time=args.time, t_end=args.t_end, folder=args.out, echo=_say,
@@ -339,6 +382,10 @@ def _bench_convergence(args):
     except ConvergenceError as err:
         print(f"error: {args.case}: {err}", file=sys.stderr)
         return 1
+    except ModelError as err:
+        raise CaseError(args.case, err.field, err.message) from None
+    except OSError as err:
+        raise CaseError(args.out or args.case, "--out", f"cannot write the study ({err.strerror or err})") from None
     except ValueError as err:
         raise CaseError(args.case, "--quantity/--dt/--time", str(err)) from None
     return 0

@@ -159,7 +159,8 @@ class Friction(Force):
         """e_a, e_b, slip mask and the algorithmic force F (K,)."""
         qa, qb = qa[:, 0], qb[:, 0]
         e_a, e_trial = qa - p, qb - p
-        slip = self.E * np.abs(e_trial) > self.F_max
+        # a step without motion sticks: after a slip e_a may exceed F_max/E by round-off
+        slip = (self.E * np.abs(e_trial) > self.F_max) & (qb != qa)
         e_b = np.where(slip, np.sign(e_trial) * self.F_max / self.E, e_trial)
         dq = np.where(slip, qb - qa, 1.0)
         force = np.where(slip, self.E * e_b - 0.5 * self.E * (e_b - e_a) ** 2 / dq,

@@ -331,6 +331,9 @@ class Model:
         for name in inputs:
             if name not in self.joint_coordinates:
                 raise ModelError("control.inputs", f"unknown joint coordinate '{name}'")
+        if len(set(inputs)) < len(inputs):
+            raise ModelError("control.inputs", "an input coordinate is listed twice: each servo row "
+                             "needs its own actuated coordinate")
         self.inputs = list(inputs)
         batches = {}
         for i, row in enumerate(rows):

@@ -34,6 +34,11 @@ def prepare(model, q, v, tolerance=1e-6):
         raise ModelError("initial", f"the initial configuration violates {model.constraint_labels()[worst]} "
                          f"by {violation:.3g} (tolerance {tolerance:g})")
     wrong = wrong_angle_branch(model, q)
+    turned = sorted({label for c in model.constraints if c.time_dependent
+                     for label, ok in zip(c.labels, c.on_branch(q[c.dofs])) if not ok})
+    if turned:
+        raise ModelError("servos", f"servo {', '.join(turned)}: the initial orientation is turned by pi "
+                         "from its target (the servo rows also vanish there)")
     if wrong:
         raise ModelError("initial", f"the angle of joint {', '.join(wrong)} is off by pi from the "
                          "relative rotation of its bodies")

@@ -188,15 +188,30 @@ def test_trajectory_leaving_the_workspace_stops_with_a_clear_message(tmp_path, c
 
 
 def test_dependent_servo_constraints_are_refused(tmp_path, capsys):
-    """Prescribing the tip and, in addition, both joint angles: more servo rows than the arm has
-    degrees of freedom, so some depend on the others. Refused at set-up, naming them."""
-    text = SERVO_ARM.replace("TRAJECTORY", '{ type = "constant", value = [0, 0] }').replace(
-        'inputs = ["q1", "q2"]', 'inputs = ["q1", "q2", "q1"]').replace(
-        "[control]", '[[servos]]\nname = "hold"\ntype = "coordinate"\ncoordinate = "q1"\n'
-        'trajectory = { type = "constant", value = 0 }\n[control]')
+    """Two servos that both hold the shoulder angle: the second row depends on the first. Refused at
+    set-up, naming it; and an input listed twice is refused too."""
+    tip = SERVO_ARM[SERVO_ARM.index("[[servos]]"):SERVO_ARM.index("[control]")]
+    holds = "".join(f'[[servos]]\nname = "{name}"\ntype = "coordinate"\ncoordinate = "q1"\n'
+                    'trajectory = { type = "constant", value = 0 }\n' for name in ("hold", "again"))
     case = tmp_path / "arm.toml"
+    case.write_text(SERVO_ARM.replace(tip, holds))
+    assert main(["run", str(case), "--out", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith(f"error: {case}: servos:") and "again" in err and "\n" not in err
+    assert not (tmp_path / "out").exists()
+    case.write_text(SERVO_ARM.replace("TRAJECTORY", '{ type = "constant", value = [0, 0] }')
+                    .replace('inputs = ["q1", "q2"]', 'inputs = ["q1", "q1"]'))
+    assert main(["run", str(case), "--out", str(tmp_path / "out")]) == 2
+    assert "control.inputs" in capsys.readouterr().err
+
+
+def test_absolute_angle_servo_turned_by_pi_is_refused(tmp_path, capsys, case_path):
+    """sin(theta - alpha) = 0 also at alpha = theta + pi: an absolute target of pi for a body at
+    angle 0 is refused at set-up instead of silently holding the body at 0."""
+    text = case_path("rpr_figure8.toml").read_text().replace(
+        'trajectory = { type = "constant", value = 0.0 }', 'trajectory = { type = "constant", value = "pi" }\nrelative = false')
+    case = tmp_path / "rpr.toml"
     case.write_text(text)
     assert main(["run", str(case), "--out", str(tmp_path / "out")]) == 2
     err = capsys.readouterr().err.strip()
-    assert err.startswith(f"error: {case}: servos:") and "hold" in err and "\n" not in err
-    assert not (tmp_path / "out").exists()
+    assert err.startswith(f"error: {case}: servos:") and "turned by pi" in err and "\n" not in err

@@ -300,6 +300,8 @@ def _trajectory(r, value, field, size):
             tr = trajectories.SmoothRampAngle(*(r.number(value[k], f"{field}.{k}") for k in ("t1", "t2", "t3", "rate")))
         elif kind == "polynomial":
             rows = r.array(value["coefficients"], f"{field}.coefficients")
+            if not rows:
+                r.fail(f"{field}.coefficients", "needs one array of coefficients per component")
             tr = trajectories.Polynomial([r.vector(c, f"{field}.coefficients[{i}]") for i, c in enumerate(rows)])
         elif kind in ("circle", "swing"):
             first = "radius" if kind == "circle" else "amplitude"
@@ -317,7 +319,9 @@ def _trajectory(r, value, field, size):
             if len({len(v) for v in values}) > 1:
                 r.fail(f"{field}.values", "all values need the same number of components")
             tr = (trajectories.Spline if kind == "spline" else trajectories.Table)(times, np.array(values))
-    except ValueError as err:
+    except CaseError:  # already names its field
+        raise
+    except ValueError as err:  # the trajectory's own checks
         r.fail(field, str(err))
     if tr.size != size:
         r.fail(field, f"needs {size} component{'s' if size > 1 else ''}, this trajectory has {tr.size}")

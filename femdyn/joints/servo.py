@@ -8,7 +8,8 @@ floating system keeps its momenta. The discrete form (000 eq. 59) enforces Phi_C
 
 Local coordinates of an instance: the coordinates b depends on, then the actuated coordinate. In the
 component interface, ``discrete_jacobian`` is the direction of the row's force (B), ``jacobian``
-the derivative of Phi_C (the Newton row). Targets may be relative: gamma(t) = b(q0) + trajectory(t).
+the derivative of Phi_C (the Newton row). Relative targets are
+gamma(t) = b(q0) + trajectory(t) - trajectory(0).
 """
 from abc import abstractmethod
 from dataclasses import dataclass
@@ -52,6 +53,10 @@ class Servo(Constraint):
     @abstractmethod
     def set_reference(self, q):
         """Fix the start values of relative targets from the initial local coordinates."""
+
+    def on_branch(self, q, t=0.0):
+        """(K,) whether q is on the intended solution of the rows (not the one turned by pi)."""
+        return np.ones(self.count, dtype=bool)
 
     def phi(self, q, t=0.0):
         return (np.sum(self.coefficients(t) * q[:, :-1], axis=1) - self.targets(t))[:, None]
@@ -103,9 +108,9 @@ class ServoTrajectory(Servo):
 
     @classmethod
     def from_rows(cls, dofs, rows):
-        groups = {}  # one group per target object
+        groups = {}  # one group per target object and relative flag
         for k, row in enumerate(rows):
-            group = groups.setdefault(id(row.target), (row.target, [], [], row.relative))
+            group = groups.setdefault((id(row.target), row.relative), (row.target, [], [], row.relative))
             group[1].append(k)
             group[2].append(row.component)
         return cls(dofs, [r.servo for r in rows], [r.coefficients for r in rows],
@@ -167,6 +172,11 @@ class ServoAngle(Servo):
         start = np.arctan2(q[:, 1], q[:, 0]) - np.array([tr.value(0.0)[0] for tr in self.trajectories])
         self.reference = np.where(self.relative, start, 0.0)
 
+    def on_branch(self, q, t=0.0):
+        """sin(theta - alpha) = 0 also at alpha = theta + pi: require cos(theta - alpha) > 0."""
+        theta = self._theta(t)
+        return np.cos(theta) * q[:, 0] + np.sin(theta) * q[:, 1] > 0
+
 
 class ServoOrientation(Servo):
     """Spatial body orientation: the directors follow a target rotation R(t) (columns r_1..3), by the
@@ -204,6 +214,13 @@ class ServoOrientation(Servo):
 
     def set_reference(self, q):
         """Absolute targets: nothing to fix."""
+
+    def on_branch(self, q, t=0.0):
+        """The three rows also hold for directors turned by pi about a target axis: require
+        r_k . d_k > 0 for k = 1, 2, 3 (a positive diagonal of R(t)^T [d_1 d_2 d_3])."""
+        R, _ = self.rotation(t)
+        D = q[:, :9].reshape(-1, 3, 3)  # rows d_1, d_2, d_3
+        return np.all(np.einsum("ik,nki->nk", R, D) > 0, axis=1)
 
 
 FAMILIES = {"point": ServoTrajectory, "coordinate": ServoTrajectory, "angle": ServoAngle,
