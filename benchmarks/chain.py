@@ -29,18 +29,24 @@ def chain(n_links, length=0.1, mass=0.1):
     return model, prepare(model, q, v)
 
 
-def measure(n_links, steps, dt):
-    model, setup = chain(n_links)
-    stepper = EnergyMomentum(model, dt, setup.active_rows)
+def run_steps(model, setup, stepper, steps):
+    """Step from the prepared state; returns the final q, v, the Newton iterations and the seconds."""
+    dt = stepper.dt
     q, v, lam = setup.q0, setup.v0, np.zeros(model.m)
     states = model.initial_states(q)
-    h0 = model.kinetic(v) + model.potential(q)
     iterations = 0
     start = time.perf_counter()
     for k in range(steps):
         r = stepper.step(k * dt, q, v, lam, states)
         q, v, lam, states, iterations = r.q, r.v, r.lam, r.states, iterations + r.iterations
-    elapsed = time.perf_counter() - start
+    return q, v, iterations, time.perf_counter() - start
+
+
+def measure(n_links, steps, dt):
+    model, setup = chain(n_links)
+    stepper = EnergyMomentum(model, dt, setup.active_rows)
+    h0 = model.kinetic(setup.v0) + model.potential(setup.q0)
+    q, v, iterations, elapsed = run_steps(model, setup, stepper, steps)
     drift = abs(model.kinetic(v) + model.potential(q) - h0) / abs(h0)
     return dict(links=n_links, unknowns=stepper.size, steps=steps, seconds=elapsed,
                 ms_per_step=1e3 * elapsed / steps, newton_per_step=iterations / steps,

@@ -48,7 +48,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from chain import chain
+from chain import chain, run_steps
 
 from femdyn.integrators.energy_momentum import EnergyMomentum
 
@@ -156,14 +156,7 @@ def femdyn_split(fc, dt=SPLIT_DT, steps=SPLIT_STEPS):
         if owner is not None and callable(getattr(owner, name, None)):
             timers[label] = _Timer(getattr(owner, name))
             setattr(owner, name, timers[label])
-    q, v, lam = setup.q0, setup.v0, np.zeros(model.m)
-    states = model.initial_states(q)
-    iterations = 0
-    start = time.perf_counter()
-    for k in range(steps):
-        r = stepper.step(k * dt, q, v, lam, states)
-        q, v, lam, states, iterations = r.q, r.v, r.lam, r.states, iterations + r.iterations
-    total = time.perf_counter() - start
+    _, _, iterations, total = run_steps(model, setup, stepper, steps)
     rows = {label: 1e3 * t.seconds / steps for label, t in timers.items()}
     rows["Python remainder of the Newton loop (step)"] = 1e3 * total / steps - sum(rows.values())
     return dict(dt=dt, steps=steps, ms_per_step=1e3 * total / steps, newton_per_step=iterations / steps,
