@@ -157,50 +157,53 @@ class Function(Trajectory):
         return np.asarray(self._rate(t), dtype=float)
 
 
-def _smooth_start_angle(t, angular_speed, t_ramp):
-    """psi(t) = angular_speed s(t) and its rate, with s_dot = S(t / t_ramp): the rate rises from 0 along
-    the smooth step S and then stays at angular_speed (``femdyn.analysis.smooth_start``)."""
-    t = float(t)
-    x = t / t_ramp
-    s = t_ramp * smooth_step_integral(x) + max(t - t_ramp, 0.0)
-    return angular_speed * s, angular_speed * smooth_step(x)
+def smooth_start(t, t_ramp):
+    """Path parameter s(t) whose rate rises from 0 to 1 along the smooth step S(t/t_ramp) over
+    [0, t_ramp] (000 eq. 80, s_1 with omega_0 = 1) and then stays 1. Returns (s, s_dot, s_ddot),
+    each shaped like t."""
+    t = np.asarray(t, dtype=float)
+    x = np.clip(t / t_ramp, 0.0, 1.0)
+    s = t_ramp * smooth_step_integral(x) + np.maximum(t - t_ramp, 0.0)
+    return s, smooth_step(x), 630.0 * x**4 * (1.0 - x) ** 4 / t_ramp
 
 
-class Circle(Trajectory):
-    """A planar point on a circle from rest: (radius sin psi, radius (1 - cos psi)), relative to the
-    start, with psi(t) = angular_speed s(t) and s ramping up smoothly over [0, t_ramp] (rate S(t/t_ramp),
-    then 1). The centre of the circle is at (0, radius) from the start point; the platform path of
-    ``femdyn.analysis.rrr.circle_trajectory``."""
-
-    size = 2
-
-    def __init__(self, radius, angular_speed, t_ramp):
-        if not t_ramp > 0:
-            raise ValueError(f"t_ramp must be > 0, got {t_ramp}")
-        self.radius, self.angular_speed, self.t_ramp = float(radius), float(angular_speed), float(t_ramp)
-
-    def value(self, t):
-        psi, _ = _smooth_start_angle(t, self.angular_speed, self.t_ramp)
-        return self.radius * np.array([np.sin(psi), 1.0 - np.cos(psi)])
-
-    def rate(self, t):
-        psi, rate = _smooth_start_angle(t, self.angular_speed, self.t_ramp)
-        return self.radius * rate * np.array([np.cos(psi), np.sin(psi)])
-
-
-class Swing(Trajectory):
-    """A scalar swinging in step with ``Circle``: amplitude sin psi(t), the same psi(t) (e.g. the
-    platform angle of ``femdyn.analysis.rrr.circle_trajectory``, amplitude = its ``rotation``)."""
+class _SmoothPhase(Trajectory):
+    """Motions driven by the phase psi(t) = angular_speed s(t) of ``smooth_start``."""
 
     def __init__(self, amplitude, angular_speed, t_ramp):
         if not t_ramp > 0:
             raise ValueError(f"t_ramp must be > 0, got {t_ramp}")
         self.amplitude, self.angular_speed, self.t_ramp = float(amplitude), float(angular_speed), float(t_ramp)
 
+    def _phase(self, t):
+        s, s_dot, _ = smooth_start(float(t), self.t_ramp)
+        return self.angular_speed * s, self.angular_speed * s_dot
+
+
+class Circle(_SmoothPhase):
+    """A planar point on a circle from rest: amplitude (sin psi, 1 - cos psi), relative to the start
+    (the amplitude is the radius; the centre of the circle is at (0, radius) from the start point);
+    the platform path of ``femdyn.analysis.rrr.circle_trajectory``."""
+
+    size = 2
+
     def value(self, t):
-        psi, _ = _smooth_start_angle(t, self.angular_speed, self.t_ramp)
+        psi, _ = self._phase(t)
+        return self.amplitude * np.array([np.sin(psi), 1.0 - np.cos(psi)])
+
+    def rate(self, t):
+        psi, rate = self._phase(t)
+        return self.amplitude * rate * np.array([np.cos(psi), np.sin(psi)])
+
+
+class Swing(_SmoothPhase):
+    """A scalar swinging in step with ``Circle``: amplitude sin psi(t), the same psi(t) (e.g. the
+    platform angle of ``femdyn.analysis.rrr.circle_trajectory``, amplitude = its ``rotation``)."""
+
+    def value(self, t):
+        psi, _ = self._phase(t)
         return np.array([self.amplitude * np.sin(psi)])
 
     def rate(self, t):
-        psi, rate = _smooth_start_angle(t, self.angular_speed, self.t_ramp)
+        psi, rate = self._phase(t)
         return np.array([self.amplitude * np.cos(psi) * rate])

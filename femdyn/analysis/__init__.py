@@ -10,6 +10,8 @@ have blown up.  :func:`smooth_start` is the common start-from-rest profile of th
 """
 import numpy as np
 
+from ..trajectories import smooth_start  # noqa: F401  (the profile of the trajectories here)
+
 
 def read_only(array):
     """A float copy of ``array`` that cannot be written to (for arrays held by frozen parameters)."""
@@ -40,18 +42,3 @@ def check_condition(matrices, names, describe_pose, limit):
     for name, condition in zip(names, conditions):
         if not condition <= limit:  # also catches inf and nan
             raise SingularPoseError(describe_pose(), name, float(condition), limit)
-
-
-def smooth_start(t, t_ramp):
-    """Path parameter s(t) whose rate rises from 0 to 1 over [0, t_ramp] and then stays 1.
-
-    The rate is the 9th-order polynomial of 000 eq. 80 (s_1 with omega_0 = 1):
-    s_dot = 126 tau^5 - 420 tau^6 + 540 tau^7 - 315 tau^8 + 70 tau^9, tau = t / t_ramp, whose first
-    four derivatives vanish at both ends.  Returns (s, s_dot, s_ddot), each shaped like t.
-    """
-    t = np.asarray(t, dtype=float)
-    tau = np.clip(t / t_ramp, 0.0, 1.0)
-    s = t_ramp * tau**6 * (21.0 - 60.0 * tau + 67.5 * tau**2 - 35.0 * tau**3 + 7.0 * tau**4) + np.maximum(t - t_ramp, 0.0)
-    s_dot = tau**5 * (126.0 - 420.0 * tau + 540.0 * tau**2 - 315.0 * tau**3 + 70.0 * tau**4)
-    s_ddot = 630.0 * tau**4 * (1.0 - tau) ** 4 / t_ramp
-    return s, s_dot, s_ddot
