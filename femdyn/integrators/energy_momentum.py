@@ -82,6 +82,7 @@ class EnergyMomentum:
                                        lam_rows=c.rows[:, r_f], phi_keep=phi_rows >= 0,
                                        phi_at=n + phi_rows[phi_rows >= 0], servo=c.time_dependent))
         self._varying = [k for k, f in enumerate(model.forces) if f.tangent_mask is not None]
+        self._constant = [k for k, f in enumerate(model.forces) if f.tangent_mask is None]
         for k in self._varying:
             f = model.forces[k]
             t_i, t_j = block_entries(f.dofs, f.dofs, f.tangent_mask)
@@ -130,8 +131,7 @@ class EnergyMomentum:
         model, dt, n = self.model, self.dt, self.model.n
         t_mid = t + 0.5 * dt
         inertia = 2.0 / dt**2 * model.mass * (qa + dt * va)
-        constant = [k for k in range(len(model.forces)) if k not in self._varying]
-        constant_forces = self._forces(qa, qa, t_mid, states, constant)
+        constant_forces = self._forces(qa, qa, t_mid, states, self._constant)
         starts = [fam["c"].begin_step(qa[fam["c"].dofs], t + dt) for fam in self._families]
         qb = qa + dt * va
         lam = np.zeros(model.m)
@@ -148,20 +148,18 @@ class EnergyMomentum:
             qb = qb + dx[:n]
             lam[self.active] += self.scale * dx[n:]
             if np.abs(dx[:n]).max() <= self.options.tolerance * max(1.0, np.abs(qb).max()):
-                return self._finish(t, qa, va, qb, lam, it, constant_forces, starts, states)
+                return self._finish(t, qa, va, qb, lam, it, constant_forces, states)
         raise NewtonFailure(t + dt, np.abs(R).max(), self.options.max_iterations,
                             "no convergence within the iteration limit", self.servos)
 
-    def _finish(self, t, qa, va, qb, lam, iterations, constant_forces, starts, states):
+    def _finish(self, t, qa, va, qb, lam, iterations, constant_forces, states):
         """Velocities, the step's work (loads, servo inputs, dissipation) and the new states."""
         model, dt = self.model, self.dt
         dq = qb - qa
         F = constant_forces + self._forces(qa, qb, t + 0.5 * dt, states, self._varying)
-        for fam, start in zip(self._families, starts):
-            if fam["servo"]:  # inputs u = -lam act along B: work u . B dq
-                c = fam["c"]
-                Gbar = c.linearize(start, qa[c.dofs], qb[c.dofs], lam[c.rows])[2]
-                F -= self._constraint_forces(fam, Gbar, lam)
+        for fam in self._families:
+            if fam["servo"]:  # inputs u = -lam act along the Boolean B: work u . B dq
+                F -= self._constraint_forces(fam, 1.0, lam)
         new_states = [f.advance(qa[f.dofs], qb[f.dofs], s) for f, s in zip(model.forces, states)]
         dissipation = sum(float(np.sum(f.dissipation(qa[f.dofs], qb[f.dofs], s)))
                           for f, s in zip(model.forces, states) if hasattr(f, "dissipation"))
