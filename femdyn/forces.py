@@ -36,17 +36,27 @@ class Force(ABC):
     def tangent(self, qa, qb, t_mid, dt, state=None):
         """d Fbar/d qb, (K, n, n), at the entries of ``tangent_mask``."""
 
+    def tangent_pattern(self):
+        """Local (row, column) index arrays of the tangent's structural entries."""
+        return np.nonzero(self.tangent_mask)
+
+    def tangent_values(self, qa, qb, t_mid, dt, state=None):
+        """The tangent at ``tangent_pattern``, (K, nnz); components with large sparse tangents
+        override this and ``tangent_pattern`` instead of ``tangent``."""
+        return self.tangent(qa, qb, t_mid, dt, state)[:, self.tangent_mask]
+
     def advance(self, qa, qb, state):
         """Internal state at the end of a converged step."""
         return state
 
 
 class Gravity(Force):
-    """Uniform gravity g on the centres of mass: V = -sum m g.phi (linear, so grad_bar V = grad V)."""
+    """Uniform gravity as a constant generalised force w = int rho N^T g (m g on a rigid body's centre
+    of mass): V = -w.q, linear, so grad_bar V = grad V."""
 
-    def __init__(self, dofs, masses, g):
+    def __init__(self, dofs, weights):
         super().__init__(dofs)
-        self.weights = np.outer(masses, g)
+        self.weights = np.asarray(weights, dtype=float)
 
     def potential(self, q, state=None):
         return -float(np.sum(self.weights * q))
@@ -68,11 +78,6 @@ class TimeLoad(Force):
     def discrete_force(self, qa, qb, t_mid, dt, state=None):
         scale = np.array([float(f(t_mid)) for f in self.functions])
         return scale[:, None] * self.directions
-
-
-def point_force_directions(points, forces):
-    """Generalised directions C(X)^T f of fixed-direction point forces f at body points X."""
-    return np.einsum("kin,ki->kn", point_matrix(points), np.asarray(forces, dtype=float))
 
 
 class SpringDamper(Force):

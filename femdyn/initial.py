@@ -148,7 +148,7 @@ def _weights(model):
     """Kinetic-energy metric for the projections, floored at 1e-8 of the largest mass entry so that
     massless augmented coordinates and nearly massless directors (slender bodies) keep G W^-1 G^T
     well conditioned; any positive metric gives a consistent state."""
-    w = model.mass.copy()
+    w = model.mass_matrix.diagonal().copy()
     return np.maximum(w, 1e-8 * (w.max() if np.any(w > 0) else 1.0))
 
 

@@ -1,9 +1,11 @@
 """The model: rigid director bodies, joints, loads and the numbering of coordinates and constraints.
 
 Coordinates ``q`` are the bodies' ``[phi, d_1, .., d_dim]`` one after the other (the ground last among
-them, if any joint references it), then the augmented joint coordinates (000 eqs. 27, 49, 73).
-Constraints are stacked family by family: internal orthonormality, the ground anchor, the joint pairs,
-then the augmentation rows. A ``Model`` is immutable once built; integrators keep their own workspace.
+them, if any joint references it), then the augmented joint coordinates (000 eqs. 27, 49, 73), then
+per flexible body its elastic coordinates and their carrier vectors (``flexible``).
+Constraints are stacked family by family: internal orthonormality, the flexible bodies' carriers, the
+ground anchor, the joint pairs, then the augmentation rows. A ``Model`` is immutable once built;
+integrators keep their own workspace.
 """
 from dataclasses import dataclass, field
 
@@ -11,9 +13,14 @@ import numpy as np
 import scipy.sparse as sp
 
 from . import kinematics as kin
-from .forces import Friction, Gravity, SpringDamper, TimeLoad, point_force_directions
+from .beam.elasticity import BeamElasticity
+from .flexible import FlexibleBody
+from .forces import Friction, Gravity, SpringDamper, TimeLoad
+from .inertia import Inertia
 from .joints.anchor import Anchor
 from .joints.angle import JointAngle
+from .joints.base import Side
+from .joints.carrier import Carrier
 from .joints.cylindrical import Cylindrical
 from .joints.fixed import Fixed
 from .joints.orthonormality import Orthonormality
@@ -51,6 +58,7 @@ class Body:
     euler: np.ndarray  # eigenvalues of the Euler tensor E_a (000 eq. 13)
     size: np.ndarray  # box outline edge lengths along the directors, for drawing
     offset: int  # first coordinate of the body in q
+    flexible: FlexibleBody | None = None  # the elastic coordinates of a flexible body
 
 
 @dataclass(frozen=True)
@@ -107,6 +115,20 @@ class ModelBuilder:
         if size is None:  # the uniform box with the same Euler tensor: E_a = m l_a^2 / 12
             size = np.sqrt(12.0 * euler / mass)
         self._bodies.append(dict(name=name, mass=float(mass), euler=euler, size=np.asarray(size, float)))
+
+    def add_beam(self, name, beam, stiffening=False):
+        """A flexible body (planar): a ``beam.BeamBody`` whose body frame is carried by the director
+        frame (``flexible``); ``stiffening`` adds the geometric stiffening (``beam.elasticity``)."""
+        if self.dim != 2:
+            raise ModelError(f"body '{name}'", "flexible beam bodies exist only in 2D models")
+        if name == GROUND or any(b["name"] == name for b in self._bodies):
+            raise ModelError(f"body '{name}'", "name is reserved or used twice")
+        if stiffening and beam.modal_frequencies is not None:
+            raise ModelError(f"body '{name}'.geometric_stiffening",
+                             "needs nodal elastic coordinates (FEM or Rayleigh-Ritz), not modes")
+        inv = beam.invariants
+        self._bodies.append(dict(name=name, mass=inv.mass, euler=np.diag(inv.second_moment).copy(),
+                                 size=np.ptp(beam.nodes, axis=0), beam=beam, stiffening=bool(stiffening)))
 
     def add_joint(self, name, type, body1, body2, point1=None, point2=None, axis=None,
                   relative_rotation=None, angle=None, slide=None):
@@ -209,12 +231,11 @@ class Model:
         names = [b["name"] for b in specs]
         uses_ground = any(GROUND in j["bodies"] for j in builder._joints) or any(
             GROUND in s["bodies"] for s in builder._springs)
-        self.bodies = [Body(b["name"], b["mass"], b["euler"], b["size"], i * nb) for i, b in enumerate(specs)]
-        self.ground = len(self.bodies) if uses_ground else None
+        self.ground = len(specs) if uses_ground else None
         index = {name: i for i, name in enumerate(names)}
         if uses_ground:
             index[GROUND] = self.ground
-        n_body_coords = (len(self.bodies) + uses_ground) * nb
+        n_body_coords = (len(specs) + uses_ground) * nb
 
         def body_index(name, where):
             if name not in index:
@@ -222,7 +243,7 @@ class Model:
             return index[name]
 
         # augmented coordinates in joint order
-        self.coordinate_names = [f"{b.name}.{c}" for b in self.bodies for c in _body_coordinate_names(dim)]
+        self.coordinate_names = [f"{name}.{c}" for name in names for c in _body_coordinate_names(dim)]
         if uses_ground:
             self.coordinate_names += [f"{GROUND}.{c}" for c in _body_coordinate_names(dim)]
         self.joint_coordinates = {}
@@ -247,13 +268,21 @@ class Model:
                     raise ModelError(f"joint '{j['name']}'.points", f"need {dim} components per point")
             self.joints.append(Joint(j["name"], j["type"], b1, b2, j["point1"], j["point2"],
                                      j["frame1"], j["frame2"], coords))
+        self.bodies = []
+        for i, b in enumerate(specs):
+            flexible = None
+            if b.get("beam") is not None:
+                k, start = b["beam"].n_coordinates, len(self.coordinate_names)
+                flexible = FlexibleBody(b["name"], b["beam"], b["stiffening"], i * nb, start + np.arange(k),
+                                        start + k + np.arange(2 * k))
+                self.coordinate_names += [f"{b['name']}.q{j + 1}" for j in range(k)]
+                self.coordinate_names += [f"{b['name']}.c{j + 1}{a}" for j in range(k) for a in "xy"]
+            self.bodies.append(Body(b["name"], b["mass"], b["euler"], b["size"], i * nb, flexible))
+        self.flexible = [b.flexible for b in self.bodies if b.flexible is not None]
         self.n = len(self.coordinate_names)
         self._builder_servos, self._builder_inputs = builder._servos, builder._inputs
-
-        mass = np.zeros(self.n)
-        for b in self.bodies:
-            mass[b.offset : b.offset + nb] = np.repeat(np.concatenate([[b.mass], b.euler]), dim)
-        self.mass = mass
+        self.inertia = self._inertia()
+        self.mass_matrix = self.inertia.matrix
 
         self.constraints = self._constraint_families(nb)
         row = 0
@@ -271,29 +300,71 @@ class Model:
         nb = kin.body_size(self.dim)
         return np.arange(i * nb, (i + 1) * nb)
 
+    def _inertia(self):
+        """Slots and mass coefficients (``inertia``): [m, E_a] on the diagonal for rigid bodies
+        (000 eq. 10), the FFR invariants for flexible ones."""
+        dim, slots, reference, A, B = self.dim, [], [], [], []
+        for b in self.bodies:
+            reference.append(len(slots))
+            slots += list(b.offset + dim * np.arange(dim + 1))
+            if b.flexible is None:
+                A.append(np.diag(np.concatenate([[b.mass], b.euler])))
+                B.append(np.zeros((dim + 1, dim + 1)))
+            else:
+                slots += list(b.flexible.carriers[:, 0])
+                a, c = b.flexible.slot_blocks()
+                A.append(a)
+                B.append(c)
+        return Inertia(dim, self.n, slots, sp.block_diag(A) if A else sp.csr_matrix((0, 0)),
+                       sp.block_diag(B) if B else sp.csr_matrix((0, 0)), reference)
+
     def _constraint_families(self, nb):
         dim = self.dim
         families = [Orthonormality(np.array([self.body_dofs(i) for i in range(len(self.bodies))]),
                                    [b.name for b in self.bodies], dim)]
+        if self.flexible:
+            dofs = np.concatenate([np.column_stack([np.repeat(f.rigid[None, 2:4], f.n_elastic, axis=0),
+                                                    f.carriers, f.elastic]) for f in self.flexible])
+            labels = [f"{f.name}.q{j + 1}" for f in self.flexible for j in range(f.n_elastic)]
+            families.append(Carrier(dofs.reshape(-1, 5), labels))
         if self.ground is not None:
             frame = np.concatenate([np.zeros(dim), np.eye(dim).T.ravel()])  # phi = 0, d_a = e_a
             families.append(Anchor(self.body_dofs(self.ground)[None, :], [GROUND], frame[None, :]))
         for type_name, cls in JOINT_TYPES.items():
-            js = [j for j in self.joints if j.type == type_name]
-            if js:
-                families.append(cls(*self._pair_arguments(js)))
-        slides = [j for j in self.joints if "slide" in j.coordinates]
-        if slides:
-            dofs, labels, *geometry = self._pair_arguments(slides)
-            dofs = np.column_stack([dofs, [j.coordinates["slide"] for j in slides]])
-            families.append(Slide(dofs, labels, *geometry))
-        angles = [j for j in self.joints if "angle" in j.coordinates]
-        if angles:
-            dofs, labels, _, _, F1, F2 = self._pair_arguments(angles)
-            dofs = np.column_stack([dofs, [j.coordinates["angle"] for j in angles]])
-            i, k = (0, 1) if dim == 2 else (1, 2)  # planar: about the normal; spatial: about x
-            families.append(JointAngle(dofs, labels, F1[:, :, i], F1[:, :, k], F2[:, :, i]))
+            for dofs, labels, side1, side2, _ in self._pairs([j for j in self.joints if j.type == type_name]):
+                families.append(cls(dofs, labels, side1, side2))
+        for dofs, labels, side1, side2, js in self._pairs([j for j in self.joints if "slide" in j.coordinates]):
+            dofs = np.column_stack([dofs, [j.coordinates["slide"] for j in js]])
+            families.append(Slide(dofs, labels, side1, side2))
+        i, k = (0, 1) if dim == 2 else (1, 2)  # planar: about the normal; spatial: about x
+        for dofs, labels, side1, side2, js in self._pairs([j for j in self.joints if "angle" in j.coordinates]):
+            dofs = np.column_stack([dofs, [j.coordinates["angle"] for j in js]])
+            families.append(JointAngle(dofs, labels, side1.axes[i], side1.axes[k], side2.axes[i]))
         return families + self._servo_families()
+
+    def material_point(self, body, point, frame=None):
+        """Local dofs, point matrix (dim, n) and axis matrices of a material point of body index
+        ``body`` (the ground included) with a joint frame (columns = axes, default identity)."""
+        frame = np.eye(self.dim) if frame is None else frame
+        flexible = self.bodies[body].flexible if body < len(self.bodies) else None
+        if flexible is not None:
+            return flexible.side(point, frame)
+        return (self.body_dofs(body), kin.point_matrix(point)[0],
+                [kin.direction_matrix(a)[0] for a in frame.T])
+
+    def _pairs(self, joints):
+        """Joint families with equal local widths: (dofs, labels, side1, side2, joints) each."""
+        groups = {}
+        for j in joints:
+            sides = (self.material_point(j.body1, j.point1, j.frame1),
+                     self.material_point(j.body2, j.point2, j.frame2))
+            groups.setdefault((len(sides[0][0]), len(sides[1][0])), []).append((j, sides))
+        for members in groups.values():
+            js = [j for j, _ in members]
+            stacked = [Side(np.array([s[k][1] for _, s in members]),
+                            [np.array([s[k][2][a] for _, s in members]) for a in range(self.dim)]) for k in (0, 1)]
+            dofs = np.array([np.concatenate([s[0][0], s[1][0]]) for _, s in members])
+            yield dofs, [j.name for j in js], stacked[0], stacked[1], js
 
     def _servo_rows(self, sv, index):
         """The ``ServoRow``s of one servo specification."""
@@ -307,7 +378,7 @@ class Model:
                 raise ModelError(f"{where}.body", f"unknown body '{sv['body']}'")
             body = self.body_dofs(index[sv["body"]])
             if kind == "point":
-                dofs, coefficients = body, kin.point_matrix(np.asarray(sv["point"], float)[None, :])[0]
+                dofs, coefficients, _ = self.material_point(index[sv["body"]], np.asarray(sv["point"], float))
             elif kind == "angle" and self.dim == 2:
                 dofs, coefficients = body[2:4], [()]  # d1; the coefficients depend on time
             elif kind == "orientation" and self.dim == 3:
@@ -349,19 +420,12 @@ class Model:
             families.append(family)
         return families
 
-    def _pair_arguments(self, joints):
-        dofs = np.array([np.concatenate([self.body_dofs(j.body1), self.body_dofs(j.body2)]) for j in joints])
-        stack = lambda attr: np.array([getattr(j, attr) for j in joints])  # noqa: E731
-        return (dofs, [j.name for j in joints], stack("point1"), stack("point2"),
-                stack("frame1"), stack("frame2"))
-
     def _forces(self, builder, body_index):
         forces = []
         if builder._gravity is not None and self.bodies:
             if builder._gravity.shape != (self.dim,):
                 raise ModelError("gravity", f"needs {self.dim} components")
-            dofs = np.array([self.body_dofs(i)[: self.dim] for i in range(len(self.bodies))])
-            forces.append(Gravity(dofs, [b.mass for b in self.bodies], builder._gravity))
+            forces.append(self._gravity(builder._gravity))
         coord_loads = [(c, f) for kind, c, f in builder._loads if kind == "coordinate"]
         for c, _ in coord_loads:
             if c not in self.joint_coordinates:
@@ -371,12 +435,18 @@ class Model:
             dofs = np.array([[self.joint_coordinates[c]] for c, _ in coord_loads])
             forces.append(TimeLoad(dofs, np.ones((len(coord_loads), 1)), [f for _, f in coord_loads]))
         point_loads = [(spec, f) for kind, spec, f in builder._loads if kind == "point"]
-        if point_loads:
-            bodies = [body_index(s[0], "loads.body") for s, _ in point_loads]
-            directions = point_force_directions(np.array([s[1] for s, _ in point_loads]),
-                                                np.array([s[2] for s, _ in point_loads]))
-            forces.append(TimeLoad(np.array([self.body_dofs(b) for b in bodies]), directions,
-                                   [f for _, f in point_loads]))
+        groups = {}  # point forces C(X)^T f, batched by local width
+        for (body, point, force), f in point_loads:
+            dofs, C, _ = self.material_point(body_index(body, "loads.body"), point)
+            groups.setdefault(len(dofs), []).append((dofs, C.T @ force, f))
+        for members in groups.values():
+            forces.append(TimeLoad(np.array([d for d, _, _ in members]), np.array([c for _, c, _ in members]),
+                                   [f for _, _, f in members]))
+        for f in self.flexible:
+            try:
+                forces.append(BeamElasticity(f.elastic[None, :], f.beam, f.stiffening))
+            except ValueError as err:
+                raise ModelError(f"body '{f.name}'", str(err)) from None
         if builder._frictions:
             for c, _, _ in builder._frictions:
                 if c not in self.joint_coordinates:
@@ -387,11 +457,27 @@ class Model:
         if builder._springs:
             s = builder._springs
             b = [tuple(body_index(name, f"spring '{x['name']}'") for name in x["bodies"]) for x in s]
+            for x, pair in zip(s, b):
+                if any(i < len(self.bodies) and self.bodies[i].flexible is not None for i in pair):
+                    raise ModelError(f"spring '{x['name']}'", "springs between flexible bodies are not supported")
             dofs = np.array([np.concatenate([self.body_dofs(b1), self.body_dofs(b2)]) for b1, b2 in b])
             forces.append(SpringDamper(dofs, [x["name"] for x in s], np.array([x["points"][0] for x in s], float),
                                        np.array([x["points"][1] for x in s], float),
                                        [x["k"] for x in s], [x["c"] for x in s], [x["l0"] for x in s]))
         return forces
+
+    def _gravity(self, g):
+        """Uniform gravity as the constant generalised force int rho N^T g of every body."""
+        weights = np.zeros(self.n)
+        for i, b in enumerate(self.bodies):
+            if b.flexible is None:
+                weights[self.body_dofs(i)[: self.dim]] = b.mass * g
+            else:
+                rigid, carriers = b.flexible.gravity_weights(g)
+                weights[b.flexible.rigid] = rigid
+                weights[b.flexible.carriers] = carriers
+        dofs = np.flatnonzero(weights)
+        return Gravity(dofs[None, :], weights[dofs][None, :])
 
     # --- quantities of a state ---------------------------------------------------------------
     def constraint_labels(self):
@@ -447,7 +533,7 @@ class Model:
 
     def kinetic(self, v):
         """Kinetic energy 1/2 v.M v of one state (n,) or of a history (..., n)."""
-        return 0.5 * np.sum(self.mass * v * v, axis=-1)
+        return self.inertia.kinetic(v)
 
     def frames(self, q, ground=False):
         """Centres (..., B, dim) and rotations (..., B, dim, dim), directors as columns, of the bodies
@@ -457,17 +543,9 @@ class Model:
         return Q[..., 0, :], np.swapaxes(Q[..., 1:, :], -1, -2)
 
     def momenta(self, q, v):
-        """Linear momentum (..., dim) and angular momentum about the origin (..., 1 or 3):
-        L = sum m phi x phi' + E_a d_a x d_a' (from x = phi + X_a d_a, 001 eq. 4)."""
-        dim, nb, k = self.dim, kin.body_size(self.dim), len(self.bodies)
-        Q = q[..., : k * nb].reshape(*q.shape[:-1], k, dim + 1, dim)
-        V = v[..., : k * nb].reshape(*v.shape[:-1], k, dim + 1, dim)
-        W = self.mass[: k * nb].reshape(k, dim + 1, dim)[:, :, 0]
-        linear = np.sum(W[:, 0, None] * V[..., 0, :], axis=-2)
-        if dim == 2:
-            angular = np.sum(W * (Q[..., 0] * V[..., 1] - Q[..., 1] * V[..., 0]), axis=(-2, -1))
-            return linear, angular[..., None]
-        return linear, np.sum(W[..., None] * np.cross(Q, V), axis=(-3, -2))
+        """Linear momentum (..., dim) and angular momentum about the origin (..., 1 or 3) of one state
+        or a history (``inertia``)."""
+        return self.inertia.momenta(q, v)
 
 
 def _body_coordinate_names(dim):

@@ -37,7 +37,7 @@ def angular_momentum_scale(model, results):
     k = len(model.bodies)
     Q = results.q[:, : k * nb].reshape(len(results.t), k, dim + 1, dim)
     V = results.v[:, : k * nb].reshape(len(results.t), k, dim + 1, dim)
-    W = model.mass[: k * nb].reshape(k, dim + 1, dim)[:, :, 0]
+    W = model.mass_matrix.diagonal()[: k * nb].reshape(k, dim + 1, dim)[:, :, 0]
     cross = np.cross(Q, V) if dim == 3 else Q[..., 0] * V[..., 1] - Q[..., 1] * V[..., 0]
     magnitude = np.linalg.norm(cross, axis=-1) if dim == 3 else np.abs(cross)
     return float(np.max(np.sum(W * magnitude, axis=(1, 2))))

@@ -55,7 +55,7 @@ def accelerations(model, q, v, inputs=(), t=0.0):
     rows, gamma = _regular_rows(model, v)
     G = model.jacobian(q, rows, t)
     F = _forces(model, q, t) + _input_matrix(model).T @ np.asarray(inputs, dtype=float)
-    K = sp.bmat([[sp.diags(model.mass), G.T], [G, None]], format="csc")
+    K = sp.bmat([[model.mass_matrix, G.T], [G, None]], format="csc")
     x = spla.spsolve(K, np.concatenate([F, -gamma]))
     return x[: model.n], x[model.n :]
 
@@ -76,6 +76,6 @@ def inverse_dynamics(model, q, v, target, t=0.0):
     G = model.jacobian(q, rows, t)
     S = model.jacobian(q, model.input_rows, t)
     B = _input_matrix(model)
-    K = sp.bmat([[sp.diags(model.mass), G.T, -B.T], [G, None, None], [S, None, None]], format="csc")
+    K = sp.bmat([[model.mass_matrix, G.T, -B.T], [G, None, None], [S, None, None]], format="csc")
     x = spla.spsolve(K, np.concatenate([_forces(model, q, t), -gamma, S @ target]))
     return x[model.n + rows.size:], x[: model.n]

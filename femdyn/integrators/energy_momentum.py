@@ -10,9 +10,12 @@ v_n+1 is eliminated with the first line; Newton solves for (q_n+1, lam) with
     K   = [[2/dt^2 M - dFbar/dq + d(Gbar^T lam)/dq,  Gbar^T],
            [G(q_n+1),                                0     ]]
 
-assembled into a fixed sparsity pattern. The multipliers are scaled by s = 2 mbar/dt^2 (mbar: mean
-mass) so that both blocks of K have the same magnitude. Because every Gbar is a discrete gradient, the
-step conserves energy (up to the work of applied loads) and momentum maps to the Newton tolerance.
+assembled into a fixed sparsity pattern. M is constant and sparse: diagonal for rigid director
+bodies (000 eq. 10), with the FFR inertia invariants as off-diagonal blocks for flexible bodies
+(``flexible``). The multipliers are scaled by s = 2 mbar/dt^2 (mbar: mean of the positive diagonal
+of M) so that both blocks of K have the same magnitude. Because every Gbar is a discrete gradient,
+the step conserves energy (up to the work of applied loads) and momentum maps to the Newton
+tolerance.
 """
 from dataclasses import dataclass
 
@@ -63,10 +66,13 @@ class EnergyMomentum:
         position = -np.ones(model.m, dtype=np.int64)
         position[active] = np.arange(active.size)
         self.size = n + active.size
-        positive = model.mass[model.mass > 0]
+        self.mass = model.mass_matrix.tocoo()
+        diagonal = self.mass.diagonal()
+        positive = diagonal[diagonal > 0]
         self.scale = 2.0 * (positive.mean() if positive.size else 1.0) / dt**2
+        self._mass_csr = self.mass.tocsr()
 
-        rows, cols = [np.arange(n)], [np.arange(n)]  # mass diagonal
+        rows, cols = [self.mass.row], [self.mass.col]  # constant mass matrix
         self._families = []
         for c in model.constraints:
             t_i, t_j = block_entries(c.dofs, c.dofs, c.tangent_mask)
@@ -85,9 +91,9 @@ class EnergyMomentum:
         self._constant = [k for k, f in enumerate(model.forces) if f.tangent_mask is None]
         for k in self._varying:
             f = model.forces[k]
-            t_i, t_j = block_entries(f.dofs, f.dofs, f.tangent_mask)
-            rows.append(t_i)
-            cols.append(t_j)
+            i, j = f.tangent_pattern()
+            rows.append(f.dofs[:, i].ravel())
+            cols.append(f.dofs[:, j].ravel())
         self.pattern = SparsePattern((self.size, self.size), np.concatenate(rows), np.concatenate(cols))
         self.lu = FixedPatternLU(self.pattern.indptr, self.pattern.indices)
         self.servos = sorted({label for fam in self._families if fam["servo"] for label in fam["c"].labels})
@@ -109,9 +115,9 @@ class EnergyMomentum:
         """Residual and Newton matrix data in pattern order. ``lam`` holds all m multipliers."""
         dt, s, n = self.dt, self.scale, self.model.n
         R = np.empty(self.size)
-        R_q = (2.0 / dt**2 * self.model.mass * qb - inertia - constant_forces
+        R_q = (2.0 / dt**2 * (self._mass_csr @ qb) - inertia - constant_forces
                - self._forces(qa, qb, t_mid, states, self._varying))
-        data = [2.0 / dt**2 * self.model.mass]
+        data = [2.0 / dt**2 * self.mass.data]
         for fam, start in zip(self._families, starts):
             c = fam["c"]
             phi, G, Gbar, T = c.linearize(start, qa[c.dofs], qb[c.dofs], lam[c.rows])
@@ -121,8 +127,7 @@ class EnergyMomentum:
         R[:n] = R_q
         for k in self._varying:
             f = self.model.forces[k]
-            T = f.tangent(qa[f.dofs], qb[f.dofs], t_mid, dt, states[k])
-            data.append(-T[:, f.tangent_mask].ravel())
+            data.append(-f.tangent_values(qa[f.dofs], qb[f.dofs], t_mid, dt, states[k]).ravel())
         return R, np.concatenate(data)
 
     def step(self, t, qa, va, lam_guess, states):
@@ -130,7 +135,7 @@ class EnergyMomentum:
         ``states`` are the forces' internal states at t."""
         model, dt, n = self.model, self.dt, self.model.n
         t_mid = t + 0.5 * dt
-        inertia = 2.0 / dt**2 * model.mass * (qa + dt * va)
+        inertia = 2.0 / dt**2 * (self._mass_csr @ (qa + dt * va))
         constant_forces = self._forces(qa, qa, t_mid, states, self._constant)
         starts = [fam["c"].begin_step(qa[fam["c"].dofs], t + dt) for fam in self._families]
         qb = qa + dt * va

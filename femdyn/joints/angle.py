@@ -27,7 +27,7 @@ from functools import cached_property
 
 import numpy as np
 
-from ..kinematics import direction_matrix
+from ..kinematics import apply
 from .base import Constraint
 
 
@@ -48,25 +48,21 @@ def sinc_derivative(h):
 class JointAngle(Constraint):
     m = 1
 
-    def __init__(self, dofs, labels, a1, b1, a2):
+    def __init__(self, dofs, labels, A1, B1, A2):
+        """``A1``, ``B1`` (K, dim, n1) and ``A2`` (K, dim, n2): the directions a1, b1, a2 as linear maps
+        of the two bodies' local coordinates (``JointPair`` sides; on a flexible body they turn with
+        the cross-section at the joint point)."""
         super().__init__(dofs, labels)
-        self.dim = dim = a1.shape[1]
-        self.nb = dim * (dim + 1)
-        self.a1, self.b1, self.a2 = (np.asarray(x, dtype=float)[:, :, None] for x in (a1, b1, a2))
-        self.A1, self.B1, self.A2 = direction_matrix(a1), direction_matrix(b1), direction_matrix(a2)
+        self.A1, self.B1, self.A2 = (np.asarray(x, dtype=float) for x in (A1, B1, A2))
+        self.n1, self.n2 = self.A1.shape[2], self.A2.shape[2]
 
     def _cs(self, q):
-        """c, s and their gradients (K, 2 nb) with respect to [q1, q2]. With the directors of a body
-        as rows of D (dim, dim), a body-fixed direction is a = D^T alpha and d a/d D = alpha x I."""
-        K, dim, nb = q.shape[0], self.dim, self.nb
-        D1 = q[:, dim:nb].reshape(K, dim, dim)
-        D2 = q[:, nb + dim : 2 * nb].reshape(K, dim, dim)
-        a1, b1, a2 = (np.sum(w * D, axis=1) for w, D in ((self.a1, D1), (self.b1, D1), (self.a2, D2)))
-        zero = np.zeros((K, dim))
-        grad_c = np.concatenate([zero, (self.a1 * a2[:, None, :]).reshape(K, -1),
-                                 zero, (self.a2 * a1[:, None, :]).reshape(K, -1)], axis=1)
-        grad_s = np.concatenate([zero, (self.b1 * a2[:, None, :]).reshape(K, -1),
-                                 zero, (self.a2 * b1[:, None, :]).reshape(K, -1)], axis=1)
+        """c, s and their gradients (K, n1 + n2) with respect to [q1, q2]."""
+        n1, n2 = self.n1, self.n2
+        a1, b1 = apply(self.A1, q[:, :n1]), apply(self.B1, q[:, :n1])
+        a2 = apply(self.A2, q[:, n1 : n1 + n2])
+        grad_c = np.concatenate([np.einsum("ki,kin->kn", a2, self.A1), np.einsum("ki,kin->kn", a1, self.A2)], 1)
+        grad_s = np.concatenate([np.einsum("ki,kin->kn", a2, self.B1), np.einsum("ki,kin->kn", b1, self.A2)], 1)
         return np.sum(a1 * a2, axis=1), np.sum(b1 * a2, axis=1), grad_c, grad_s
 
     def begin_step(self, qa, t):
@@ -112,13 +108,13 @@ class JointAngle(Constraint):
 
     @cached_property
     def _hessians(self):
-        """Constant Hessians of c and s with respect to [q1, q2], (K, 2 nb, 2 nb)."""
-        nb, K = self.nb, self.dofs.shape[0]
-        H_c, H_s = np.zeros((K, 2 * nb, 2 * nb)), np.zeros((K, 2 * nb, 2 * nb))
+        """Constant Hessians of c and s with respect to [q1, q2], (K, n1 + n2, n1 + n2)."""
+        n1, n, K = self.n1, self.n1 + self.n2, self.dofs.shape[0]
+        H_c, H_s = np.zeros((K, n, n)), np.zeros((K, n, n))
         for H, B in ((H_c, self.A1), (H_s, self.B1)):
             cross = np.einsum("kin,kim->knm", B, self.A2)
-            H[:, :nb, nb:] = cross
-            H[:, nb:, :nb] = cross.transpose(0, 2, 1)
+            H[:, :n1, n1:] = cross
+            H[:, n1:, :n1] = cross.transpose(0, 2, 1)
         return H_c, H_s
 
     def discrete_tangent(self, qa, qb, lam):
@@ -138,7 +134,7 @@ class JointAngle(Constraint):
     @cached_property
     def tangent_mask(self):
         H_c, H_s = self._hessians
-        mask = np.zeros((2 * self.nb + 1,) * 2, dtype=bool)
+        mask = np.zeros((self.n1 + self.n2 + 1,) * 2, dtype=bool)
         mask[:-1, :-1] = np.any((H_c != 0) | (H_s != 0), axis=0)
         mask[-1, :] = mask[:, -1] = self.jacobian_mask[0]
         return mask

@@ -12,6 +12,7 @@ constant. ``QuadraticConstraint`` derives both from the subclass's ``phi``/``jac
 """
 from abc import ABC, abstractmethod
 from functools import cached_property
+from typing import NamedTuple
 
 import numpy as np
 
@@ -150,21 +151,23 @@ class QuadraticConstraint(Constraint):
 
 
 class TwoBodyConstraint(QuadraticConstraint):
-    """Constraints between body 1 (local coordinates ``[:nb]``) and body 2 (``[nb:2 nb]``), possibly
-    followed by augmented coordinates, written as a list of bilinear terms.
+    """Constraints between body 1 (local coordinates ``[:n1]``) and body 2 (``[n1:n1 + n2]``), possibly
+    followed by augmented coordinates, written as a list of bilinear terms. A side's local coordinates
+    are a rigid body's ``[phi, d_a]`` or, on a flexible body, those plus the elastic carriers that
+    move the joint's material point (``flexible.FlexibleBody.side``).
 
     Terms (all batched over the K instances, matrices from ``kinematics``):
       ``("points", C1, C2)``           C2 q2 - C1 q1                 (dim rows: coincident points)
       ``("dot", A1, A2, value)``       (A1 q1).(A2 q2) - value       (1 row: angle between directions)
       ``("along", C1, C2, A1)``        (C2 q2 - C1 q1).(A1 q1)       (1 row: offset along a direction)
-    Subclasses set ``self.terms`` and ``self.nb``; the rows follow the order of the terms.
+    Subclasses set ``self.terms``, ``self.n1`` and ``self.n2``; the rows follow the order of the terms.
     """
 
     terms = ()
-    nb = 0
+    n1 = n2 = 0
 
     def _split(self, q):
-        return q[:, : self.nb], q[:, self.nb : 2 * self.nb]
+        return q[:, : self.n1], q[:, self.n1 : self.n1 + self.n2]
 
     def phi(self, q):
         q1, q2 = self._split(q)
@@ -184,35 +187,49 @@ class TwoBodyConstraint(QuadraticConstraint):
     def jacobian(self, q):
         K, n = q.shape
         q1, q2 = self._split(q)
-        nb = self.nb
+        n1, n2 = self.n1, self.n2
         blocks = []
         for term in self.terms:
             kind = term[0]
             if kind == "points":
                 C1, C2 = term[1], term[2]
                 G = np.zeros((K, C1.shape[1], n))
-                G[:, :, :nb] = -C1
-                G[:, :, nb : 2 * nb] = C2
+                G[:, :, :n1] = -C1
+                G[:, :, n1 : n1 + n2] = C2
             elif kind == "dot":
                 A1, A2 = term[1], term[2]
                 G = np.zeros((K, 1, n))
-                G[:, 0, :nb] = np.einsum("ki,kin->kn", apply(A2, q2), A1)
-                G[:, 0, nb : 2 * nb] = np.einsum("ki,kin->kn", apply(A1, q1), A2)
+                G[:, 0, :n1] = np.einsum("ki,kin->kn", apply(A2, q2), A1)
+                G[:, 0, n1 : n1 + n2] = np.einsum("ki,kin->kn", apply(A1, q1), A2)
             else:
                 C1, C2, A1 = term[1], term[2], term[3]
                 a, r = apply(A1, q1), apply(C2, q2) - apply(C1, q1)
                 G = np.zeros((K, 1, n))
-                G[:, 0, :nb] = np.einsum("ki,kin->kn", r, A1) - np.einsum("ki,kin->kn", a, C1)
-                G[:, 0, nb : 2 * nb] = np.einsum("ki,kin->kn", a, C2)
+                G[:, 0, :n1] = np.einsum("ki,kin->kn", r, A1) - np.einsum("ki,kin->kn", a, C1)
+                G[:, 0, n1 : n1 + n2] = np.einsum("ki,kin->kn", a, C2)
             blocks.append(G)
         return np.concatenate(blocks, axis=1)
 
 
+class Side(NamedTuple):
+    """One body's side of K joint instances as linear maps of its local coordinates (K, ., n):
+    ``point`` (K, dim, n) gives the joint point, ``axes`` the dim joint-frame axes (each (K, dim, n))."""
+
+    point: np.ndarray
+    axes: list
+
+
+def rigid_side(points, frames):
+    """The side of rigid director bodies: points (K, dim) and joint frames (K, dim, dim), columns =
+    axes, in body coordinates (``kinematics.point_matrix``/``direction_matrix``)."""
+    return Side(point_matrix(points), [direction_matrix(frames[:, :, i]) for i in range(points.shape[1])])
+
+
 class JointPair(TwoBodyConstraint):
-    """A kinematic pair between two bodies, each side given by a point and a joint frame in body
-    coordinates. ``frames1``/``frames2`` are (K, dim, dim) rotations whose columns are the joint axes
-    (x, y[, z]) in body coordinates; the pair is assembled when both joint frames coincide. The joint
-    axis (rotation axis of a spatial revolute, sliding axis of a prismatic pair) is x.
+    """A kinematic pair between two bodies, each side a joint point and a joint frame (``Side``); on
+    rigid bodies the frames are (K, dim, dim) rotations whose columns are the joint axes (x, y[, z]) in
+    body coordinates. The pair is assembled when both joint frames coincide. The joint axis (rotation
+    axis of a spatial revolute, sliding axis of a prismatic pair) is x.
 
     Subclasses implement ``build_terms(C1, C2, F1, F2)`` where ``C`` are point matrices and ``F`` are
     lists of direction matrices of the frame axes, and declare ``dims`` and ``coordinates`` (the kinds of
@@ -222,13 +239,10 @@ class JointPair(TwoBodyConstraint):
     dims = (2, 3)
     coordinates = ()
 
-    def __init__(self, dofs, labels, points1, points2, frames1, frames2):
+    def __init__(self, dofs, labels, side1, side2):
         super().__init__(dofs, labels)
-        dim = points1.shape[1]
-        self.dim, self.nb = dim, dim * (dim + 1)
-        F1 = [direction_matrix(frames1[:, :, i]) for i in range(dim)]
-        F2 = [direction_matrix(frames2[:, :, i]) for i in range(dim)]
-        self.terms = self.build_terms(point_matrix(points1), point_matrix(points2), F1, F2)
+        self.dim, self.n1, self.n2 = side1.point.shape[1], side1.point.shape[2], side2.point.shape[2]
+        self.terms = self.build_terms(side1.point, side2.point, side1.axes, side2.axes)
         self.m = sum(t[1].shape[1] if t[0] == "points" else 1 for t in self.terms)
 
     @abstractmethod
