@@ -322,11 +322,12 @@ class Model:
         dim = self.dim
         families = [Orthonormality(np.array([self.body_dofs(i) for i in range(len(self.bodies))]),
                                    [b.name for b in self.bodies], dim)]
-        if self.flexible:
+        elastic = [f for f in self.flexible if f.n_elastic]
+        if elastic:
             dofs = np.concatenate([np.column_stack([np.repeat(f.rigid[None, 2:4], f.n_elastic, axis=0),
-                                                    f.carriers, f.elastic]) for f in self.flexible])
-            labels = [f"{f.name}.q{j + 1}" for f in self.flexible for j in range(f.n_elastic)]
-            families.append(Carrier(dofs.reshape(-1, 5), labels))
+                                                    f.carriers, f.elastic]) for f in elastic])
+            labels = [f"{f.name}.q{j + 1}" for f in elastic for j in range(f.n_elastic)]
+            families.append(Carrier(dofs, labels))
         if self.ground is not None:
             frame = np.concatenate([np.zeros(dim), np.eye(dim).T.ravel()])  # phi = 0, d_a = e_a
             families.append(Anchor(self.body_dofs(self.ground)[None, :], [GROUND], frame[None, :]))
@@ -442,7 +443,7 @@ class Model:
         for members in groups.values():
             forces.append(TimeLoad(np.array([d for d, _, _ in members]), np.array([c for _, c, _ in members]),
                                    [f for _, _, f in members]))
-        for f in self.flexible:
+        for f in (f for f in self.flexible if f.n_elastic):
             try:
                 forces.append(BeamElasticity(f.elastic[None, :], f.beam, f.stiffening))
             except ValueError as err:

@@ -15,6 +15,8 @@ Schema::
     [solver]  dt, t_end; optional tolerance, max_iterations, initial_tolerance
     [output]  optional every, vtk, plots
     [[bodies]]   name, mass, euler = [..] | inertia = [J1, J2, J3] (3D); optional size = [..]
+                 or (2D) name, beam = {..}: a flexible body, with [flexible] settings (see ``beams``)
+    [[probes]]   name, body, point       material points whose motion (and elastic part) is recorded
     [[joints]]   name, type, bodies = [b1, b2]; optional points, axis, relative_rotation, angle, slide
     [[loads]]    type = "joint": coordinate, function
                  type = "point_force": body, point, force; optional function
@@ -45,6 +47,7 @@ from ..initial import PLACING, place
 from ..integrators.energy_momentum import NewtonOptions
 from ..simulate import check_run, step_count
 from ..model import GROUND, JOINT_TYPES, Model, ModelBuilder, ModelError, euler_from_inertia
+from .beams import Options, read_beam, read_settings
 from .expressions import compile_time_function, evaluate_number
 from .output import RESERVED_COLUMNS
 
@@ -52,7 +55,7 @@ FRAMES = 500  # default number of output frames
 NAME = re.compile(r"[\w-]+")
 TOP_REQUIRED = ("dimension", "solver", "bodies")
 TOP_OPTIONAL = ("title", "source", "gravity", "output", "joints", "loads", "springs", "friction", "servos",
-                "control", "initial")
+                "control", "initial", "flexible", "probes")
 JOINT_OPTIONAL = ("points", "axis", "relative_rotation", "angle", "slide")
 LOADS = {  # type -> (required keys, optional keys)
     "joint": (("coordinate", "function"), ()),
@@ -106,6 +109,8 @@ class Case:
     every: int | None  # write every k-th step as a VTK frame; None: about FRAMES frames
     vtk: bool
     plots: bool
+    probes: list = ()  # (name, body name, body-frame point) whose motion is recorded
+    flexible: object = None  # beams.Settings of the flexible bodies
 
     @property
     def steps(self):
@@ -385,10 +390,19 @@ def _read_toml(path):
         raise CaseError(path, "syntax", str(err)) from None
 
 
-def _add_bodies(r, items, builder, dim):
+def _add_bodies(r, items, builder, dim, flexible):
     names = []
     for i, item in enumerate(r.array(items, "bodies")):
         f = f"bodies[{i}]"
+        if "beam" in r.mapping(item, f):
+            r.table(item, f, ("name", "beam"))
+            name = r.name(item["name"], f"{f}.name", names)
+            if dim != 2:
+                r.fail(f"{f}.beam", "flexible beam bodies exist only in 2D models")
+            beam = read_beam(r, item["beam"], f"{f}.beam", flexible, r.path.parent)
+            builder.add_beam(name, beam, flexible.stiffening)
+            names.append(name)
+            continue
         r.table(item, f, ("name", "mass"), ("euler", "inertia", "size"))
         name = r.name(item["name"], f"{f}.name", names)
         mass = r.number(item["mass"], f"{f}.mass", positive=True)
@@ -502,8 +516,21 @@ def _initial(r, data, dim, bodies, joints):
     return poses, coordinates
 
 
-def load_case(path):
-    """Read, validate and build the case in the TOML file ``path`` (see the module docstring)."""
+def _probes(r, items, dim, bodies):
+    """Material points whose motion is recorded: [(name, body, point)]."""
+    probes, names = [], []
+    for i, item in enumerate(r.array(items, "probes")):
+        f = f"probes[{i}]"
+        r.table(item, f, ("name", "body", "point"))
+        names.append(r.name(item["name"], f"{f}.name", names))
+        probes.append((names[-1], r.reference(item["body"], f"{f}.body", bodies, "body"),
+                       r.vector(item["point"], f"{f}.point", dim)))
+    return probes
+
+
+def load_case(path, flexible=None):
+    """Read, validate and build the case in the TOML file ``path`` (see the module docstring);
+    ``flexible``: ``beams.Options`` overriding the flexible bodies' settings."""
     path = Path(path)
     r = _Reader(path)
     data = r.table(_read_toml(path), "", TOP_REQUIRED, TOP_OPTIONAL)
@@ -512,7 +539,9 @@ def load_case(path):
         r.fail("dimension", f"must be 2 or 3, got {_describe(dim)}")
     try:
         builder = ModelBuilder(dim)
-        bodies = _add_bodies(r, data["bodies"], builder, dim)
+        settings = read_settings(r, data.get("flexible", {}), flexible or Options())
+        bodies = _add_bodies(r, data["bodies"], builder, dim, settings)
+        probes = _probes(r, data.get("probes", []), dim, bodies)
         joints, coordinates = _add_joints(r, data.get("joints", []), builder, dim, bodies)
         _add_loads(r, data.get("loads", []), builder, dim, bodies, coordinates)
         _add_springs(r, data.get("springs", []), builder, dim, bodies)
@@ -522,6 +551,11 @@ def load_case(path):
             builder.set_gravity(r.vector(data["gravity"], "gravity", dim))
         model = builder.build()
         q0, v0 = place(model, *_initial(r, data.get("initial", {}), dim, bodies, joints))
+        for name, body, point in probes:
+            try:
+                model.material_point(bodies.index(body), point)
+            except ValueError as err:
+                r.fail(f"probes.{name}.point", str(err))
     except ModelError as err:
         r.fail(err.field, err.message)
 
@@ -533,7 +567,7 @@ def load_case(path):
         path=path,
         title=r.string(data.get("title", path.stem), "title"),
         source=r.string(data.get("source", ""), "source"),
-        model=model, q0=q0, v0=v0,
+        model=model, q0=q0, v0=v0, probes=probes, flexible=settings,
         dt=r.number(solver["dt"], "solver.dt", positive=True),
         t_end=r.number(solver["t_end"], "solver.t_end", positive=True),
         tolerance=r.number(solver.get("tolerance", defaults.tolerance), "solver.tolerance", positive=True),

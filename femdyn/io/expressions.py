@@ -12,7 +12,7 @@ import numpy as np
 
 CONSTANTS = {"pi": np.pi, "e": np.e}
 FUNCTIONS = {"sin": np.sin, "cos": np.cos, "tan": np.tan, "exp": np.exp, "log": np.log,
-             "sqrt": np.sqrt, "abs": np.abs}
+             "sqrt": np.sqrt, "abs": np.abs, "atan": np.arctan}
 REDUCTIONS = {"min": np.minimum, "max": np.maximum}  # any number of arguments >= 1
 BINARY = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
           ast.Div: operator.truediv, ast.Pow: operator.pow}
