@@ -11,10 +11,10 @@ The last term is bilinear in ``(q, d)``, which makes the FFR mass matrix configu
 constraints keep the frame right-handed), so with one *carrier* vector ``c_j = q_j d_1`` per elastic
 coordinate
 
-    x = phi + X_a d_a + sum_j (S_1j I + S_2j J) c_j,   c_j - q_j d_1 = 0,
+    x = phi + X_a d_a + sum_j (S_1j I + S_2j J) c_j,   c_j . d_1 - q_j = 0,   c_j . d_2 = 0,
 
 i.e. positions are linear in ``(phi, d_a, c_j)`` with constant coefficients, and the carrier
-constraints are bilinear. The kinetic energy ``1/2 int rho |x'|^2`` is then a constant quadratic form
+constraints (``joints.carrier``) are bilinear and rotation invariant. The kinetic energy ``1/2 int rho |x'|^2`` is then a constant quadratic form
 whose blocks are the FFR inertia invariants (``elements.Invariants``): with slots (2-vectors)
 ``[phi, d_1, d_2, c_1, .., c_n]`` every block is ``A I + B J``,
 

@@ -324,7 +324,7 @@ class Model:
                                    [b.name for b in self.bodies], dim)]
         elastic = [f for f in self.flexible if f.n_elastic]
         if elastic:
-            dofs = np.concatenate([np.column_stack([np.repeat(f.rigid[None, 2:4], f.n_elastic, axis=0),
+            dofs = np.concatenate([np.column_stack([np.repeat(f.rigid[None, 2:6], f.n_elastic, axis=0),
                                                     f.carriers, f.elastic]) for f in elastic])
             labels = [f"{f.name}.q{j + 1}" for f in elastic for j in range(f.n_elastic)]
             families.append(Carrier(dofs, labels))

@@ -207,3 +207,29 @@ class Swing(_SmoothPhase):
     def rate(self, t):
         psi, rate = self._phase(t)
         return np.array([self.amplitude * np.cos(psi) * rate])
+
+
+class SpinUp(Trajectory):
+    """The spin-up manoeuvre of a rotating beam (Kane, Ryan & Banerjee 1987; the classic test of
+    geometric stiffening): the angle rises with rate omega_s (t/T - sin(2 pi t/T)/(2 pi)) up to T,
+    then turns at the constant rate omega_s:
+    theta = omega_s/T (t^2/2 + (T/2pi)^2 (cos(2 pi t/T) - 1)) for t < T, omega_s (t - T/2) after."""
+
+    size = 1
+
+    def __init__(self, angular_speed, t_ramp):
+        if not t_ramp > 0:
+            raise ValueError(f"t_ramp must be > 0, got {t_ramp}")
+        self.omega, self.t_ramp = float(angular_speed), float(t_ramp)
+
+    def value(self, t):
+        T, w = self.t_ramp, self.omega
+        if t < T:
+            return np.array([w / T * (0.5 * t * t + (T / (2 * np.pi)) ** 2 * (np.cos(2 * np.pi * t / T) - 1.0))])
+        return np.array([w * (t - 0.5 * T)])
+
+    def rate(self, t):
+        T, w = self.t_ramp, self.omega
+        if t < T:
+            return np.array([w * (t / T - np.sin(2 * np.pi * t / T) / (2 * np.pi))])
+        return np.array([w])
