@@ -32,6 +32,7 @@ the deformed section (rotated by the section rotation ``theta(X)``, linearised a
 FFR: ``a + theta J a``; 003 eqs. 64-84, 139-151).
 """
 import numpy as np
+import scipy.sparse as sp
 
 from . import kinematics as kin
 
@@ -63,19 +64,19 @@ class FlexibleBody:
 
     def slot_blocks(self):
         """Mass-matrix coefficients (A, B) over the body's slots [phi, d_1, d_2, c_1..c_n] (module
-        docstring): A symmetric, B skew, both (3 + n, 3 + n)."""
-        inv, n = self.beam.invariants, self.n_elastic
-        A, B = np.zeros((3 + n, 3 + n)), np.zeros((3 + n, 3 + n))
-        A[0, 0] = inv.mass
-        A[0, 1:3] = A[1:3, 0] = inv.first_moment
-        A[1:3, 1:3] = inv.second_moment
-        A[0, 3:], B[0, 3:] = inv.s_bar
-        for a in range(2):
-            A[1 + a, 3:], B[1 + a, 3:] = inv.i_bar[a]
-        A[3:, 3:] = inv.mass_matrix.toarray()
-        B[3:, 3:] = inv.s_tilde.toarray()
-        A[3:, :3] = A[:3, 3:].T
-        B[3:, :3] = -B[:3, 3:].T
+        docstring): A symmetric, B skew, both sparse (3 + n, 3 + n)."""
+        inv = self.beam.invariants
+        rigid_a = np.zeros((3, 3))
+        rigid_a[0, 0] = inv.mass
+        rigid_a[0, 1:] = rigid_a[1:, 0] = inv.first_moment
+        rigid_a[1:, 1:] = inv.second_moment
+        coupling = np.stack([inv.s_bar, inv.i_bar[0], inv.i_bar[1]])  # (3, 2, n): rows phi, d_1, d_2
+        A = sp.bmat([[rigid_a, sp.csr_matrix(coupling[:, 0])],
+                     [sp.csr_matrix(coupling[:, 0].T), inv.mass_matrix]], format="csr")
+        B = sp.bmat([[sp.csr_matrix((3, 3)), sp.csr_matrix(coupling[:, 1])],
+                     [sp.csr_matrix(-coupling[:, 1].T), inv.s_tilde]], format="csr")
+        A.eliminate_zeros()
+        B.eliminate_zeros()
         return A, B
 
     def gravity_weights(self, g):

@@ -308,8 +308,8 @@ class Model:
             reference.append(len(slots))
             slots += list(b.offset + dim * np.arange(dim + 1))
             if b.flexible is None:
-                A.append(np.diag(np.concatenate([[b.mass], b.euler])))
-                B.append(np.zeros((dim + 1, dim + 1)))
+                A.append(sp.diags(np.concatenate([[b.mass], b.euler])))
+                B.append(sp.csr_matrix((dim + 1, dim + 1)))
             else:
                 slots += list(b.flexible.carriers[:, 0])
                 a, c = b.flexible.slot_blocks()
@@ -443,11 +443,10 @@ class Model:
         for members in groups.values():
             forces.append(TimeLoad(np.array([d for d, _, _ in members]), np.array([c for _, c, _ in members]),
                                    [f for _, _, f in members]))
-        for f in (f for f in self.flexible if f.n_elastic):
-            try:
-                forces.append(BeamElasticity(f.elastic[None, :], f.beam, f.stiffening))
-            except ValueError as err:
-                raise ModelError(f"body '{f.name}'", str(err)) from None
+        elastic = [f for f in self.flexible if f.n_elastic]
+        if elastic:
+            forces.append(BeamElasticity(np.concatenate([f.elastic for f in elastic])[None, :],
+                                         [f.beam for f in elastic], [f.stiffening for f in elastic]))
         if builder._frictions:
             for c, _, _ in builder._frictions:
                 if c not in self.joint_coordinates:

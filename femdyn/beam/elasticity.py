@@ -13,7 +13,8 @@ quadratic strain). The integral is 5-point Gauss quadrature, exact for eps^2 (de
 
 Elements map to the body's elastic coordinates through its Boolean reference conditions (suppressed
 coordinates are zero); a modally reduced body keeps its reduced stiffness as one dense block and has
-no geometric stiffening (the modes are linear shapes).
+no geometric stiffening (the modes are linear shapes). All bodies are one batch: elements with
+stiffening off carry EA = 0 in the nonlinear part and their axial stiffness in the linear blocks.
 """
 import numpy as np
 
@@ -25,35 +26,47 @@ XI, WEIGHTS = 0.5 * (_X + 1.0), 0.5 * _W
 
 
 class BeamElasticity(Force):
-    """Elastic force of one beam body; ``dofs`` (1, n) are its elastic coordinates in the global
-    vector. The tangent is given as a sparse pattern over the element blocks, never dense (n, n)."""
+    """Elastic forces of all beam bodies of a model in one component: ``dofs`` (1, n) are their
+    elastic coordinates one body after the other, ``beams`` the ``BeamBody``s, ``stiffening`` a flag
+    per body. Elements of all bodies are evaluated together; the tangent is a sparse pattern over
+    the element blocks, never a dense (n, n) matrix."""
 
     tangent_mask = True  # depends on q_n+1; the entries come from ``tangent_pattern``
 
-    def __init__(self, dofs, beam, stiffening):
+    def __init__(self, dofs, beams, stiffening):
         super().__init__(dofs)
-        n = self.dofs.shape[1]
-        el = beam.elements
-        if beam.modal_frequencies is not None or n == 0:
-            if stiffening and n:
-                raise ValueError("geometric stiffening needs nodal elastic coordinates, not modes")
-            self.map = np.arange(n)[None, :]
-            self.blocks = beam.stiffness.toarray()[None]
-            self.stiffening = None
-        else:
-            reduced = -np.ones(el.n_dofs, dtype=np.int64)
-            reduced[np.asarray(beam.basis.tocoo().row)] = np.asarray(beam.basis.tocoo().col)
-            self.map = reduced[el.dofs]  # (K, 6), -1 where suppressed
-            area = 0.0 if stiffening else el.area
-            self.blocks = el.to_body(stiffness_matrices(el.length, el.young, area, el.inertia))
-            self.stiffening = bool(stiffening)
-            if stiffening:
-                self.ea_l = el.young * el.area * el.length  # EA l: int .. dx = l int .. dxi
-                self.U = axial_strain_row(el.length)[:, None, :] @ el.cbar  # (K, 1, 6)
-                self.V = slope_rows(XI, el.length) @ el.cbar  # (K, P, 6)
-        kept = (self.map[:, :, None] >= 0) & (self.map[:, None, :] >= 0)
-        self._kept = kept
-        k, i, j = np.nonzero(kept)
+        maps, blocks, ea_l, U, V, start = [], [], [], [], [], 0
+        for beam, stiff in zip(beams, stiffening):
+            n, el = beam.n_coordinates, beam.elements
+            if beam.modal_frequencies is not None:
+                if stiff:
+                    raise ValueError("geometric stiffening needs nodal elastic coordinates, not modes")
+                # the reduced stiffness as one block; zero-padded to the common block width below
+                maps.append(start + np.arange(n)[None, :])
+                blocks.append(beam.stiffness.toarray()[None])
+                ea_l.append(np.zeros(1))
+                U.append(np.zeros((1, 1, n)))
+                V.append(np.zeros((1, len(XI), n)))
+            else:
+                coo = beam.basis.tocoo()
+                reduced = -np.ones(el.n_dofs, dtype=np.int64)
+                reduced[coo.row] = start + coo.col
+                maps.append(reduced[el.dofs])  # (K, 6), -1 where suppressed
+                area = 0.0 if stiff else el.area  # with stiffening the axial energy is the nonlinear one
+                blocks.append(el.to_body(stiffness_matrices(el.length, el.young, area, el.inertia)))
+                ea_l.append(el.young * el.area * el.length * float(stiff))  # EA l: int .. dx = l int .. dxi
+                U.append(axial_strain_row(el.length)[:, None, :] @ el.cbar)  # (K, 1, 6)
+                V.append(slope_rows(XI, el.length) @ el.cbar)  # (K, P, 6)
+            start += n
+        width = max(m.shape[1] for m in maps)
+        pad = lambda a, axes: np.pad(a, [(0, 0)] * (a.ndim - axes) + [(0, width - a.shape[-1])] * axes)  # noqa: E731
+        self.map = np.concatenate([np.pad(m, ((0, 0), (0, width - m.shape[1])), constant_values=-1) for m in maps])
+        self.blocks = np.concatenate([pad(b, 2) for b in blocks])
+        self.U, self.V = np.concatenate([pad(u, 1) for u in U]), np.concatenate([pad(v, 1) for v in V])
+        self.ea_l = np.concatenate(ea_l)
+        self.stiffening = any(stiffening)
+        self._kept = (self.map[:, :, None] >= 0) & (self.map[:, None, :] >= 0)
+        k, i, j = np.nonzero(self._kept)
         self._pattern = (self.map[k, i], self.map[k, j])
 
     def tangent_pattern(self):
