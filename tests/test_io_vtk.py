@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import pyvista
 
-from femdyn.io.vtk import write_vtk_series
+from femdyn.io.vtk import Lines, write_vtk_series
 
 
 def read_frames(pvd):
@@ -179,3 +179,36 @@ def test_rejects_bad_shapes(tmp_path):
         write_vtk_series(
             tmp_path, [0.0], np.zeros((1, 1, 3)), np.zeros((1, 1, 2, 2)), [[1, 1, 1]], ["x"]
         )
+
+
+def test_lines_replace_boxes(tmp_path):
+    """A body given as lines is drawn as line cells in a second part of each frame, with its point
+    fields (vectors padded to 3 components); the other bodies keep their boxes in part 0."""
+    points = np.array([[[0.0, 0.0], [1.0, 0.0], [2.0, 0.0]], [[0.0, 0.0], [1.0, 0.5], [2.0, 1.0]]])
+    lines = Lines(points, np.array([[0, 1], [1, 2]]), np.array([1, 1]),
+                  {"moment": np.array([[0.0, 0.0, 0.0], [2.0, 1.0, 0.0]]), "shift": points - points[:1]})
+    pvd = write_vtk_series(tmp_path, [0.0, 1.0], np.zeros((2, 2, 2)),
+                           np.broadcast_to(np.eye(2), (2, 2, 2, 2)), np.ones((2, 2)), ["box", "beam"],
+                           lines=lines)
+    entries = ET.parse(pvd).getroot().findall("./Collection/DataSet")
+    assert [(e.get("timestep"), e.get("part"), e.get("file")) for e in entries] == [
+        ("0.0", "0", "vtk/frame_00000.vtu"), ("0.0", "1", "vtk/lines_00000.vtu"),
+        ("1.0", "0", "vtk/frame_00001.vtu"), ("1.0", "1", "vtk/lines_00001.vtu")]
+    boxes = pyvista.read(tmp_path / "vtk" / "frame_00001.vtu")
+    np.testing.assert_array_equal(boxes.cell_data["body_id"], [0])
+    line = pyvista.read(tmp_path / "vtk" / "lines_00001.vtu")
+    assert [line.get_cell(k).type for k in range(2)] == [pyvista.CellType.LINE] * 2
+    np.testing.assert_array_equal(line.cell_data["body_id"], [1, 1])
+    np.testing.assert_array_equal(line.points, [[0, 0, 0], [1, 0.5, 0], [2, 1, 0]])
+    np.testing.assert_array_equal(line.point_data["moment"], [2.0, 1.0, 0.0])
+    np.testing.assert_array_equal(line.point_data["shift"], [[0, 0, 0], [0, 0.5, 0], [0, 1, 0]])
+
+
+def test_only_lines(tmp_path):
+    """Without rigid bodies no box files are written; the lines are part 0."""
+    lines = Lines(np.zeros((1, 2, 2)), np.array([[0, 1]]), np.array([0]), {})
+    pvd = write_vtk_series(tmp_path, [0.0], np.zeros((1, 1, 2)), np.eye(2)[None, None], np.ones((1, 2)),
+                           ["beam"], lines=lines)
+    entries = ET.parse(pvd).getroot().findall("./Collection/DataSet")
+    assert [(e.get("part"), e.get("file")) for e in entries] == [("0", "vtk/lines_00000.vtu")]
+    assert sorted(p.name for p in (tmp_path / "vtk").iterdir()) == ["lines_00000.vtu"]

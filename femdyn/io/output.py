@@ -3,9 +3,13 @@
 ``history.csv``  time, energies, momenta, constraint residual, Newton iterations, joint coordinates
 ``inputs.csv``   servo inputs (actuator torques/forces) at the step mid-times, with ``inputs.png``
 ``bodies.csv``   body centres and orientations (2D: angle of d1; 3D: the directors)
+``probes.csv``   the case's probes: position and orientation of the deformed material point and, on
+                 flexible bodies, its elastic displacement (``probes``), with ``probes.png``
 ``energy.png``, ``joint_coordinates.png`` [, ``joint_coordinates_dt.png`` with other time steps]
-``motion.pvd`` + ``vtk/`` + ``bodies.txt``  every ``every``-th frame and the last, with velocities
-``summary.json`` run statistics and the list of files
+``motion.pvd`` + ``vtk/`` + ``bodies.txt``  every ``every``-th frame and the last: rigid bodies as
+                 boxes with velocities, flexible bodies as their deformed centre lines with velocity,
+                 displacement, elastic displacement, section forces and stress (``probes.centre_lines``)
+``summary.json`` run statistics, max |.| and RMS of the probes' elastic displacements, the list of files
 
 The energy drift is the energy balance at the end, H_end - H_0 - W_end (so the work of the loads does
 not count as drift), relative to max(|H|, T) over the run.
@@ -15,7 +19,8 @@ from pathlib import Path
 
 import numpy as np
 
-from .plots import plot_energy_momentum, plot_overlay, plot_series
+from .plots import plot_energy_momentum, plot_overlay, plot_probes, plot_series
+from .probes import centre_lines, elastic_statistics, probe_table
 from .tables import write_csv
 from .vtk import write_vtk_series
 
@@ -117,11 +122,15 @@ def write_results(folder, case, results, wall_time, compare=None):
     inputs = {name: results.inputs[:, k] for k, name in enumerate(model.inputs)}
     if inputs:  # servo inputs act over each step: reported at the mid-times (000 eq. 59)
         write_csv(folder / "inputs.csv", {"t": results.t_mid, **inputs})
+    probes = probe_table(model, case.probes, results.q)
+    if probes:
+        write_csv(folder / "probes.csv", {"t": results.t, **probes})
     if case.vtk:
         frames = np.unique(np.append(np.arange(0, len(results.t), case.output_every), len(results.t) - 1))
+        lines = centre_lines(model, results.q[frames], results.v[frames]) if model.flexible else None
         write_vtk_series(folder, results.t[frames], centres[frames], rotations[frames],
                          [b.size for b in model.bodies], [b.name for b in model.bodies],
-                         velocities[frames], omega[frames])
+                         velocities[frames], omega[frames], lines)
     if case.plots:
         angular = results.angular_momentum
         plot_energy_momentum(folder / "energy.png", results.t, results.kinetic, results.potential,
@@ -139,7 +148,11 @@ def write_results(folder, case, results, wall_time, compare=None):
             runs += [(f"{name}, {label}", t, values[name])
                      for label, t, values in compare for name in coordinates]
             plot_overlay(folder / "joint_coordinates_dt.png", runs, "joint coordinate", case.title)
+        if probes:
+            plot_probes(folder / "probes.png", results.t, probes, [p[0] for p in case.probes], case.title)
     summary = _summary(case, results, wall_time)
+    if probes:
+        summary["probes"] = elastic_statistics(probes, case.probes)
     summary["files"] = sorted([p.name + "/" if p.is_dir() else p.name for p in folder.iterdir()]
                               + ["summary.json"])
     (folder / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")

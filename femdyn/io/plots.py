@@ -58,3 +58,27 @@ def plot_overlay(path, runs, ylabel, title):
     ax.grid(True, alpha=0.3)
     ax.legend()
     _save(fig, path)
+
+
+def plot_probes(path, t, columns, names, title):
+    """Probe motion over time as in 003 Figs. 8-11: position components and orientation (left
+    column), and for probes on flexible bodies the elastic displacement and section rotation (right
+    column). ``columns`` holds ``NAME.QUANTITY`` series as in ``probes.csv``, one line per probe."""
+    panels = [[q for q in quantities if any(f"{n}.{q}" in columns for n in names)]
+              for quantities in (("x", "y", "z", "angle"), ("elastic_x", "elastic_y", "elastic_angle"))]
+    panels = [p for p in panels if p]  # three rows each: x, y, angle (2D) or x, y, z (3D)
+    rows = max(len(p) for p in panels)
+    fig, axes = plt.subplots(rows, len(panels), sharex=True, squeeze=False,
+                             figsize=(6 * len(panels), 2.4 * rows + 0.6))
+    for col, quantities in enumerate(panels):
+        for row, quantity in enumerate(quantities):
+            ax = axes[row, col]
+            for name in names:
+                if f"{name}.{quantity}" in columns:
+                    ax.plot(t, columns[f"{name}.{quantity}"], label=name)
+            ax.set_ylabel(quantity.replace("_", " "))
+            ax.grid(True, alpha=0.3)
+            ax.legend()
+        axes[-1, col].set_xlabel("t")
+    fig.suptitle(title, fontsize=10)
+    _save(fig, path)

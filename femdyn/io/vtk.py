@@ -1,11 +1,16 @@
-"""ParaView time series of rigid body outlines, written through meshio.
+"""ParaView time series of body outlines and centre lines, written through meshio.
 
-Each body is drawn as the box spanned by its directors: a ``quad`` in 2-D
-(lying in the plane z = 0) and a ``hexahedron`` in 3-D.  Every frame becomes
-one ``.vtu`` file in ``folder/vtk``; ``folder/motion.pvd`` collects them with
-their simulation times so ParaView can play the motion.
+Each rigid body is drawn as the box spanned by its directors: a ``quad`` in 2-D
+(lying in the plane z = 0) and a ``hexahedron`` in 3-D.  Bodies given as
+``Lines`` (the deformed centre lines of flexible bodies) are drawn as ``line``
+cells instead, with their own point fields.  Every frame becomes one ``.vtu``
+file of boxes, ``folder/vtk/frame_NNNNN.vtu`` (part 0), and one of lines,
+``folder/vtk/lines_NNNNN.vtu`` (the next part); ``folder/motion.pvd`` collects
+them with their simulation times, so ParaView plays the motion and shows the
+parts of a frame together as the blocks of one multiblock data set.
 """
 
+from dataclasses import dataclass
 from pathlib import Path
 
 import meshio
@@ -23,6 +28,22 @@ _UNIT_CORNERS = {
     ),
 }
 _CELL_TYPE = {2: "quad", 3: "hexahedron"}
+
+
+@dataclass(frozen=True)
+class Lines:
+    """Polylines drawn for some bodies instead of their boxes, over the frames.
+
+    ``points`` (F, P, dim): world positions; ``segments`` (L, 2): the point
+    indices of each ``line`` cell; ``body_id`` (L,): the body of each cell (an
+    index into the body names); ``point_data``: name -> (F, P) scalars or
+    (F, P, dim) vectors.
+    """
+
+    points: np.ndarray
+    segments: np.ndarray
+    body_id: np.ndarray
+    point_data: dict
 
 
 def _to_3d(a):
@@ -44,11 +65,11 @@ def _corner_velocities(v, omega, arms):
     return _to_3d(v[:, None, :] + spin)
 
 
-def _write_pvd(path, times, files):
-    """Write a ParaView collection file referencing ``files`` at ``times``."""
+def _write_pvd(path, entries):
+    """Write a ParaView collection file of (time, part, file) ``entries``."""
     entries = "\n".join(
-        f'    <DataSet timestep="{float(t)!r}" group="" part="0" file="{f}"/>'
-        for t, f in zip(times, files)
+        f'    <DataSet timestep="{float(t)!r}" group="" part="{part}" file="{f}"/>'
+        for t, part, f in entries
     )
     path.write_text(
         '<?xml version="1.0"?>\n'
@@ -60,6 +81,50 @@ def _write_pvd(path, times, files):
     )
 
 
+def _box_mesh(position, rotation, local, velocity, omega, body_ids):
+    """The boxes of one frame: corners ``position + rotation @ local`` with the
+    rigid body velocities of the corners."""
+    n_boxes, n_corners = local.shape[:2]
+    arms = np.einsum("bij,bcj->bci", rotation, local)  # (B, C, dim)
+    corners = _to_3d(position[:, None, :] + arms)
+    return meshio.Mesh(
+        corners.reshape(-1, 3),
+        [(_CELL_TYPE[local.shape[-1]], np.arange(n_boxes * n_corners).reshape(n_boxes, n_corners))],
+        point_data={"velocity": _corner_velocities(velocity, omega, arms).reshape(-1, 3)},
+        cell_data={"body_id": [body_ids]},
+    )
+
+
+def _line_mesh(lines, k):
+    """Frame ``k`` of ``lines``; vector fields padded to three components."""
+    data = {
+        name: _to_3d(values[k]) if values.ndim == 3 else values[k]
+        for name, values in lines.point_data.items()
+    }
+    return meshio.Mesh(
+        _to_3d(lines.points[k]),
+        [("line", lines.segments)],
+        point_data=data,
+        cell_data={"body_id": [lines.body_id]},
+    )
+
+
+def _check_lines(lines, n_frames, n_bodies, dim):
+    """Refuse ``Lines`` whose shapes do not fit the frames and bodies."""
+    n_points = lines.points.shape[1] if lines.points.ndim == 3 else -1
+    if lines.points.shape != (n_frames, n_points, dim):
+        raise ValueError("line points must have shape (F, P, dim)")
+    if lines.segments.ndim != 2 or lines.segments.shape[1] != 2:
+        raise ValueError("line segments must have shape (L, 2)")
+    if lines.body_id.shape != (len(lines.segments),):
+        raise ValueError("need one body id per line segment")
+    if np.any((lines.body_id < 0) | (lines.body_id >= n_bodies)):
+        raise ValueError("line body ids must index the bodies")
+    for name, values in lines.point_data.items():
+        if np.shape(values) not in ((n_frames, n_points), (n_frames, n_points, dim)):
+            raise ValueError(f"line point field {name!r} must have shape (F, P[, dim])")
+
+
 def write_vtk_series(
     folder,
     times,
@@ -69,13 +134,15 @@ def write_vtk_series(
     body_names,
     velocities=None,
     angular_velocities=None,
+    lines=None,
 ):
     """Write the body outlines of a motion as a ParaView time series.
 
     Parameters
     ----------
     folder : pathlib.Path
-        Output folder; receives ``vtk/frame_NNNNN.vtu``, ``motion.pvd`` and
+        Output folder; receives ``vtk/frame_NNNNN.vtu`` (boxes),
+        ``vtk/lines_NNNNN.vtu`` (with ``lines``), ``motion.pvd`` and
         ``bodies.txt`` (one ``body_id name`` line per body).
     times : (F,) array
         Simulation time of each frame.
@@ -92,6 +159,9 @@ def write_vtk_series(
         Centre velocities; the ``velocity`` point field is zero if omitted.
     angular_velocities : (F, B) array in 2-D or (F, B, 3) in 3-D, optional
         Angular velocities in world coordinates; zero if omitted.
+    lines : Lines, optional
+        Polylines drawn for the bodies in ``lines.body_id`` instead of their
+        boxes.
 
     Returns
     -------
@@ -114,6 +184,8 @@ def write_vtk_series(
         raise ValueError("sizes must have shape (B, dim)")
     if len(body_names) != n_bodies:
         raise ValueError("need one name per body")
+    if lines is not None:
+        _check_lines(lines, n_frames, n_bodies, dim)
 
     if velocities is None:
         velocities = np.zeros_like(positions)
@@ -123,31 +195,31 @@ def write_vtk_series(
     velocities = np.asarray(velocities, dtype=float)
     angular_velocities = np.asarray(angular_velocities, dtype=float)
 
-    n_corners = len(_UNIT_CORNERS[dim])
-    local = _UNIT_CORNERS[dim][None, :, :] * sizes[:, None, :]  # (B, C, dim)
-    cells = [(_CELL_TYPE[dim], np.arange(n_bodies * n_corners).reshape(n_bodies, n_corners))]
-    cell_data = {"body_id": [np.arange(n_bodies)]}
+    boxed = np.arange(n_bodies)
+    if lines is not None:
+        boxed = np.setdiff1d(boxed, lines.body_id)
+    local = _UNIT_CORNERS[dim][None, :, :] * sizes[boxed, None, :]  # (B, C, dim)
 
     vtk_dir = folder / "vtk"
     vtk_dir.mkdir(parents=True, exist_ok=True)
-    files = []
+    entries = []
     for k in range(n_frames):
-        arms = np.einsum("bij,bcj->bci", rotations[k], local)  # (B, C, dim)
-        corners = _to_3d(positions[k][:, None, :] + arms)
-        corner_vel = _corner_velocities(velocities[k], angular_velocities[k], arms)
-        mesh = meshio.Mesh(
-            corners.reshape(-1, 3),
-            cells,
-            point_data={"velocity": corner_vel.reshape(-1, 3)},
-            cell_data=cell_data,
-        )
-        name = f"vtk/frame_{k:05d}.vtu"
-        meshio.write(folder / name, mesh)
-        files.append(name)
+        part = 0
+        if len(boxed):
+            name = f"vtk/frame_{k:05d}.vtu"
+            meshio.write(folder / name, _box_mesh(positions[k, boxed], rotations[k, boxed], local,
+                                                  velocities[k, boxed], angular_velocities[k, boxed],
+                                                  boxed))
+            entries.append((times[k], part, name))
+            part += 1
+        if lines is not None:
+            name = f"vtk/lines_{k:05d}.vtu"
+            meshio.write(folder / name, _line_mesh(lines, k))
+            entries.append((times[k], part, name))
 
     (folder / "bodies.txt").write_text(
         "".join(f"{i} {name}\n" for i, name in enumerate(body_names))
     )
     pvd = folder / "motion.pvd"
-    _write_pvd(pvd, times, files)
+    _write_pvd(pvd, entries)
     return pvd
