@@ -18,6 +18,20 @@ else
     apt_install libsuitesparse-dev
 fi
 
+# VTK's wheel (pyvista) loads OpenGL at run time: EGL with Mesa's software driver renders off-screen
+# (femdyn view --screenshot, tests); GL, X11 and Xcursor open windows (femdyn view).
+GL_PACKAGES="libegl1 libegl-mesa0 libgl1-mesa-dri libgl1 libglx-mesa0 libx11-6 libxcursor1"
+missing=""
+for package in $GL_PACKAGES; do
+    [ "$(dpkg-query -W -f='${Status}' "$package" 2>/dev/null)" = "install ok installed" ] || missing="$missing $package"
+done
+if [ -z "$missing" ]; then
+    echo "[setup] OpenGL libraries present"
+else
+    echo "[setup] installing$missing"
+    apt_install $missing
+fi
+
 if [ -x .venv/bin/python ]; then
     echo "[setup] .venv present"
 else

@@ -1,5 +1,7 @@
 """Command line: ``femdyn run CASE`` simulates a case file into a result folder, ``femdyn check CASE``
-validates it and describes the model. Bad input is reported as one line
+validates it and describes the model (both with ``--flexible``/``--elements`` overriding the case's
+flexible bodies), ``femdyn sensitivity CASE`` differentiates a probe's motion with respect to the beam
+parameters, ``femdyn view RESULT`` shows a result's ParaView series. Bad input is reported as one line
 ``error: <file>: <field>: <message>`` on stderr with exit code 2.
 
 Exit codes: 0 done, 1 the run stopped early (Newton failure) or the results could not be written,
@@ -17,16 +19,18 @@ import threading
 import time
 from pathlib import Path
 
-from . import __version__
+from . import __version__, viewer
 from .beam.meshes import write_straight_beam
 from .convergence import ConvergenceError, convergence_benchmark
 from .integrators.energy_momentum import NewtonOptions
+from .io.beams import MODELS, PARAMETERS, Options
 from .io.case import CaseError, check_case_run, load_case
 from .io.output import write_results
 from .io.plots import plot_overlay
 from .io.tables import read_csv
 from .model import GROUND, ModelError
 from .progress import Progress
+from .sensitivity import SensitivityError, parse_parameters, plan_study, run_study, step_warnings, table, write_study
 from .simulate import check_run, prepare, simulate
 
 INTERRUPTED = 130
@@ -79,6 +83,35 @@ def _elements(text):
     return value
 
 
+def _relative_step(text):
+    value = _positive_float(text)
+    if not value <= 0.1:
+        raise argparse.ArgumentTypeError(f"a relative step must be at most 0.1, got {text}")
+    return value
+
+
+def _parameters(text):
+    try:
+        return parse_parameters(text)
+    except ValueError as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
+
+
+def _frame(text):
+    if not text.isdigit():
+        raise argparse.ArgumentTypeError(f"must be a frame number >= 0, got '{text}'")
+    return int(text)
+
+
+def _flexible_options(parser):
+    """--flexible and --elements: override the case's [flexible] settings."""
+    parser.add_argument("--flexible", choices=MODELS,
+                        help="model of the flexible (beam) bodies: fem, rayleigh-ritz or rigid (the rigid "
+                        "limit, no elastic coordinates); overrides flexible.model")
+    parser.add_argument("--elements", type=_elements, metavar="N",
+                        help="elements of each straight fem beam (overrides flexible.elements)")
+
+
 def _parser():
     parser = _Parser(prog="femdyn", description="Energy-momentum dynamics of parallel manipulators "
                      "(rigid director bodies). Cases are TOML files; see femdyn/io/case.py.",
@@ -103,6 +136,7 @@ def _parser():
                      "output.every; default: about 500 frames)")
     run.add_argument("--no-vtk", action="store_true", help="do not write the ParaView series")
     run.add_argument("--no-plots", action="store_true", help="do not write the PNG plots")
+    _flexible_options(run)
     run.add_argument("--quiet", action="store_true", help="no progress bar")
     run.add_argument("--compare-dt", type=_positive_float, nargs="+", metavar="DT",
                      help="also run with each of these time steps (quietly) and overlay the joint "
@@ -166,7 +200,39 @@ def _parser():
         "bodies, joints, numbers of coordinates and constraints, degrees of freedom, redundant "
         "(dropped) constraints and the initial constraint violation.")
     check.add_argument("case", metavar="CASE", help="case file (TOML)")
+    _flexible_options(check)
     check.set_defaults(handler=_check)
+
+    sensitivity = commands.add_parser(
+        "sensitivity", help="gradients of a probe's motion w.r.t. the beam parameters E, rho, b, h",
+        description="Central differences of the first probe's (or --probe's) deformed position x, y and "
+        "orientation theta over time with respect to E, rho, b, h, each scaled by 1 +- STEP in every beam "
+        "body (003 section 8.4), checked against the step 2 STEP. Prints a table and writes "
+        "sensitivity.csv (time histories of dY/dp and p dY/dp), sensitivity.json and a bar plot "
+        "sensitivity.png. Exit code 1 if a run stops early.")
+    sensitivity.add_argument("case", metavar="CASE", help="case file (TOML) with beam bodies and a probe")
+    sensitivity.add_argument("--params", type=_parameters, default=tuple(PARAMETERS), metavar="P,P,..",
+                             help=f"parameters, comma-separated, of {', '.join(PARAMETERS)} (default: all)")
+    sensitivity.add_argument("--step", type=_relative_step, default=1e-4, metavar="H",
+                             help="relative step of the central differences (default 1e-4, at most 0.1)")
+    sensitivity.add_argument("--probe", metavar="NAME", help="probe to study (default: the first)")
+    sensitivity.add_argument("--t-end", type=_positive_float, metavar="T", help="end time (overrides solver.t_end)")
+    sensitivity.add_argument("--out", type=Path, metavar="DIR",
+                             help="folder for the files (default: results/<case>_sensitivity); an existing "
+                             "folder is replaced only if it is empty or an earlier study (has sensitivity.json)")
+    _flexible_options(sensitivity)
+    sensitivity.add_argument("--quiet", action="store_true", help="no progress bar")
+    sensitivity.set_defaults(handler=_sensitivity)
+
+    view = commands.add_parser(
+        "view", help="show a result folder's ParaView series (motion.pvd) in pyvista",
+        description="Open RESULT/motion.pvd in an interactive pyvista window with a time slider, or with "
+        "--screenshot render one frame off-screen to a PNG and exit.")
+    view.add_argument("result", metavar="RESULT", type=Path, help="result folder of femdyn run (or its motion.pvd)")
+    view.add_argument("--screenshot", type=Path, metavar="PNG", help="render off-screen into this PNG file")
+    view.add_argument("--frame", type=_frame, metavar="K", help="frame to show (default: the last)")
+    view.add_argument("--scalars", metavar="NAME", help="colour by this point or cell array (default: by body)")
+    view.set_defaults(handler=_view)
     return parser
 
 
@@ -215,20 +281,21 @@ class _CtrlC:
             signal.signal(signal.SIGINT, self._previous)
 
 
-def _refusal(out):
-    """Why the folder ``out`` may not be replaced by a result folder, or None."""
+def _refusal(out, marker="summary.json", what="a femdyn result folder"):
+    """Why the folder ``out`` may not be replaced by a new one of the kind that ``marker`` identifies,
+    or None."""
     if not out.exists():
         return None
     if not out.is_dir():
         return "exists and is not a folder; not replacing it"
-    if (out / "summary.json").is_file() or not any(out.iterdir()):
+    if (out / marker).is_file() or not any(out.iterdir()):
         return None
-    return "exists and is not a femdyn result folder (no summary.json); not replacing it"
+    return f"exists and is not {what} (no {marker}); not replacing it"
 
 
-def _write(out, case, results, wall_time, compare):
-    """Write the results into a temporary sibling of ``out``, then move it into place; an earlier
-    result folder is put back if the move fails."""
+def _publish(out, write):
+    """Call ``write(folder)`` on a temporary sibling of ``out``, then move it into place (an earlier
+    folder is put back if the move fails); returns what ``write`` returns."""
     out = out.resolve()
     out.parent.mkdir(parents=True, exist_ok=True)
     partial = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".partial", dir=out.parent))
@@ -237,7 +304,7 @@ def _write(out, case, results, wall_time, compare):
     partial.chmod(0o777 & ~umask)  # mkdtemp makes it private; a result folder is an ordinary one
     old = None
     try:
-        summary = write_results(partial, case, results, wall_time, compare)
+        value = write(partial)
         if out.exists():
             old = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".old", dir=out.parent))
             out.replace(old)  # onto the empty placeholder
@@ -252,11 +319,44 @@ def _write(out, case, results, wall_time, compare):
         for leftover in (partial, old):
             if leftover is not None and leftover.exists():
                 shutil.rmtree(leftover)
-    return summary
+    return value
+
+
+def _load(args):
+    """The case with the --flexible/--elements overrides of ``args``."""
+    case = load_case(args.case, Options(model=args.flexible, elements=args.elements))
+    _check_overrides(args, case)
+    return case
+
+
+def _check_overrides(args, case):
+    """Refuse --flexible/--elements where they change nothing: no beam bodies, or no fem model."""
+    given = [option for option, value in (("--flexible", args.flexible), ("--elements", args.elements)) if value]
+    if given and not case.model.flexible:
+        raise CaseError(case.path, given[0], "the case has no flexible (beam) bodies")
+    if args.elements and case.flexible.model != "fem":
+        raise CaseError(case.path, "--elements", f"sets the elements of fem beams; the flexible bodies "
+                        f"are {case.flexible.model}")
+
+
+def _flexible_line(case):
+    """One line on the model of the flexible bodies, or None if there are none."""
+    bodies = case.model.flexible
+    if not bodies:
+        return None
+    s = case.flexible
+    counts = sorted({len(b.beam.nodes) - 1 for b in bodies})
+    per_body = str(counts[0]) if len(counts) == 1 else f"{counts[0]}-{counts[-1]}"
+    parts = ["rigid limit"] if s.model == "rigid" else [
+        f"{s.model}, {per_body} element{'s' if counts[-1] > 1 else ''} per body"]
+    parts += [f"{s.modes} modes per body"] if s.modes and s.model != "rigid" else []
+    parts += ["geometric stiffening"] if s.stiffening else []
+    return (f"flexible bodies ({len(bodies)}): {', '.join(parts)}; "
+            f"{sum(b.n_elastic for b in bodies)} elastic coordinates")
 
 
 def _run(args):
-    case = load_case(args.case)
+    case = _load(args)
     case = dataclasses.replace(
         case, dt=args.dt or case.dt, t_end=args.t_end or case.t_end, every=args.every or case.every,
         vtk=case.vtk and not args.no_vtk, plots=case.plots and not args.no_plots)
@@ -284,11 +384,11 @@ def _run(args):
             coords = {name: other.q[:, i] for name, i in case.model.joint_coordinates.items()}
             compare.append((f"dt = {other.dt:g}", other.t, coords))
     try:
-        summary = _write(out, case, results, wall_time, compare)
+        summary = _publish(out, lambda folder: write_results(folder, case, results, wall_time, compare))
     except OSError as err:
         print(f"error: {out}: cannot write the results: {err}", file=sys.stderr)
         return 1
-    _say(_report(summary, out))
+    _say(_report(summary, out, _flexible_line(case)))
     if ctrl_c.seen:
         print(f"interrupted: the steps up to t = {results.t[-1]:g} are kept in {out}", file=sys.stderr)
         return INTERRUPTED
@@ -311,11 +411,11 @@ def _dropped(pairs):
     return "; ".join(f"{row} (depends on {', '.join(on) or 'the bodies alone'})" for row, on in pairs) or "none"
 
 
-def _report(s, out):
-    """A short paragraph on a finished run from its summary."""
+def _report(s, out, flexible=None):
+    """A short paragraph on a finished run from its summary (and the line on its flexible bodies)."""
     dropped = _dropped((d["constraint"], d["depends_on"]) for d in s["dropped_constraints"])
     steps = s["steps"] if s["complete"] else f"{s['steps']} of {s['steps_planned']}"
-    return "\n".join([
+    return "\n".join(([flexible] if flexible else []) + [
         f"{steps} steps of dt = {s['dt']:g} to t = {s['t_reached']:g} in "
         f"{s['wall_time_s']:.3g} s ({s['ms_per_step']:.3g} ms/step)",
         f"Newton iterations per step: mean {s['newton_iterations_mean']:.3g}, "
@@ -403,12 +503,13 @@ def _mesh(args):
 
 
 def _check(args):
-    case = load_case(args.case)
+    case = _load(args)
     setup = _prepare(case)
     model = case.model
     names = [b.name for b in model.bodies] + [GROUND]
     active = len(setup.active_rows)
-    lines = [f"{case.path}: {case.title}", f"dimension {model.dim}", f"bodies ({len(model.bodies)}):"]
+    lines = [f"{case.path}: {case.title}", f"dimension {model.dim}", *filter(None, [_flexible_line(case)]),
+             f"bodies ({len(model.bodies)}):"]
     lines += [f"  {b.name}: mass {b.mass:g}, Euler values {', '.join(f'{e:g}' for e in b.euler)}"
               for b in model.bodies]
     lines.append(f"joints ({len(model.joints)}):")
@@ -422,4 +523,44 @@ def _check(args):
         f"initial constraint violation {setup.initial_violation:.3g} (tolerance {case.initial_tolerance:g})",
     ]
     _say("\n".join(lines))
+    return 0
+
+
+def _sensitivity(args):
+    options = Options(model=args.flexible, elements=args.elements)
+    plan = plan_study(args.case, args.params, args.step, args.t_end, args.probe, options)
+    _check_overrides(args, plan.case)
+    out = args.out or Path("results") / f"{plan.case.path.stem}_sensitivity"
+    refusal = _refusal(out, "sensitivity.json", "an earlier sensitivity study")
+    if refusal:
+        print(f"error: {out}: {refusal}", file=sys.stderr)
+        return 2
+    with _CtrlC() as ctrl_c:
+        try:
+            with Progress(plan.steps, f"{plan.case.path.stem} sensitivity", enabled=not args.quiet) as bar:
+                study = run_study(plan, bar)
+        except SensitivityError as err:
+            if ctrl_c.seen:
+                raise KeyboardInterrupt from None
+            print(f"error: {plan.case.path}: {err}", file=sys.stderr)
+            return 1
+    try:
+        files = _publish(out, lambda folder: write_study(folder, study))
+    except OSError as err:
+        print(f"error: {out}: cannot write the study: {err}", file=sys.stderr)
+        return 1
+    _say("\n".join([table(study), _flexible_line(plan.case), f"results in {out}: {', '.join(files)}"]))
+    for line in step_warnings(study):
+        print(f"warning: {line}", file=sys.stderr)
+    return 0
+
+
+def _view(args):
+    pvd, times = viewer.series_times(args.result)
+    frame = viewer.check_frame(pvd, times, args.frame)
+    if args.screenshot is None:
+        viewer.show(pvd, times, frame, args.scalars)
+        return 0
+    viewer.render_png(pvd, times, frame, args.screenshot, args.scalars)
+    _say(f"wrote {args.screenshot}: frame {frame} of {len(times) - 1}, t = {times[frame]:g}")
     return 0

@@ -84,7 +84,7 @@ def place(model, bodies, joints):
         for j, side in neighbours[body]:
             other = j.body2 if side == 1 else j.body1
             if other not in poses:
-                poses[other] = _place_across(model, j, side, poses[body], joints[j.name])
+                poses[other] = _place_across(model, j, side, poses[body], joints.get(j.name, {}))
                 queue.append(other)
     missing = [i for i in range(len(model.bodies)) if i not in poses]
     if missing:
