@@ -22,7 +22,7 @@ def newton_matrix(n_links, dt=1e-3):
     stepper = EnergyMomentum(model, dt, setup.active_rows)
     qa, va = setup.q0, setup.v0
     inertia = 2.0 / dt**2 * (model.mass_matrix @ (qa + dt * va))
-    starts = [fam["c"].begin_step(qa[fam["c"].dofs], dt) for fam in stepper._families]
+    starts = stepper.begin_step(qa, dt)
     R, data = stepper._system(qa, qa + dt * va, np.zeros(model.m), 0.5 * dt, inertia,
                               np.zeros(model.n), starts, model.initial_states(qa))
     return stepper.pattern, data, R

@@ -22,7 +22,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..assembly import SparsePattern, block_entries
+from ..joints.base import QuadraticConstraint
 from ..linalg import FixedPatternLU, SingularMatrixError
+from .affine import AffineConstraints
 
 
 class NewtonFailure(RuntimeError):
@@ -73,8 +75,17 @@ class EnergyMomentum:
         self._mass_csr = self.mass.tocsr()
 
         rows, cols = [self.mass.row], [self.mass.col]  # constant mass matrix
+        quadratic = [c for c in model.constraints if type(c).linearize is QuadraticConstraint.linearize]
+        self._affine = AffineConstraints(quadratic, n, model.m)
+        a = self._affine
+        g_rows = position[a.slot_row]
+        self._affine_keep = g_rows >= 0
+        phi_rows = position[a.rows]
+        self._affine_phi = (phi_rows >= 0, n + phi_rows[phi_rows >= 0])
+        rows += [a.tangent_i, a.slot_col[self._affine_keep], n + g_rows[self._affine_keep]]
+        cols += [a.tangent_j, n + g_rows[self._affine_keep], a.slot_col[self._affine_keep]]
         self._families = []
-        for c in model.constraints:
+        for c in (c for c in model.constraints if not any(c is x for x in quadratic)):
             t_i, t_j = block_entries(c.dofs, c.dofs, c.tangent_mask)
             r_g, c_g = np.nonzero(c.jacobian_mask)
             r_f, c_f = np.nonzero(c.force_mask)
@@ -111,6 +122,11 @@ class EnergyMomentum:
     def _constraint_forces(self, fam, Gbar, lam):
         return np.bincount(fam["f_cols"], weights=(Gbar * lam[fam["lam_rows"]]).ravel(), minlength=self.model.n)
 
+    def begin_step(self, qa, t_end):
+        """What the constraints reuse over the step from qa to time ``t_end``: G(qa) of the affine
+        batch, then each other family's ``begin_step``."""
+        return [self._affine.jacobian(qa)] + [fam["c"].begin_step(qa[fam["c"].dofs], t_end) for fam in self._families]
+
     def _system(self, qa, qb, lam, t_mid, inertia, constant_forces, starts, states):
         """Residual and Newton matrix data in pattern order. ``lam`` holds all m multipliers."""
         dt, s, n = self.dt, self.scale, self.model.n
@@ -118,7 +134,12 @@ class EnergyMomentum:
         R_q = (2.0 / dt**2 * (self._mass_csr @ qb) - inertia - constant_forces
                - self._forces(qa, qb, t_mid, states, self._varying))
         data = [2.0 / dt**2 * self.mass.data]
-        for fam, start in zip(self._families, starts):
+        phi, G, Gbar, T, force = self._affine.linearize(starts[0], qb, lam)
+        R_q += force
+        keep, at = self._affine_phi
+        R[at] = s * phi[keep]
+        data += [T, s * Gbar[self._affine_keep], s * G[self._affine_keep]]
+        for fam, start in zip(self._families, starts[1:]):
             c = fam["c"]
             phi, G, Gbar, T = c.linearize(start, qa[c.dofs], qb[c.dofs], lam[c.rows])
             R_q += self._constraint_forces(fam, Gbar, lam)
@@ -137,7 +158,7 @@ class EnergyMomentum:
         t_mid = t + 0.5 * dt
         inertia = 2.0 / dt**2 * (self._mass_csr @ (qa + dt * va))
         constant_forces = self._forces(qa, qa, t_mid, states, self._constant)
-        starts = [fam["c"].begin_step(qa[fam["c"].dofs], t + dt) for fam in self._families]
+        starts = self.begin_step(qa, t + dt)
         qb = qa + dt * va
         lam = np.zeros(model.m)
         lam[self.active] = lam_guess[self.active]
