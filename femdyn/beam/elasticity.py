@@ -68,6 +68,7 @@ class BeamElasticity(Force):
         self._kept = (self.map[:, :, None] >= 0) & (self.map[:, None, :] >= 0)
         k, i, j = np.nonzero(self._kept)
         self._pattern = (self.map[k, i], self.map[k, j])
+        self._start = self._last = None  # caches of ``_step_terms``
 
     def tangent_pattern(self):
         return self._pattern
@@ -94,22 +95,34 @@ class BeamElasticity(Force):
             v += 0.5 * np.sum(self.ea_l[:, None] * WEIGHTS * self._strain(e)[0] ** 2)
         return float(v)
 
-    def discrete_force(self, qa, qb, t_mid, dt, state=None):
+    def _step_terms(self, qa, qb):
+        """e_a, e_b, eps_bar (K, P), grad eps(e_mid) and grad eps(e_b) (K, P, 6). Newton evaluates
+        force and tangent at the same (qa, qb) and keeps qa over a step: the last result, and the
+        strain at qa, are reused when the arguments repeat."""
+        if self._last is not None and np.array_equal(self._last[0], qa) and np.array_equal(self._last[1], qb):
+            return self._last[2]
+        if self._start is None or not np.array_equal(self._start[0], qa):
+            self._start = (qa.copy(), *self._strain(self._gather(qa)))
+        _, eps_a, grad_a = self._start
         ea, eb = self._gather(qa), self._gather(qb)
+        eps_b, grad_b = self._strain(eb)
+        terms = (ea, eb, 0.5 * (eps_a + eps_b), 0.5 * (grad_a + grad_b), grad_b)  # grad eps is affine in e
+        self._last = (qa.copy(), qb.copy(), terms)
+        return terms
+
+    def discrete_force(self, qa, qb, t_mid, dt, state=None):
+        if not self.stiffening:
+            return -self._scatter(np.einsum("kij,kj->ki", self.blocks, 0.5 * (self._gather(qa) + self._gather(qb))))
+        ea, eb, eps_bar, grad_m, _ = self._step_terms(qa, qb)
         f = np.einsum("kij,kj->ki", self.blocks, 0.5 * (ea + eb))
-        if self.stiffening:
-            eps_a, eps_b = self._strain(ea)[0], self._strain(eb)[0]
-            grad_m = self._strain(0.5 * (ea + eb))[1]
-            f += np.einsum("kp,kpi->ki", self.ea_l[:, None] * WEIGHTS * 0.5 * (eps_a + eps_b), grad_m)
+        f += np.einsum("kp,kpi->ki", self.ea_l[:, None] * WEIGHTS * eps_bar, grad_m)
         return -self._scatter(f)
 
     def tangent_values(self, qa, qb, t_mid, dt, state=None):
         T = 0.5 * self.blocks
         if self.stiffening:
-            ea, eb = self._gather(qa), self._gather(qb)
-            (eps_a, _), (eps_b, grad_b) = self._strain(ea), self._strain(eb)
-            grad_m = self._strain(0.5 * (ea + eb))[1]
+            _, _, eps_bar, grad_m, grad_b = self._step_terms(qa, qb)
             w = self.ea_l[:, None] * WEIGHTS
             T = T + 0.5 * (np.einsum("kp,kpi,kpj->kij", w, grad_m, grad_b)
-                           + np.einsum("kp,kpi,kpj->kij", w * 0.5 * (eps_a + eps_b), self.V, self.V))
+                           + np.einsum("kp,kpi,kpj->kij", w * eps_bar, self.V, self.V))
         return -T[self._kept][None, :]

@@ -66,17 +66,18 @@ class JointAngle(Constraint):
         return np.sum(a1 * a2, axis=1), np.sum(b1 * a2, axis=1), grad_c, grad_s
 
     def begin_step(self, qa, t):
-        return self._cs(qa)[:2]
+        return self._cs(qa)
 
     def _evaluate(self, qa, qb, lam, start=None):
         """phi(qb), G(qb), Gbar(qa, qb) and d(Gbar^T lam)/dqb in one pass (see module docstring)."""
-        ca, sa = self._cs(qa)[:2] if start is None else start
+        ca, sa, grad_ca, grad_sa = self._cs(qa) if start is None else start
         cb, sb, grad_cb, grad_sb = self._cs(qb)
-        _, _, grad_cm, grad_sm = self._cs(0.5 * (qa + qb))
+        grad_cm, grad_sm = 0.5 * (grad_ca + grad_cb), 0.5 * (grad_sa + grad_sb)  # gradients are linear in q
         ta, tb = qa[:, -1], qb[:, -1]
         sin_b, cos_b = np.sin(tb), np.cos(tb)
         m, h = 0.5 * (ta + tb), 0.5 * (tb - ta)
-        dsin, dcos = np.cos(m) * sinc(h), -np.sin(m) * sinc(h)
+        cos_m, sin_m, sinc_h, sinc_dh = np.cos(m), np.sin(m), sinc(h), sinc_derivative(h)
+        dsin, dcos = cos_m * sinc_h, -sin_m * sinc_h
         sin_bar, cos_bar = 0.5 * (np.sin(ta) + sin_b), 0.5 * (np.cos(ta) + cos_b)
         c_bar, s_bar = 0.5 * (ca + cb), 0.5 * (sa + sb)
 
@@ -85,8 +86,8 @@ class JointAngle(Constraint):
                             (cos_b * cb + sin_b * sb)[:, None]], axis=1)[:, None, :]
         Gbar = np.concatenate([sin_bar[:, None] * grad_cm - cos_bar[:, None] * grad_sm,
                                (c_bar * dsin - s_bar * dcos)[:, None]], axis=1)[:, None, :]
-        d_dsin = 0.5 * (-np.sin(m) * sinc(h) + np.cos(m) * sinc_derivative(h))
-        d_dcos = 0.5 * (-np.cos(m) * sinc(h) - np.sin(m) * sinc_derivative(h))
+        d_dsin = 0.5 * (-sin_m * sinc_h + cos_m * sinc_dh)
+        d_dcos = 0.5 * (-cos_m * sinc_h - sin_m * sinc_dh)
         H_c, H_s = self._hessians
         K, n = qb.shape
         T = np.zeros((K, n, n))
