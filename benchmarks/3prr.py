@@ -13,7 +13,6 @@ Usage: python benchmarks/3prr.py [--dt 2e-3] [--t-end 4] [--elements 16 64 256 1
 import argparse
 import json
 import pathlib
-import time
 
 import numpy as np
 

@@ -13,6 +13,7 @@ class SparsePattern:
         counts = np.bincount(keys // shape[0], minlength=shape[1])
         self.indptr = np.concatenate([[0], np.cumsum(counts)]).astype(np.int32)
         self.nnz = keys.size
+        self.entries = rows.size  # contributions, duplicates counted
 
     def values(self, data):
         """CSC data array for the entries given in the order of (rows, cols), duplicates summed."""

@@ -32,8 +32,9 @@ def test_nm_logo_angle_converges_at_second_order(case_path):
     assert np.all(np.abs(orders - 2.0) <= 0.15), orders
 
 
-def double_pendulum_ode(t_eval, theta0, m=1.0, l=1.0, w=0.05, g=9.81):
-    """Absolute rod angles (from the horizontal) of two uniform rods, Lagrange's equations."""
+def double_pendulum_ode(t_eval, theta0, rates0=(0.0, 0.0), m=1.0, l=1.0, w=0.05, g=9.81):
+    """Absolute rod angles and rates (from the horizontal) of two uniform rods (cases/double_pendulum.toml),
+    Lagrange's equations in minimal coordinates: (4, len(t_eval)) rows theta1, theta2, rates."""
     J = m * (l**2 + w**2) / 12.0
     a = m * l * l / 2.0
     M11, M22 = m * l**2 / 4 + J + m * l**2, m * l**2 / 4 + J
@@ -46,9 +47,8 @@ def double_pendulum_ode(t_eval, theta0, m=1.0, l=1.0, w=0.05, g=9.81):
                       a * s * w1**2 - g * m * l / 2 * math.cos(t2)])
         return [w1, w2, *np.linalg.solve(M, f)]
 
-    sol = solve_ivp(rhs, (0.0, t_eval[-1]), [*theta0, 0.0, 0.0], t_eval=t_eval, method="DOP853",
-                    rtol=1e-10, atol=1e-12)
-    return sol.y[0], sol.y[1]
+    return solve_ivp(rhs, (0.0, t_eval[-1]), [*theta0, *rates0], t_eval=t_eval, method="DOP853",
+                     rtol=1e-12, atol=1e-12).y
 
 
 def test_double_pendulum_matches_minimal_coordinate_solution(case_path):
@@ -60,7 +60,7 @@ def test_double_pendulum_matches_minimal_coordinate_solution(case_path):
     errors = []
     for dt in (0.004, 0.002, 0.001):
         r = run(case, dt, t_end)
-        a1, a2 = double_pendulum_ode(r.t, (r.q[0, i1], r.q[0, i1] + r.q[0, i2]))
+        a1, a2 = double_pendulum_ode(r.t, (r.q[0, i1], r.q[0, i1] + r.q[0, i2]))[:2]
         errors.append(max(np.abs(r.q[:, i1] - a1).max(), np.abs(r.q[:, i1] + r.q[:, i2] - a2).max()))
         assert np.ptp(r.total) <= 1e-10 * np.abs(r.total).max()
     orders = observed_orders(errors)

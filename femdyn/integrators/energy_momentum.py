@@ -56,6 +56,54 @@ class StepResult:
     states: list  # internal states of the forces at the end of the step
 
 
+def saddle_layout(stepper, model, active_rows):
+    """Sets the stepper's ``active`` rows, system ``size``, ``mass`` (COO) and ``_mass_csr``; returns
+    the place of each constraint row among the active ones (-1: dropped) and the mean positive
+    diagonal mass, the scale of the multipliers."""
+    active = np.arange(model.m) if active_rows is None else np.asarray(active_rows)
+    position = -np.ones(model.m, dtype=np.int64)
+    position[active] = np.arange(active.size)
+    stepper.active, stepper.size = active, model.n + active.size
+    stepper.mass = model.mass_matrix.tocoo()
+    stepper._mass_csr = stepper.mass.tocsr()
+    diagonal = stepper.mass.diagonal()
+    positive = diagonal[diagonal > 0]
+    return position, (positive.mean() if positive.size else 1.0)
+
+
+def family_layout(c, position, n, rows, cols):
+    """Newton-matrix entries of constraint family ``c`` -- its tangent block, the force directions
+    Gbar^T and the Jacobian G, in this order -- appended to ``rows``/``cols``; returns what the
+    assembly needs to fill them. ``position``: place of each constraint row among the active ones
+    (-1: dropped); multiplier unknowns follow the n coordinates."""
+    t_i, t_j = block_entries(c.dofs, c.dofs, c.tangent_mask)
+    r_g, c_g = np.nonzero(c.jacobian_mask)
+    r_f, c_f = np.nonzero(c.force_mask)
+    g_rows, g_cols = position[c.rows[:, r_g]].ravel(), c.dofs[:, c_g].ravel()
+    f_rows, f_cols = position[c.rows[:, r_f]].ravel(), c.dofs[:, c_f].ravel()
+    g_keep, f_keep = g_rows >= 0, f_rows >= 0
+    rows += [t_i, f_cols[f_keep], n + g_rows[g_keep]]
+    cols += [t_j, n + f_rows[f_keep], g_cols[g_keep]]
+    phi_rows = position[c.rows]
+    return dict(c=c, g_keep=g_keep, f_keep=f_keep, f_cols=f_cols, lam_rows=c.rows[:, r_f],
+                phi_keep=phi_rows >= 0, phi_at=n + phi_rows[phi_rows >= 0], servo=c.time_dependent)
+
+
+def force_layout(stepper, model, rows, cols):
+    """Appends the tangent entries of the forces that depend on q_n+1 to ``rows``/``cols`` and sets
+    the stepper's force lists, its fixed ``pattern``, the ``lu`` on it and the servo names."""
+    stepper._varying = [k for k, f in enumerate(model.forces) if f.tangent_mask is not None]
+    stepper._constant = [k for k, f in enumerate(model.forces) if f.tangent_mask is None]
+    for k in stepper._varying:
+        f = model.forces[k]
+        i, j = f.tangent_pattern()
+        rows.append(f.dofs[:, i].ravel())
+        cols.append(f.dofs[:, j].ravel())
+    stepper.pattern = SparsePattern((stepper.size,) * 2, np.concatenate(rows), np.concatenate(cols))
+    stepper.lu = FixedPatternLU(stepper.pattern.indptr, stepper.pattern.indices)
+    stepper.servos = sorted({label for fam in stepper._families if fam["servo"] for label in fam["c"].labels})
+
+
 class EnergyMomentum:
     """Stepper for one model and one dt. ``active_rows`` selects the independent constraint rows."""
 
@@ -63,16 +111,8 @@ class EnergyMomentum:
         self.model, self.dt = model, dt
         self.options = options or NewtonOptions()
         n = model.n
-        active = np.arange(model.m) if active_rows is None else np.asarray(active_rows)
-        self.active = active
-        position = -np.ones(model.m, dtype=np.int64)
-        position[active] = np.arange(active.size)
-        self.size = n + active.size
-        self.mass = model.mass_matrix.tocoo()
-        diagonal = self.mass.diagonal()
-        positive = diagonal[diagonal > 0]
-        self.scale = 2.0 * (positive.mean() if positive.size else 1.0) / dt**2
-        self._mass_csr = self.mass.tocsr()
+        position, mbar = saddle_layout(self, model, active_rows)
+        self.scale = 2.0 * mbar / dt**2
 
         rows, cols = [self.mass.row], [self.mass.col]  # constant mass matrix
         quadratic = [c for c in model.constraints if type(c).linearize is QuadraticConstraint.linearize]
@@ -86,28 +126,8 @@ class EnergyMomentum:
         cols += [a.tangent_j, n + g_rows[self._affine_keep], a.slot_col[self._affine_keep]]
         self._families = []
         for c in (c for c in model.constraints if not any(c is x for x in quadratic)):
-            t_i, t_j = block_entries(c.dofs, c.dofs, c.tangent_mask)
-            r_g, c_g = np.nonzero(c.jacobian_mask)
-            r_f, c_f = np.nonzero(c.force_mask)
-            g_rows, g_cols = position[c.rows[:, r_g]].ravel(), c.dofs[:, c_g].ravel()
-            f_rows, f_cols = position[c.rows[:, r_f]].ravel(), c.dofs[:, c_f].ravel()
-            g_keep, f_keep = g_rows >= 0, f_rows >= 0
-            rows += [t_i, f_cols[f_keep], n + g_rows[g_keep]]
-            cols += [t_j, n + f_rows[f_keep], g_cols[g_keep]]
-            phi_rows = position[c.rows]
-            self._families.append(dict(c=c, g_keep=g_keep, f_keep=f_keep, f_cols=f_cols,
-                                       lam_rows=c.rows[:, r_f], phi_keep=phi_rows >= 0,
-                                       phi_at=n + phi_rows[phi_rows >= 0], servo=c.time_dependent))
-        self._varying = [k for k, f in enumerate(model.forces) if f.tangent_mask is not None]
-        self._constant = [k for k, f in enumerate(model.forces) if f.tangent_mask is None]
-        for k in self._varying:
-            f = model.forces[k]
-            i, j = f.tangent_pattern()
-            rows.append(f.dofs[:, i].ravel())
-            cols.append(f.dofs[:, j].ravel())
-        self.pattern = SparsePattern((self.size, self.size), np.concatenate(rows), np.concatenate(cols))
-        self.lu = FixedPatternLU(self.pattern.indptr, self.pattern.indices)
-        self.servos = sorted({label for fam in self._families if fam["servo"] for label in fam["c"].labels})
+            self._families.append(family_layout(c, position, n, rows, cols))
+        force_layout(self, model, rows, cols)
 
     def _scatter(self, dofs, values):
         return np.bincount(dofs.ravel(), weights=values.ravel(), minlength=self.model.n)

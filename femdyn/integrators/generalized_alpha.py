@@ -1,0 +1,343 @@
+"""The generalized-alpha scheme for constrained mechanical systems in index-3 form.
+
+Source: M. Arnold, O. Bruls, "Convergence of the generalized-alpha scheme for constrained mechanical
+systems", Multibody System Dynamics 18 (2007) 185-202 (the scheme applied to the index-3 equations
+of motion); parameters after J. Chung, G. M. Hulbert, J. Appl. Mech. 60 (1993) 371-375.
+With the step h = dt, the acceleration-like variable a and the accelerations vd = dv/dt:
+
+    q_n+1 = q_n + h v_n + h^2 (1/2 - beta) a_n + h^2 beta a_n+1
+    v_n+1 = v_n + h (1 - gamma) a_n + h gamma a_n+1
+    (1 - alpha_m) a_n+1 + alpha_m a_n = (1 - alpha_f) vd_n+1 + alpha_f vd_n
+    M vd_n+1 + G(q_n+1)^T lam_n+1 = F(q_n+1, v_n+1, t_n+1)
+    Phi(q_n+1, t_n+1) = 0
+
+    alpha_m = (2 rho_inf - 1)/(rho_inf + 1),  alpha_f = rho_inf/(rho_inf + 1),
+    gamma = 1/2 + alpha_f - alpha_m,          beta = (gamma + 1/2)^2 / 4,
+
+rho_inf in [0, 1] the spectral radius of the amplification matrix for h -> infinity: 1 is the
+non-dissipative trapezoidal rule (alpha_m = alpha_f = 1/2), 0 annihilates the high frequencies in one
+step. gamma = 1/2 + alpha_f - alpha_m gives second order, and the index-3 form keeps q on the
+constraint manifold (to the Newton tolerance) without drift; G(q_n+1) v_n+1 = 0 holds to O(h^2) only.
+
+With a_n+1 = (q_n+1 - qt)/(beta h^2), qt = q_n + h v_n + h^2 (1/2 - beta) a_n, everything is a function
+of q_n+1, and Newton solves for (q_n+1, lam) with
+
+    R_q = beta' M (q_n+1 - qt) + M c_n + Gbar^T lam - F(q_n+1, v_n+1(q_n+1), t_n+1),  R_lam = Phi
+    K   = [[beta' M + d(Gbar^T lam)/dq - dF/dq - gamma' dF/dv,  Gbar^T],
+           [G(q_n+1),                                           0     ]],
+
+beta' = (1 - alpha_m)/((1 - alpha_f) beta h^2), gamma' = gamma/(beta h), c_n = (alpha_m a_n -
+alpha_f vd_n)/(1 - alpha_f), in the fixed pattern of the energy-momentum stepper, multipliers scaled
+by s = beta' mbar. Gbar is the force direction of a row at q_n+1: the Jacobian for joint rows, the
+Boolean input matrix B for servo rows (000 eq. 84). The constraint families and forces provide
+mid-point (discrete-gradient) forms; at qa = qb these are the continuous quantities, and because
+they are symmetric in (qa, qb) their derivative with respect to qb alone is half the full one, so
+the tangents enter doubled. Where the discrete form is not the continuous one (the damper of a
+``SpringDamper`` uses (l_b - l_a)/dt; ``Friction`` averages the return map over the step) the
+continuous force and its exact derivatives are computed here: F = -(k (l - l0) + c dl/dt) grad l,
+and friction by the backward-Euler return map with the slip of the step's start.
+
+Start: vd_0 are the consistent accelerations at (q_0, v_0, t_0), M vd_0 + Gbar^T lam_0 = F,
+G vd_0 = -d/dt(G) v - d^2 Phi/dt^2, and a_0 = vd_0. Arnold & Bruls shift a_0 to
+vd(t_0 + Delta h), Delta = alpha_m - alpha_f, for O(h^2) errors in a_n; extrapolated over a step this
+blows up for stiff components (omega h >> 1: a_0 wrong by a factor (omega h)^2), and for smooth
+problems it changed nothing measurable, so it is not used. a and vd are carried in the stepper from
+one step to the next; a step that does not start from the last step's end starts afresh.
+
+Accuracy and stability (index 3; figures measured on pendulums, see tests/test_generalized_alpha.py):
+q and v converge at second order for every rho_inf, and q stays on Phi = 0 to round-off. Normal to
+the constraints (where q is fixed by Phi = 0) the scheme leaves a recursion in (v, a) with the
+double root -rho_inf, and vd and lam follow with the root -alpha_f/(1 - alpha_f) = -rho_inf:
+- rho_inf = 1 (trapezoidal rule): the roots sit at -1 with a Jordan block, the known weak
+  instability of the trapezoidal rule on index-3 systems (Cardona & Geradin 1989): G v and lam
+  grow with n; the energy of a swinging pendulum (dt = 0.01) is off by 2 % of its kinetic energy
+  at t = 2 s, and the run breaks down by t = 4 s. Use rho_inf = 1 only for short runs or motion
+  that does not bend the constraints (a linear oscillator keeps its energy to round-off).
+- rho_inf < 1: lam has an O(h) start-up transient (G v = 0 holds only to O(h^2), and lam responds
+  to velocity errors like 1/h) that decays like rho_inf^n; after it lam is second order. The
+  triple root is sensitive to the O(h) coupling through the nonlinear terms, so rho_inf close to 1
+  needs smaller steps: a swinging pendulum runs 10 s stably at dt = 0.04 with rho_inf = 0.8, while
+  with 0.9 its multipliers grow until it breaks down (fine at dt = 0.02).
+
+Work of loads and servo inputs in a step: the trapezoidal rule (F_n + F_n+1)/2 . (q_n+1 - q_n) plus
+V_n+1 - V_n, so the energy balance holds to O(h^2), not to round-off as for the energy-momentum scheme.
+"""
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse.linalg as spla
+
+from ..forces import Friction, SpringDamper
+from ..kinematics import apply
+from ..linalg import SingularMatrixError
+from .energy_momentum import NewtonFailure, NewtonOptions, StepResult, family_layout, force_layout, saddle_layout
+
+
+def chung_hulbert(rho_inf):
+    """(alpha_m, alpha_f, gamma, beta) for the spectral radius rho_inf in [0, 1]."""
+    r = float(rho_inf)
+    if not 0.0 <= r <= 1.0:
+        raise ValueError(f"rho_inf must lie in [0, 1], got {rho_inf}")
+    alpha_m, alpha_f = (2.0 * r - 1.0) / (r + 1.0), r / (r + 1.0)
+    gamma = 0.5 + alpha_f - alpha_m
+    return alpha_m, alpha_f, gamma, 0.25 * (gamma + 0.5) ** 2
+
+
+@dataclass
+class AlphaStepResult(StepResult):
+    a: np.ndarray = None  # acceleration-like variable a_n+1
+    vd: np.ndarray = None  # accelerations dv/dt at t_n+1
+    lam_start: np.ndarray = None  # multipliers at the step's start t_n (servo inputs are -lam)
+
+
+@dataclass
+class _Carry:
+    """The end of the last step, from which the next one continues."""
+
+    t: float
+    q: np.ndarray
+    v: np.ndarray
+    a: np.ndarray
+    vd: np.ndarray
+    lam: np.ndarray
+    force: np.ndarray  # applied forces plus servo inputs, for the work
+
+
+def _spring_damper(f, q, v):
+    """Continuous spring-damper force F = -(k (l - l0) + c dl/dt) grad l (K, n) and its derivatives
+    dF/dq, dF/dv (K, n, n); grad l = D^T e, e = r/l, r = D q."""
+    D = f.D
+    r, rv = apply(D, q), apply(D, v)
+    l = np.linalg.norm(r, axis=1)
+    e = r / l[:, None]
+    g = np.einsum("ki,kin->kn", e, D)
+    rate = np.sum(e * rv, axis=1)
+    coef = f.k * (l - f.l0) + f.c * rate
+    P = (np.eye(r.shape[1]) - e[:, :, None] * e[:, None, :]) / l[:, None, None]  # d e/d r
+    dg = np.einsum("kin,kij,kjm->knm", D, P, D)
+    drate = np.einsum("ki,kij,kjm->km", rv, P, D)
+    dF_dq = -(g[:, :, None] * (f.k[:, None] * g + f.c[:, None] * drate)[:, None, :] + coef[:, None, None] * dg)
+    dF_dv = -f.c[:, None, None] * g[:, :, None] * g[:, None, :]
+    return -coef[:, None] * g, dF_dq, dF_dv
+
+
+def _friction(f, q, slip_start):
+    """Backward-Euler return map of 1D perfect plasticity from the slip p_n (``Friction``): force
+    -E e (K, 1), its derivative (K, 1, 1), the new slip and the dissipation F_max |p - p_n| (K,)."""
+    trial = q[:, 0] - slip_start
+    slip = f.E * np.abs(trial) > f.F_max
+    e = np.where(slip, np.sign(trial) * f.F_max / f.E, trial)
+    slip_end = np.where(slip, q[:, 0] - e, slip_start)
+    return ((-f.E * e)[:, None], np.where(slip, 0.0, -f.E)[:, None, None], slip_end,
+            f.F_max * np.abs(slip_end - slip_start))
+
+
+class GeneralizedAlpha:
+    """Stepper for one model and one dt (see the module docstring); ``active_rows`` selects the
+    independent constraint rows, ``rho_inf`` the numerical dissipation."""
+
+    def __init__(self, model, dt, active_rows=None, options=None, rho_inf=0.9):
+        self.model, self.dt = model, dt
+        self.options = options or NewtonOptions()
+        self.rho_inf = float(rho_inf)
+        self.alpha_m, self.alpha_f, self.gamma, self.beta = chung_hulbert(rho_inf)
+        self.beta_p = (1.0 - self.alpha_m) / ((1.0 - self.alpha_f) * self.beta * dt**2)
+        self.gamma_p = self.gamma / (self.beta * dt)
+        n = model.n
+        position, self.mbar = saddle_layout(self, model, active_rows)
+        self.scale = self.beta_p * self.mbar
+
+        rows, cols = [self.mass.row], [self.mass.col]
+        self._families = []
+        for c in model.constraints:
+            self._families.append(family_layout(c, position, n, rows, cols))
+        force_layout(self, model, rows, cols)
+        self._carry = None
+
+    # --- forces ------------------------------------------------------------------------------
+    def _scatter(self, dofs, values):
+        return np.bincount(dofs.ravel(), weights=values.ravel(), minlength=self.model.n)
+
+    def _constant_forces(self, q, t, states):
+        F = np.zeros(self.model.n)
+        for k in self._constant:
+            f = self.model.forces[k]
+            F += self._scatter(f.dofs, f.discrete_force(q[f.dofs], q[f.dofs], t, self.dt, states[k]))
+        return F
+
+    def _varying_forces(self, q, v, t, states, tangents=False):
+        """Position/velocity dependent forces at (q, v, t) and, if ``tangents``, the Newton entries
+        -(dF/dq + gamma' dF/dv) at each force's tangent pattern (a list of arrays)."""
+        F, data = np.zeros(self.model.n), []
+        for k in self._varying:
+            f = self.model.forces[k]
+            ql = q[f.dofs]
+            if isinstance(f, SpringDamper):
+                Fl, dq, dv = _spring_damper(f, ql, v[f.dofs])
+                T = (dq + self.gamma_p * dv)[:, f.tangent_mask] if tangents else None
+            elif isinstance(f, Friction):
+                Fl, dq, _, _ = _friction(f, ql, states[k])
+                T = dq[:, f.tangent_mask] if tangents else None
+            else:  # a symmetric mid-point form: the qb-derivative at qa = qb is half of dF/dq
+                Fl = f.discrete_force(ql, ql, t, self.dt, states[k])
+                T = 2.0 * f.tangent_values(ql, ql, t, self.dt, states[k]) if tangents else None
+            F += self._scatter(f.dofs, Fl)
+            if tangents:
+                data.append(-T.ravel())
+        return F, data
+
+    def _applied(self, q, v, t, states):
+        return self._constant_forces(q, t, states) + self._varying_forces(q, v, t, states)[0]
+
+    def _servo_inputs(self, lam):
+        """Generalised forces B^T u of the servo inputs u = -lam."""
+        F = np.zeros(self.model.n)
+        for fam in self._families:
+            if fam["servo"]:
+                F -= self._constraint_forces(fam, 1.0, lam)
+        return F
+
+    def _constraint_forces(self, fam, Gbar, lam):
+        return np.bincount(fam["f_cols"], weights=(Gbar * lam[fam["lam_rows"]]).ravel(), minlength=self.model.n)
+
+    # --- constraints -------------------------------------------------------------------------
+    def _linearize(self, q, lam, t, servo_starts):
+        """Per family phi(q), G(q), the force direction Gbar(q, q) and the full tangent
+        d(Gbar^T lam)/dq (twice the qb-derivative of the symmetric mid-point forms)."""
+        out = []
+        for fam, start in zip(self._families, servo_starts):
+            c = fam["c"]
+            ql = q[c.dofs]
+            if start is None:
+                start = c.begin_step(ql, t)
+            phi, G, Gbar, T = c.linearize(start, ql, ql, lam[c.rows])
+            out.append((phi, G, Gbar, 2.0 * T))
+        return out
+
+    def _servo_starts(self, q, t):
+        return [fam["c"].begin_step(q[fam["c"].dofs], t) if fam["servo"] else None for fam in self._families]
+
+    def _system(self, q, v, lam, t, inertia, constant_forces, servo_starts, states):
+        """Residual and Newton matrix data in pattern order; ``lam`` holds all m multipliers."""
+        s, n = self.scale, self.model.n
+        R = np.empty(self.size)
+        F, force_data = self._varying_forces(q, v, t, states, tangents=True)
+        R_q = self.beta_p * (self._mass_csr @ q) - inertia - constant_forces - F
+        data = [self.beta_p * self.mass.data]
+        for fam, (phi, G, Gbar, T) in zip(self._families, self._linearize(q, lam, t, servo_starts)):
+            R_q += self._constraint_forces(fam, Gbar, lam)
+            R[fam["phi_at"]] = s * phi[fam["phi_keep"]]
+            data += [T.ravel(), s * Gbar.ravel()[fam["f_keep"]], s * G.ravel()[fam["g_keep"]]]
+        R[:n] = R_q
+        return R, np.concatenate(data + force_data)
+
+    # --- start -------------------------------------------------------------------------------
+    def _constraint_acceleration(self, q, v, t):
+        """d/dt (G v + dPhi/dt) at fixed accelerations for the active rows: one-sided difference
+        along (q + s v, t + s) (three points, exact for the quadratic, time-independent rows)."""
+        model, eps = self.model, 1e-2 * self.dt
+
+        def velocity_residual(s):
+            qs = q + s * v
+            return model.jacobian(qs, self.active, t + s) @ v + model.phi_time_derivative(qs, t + s)[self.active]
+
+        return (-3.0 * velocity_residual(0.0) + 4.0 * velocity_residual(eps) - velocity_residual(2 * eps)) / (2 * eps)
+
+    def accelerations(self, t, q, v, states):
+        """Consistent accelerations vd (n,) and multipliers lam (m,) at (q, v, t):
+        M vd + Gbar^T lam = F(q, v, t), G vd = -d/dt(G) v - d^2 Phi/dt^2."""
+        model, n, s = self.model, self.model.n, self.mbar
+        lam = np.zeros(model.m)
+        starts = self._servo_starts(q, t)
+        data = [self.mass.data]
+        for fam, (_, G, Gbar, T) in zip(self._families, self._linearize(q, lam, t, starts)):
+            data += [np.zeros(T.size), s * Gbar.ravel()[fam["f_keep"]], s * G.ravel()[fam["g_keep"]]]
+        data.append(np.zeros(self.pattern.entries - sum(map(len, data))))  # force tangents
+        rhs = np.concatenate([self._applied(q, v, t, states), -s * self._constraint_acceleration(q, v, t)])
+        x = spla.spsolve(self.pattern.matrix(np.concatenate(data)), rhs)
+        if not np.all(np.isfinite(x)):
+            raise NewtonFailure(t, np.inf, 0, "no consistent initial accelerations (singular system)", self.servos)
+        lam[self.active] = s * x[n:]
+        return x[:n], lam
+
+    def start(self, t, q, v, states):
+        """Starting values at (t, q, v): vd_0 = a_0 the consistent accelerations, lam_0 their
+        multipliers (see the module docstring for why a_0 is not shifted to t + Delta h)."""
+        vd, lam = self.accelerations(t, q, v, states)
+        force = self._applied(q, v, t, states) + self._servo_inputs(lam)
+        return _Carry(t, q.copy(), v.copy(), vd.copy(), vd, lam, force)
+
+    def _continues(self, t, qa, va):
+        c = self._carry
+        return (c is not None and abs(c.t - t) <= 1e-9 * self.dt and np.array_equal(c.q, qa)
+                and np.array_equal(c.v, va))
+
+    # --- step --------------------------------------------------------------------------------
+    def _begin(self, t, qa, va, states):
+        """What stays fixed over the Newton iteration of the step from t (see ``step``)."""
+        if not self._continues(t, qa, va):
+            self._carry = self.start(t, qa, va, states)
+        start, h, t1 = self._carry, self.dt, t + self.dt
+        q_known = qa + h * va + h * h * (0.5 - self.beta) * start.a  # qt: q_n+1 = qt + beta h^2 a_n+1
+        c_n = (self.alpha_m * start.a - self.alpha_f * start.vd) / (1.0 - self.alpha_f)
+        return dict(t1=t1, qa=qa, states=states, q_known=q_known,
+                    v_known=va + h * (1.0 - self.gamma) * start.a,  # v_n+1 = this + gamma' (q_n+1 - qt)
+                    inertia=self._mass_csr @ (self.beta_p * q_known - c_n),
+                    constant_forces=self._constant_forces(qa, t1, states),
+                    servo_starts=self._servo_starts(qa, t1))
+
+    def _newton_system(self, step, qb, lam):
+        """Residual and Newton matrix data (pattern order) at q_n+1 = qb with multipliers lam (m,)."""
+        vb = step["v_known"] + self.gamma_p * (qb - step["q_known"])
+        return self._system(qb, vb, lam, step["t1"], step["inertia"], step["constant_forces"],
+                            step["servo_starts"], step["states"])
+
+    def step(self, t, qa, va, lam_guess, states):
+        """One step from (t, qa, va) to t + dt; ``lam_guess`` (m,) starts Newton's iteration and
+        ``states`` are the forces' internal states at t. Continues with a and vd of the last step if
+        (t, qa, va) is its end, else starts afresh (``start``)."""
+        n, t1 = self.model.n, t + self.dt
+        step = self._begin(t, qa, va, states)
+        qb = step["q_known"] + self.beta * self.dt**2 * self._carry.a  # predictor: a_n+1 = a_n
+        lam = np.zeros(self.model.m)
+        lam[self.active] = lam_guess[self.active]
+        for it in range(1, self.options.max_iterations + 1):
+            R, data = self._newton_system(step, qb, lam)
+            if not np.all(np.isfinite(R)):
+                raise NewtonFailure(t1, np.inf, it, "the residual is not finite", self.servos)
+            try:
+                self.lu.factor(self.pattern.values(data))
+            except SingularMatrixError:
+                raise NewtonFailure(t1, np.abs(R).max(), it, "singular Newton matrix", self.servos) from None
+            dx = self.lu.solve(-R)
+            qb = qb + dx[:n]
+            lam[self.active] += self.scale * dx[n:]
+            if np.abs(dx[:n]).max() <= self.options.tolerance * max(1.0, np.abs(qb).max()):
+                return self._finish(step, qb, lam, it)
+        raise NewtonFailure(t1, np.abs(R).max(), self.options.max_iterations,
+                            "no convergence within the iteration limit", self.servos)
+
+    def _finish(self, step, qb, lam, iterations):
+        """a, v, vd at t + dt, the new force states, the step's work and dissipation."""
+        model, dt, start = self.model, self.dt, self._carry
+        qa, states, t1 = step["qa"], step["states"], step["t1"]
+        a = (qb - step["q_known"]) / (self.beta * dt * dt)
+        vb = step["v_known"] + self.gamma * dt * a
+        vd = ((1.0 - self.alpha_m) * a + self.alpha_m * start.a - self.alpha_f * start.vd) / (1.0 - self.alpha_f)
+        new_states, dissipation = [], 0.0
+        for f, s in zip(model.forces, states):
+            if isinstance(f, Friction):
+                _, _, slip, lost = _friction(f, qb[f.dofs], s)
+                new_states.append(slip)
+                dissipation += float(np.sum(lost))
+            else:
+                new_states.append(f.advance(qa[f.dofs], qb[f.dofs], s))
+                if hasattr(f, "dissipation"):
+                    dissipation += float(np.sum(f.dissipation(qa[f.dofs], qb[f.dofs], s)))
+        force = step["constant_forces"] + self._varying_forces(qb, vb, t1, states)[0] + self._servo_inputs(lam)
+        v_a, v_b = model.potential(qa, states), model.potential(qb, new_states)
+        work = float(0.5 * (start.force + force) @ (qb - qa)) + v_b - v_a
+        lam_start = start.lam
+        self._carry = _Carry(t1, qb.copy(), vb.copy(), a, vd, lam.copy(), force)
+        return AlphaStepResult(qb, vb, lam, iterations, work, v_b, dissipation, new_states,
+                               a=a, vd=vd, lam_start=lam_start)
