@@ -31,7 +31,7 @@ from .io.tables import read_csv
 from .model import GROUND, ModelError
 from .progress import Progress
 from .sensitivity import SensitivityError, parse_parameters, plan_study, run_study, step_warnings, table, write_study
-from .simulate import check_run, prepare, simulate
+from .simulate import INTEGRATORS, check_run, prepare, simulate
 
 INTERRUPTED = 130
 
@@ -41,6 +41,13 @@ class _Parser(argparse.ArgumentParser):
 
     def error(self, message):
         self.exit(2, f"error: {message} (see '{self.prog} --help')\n")
+
+
+def _spectral_radius(text):
+    value = _finite_float(text)
+    if not 0.0 <= value <= 1.0:
+        raise argparse.ArgumentTypeError(f"must be in [0, 1], got {text!r}")
+    return value
 
 
 def _positive_float(text):
@@ -128,6 +135,10 @@ def _parser():
     run.add_argument("case", metavar="CASE", help="case file (TOML)")
     run.add_argument("--dt", type=_positive_float, help="time step (overrides solver.dt)")
     run.add_argument("--t-end", type=_positive_float, metavar="T", help="end time (overrides solver.t_end)")
+    run.add_argument("--integrator", choices=INTEGRATORS,
+                     help="time integrator (overrides solver.integrator; default energy-momentum)")
+    run.add_argument("--rho-inf", type=_spectral_radius, metavar="R",
+                     help="spectral radius in [0, 1] of generalized-alpha (overrides solver.rho_inf)")
     run.add_argument("--out", type=Path, metavar="DIR",
                      help="result folder (default: results/<case file stem>); an existing folder is "
                      "replaced only if it is empty or an earlier result folder (has summary.json)")
@@ -359,6 +370,8 @@ def _run(args):
     case = _load(args)
     case = dataclasses.replace(
         case, dt=args.dt or case.dt, t_end=args.t_end or case.t_end, every=args.every or case.every,
+        integrator=args.integrator or case.integrator,
+        rho_inf=case.rho_inf if args.rho_inf is None else args.rho_inf,
         vtk=case.vtk and not args.no_vtk, plots=case.plots and not args.no_plots)
     check_case_run(case)
     out = args.out or Path("results") / case.path.stem
@@ -372,12 +385,14 @@ def _run(args):
     with _CtrlC() as ctrl_c:
         start = time.perf_counter()
         with Progress(case.steps, case.path.stem, enabled=not args.quiet) as bar:
-            results = simulate(case.model, setup, case.dt, case.t_end, options, progress=bar)
+            results = simulate(case.model, setup, case.dt, case.t_end, options, progress=bar,
+                               integrator=case.integrator, rho_inf=case.rho_inf)
         wall_time = time.perf_counter() - start
         for dt in args.compare_dt or ():
             if ctrl_c.seen:
                 break
-            other = simulate(case.model, setup, dt, case.t_end, options)
+            other = simulate(case.model, setup, dt, case.t_end, options, integrator=case.integrator,
+                             rho_inf=case.rho_inf)
             if not other.complete:
                 print(f"note: the comparison run with dt = {dt:g} stopped early: {other.message}",
                       file=sys.stderr)

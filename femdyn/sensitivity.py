@@ -184,7 +184,8 @@ def _history(plan, options, label, progress, done):
         raise CaseError(case.path, err.field, f"{label}: {err.message}") from None
     bar = None if progress is None else _Offset(progress, done)
     results = simulate(case.model, setup, case.dt, case.t_end,
-                       NewtonOptions(case.tolerance, case.max_iterations), progress=bar)
+                       NewtonOptions(case.tolerance, case.max_iterations), progress=bar,
+                       integrator=case.integrator, rho_inf=case.rho_inf)
     if not results.complete:
         raise SensitivityError(f"the run {label} stopped early: {results.message}")
     names = [b.name for b in case.model.bodies]

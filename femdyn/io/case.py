@@ -12,7 +12,8 @@ Schema::
     source = "..."                    # optional free text
     dimension = 2                     # 2 or 3
     gravity = [0.0, -9.81]            # optional
-    [solver]  dt, t_end; optional tolerance, max_iterations, initial_tolerance
+    [solver]  dt, t_end; optional tolerance, max_iterations, initial_tolerance,
+              integrator = "energy-momentum" (default) | "generalized-alpha", rho_inf (default 0.9)
     [output]  optional every, vtk, plots
     [[bodies]]   name, mass, euler = [..] | inertia = [J1, J2, J3] (3D); optional size = [..]
                  or (2D) name, beam = {..}: a flexible body, with [flexible] settings (see ``beams``)
@@ -45,7 +46,7 @@ from .. import kinematics as kin
 from .. import timefunctions, trajectories
 from ..initial import PLACING, place
 from ..integrators.energy_momentum import NewtonOptions
-from ..simulate import check_run, step_count
+from ..simulate import INTEGRATORS, check_run, step_count
 from ..model import GROUND, JOINT_TYPES, Model, ModelBuilder, ModelError, euler_from_inertia
 from .beams import Options, read_beam, read_settings
 from .expressions import compile_time_function, evaluate_number
@@ -106,6 +107,8 @@ class Case:
     tolerance: float
     max_iterations: int
     initial_tolerance: float
+    integrator: str  # "energy-momentum" or "generalized-alpha" (``simulate``)
+    rho_inf: float  # spectral radius of generalized-alpha
     every: int | None  # write every k-th step as a VTK frame; None: about FRAMES frames
     vtk: bool
     plots: bool
@@ -561,7 +564,11 @@ def load_case(path, flexible=None):
 
     defaults = NewtonOptions()
     solver = r.table(data["solver"], "solver", ("dt", "t_end"),
-                     ("tolerance", "max_iterations", "initial_tolerance"))
+                     ("tolerance", "max_iterations", "initial_tolerance", "integrator", "rho_inf"))
+    integrator = r.choice(solver.get("integrator", INTEGRATORS[0]), "solver.integrator", INTEGRATORS)
+    rho_inf = r.number(solver.get("rho_inf", 0.9), "solver.rho_inf")
+    if not 0.0 <= rho_inf <= 1.0:
+        r.fail("solver.rho_inf", f"the spectral radius must be in [0, 1], got {rho_inf:g}")
     output = r.table(data.get("output", {}), "output", optional=("every", "vtk", "plots"))
     case = Case(
         path=path,
@@ -575,6 +582,7 @@ def load_case(path, flexible=None):
                                  "solver.max_iterations", 1),
         initial_tolerance=r.number(solver.get("initial_tolerance", 1e-6), "solver.initial_tolerance",
                                    positive=True),
+        integrator=integrator, rho_inf=rho_inf,
         every=r.integer(output["every"], "output.every", 1) if "every" in output else None,
         vtk=r.boolean(output.get("vtk", True), "output.vtk"),
         plots=r.boolean(output.get("plots", True), "output.plots"),
