@@ -1,8 +1,9 @@
 """Flexible-link benchmarks (issue 3): the FEM 3-PRR of 003 and a flexible pendulum.
 
-1. ``cases/3prr_sine.toml`` as FEM with 4 elements per body (and as rigid, for reference): wall time
-   for the whole run (4 s of simulated time), Newton iterations per step, real-time factor
-   (simulated / wall time; > 1 is faster than real time).
+1. ``cases/3prr_sine.toml`` as FEM with 4 elements per body (and as rigid, for reference), with the
+   energy-momentum scheme and with generalized-alpha (the case's rho_inf): wall time for the whole
+   run (4 s of simulated time), Newton iterations per step, real-time factor (simulated / wall time;
+   > 1 is faster than real time).
 2. A pinned flexible pendulum (steel 10 x 10 mm, L = 1 m, gravity, released horizontal) with N
    Euler-Bernoulli elements, 1 s at dt = 1e-3: time per step for each N and the growth per doubling
    of N (2.0 is linear).
@@ -19,6 +20,7 @@ import numpy as np
 from femdyn.beam.body import BeamBody, Section
 from femdyn.initial import place
 from femdyn.integrators.energy_momentum import EnergyMomentum
+from femdyn.integrators.generalized_alpha import GeneralizedAlpha
 from femdyn.io.beams import Options
 from femdyn.io.case import load_case
 from femdyn.model import ModelBuilder
@@ -29,13 +31,16 @@ from chain import run_steps
 CASE = pathlib.Path(__file__).resolve().parent.parent / "cases" / "3prr_sine.toml"
 
 
-def three_prr(model_kind, dt, t_end):
+def three_prr(model_kind, integrator, dt, t_end):
     case = load_case(CASE, Options(model=model_kind, elements=4))
     setup = prepare(case.model, case.q0, case.v0)
     steps = int(round(t_end / dt))
-    stepper = EnergyMomentum(case.model, dt, setup.active_rows)
+    if integrator == "generalized-alpha":
+        stepper = GeneralizedAlpha(case.model, dt, setup.active_rows, rho_inf=case.rho_inf)
+    else:
+        stepper = EnergyMomentum(case.model, dt, setup.active_rows)
     _, _, iterations, seconds = run_steps(case.model, setup, stepper, steps)
-    return dict(model=model_kind, unknowns=stepper.size, steps=steps, dt=dt, seconds=seconds,
+    return dict(model=model_kind, integrator=integrator, unknowns=stepper.size, steps=steps, dt=dt, seconds=seconds,
                 ms_per_step=1e3 * seconds / steps, newton_per_step=iterations / steps,
                 real_time_factor=t_end / seconds)
 
@@ -64,11 +69,13 @@ def main():
     parser.add_argument("--json", type=pathlib.Path)
     args = parser.parse_args()
 
-    prr = [three_prr(kind, args.dt, args.t_end) for kind in ("rigid", "fem")]
-    print(f"3-PRR, {args.t_end:g} s at dt = {args.dt:g}")
-    print(f"{'model':>6} {'unknowns':>9} {'wall [s]':>9} {'ms/step':>8} {'Newton/step':>12} {'real-time x':>12}")
+    prr = [three_prr(kind, integrator, args.dt, args.t_end) for kind in ("rigid", "fem")
+           for integrator in ("energy-momentum", "generalized-alpha")]
+    print(f"3-PRR, {args.t_end:g} s at dt = {args.dt:g} (real-time x > 1: faster than real time)")
+    print(f"{'model':>6} {'integrator':>18} {'unknowns':>9} {'wall [s]':>9} {'ms/step':>8} {'Newton/step':>12} "
+          f"{'real-time x':>12}")
     for r in prr:
-        print(f"{r['model']:>6} {r['unknowns']:9d} {r['seconds']:9.2f} {r['ms_per_step']:8.2f} "
+        print(f"{r['model']:>6} {r['integrator']:>18} {r['unknowns']:9d} {r['seconds']:9.2f} {r['ms_per_step']:8.2f} "
               f"{r['newton_per_step']:12.2f} {r['real_time_factor']:12.2f}")
     pend = [pendulum(n, 1e-3, args.pendulum_steps) for n in args.elements]
     print(f"\nflexible pendulum, {args.pendulum_steps} steps at dt = 1e-3")

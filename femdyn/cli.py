@@ -159,8 +159,8 @@ def _parser():
         description="Read the same CSV from several result folders (e.g. a case with and without joint "
         "friction, 001 Fig. 5a) and overlay its columns in one PNG.")
     compare.add_argument("folders", metavar="DIR", type=Path, nargs="+", help="result folders of femdyn run")
-    compare.add_argument("--table", default="inputs", choices=("inputs", "history", "bodies"),
-                         help="which CSV to read (default: inputs, the servo inputs)")
+    compare.add_argument("--table", default="inputs", choices=("inputs", "history", "bodies", "probes"),
+                         help="which CSV to read (default: inputs, the servo inputs; probes: e.g. the end effector of a rigid and a flexible run)")
     compare.add_argument("--columns", nargs="+", metavar="NAME",
                          help="columns to plot (default: all but t; for history: the joint coordinates)")
     compare.add_argument("--out", type=Path, default=Path("comparison.png"), metavar="PNG",
