@@ -54,6 +54,32 @@ class AffineConstraints:
         self.tangent_i, self.tangent_j = cat(t_i, np.int64), cat(t_j, np.int64)
         self.n, self.m = n, m
 
+    @staticmethod
+    def split(constraints):
+        """The families that can join the batch (plain ``QuadraticConstraint`` linearisation) and
+        the others."""
+        from ..joints.base import QuadraticConstraint
+        batch = [c for c in constraints if type(c).linearize is QuadraticConstraint.linearize]
+        return batch, [c for c in constraints if not any(c is b for b in batch)]
+
+    def place(self, position, n, rows, cols):
+        """Appends the batch's Newton-matrix entries -- tangent, Gbar^T, G -- to ``rows``/``cols``;
+        ``position``: place of each constraint row among the active ones (-1: dropped), the
+        multipliers following the n coordinates."""
+        g_rows = position[self.slot_row]
+        self._keep = g_rows >= 0
+        phi_rows = position[self.rows]
+        self._phi_keep, self._phi_at = phi_rows >= 0, n + phi_rows[phi_rows >= 0]
+        rows += [self.tangent_i, self.slot_col[self._keep], n + g_rows[self._keep]]
+        cols += [self.tangent_j, n + g_rows[self._keep], self.slot_col[self._keep]]
+
+    def contribute(self, G_a, qb, lam, R, scale, tangent=1.0):
+        """Writes ``scale`` phi(qb) into the batch's rows of the residual R; returns Gbar^T lam and
+        the Newton-matrix data in ``place`` order, the tangent multiplied by ``tangent``."""
+        phi, G, G_bar, T, force = self.linearize(G_a, qb, lam)
+        R[self._phi_at] = scale * phi[self._phi_keep]
+        return force, [tangent * T, scale * G_bar[self._keep], scale * G[self._keep]]
+
     def jacobian(self, q):
         """G at the slots."""
         return self.g + self.H @ q

@@ -22,7 +22,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..assembly import SparsePattern, block_entries
-from ..joints.base import QuadraticConstraint
 from ..linalg import FixedPatternLU, SingularMatrixError
 from .affine import AffineConstraints
 
@@ -89,6 +88,15 @@ def family_layout(c, position, n, rows, cols):
                 phi_keep=phi_rows >= 0, phi_at=n + phi_rows[phi_rows >= 0], servo=c.time_dependent)
 
 
+def constraint_layout(stepper, model, position, rows, cols):
+    """The stepper's ``_affine`` batch of the quadratic families and the ``_families`` layouts of
+    the others, their Newton-matrix entries appended to ``rows``/``cols`` in this order."""
+    quadratic, others = AffineConstraints.split(model.constraints)
+    stepper._affine = AffineConstraints(quadratic, model.n, model.m)
+    stepper._affine.place(position, model.n, rows, cols)
+    stepper._families = [family_layout(c, position, model.n, rows, cols) for c in others]
+
+
 def force_layout(stepper, model, rows, cols):
     """Appends the tangent entries of the forces that depend on q_n+1 to ``rows``/``cols`` and sets
     the stepper's force lists, its fixed ``pattern``, the ``lu`` on it and the servo names."""
@@ -110,23 +118,11 @@ class EnergyMomentum:
     def __init__(self, model, dt, active_rows=None, options=None):
         self.model, self.dt = model, dt
         self.options = options or NewtonOptions()
-        n = model.n
         position, mbar = saddle_layout(self, model, active_rows)
         self.scale = 2.0 * mbar / dt**2
 
         rows, cols = [self.mass.row], [self.mass.col]  # constant mass matrix
-        quadratic = [c for c in model.constraints if type(c).linearize is QuadraticConstraint.linearize]
-        self._affine = AffineConstraints(quadratic, n, model.m)
-        a = self._affine
-        g_rows = position[a.slot_row]
-        self._affine_keep = g_rows >= 0
-        phi_rows = position[a.rows]
-        self._affine_phi = (phi_rows >= 0, n + phi_rows[phi_rows >= 0])
-        rows += [a.tangent_i, a.slot_col[self._affine_keep], n + g_rows[self._affine_keep]]
-        cols += [a.tangent_j, n + g_rows[self._affine_keep], a.slot_col[self._affine_keep]]
-        self._families = []
-        for c in (c for c in model.constraints if not any(c is x for x in quadratic)):
-            self._families.append(family_layout(c, position, n, rows, cols))
+        constraint_layout(self, model, position, rows, cols)
         force_layout(self, model, rows, cols)
 
     def _scatter(self, dofs, values):
@@ -154,11 +150,9 @@ class EnergyMomentum:
         R_q = (2.0 / dt**2 * (self._mass_csr @ qb) - inertia - constant_forces
                - self._forces(qa, qb, t_mid, states, self._varying))
         data = [2.0 / dt**2 * self.mass.data]
-        phi, G, Gbar, T, force = self._affine.linearize(starts[0], qb, lam)
+        force, entries = self._affine.contribute(starts[0], qb, lam, R, s)
         R_q += force
-        keep, at = self._affine_phi
-        R[at] = s * phi[keep]
-        data += [T, s * Gbar[self._affine_keep], s * G[self._affine_keep]]
+        data += entries
         for fam, start in zip(self._families, starts[1:]):
             c = fam["c"]
             phi, G, Gbar, T = c.linearize(start, qa[c.dofs], qb[c.dofs], lam[c.rows])

@@ -70,7 +70,7 @@ import scipy.sparse.linalg as spla
 from ..forces import Friction, SpringDamper
 from ..kinematics import apply
 from ..linalg import SingularMatrixError
-from .energy_momentum import NewtonFailure, NewtonOptions, StepResult, family_layout, force_layout, saddle_layout
+from .energy_momentum import NewtonFailure, NewtonOptions, StepResult, constraint_layout, force_layout, saddle_layout
 
 
 def chung_hulbert(rho_inf):
@@ -143,14 +143,11 @@ class GeneralizedAlpha:
         self.alpha_m, self.alpha_f, self.gamma, self.beta = chung_hulbert(rho_inf)
         self.beta_p = (1.0 - self.alpha_m) / ((1.0 - self.alpha_f) * self.beta * dt**2)
         self.gamma_p = self.gamma / (self.beta * dt)
-        n = model.n
         position, self.mbar = saddle_layout(self, model, active_rows)
         self.scale = self.beta_p * self.mbar
 
         rows, cols = [self.mass.row], [self.mass.col]
-        self._families = []
-        for c in model.constraints:
-            self._families.append(family_layout(c, position, n, rows, cols))
+        constraint_layout(self, model, position, rows, cols)
         force_layout(self, model, rows, cols)
         self._carry = None
 
@@ -224,6 +221,9 @@ class GeneralizedAlpha:
         F, force_data = self._varying_forces(q, v, t, states, tangents=True)
         R_q = self.beta_p * (self._mass_csr @ q) - inertia - constant_forces - F
         data = [self.beta_p * self.mass.data]
+        force, entries = self._affine.contribute(self._affine.jacobian(q), q, lam, R, s, tangent=2.0)
+        R_q += force
+        data += entries
         for fam, (phi, G, Gbar, T) in zip(self._families, self._linearize(q, lam, t, servo_starts)):
             R_q += self._constraint_forces(fam, Gbar, lam)
             R[fam["phi_at"]] = s * phi[fam["phi_keep"]]
@@ -250,6 +250,7 @@ class GeneralizedAlpha:
         lam = np.zeros(model.m)
         starts = self._servo_starts(q, t)
         data = [self.mass.data]
+        data += self._affine.contribute(self._affine.jacobian(q), q, lam, np.empty(self.size), s, tangent=0.0)[1]
         for fam, (_, G, Gbar, T) in zip(self._families, self._linearize(q, lam, t, starts)):
             data += [np.zeros(T.size), s * Gbar.ravel()[fam["f_keep"]], s * G.ravel()[fam["g_keep"]]]
         data.append(np.zeros(self.pattern.entries - sum(map(len, data))))  # force tangents
