@@ -27,7 +27,6 @@ from functools import cached_property
 
 import numpy as np
 
-from ..kinematics import apply
 from .base import Constraint
 
 
@@ -57,13 +56,12 @@ class JointAngle(Constraint):
         self.n1, self.n2 = self.A1.shape[2], self.A2.shape[2]
 
     def _cs(self, q):
-        """c, s and their gradients (K, n1 + n2) with respect to [q1, q2]."""
-        n1, n2 = self.n1, self.n2
-        a1, b1 = apply(self.A1, q[:, :n1]), apply(self.B1, q[:, :n1])
-        a2 = apply(self.A2, q[:, n1 : n1 + n2])
-        grad_c = np.concatenate([np.einsum("ki,kin->kn", a2, self.A1), np.einsum("ki,kin->kn", a1, self.A2)], 1)
-        grad_s = np.concatenate([np.einsum("ki,kin->kn", a2, self.B1), np.einsum("ki,kin->kn", b1, self.A2)], 1)
-        return np.sum(a1 * a2, axis=1), np.sum(b1 * a2, axis=1), grad_c, grad_s
+        """c, s and their gradients (K, n1 + n2) with respect to [q1, q2]. Both are bilinear,
+        c = 1/2 q.H_c q and s = 1/2 q.H_s q, so the gradients are H q."""
+        x = q[:, : self.n1 + self.n2]
+        grads = np.einsum("kaij,kj->kai", self._stacked_hessians, x)
+        values = 0.5 * np.einsum("kai,ki->ka", grads, x)
+        return values[:, 0], values[:, 1], grads[:, 0], grads[:, 1]
 
     def begin_step(self, qa, t):
         return self._cs(qa)
@@ -117,6 +115,10 @@ class JointAngle(Constraint):
             H[:, :n1, n1:] = cross
             H[:, n1:, :n1] = cross.transpose(0, 2, 1)
         return H_c, H_s
+
+    @cached_property
+    def _stacked_hessians(self):
+        return np.stack(self._hessians, axis=1)  # (K, 2, n, n)
 
     def discrete_tangent(self, qa, qb, lam):
         return self._evaluate(qa, qb, lam)[3]
