@@ -101,11 +101,14 @@ class BeamElasticity(Force):
         strain at qa, are reused when the arguments repeat."""
         if self._last is not None and np.array_equal(self._last[0], qa) and np.array_equal(self._last[1], qb):
             return self._last[2]
-        if self._start is None or not np.array_equal(self._start[0], qa):
+        eb = self._gather(qb)
+        eps_b, grad_b = self._strain(eb)
+        if np.array_equal(qa, qb):  # the continuous force (generalized-alpha evaluates it so)
+            self._start = (qa.copy(), eps_b, grad_b)
+        elif self._start is None or not np.array_equal(self._start[0], qa):
             self._start = (qa.copy(), *self._strain(self._gather(qa)))
         _, eps_a, grad_a = self._start
-        ea, eb = self._gather(qa), self._gather(qb)
-        eps_b, grad_b = self._strain(eb)
+        ea = self._gather(qa)
         terms = (ea, eb, 0.5 * (eps_a + eps_b), 0.5 * (grad_a + grad_b), grad_b)  # grad eps is affine in e
         self._last = (qa.copy(), qb.copy(), terms)
         return terms
