@@ -42,12 +42,14 @@ else
     python3 -m venv .venv
 fi
 
-# The stamp records a successful install; pyproject.toml changes invalidate it.
+# The stamp records a successful install of this pyproject.toml (its hash, so that a changed file
+# triggers a reinstall whatever its modification time).
 STAMP=.venv/.femdyn-installed
-if [ -f "$STAMP" ] && [ "$STAMP" -nt pyproject.toml ]; then
+WANT="$(sha256sum pyproject.toml | cut -d' ' -f1)"
+if [ -f "$STAMP" ] && [ "$(cat "$STAMP")" = "$WANT" ]; then
     echo "[setup] femdyn[test] already installed"
 else
     echo "[setup] installing femdyn[test] into .venv"
     .venv/bin/pip install -q --disable-pip-version-check -e '.[test]'
-    touch "$STAMP"
+    echo "$WANT" > "$STAMP"
 fi

@@ -23,7 +23,7 @@ from femdyn.integrators.energy_momentum import EnergyMomentum
 from femdyn.integrators.generalized_alpha import GeneralizedAlpha
 from femdyn.io.beams import Options
 from femdyn.io.case import load_case
-from femdyn.model import ModelBuilder
+from femdyn.builder import ModelBuilder
 from femdyn.simulate import prepare
 
 from chain import run_steps

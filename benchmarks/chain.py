@@ -12,7 +12,7 @@ import numpy as np
 
 from femdyn.initial import place
 from femdyn.integrators.energy_momentum import EnergyMomentum
-from femdyn.model import ModelBuilder
+from femdyn.builder import ModelBuilder
 from femdyn.simulate import prepare
 
 

@@ -1,13 +1,15 @@
 """Command line: ``femdyn run CASE`` simulates a case file into a result folder, ``femdyn check CASE``
 validates it and describes the model (both with ``--flexible``/``--elements`` overriding the case's
 flexible bodies), ``femdyn sensitivity CASE`` differentiates a probe's motion with respect to the beam
-parameters, ``femdyn view RESULT`` shows a result's ParaView series. Bad input is reported as one line
+parameters, ``femdyn sweep CASE`` runs parameter sweeps and that study on Dask (``sweep``),
+``femdyn view RESULT`` shows a result's ParaView series. Bad input is reported as one line
 ``error: <file>: <field>: <message>`` on stderr with exit code 2.
 
 Exit codes: 0 done, 1 the run stopped early (Newton failure) or the results could not be written,
 2 bad input or a refused output folder, 130 interrupted (Ctrl-C).
 """
 import argparse
+import contextlib
 import math
 import dataclasses
 import os
@@ -20,6 +22,7 @@ import time
 from pathlib import Path
 
 from . import __version__, viewer
+from . import sweep as sweeps
 from .beam.meshes import write_straight_beam
 from .convergence import ConvergenceError, convergence_benchmark
 from .integrators.energy_momentum import NewtonOptions
@@ -28,9 +31,17 @@ from .io.case import CaseError, check_case_run, load_case
 from .io.output import write_results
 from .io.plots import plot_overlay
 from .io.tables import read_csv
-from .model import GROUND, ModelError
+from .builder import GROUND, ModelError
 from .progress import Progress
-from .sensitivity import SensitivityError, parse_parameters, plan_study, run_study, step_warnings, table, write_study
+from .sensitivity import (
+    SensitivityError,
+    parse_parameters,
+    plan_study,
+    run_study,
+    step_warnings,
+    table,
+    write_study,
+)
 from .simulate import INTEGRATORS, check_run, prepare, simulate
 
 INTERRUPTED = 130
@@ -102,6 +113,19 @@ def _parameters(text):
         return parse_parameters(text)
     except ValueError as err:
         raise argparse.ArgumentTypeError(str(err)) from None
+
+
+def _sweep_parameter(text):
+    try:
+        return sweeps.parse_parameter(text)
+    except ValueError as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
+
+
+def _seed(text):
+    if not text.isdigit():
+        raise argparse.ArgumentTypeError(f"must be an integer >= 0, got '{text}'")
+    return int(text)
 
 
 def _frame(text):
@@ -234,6 +258,48 @@ def _parser():
     _flexible_options(sensitivity)
     sensitivity.add_argument("--quiet", action="store_true", help="no progress bar")
     sensitivity.set_defaults(handler=_sensitivity)
+
+    sweep = commands.add_parser(
+        "sweep", help="parameter sweeps and sensitivities on a dask cluster",
+        description="Run the case for every sample of a design on dask.distributed workers (a LocalCluster "
+        "of --workers processes, or the running scheduler at --scheduler) and write one row per sample: the "
+        "parameter values, max and RMS elastic displacement of the first probe (or --probe), max section "
+        "stress, energy balance error, max constraint residual, Newton iterations, steps, wall time and "
+        "error (the message of a failed sample). OUT holds sweep.json, samples.csv (appended as samples "
+        "complete), samples.parquet, response.png and scatter_matrix.png; running the same sweep into "
+        "OUT again resumes it, running only the missing samples. With --sensitivity: the study of "
+        "'femdyn sensitivity', one task per parameter, written like it.")
+    sweep.add_argument("case", metavar="CASE", help="case file (TOML)")
+    study = sweep.add_mutually_exclusive_group(required=True)
+    study.add_argument("--param", action="append", type=_sweep_parameter, metavar="NAME=SPEC",
+                       help="a swept parameter (repeat for more): NAME is E, rho, b or h (that value in every "
+                       "beam body) or a dotted path to a number in the case file, with an entry of an array "
+                       "by its name or index from 0 (bodies.leg1.beam.h, bodies.3.beam.h, solver.dt, "
+                       "gravity.1); SPEC is a:b:n (n values from a to b), a list v1,v2,.. or, for --design "
+                       "lhs, a range a:b")
+    study.add_argument("--sensitivity", type=_parameters, metavar="P,P,..",
+                       help=f"central-difference sensitivities of the probe's motion w.r.t. these of "
+                       f"{', '.join(PARAMETERS)} (as femdyn sensitivity, parameters in parallel)")
+    sweep.add_argument("--design", choices=sweeps.DESIGNS,
+                       help="full factorial (default) or Latin hypercube of --samples points")
+    sweep.add_argument("--samples", type=_positive_int, metavar="N", help="points of the Latin hypercube")
+    sweep.add_argument("--seed", type=_seed, default=0, metavar="S", help="seed of the Latin hypercube (default 0)")
+    sweep.add_argument("--step", type=_relative_step, metavar="H",
+                       help="--sensitivity: relative step of the central differences (default 1e-4)")
+    sweep.add_argument("--probe", metavar="NAME", help="probe whose elastic displacement is reported (default: the first)")
+    sweep.add_argument("--t-end", type=_positive_float, metavar="T", help="end time (overrides solver.t_end)")
+    _flexible_options(sweep)
+    sweep.add_argument("--scheduler", metavar="ADDRESS",
+                       help="a running dask scheduler, e.g. tcp://10.0.0.5:8786 (default: start a LocalCluster)")
+    sweep.add_argument("--workers", type=_positive_int, metavar="N",
+                       help="worker processes of the LocalCluster (default: one per core)")
+    sweep.add_argument("--out", type=Path, metavar="OUT",
+                       help="result folder (default: results/<case>_sweep, or results/<case>_sensitivity)")
+    sweep.add_argument("--restart", action="store_true", help="discard an earlier sweep in OUT instead of resuming it")
+    sweep.add_argument("--retry-errors", action="store_true", help="when resuming, run the failed samples again")
+    sweep.add_argument("--no-plots", action="store_true", help="do not write the PNG plots")
+    sweep.add_argument("--quiet", action="store_true", help="no progress bar")
+    sweep.set_defaults(handler=_sweep)
 
     view = commands.add_parser(
         "view", help="show a result folder's ParaView series (motion.pvd) in pyvista",
@@ -559,6 +625,11 @@ def _sensitivity(args):
                 raise KeyboardInterrupt from None
             print(f"error: {plan.case.path}: {err}", file=sys.stderr)
             return 1
+    return _write_study(out, plan, study)
+
+
+def _write_study(out, plan, study):
+    """Publish a sensitivity study into ``out``, print its table and the step-check warnings."""
     try:
         files = _publish(out, lambda folder: write_study(folder, study))
     except OSError as err:
@@ -567,6 +638,96 @@ def _sensitivity(args):
     _say("\n".join([table(study), _flexible_line(plan.case), f"results in {out}: {', '.join(files)}"]))
     for line in step_warnings(study):
         print(f"warning: {line}", file=sys.stderr)
+    return 0
+
+
+def _samples(count):
+    return f"{count} sample{'s' * (count != 1)}"
+
+
+def _sweep(args):
+    """femdyn sweep: the samples of a design, or the sensitivity study, on dask.distributed."""
+    if args.scheduler and args.workers:
+        raise CaseError(args.case, "--workers", "sets the size of the LocalCluster; the scheduler at "
+                        "--scheduler has its own workers")
+    options = Options(model=args.flexible, elements=args.elements)
+    design = [o for o, v in (("--design", args.design), ("--samples", args.samples)) if v is not None]
+    if args.sensitivity and design:
+        raise CaseError(args.case, design[0], "sets the design of a sweep (--param), not of --sensitivity")
+    if args.param and args.step is not None:
+        raise CaseError(args.case, "--step", "sets the step of --sensitivity, not of a sweep (--param)")
+    if args.sensitivity:
+        plan = plan_study(args.case, args.sensitivity, args.step or 1e-4, args.t_end, args.probe, options)
+        _check_overrides(args, plan.case)
+        out = args.out or Path("results") / f"{plan.case.path.stem}_sensitivity"
+        refusal = _refusal(out, "sensitivity.json", "an earlier sensitivity study")
+        if refusal:
+            print(f"error: {out}: {refusal}", file=sys.stderr)
+            return 2
+        rows, todo = [], plan.params
+    else:
+        plan = sweeps.plan_sweep(args.case, args.param, args.design or "factorial", args.samples, args.seed, args.probe,
+                                 args.t_end, options)
+        _check_overrides(args, plan.case)
+        out = args.out or Path("results") / f"{plan.case.path.stem}_sweep"
+        rows = sweeps.open_folder(out, plan, args.restart, args.retry_errors)
+        done = {r["sample"] for r in rows}
+        todo = [i for i in range(len(plan.values)) if i not in done]
+        _say(f"sweep of {_samples(len(plan.values))} ({plan.design}) over {', '.join(plan.names)}"
+             + (f"; resuming: {len(done)} done, {len(todo)} to run" if done else ""))
+    start = time.perf_counter()
+    try:
+        with contextlib.ExitStack() as stack:
+            client = stack.enter_context(sweeps.connect(args.scheduler, args.workers)) if todo else None
+            if client is not None:
+                workers = len(client.scheduler_info().get("workers", {}))
+                link, answers = sweeps.dashboard(client)
+                _say(f"dask: {args.scheduler or 'LocalCluster'}, {workers} worker{'s' * (workers != 1)}; "
+                     f"dashboard: {link if answers else f'none ({link} does not answer)'}")
+            label = f"{plan.case.path.stem} {'sensitivity' if args.sensitivity else 'sweep'}"
+            bar = stack.enter_context(sweeps.SampleProgress(len(todo), label, enabled=bool(todo) and not args.quiet))
+            if args.sensitivity:
+                study = sweeps.sensitivity_study(client, plan, bar)
+            elif todo:
+                samples_csv = sweeps.Table(out / sweeps.TABLE, plan.columns)
+
+                def record(row):
+                    try:
+                        samples_csv.append(row)
+                    except OSError as err:
+                        raise sweeps.SweepError(f"{samples_csv.path}: cannot write: {err}") from None
+                    rows.append(row)
+                    bar.errors += bool(row["error"])
+                    bar.update(bar.step + 1, 0.0)
+
+                sweeps.run_on_cluster(client, [plan.task(i) for i in todo], record)
+    except sweeps.ConnectError as err:
+        raise CaseError(args.case, "--scheduler", str(err)) from None
+    except SensitivityError as err:
+        print(f"error: {plan.case.path}: {err}", file=sys.stderr)
+        return 1
+    except sweeps.SweepError as err:
+        resume = "" if args.sensitivity else f"; the samples done are in {out}: run the same command to resume"
+        print(f"error: {err}{resume}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        if args.sensitivity:
+            raise
+        kept = len(sweeps.Table(out / sweeps.TABLE, plan.columns).read())
+        print(f"interrupted: {kept} of {len(plan.values)} samples are in {out / sweeps.TABLE}; run the "
+              "same command again to resume", file=sys.stderr)
+        return INTERRUPTED
+    if args.sensitivity:
+        return _write_study(out, plan, study)
+    try:
+        files = sweeps.finish(out, plan, rows, plots=not args.no_plots)
+    except OSError as err:
+        print(f"error: {out}: cannot write the table or plots: {err}", file=sys.stderr)
+        return 1
+    failed = sum(1 for r in rows if r["error"])
+    _say(f"{_samples(len(todo))} run in {time.perf_counter() - start:.3g} s"
+         + (f"; {failed} of {len(rows)} failed (see the error column)" if failed else "")
+         + f"; results in {out}: {', '.join(files)}")
     return 0
 
 

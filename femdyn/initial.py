@@ -18,7 +18,7 @@ from sksparse.cholmod import CholmodNotPositiveDefiniteError, cholesky
 from . import kinematics as kin
 from .joints.angle import JointAngle
 from .joints.slide import Slide
-from .model import ModelError
+from .builder import ModelError
 
 PLACING = {"revolute": ("angle",), "prismatic": ("slide",), "cylindrical": ("angle", "slide"), "fixed": ()}
 

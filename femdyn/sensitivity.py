@@ -29,7 +29,7 @@ from .io.beams import PARAMETERS, Options
 from .io.case import CaseError, check_case_run, load_case
 from .io.plots import DPI
 from .io.tables import write_csv
-from .model import ModelError
+from .builder import ModelError
 from .simulate import prepare, simulate
 
 OUTPUTS = ("x", "y", "theta")

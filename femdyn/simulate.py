@@ -10,7 +10,7 @@ from .forces import SpringDamper
 from .initial import independent_rows, project, wrong_angle_branch
 from .integrators.energy_momentum import EnergyMomentum, NewtonFailure, NewtonOptions
 from .integrators.generalized_alpha import GeneralizedAlpha
-from .model import ModelError
+from .builder import ModelError
 
 HISTORY_BUDGET = 2 * 1024**3  # bytes for the stored history of q and v
 INTEGRATORS = ("energy-momentum", "generalized-alpha")

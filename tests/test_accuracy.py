@@ -8,7 +8,7 @@ from scipy.integrate import solve_ivp
 from femdyn.initial import place
 from femdyn.io.case import load_case
 from femdyn.kinematics import rotation_3d
-from femdyn.model import ModelBuilder
+from femdyn.builder import ModelBuilder
 from femdyn.simulate import prepare, simulate
 
 

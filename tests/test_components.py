@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from femdyn.kinematics import rotation_3d
-from femdyn.model import ModelBuilder
+from femdyn.builder import ModelBuilder
 from femdyn.timefunctions import constant
 
 

@@ -8,7 +8,7 @@ from conftest import angular_momentum_scale
 from femdyn.initial import place
 from femdyn.io.case import load_case
 from femdyn.kinematics import rotation_3d
-from femdyn.model import ModelBuilder, euler_from_inertia
+from femdyn.builder import ModelBuilder, euler_from_inertia
 from femdyn.simulate import prepare, simulate
 
 TOL = 1e-10

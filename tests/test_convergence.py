@@ -21,7 +21,7 @@ from femdyn.convergence import (
 )
 from femdyn.initial import place
 from femdyn.io.case import load_case
-from femdyn.model import ModelBuilder
+from femdyn.builder import ModelBuilder
 from femdyn.trajectories import Constant, Function
 
 MASS, STIFFNESS, AMPLITUDE, FREE_LENGTH = 2.0, 8.0, 0.3, 2.0

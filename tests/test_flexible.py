@@ -9,7 +9,7 @@ from femdyn.integrators.energy_momentum import NewtonOptions
 from femdyn.io.beams import Options
 from femdyn.io.case import load_case
 from femdyn.kinematics import point_matrix
-from femdyn.model import ModelBuilder
+from femdyn.builder import ModelBuilder
 from femdyn.simulate import prepare, simulate
 from femdyn.trajectories import SpinUp
 

@@ -14,7 +14,7 @@ from test_flexible import free_beam
 from femdyn.initial import place
 from femdyn.integrators.generalized_alpha import GeneralizedAlpha, chung_hulbert
 from femdyn.io.case import load_case
-from femdyn.model import ModelBuilder, ModelError
+from femdyn.builder import ModelBuilder, ModelError
 from femdyn.simulate import prepare, simulate
 
 GA = "generalized-alpha"

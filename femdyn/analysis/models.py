@@ -50,14 +50,10 @@ With ``servo=True`` the platform centre and orientation follow ``stewart.platfor
 cannot be servo-driven (as many inputs as servo rows are needed); they can be driven by leg forces.
 """
 import numpy as np
-import scipy.sparse as sp
-import scipy.sparse.linalg as spla
 
 from femdyn.analysis import rrr, stewart
 from femdyn.initial import place
-from femdyn.joints.base import QuadraticConstraint
-from femdyn.joints.servo import Servo
-from femdyn.model import ModelBuilder, axis_frame
+from femdyn.builder import ModelBuilder, axis_frame
 from femdyn.trajectories import Circle, Function, Swing
 
 __all__ = [

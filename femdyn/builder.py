@@ -1,0 +1,175 @@
+"""Building a model: bodies, joints, loads, servos and inputs are collected by ``ModelBuilder`` and
+checked as they come; ``build()`` numbers everything into an immutable ``model.Model``."""
+import numpy as np
+
+from . import kinematics as kin
+from .joints.cylindrical import Cylindrical
+from .joints.fixed import Fixed
+from .joints.prismatic import Prismatic
+from .joints.revolute import Revolute
+from .joints.spherical import Spherical
+from .joints.universal import Universal
+
+JOINT_TYPES = {
+    "revolute": Revolute,
+    "prismatic": Prismatic,
+    "spherical": Spherical,
+    "universal": Universal,
+    "cylindrical": Cylindrical,
+    "fixed": Fixed,
+}
+GROUND = "ground"
+
+class ModelError(ValueError):
+    """A model definition that cannot be built; ``field`` names what is wrong."""
+
+    def __init__(self, field, message):
+        super().__init__(f"{field}: {message}")
+        self.field, self.message = field, message
+
+def axis_frame(axis):
+    """Joint frame (columns) whose x axis is ``axis``: [n, n rotated by 90 deg] in the plane,
+    [n, y, z] right-handed in space."""
+    n = np.asarray(axis, dtype=float)
+    n = n / np.linalg.norm(n)
+    if n.size == 2:
+        return np.column_stack([n, [-n[1], n[0]]])
+    f = kin.perpendicular_frame(n)  # z = n
+    return np.column_stack([n, f[:, 0], f[:, 1]])
+
+
+def euler_from_inertia(J):
+    """Euler-tensor eigenvalues from principal moments of inertia: E_i = (J_j + J_k - J_i)/2."""
+    J = np.asarray(J, dtype=float)
+    return 0.5 * (J.sum() - 2.0 * J)
+
+class ModelBuilder:
+    """Collects bodies, joints and loads; ``build()`` numbers everything and returns a ``Model``."""
+
+    def __init__(self, dim):
+        if dim not in (2, 3):
+            raise ModelError("dimension", f"must be 2 or 3, got {dim!r}")
+        self.dim = dim
+        self._bodies, self._joints, self._loads = [], [], []
+        self._gravity = None
+        self._springs, self._servos, self._frictions = [], [], []
+        self._inputs = []
+
+    def add_body(self, name, mass, euler, size=None):
+        """A rigid body with mass and Euler-tensor eigenvalues E_1..E_dim (000 eq. 13, 001 eq. 7)."""
+        euler = np.asarray(euler, dtype=float)
+        if name == GROUND or any(b["name"] == name for b in self._bodies):
+            raise ModelError(f"body '{name}'", "name is reserved or used twice")
+        if not mass > 0:
+            raise ModelError(f"body '{name}'.mass", f"must be > 0, got {mass}")
+        if euler.shape != (self.dim,) or not np.all(euler > 0):
+            raise ModelError(f"body '{name}'.euler", f"needs {self.dim} values > 0, got {euler.tolist()}")
+        if size is None:  # the uniform box with the same Euler tensor: E_a = m l_a^2 / 12
+            size = np.sqrt(12.0 * euler / mass)
+        self._bodies.append(dict(name=name, mass=float(mass), euler=euler, size=np.asarray(size, float)))
+
+    def add_beam(self, name, beam, stiffening=False):
+        """A flexible body (planar): a ``beam.BeamBody`` whose body frame is carried by the director
+        frame (``flexible``); ``stiffening`` adds the geometric stiffening (``beam.elasticity``)."""
+        if self.dim != 2:
+            raise ModelError(f"body '{name}'", "flexible beam bodies exist only in 2D models")
+        if name == GROUND or any(b["name"] == name for b in self._bodies):
+            raise ModelError(f"body '{name}'", "name is reserved or used twice")
+        if stiffening and beam.modal_frequencies is not None:
+            raise ModelError(f"body '{name}'.geometric_stiffening",
+                             "needs nodal elastic coordinates (FEM or Rayleigh-Ritz), not modes")
+        inv = beam.invariants
+        self._bodies.append(dict(name=name, mass=inv.mass, euler=np.diag(inv.second_moment).copy(),
+                                 size=np.ptp(beam.nodes, axis=0), beam=beam, stiffening=bool(stiffening)))
+
+    def add_joint(self, name, type, body1, body2, point1=None, point2=None, axis=None,
+                  relative_rotation=None, angle=None, slide=None):
+        """A pair between ``body1`` and ``body2`` (either may be "ground").
+
+        point1/point2: joint point in each body's frame (default: centre of mass).
+        axis: joint axis in body-1 coordinates (rotation axis in space, sliding axis; default e_1).
+        relative_rotation: orientation of body 2 relative to body 1 at which the pair is assembled
+            (planar: an angle; spatial: a 3x3 rotation), default identity.
+        angle/slide: name of an augmented coordinate for the joint angle / slide (000 eqs. 27, 49).
+        """
+        cls = JOINT_TYPES.get(type)
+        where = f"joint '{name}'"
+        if cls is None:
+            raise ModelError(f"{where}.type", f"unknown joint type '{type}' (known: {', '.join(JOINT_TYPES)})")
+        if self.dim not in cls.dims:
+            raise ModelError(f"{where}.type", f"'{type}' joints exist only in {cls.dims[0]}D models")
+        if any(j["name"] == name for j in self._joints):
+            raise ModelError(where, "name used twice")
+        for kind, coord in (("angle", angle), ("slide", slide)):
+            if coord is not None and kind not in cls.coordinates:
+                raise ModelError(f"{where}.{kind}", f"a {type} joint has no {kind} coordinate")
+        dim = self.dim
+        zero = np.zeros(dim)
+        axis = np.eye(dim)[0] if axis is None else np.asarray(axis, dtype=float)
+        if axis.shape != (dim,) or not np.isfinite(axis).all() or not np.abs(axis).max() > 0:
+            raise ModelError(f"{where}.axis", f"needs {dim} finite components, not all zero")
+        frame1 = axis_frame(axis / np.abs(axis).max())  # scaled first: no underflow in the norm
+        if relative_rotation is None:
+            R0 = np.eye(dim)
+        elif dim == 2:
+            R0 = kin.rotation_2d(float(relative_rotation))
+        else:
+            R0 = np.asarray(relative_rotation, dtype=float)
+        self._joints.append(dict(
+            name=name, type=type, bodies=(body1, body2),
+            point1=np.asarray(zero if point1 is None else point1, float),
+            point2=np.asarray(zero if point2 is None else point2, float),
+            frame1=frame1, frame2=R0.T @ frame1, angle=angle, slide=slide))
+
+    def set_gravity(self, g):
+        self._gravity = np.asarray(g, dtype=float)
+
+    def add_joint_load(self, coordinate, function):
+        """A torque (on an angle) or force (on a slide) acting on augmented coordinate ``coordinate``,
+        scaled by ``function(t)`` (000 eq. 43)."""
+        self._loads.append(("coordinate", coordinate, function))
+
+    def add_point_force(self, body, point, force, function):
+        """A force ``function(t) * force`` (world components) at body point ``point``."""
+        self._loads.append(("point", (body, np.asarray(point, float), np.asarray(force, float)), function))
+
+    def add_spring_damper(self, name, body1, point1, body2, point2, stiffness, damping, free_length):
+        self._springs.append(dict(name=name, bodies=(body1, body2), points=(point1, point2),
+                                  k=stiffness, c=damping, l0=free_length))
+
+    def add_friction(self, coordinate, stiffness, max_force):
+        """Joint friction (stick-slip, 001 section 4.2) on augmented coordinate ``coordinate``."""
+        if not (stiffness > 0 and max_force > 0):
+            raise ModelError(f"friction on '{coordinate}'", "stiffness and max_force must be > 0")
+        self._frictions.append((coordinate, float(stiffness), float(max_force)))
+
+    def add_servo_point(self, name, body, point, trajectory, relative=True):
+        """Servo: body point ``point`` (body frame) follows ``trajectory`` (dim components), added to
+        its initial position if ``relative`` (000 eq. 78)."""
+        self._servos.append(dict(name=name, kind="point", body=body, point=point, trajectory=trajectory,
+                                 relative=relative))
+
+    def add_servo_angle(self, name, body, trajectory, relative=True):
+        """Servo (planar): the body's angle follows ``trajectory`` (1 component), from its initial
+        angle if ``relative`` (000 eq. 82 for a constant trajectory)."""
+        self._servos.append(dict(name=name, kind="angle", body=body, trajectory=trajectory, relative=relative))
+
+    def add_servo_orientation(self, name, body, rotation):
+        """Servo (spatial): the body's directors follow the absolute target rotation, given by a
+        callable ``rotation(t) -> (R, omega)`` (3 rows)."""
+        self._servos.append(dict(name=name, kind="orientation", body=body, rotation=rotation))
+
+    def add_servo_coordinate(self, name, coordinate, trajectory, relative=True):
+        """Servo: augmented coordinate ``coordinate`` follows ``trajectory`` (1 component)."""
+        self._servos.append(dict(name=name, kind="coordinate", coordinate=coordinate,
+                                 trajectory=trajectory, relative=relative))
+
+    def set_inputs(self, coordinates):
+        """The actuated coordinates whose generalised forces are the servo inputs, paired in order
+        with the servo rows (000 eq. 84: B is Boolean on these coordinates)."""
+        self._inputs = list(coordinates)
+
+    def build(self):
+        from .model import Model  # the model module imports this one
+
+        return Model(self)
