@@ -1,0 +1,483 @@
+"""Work-precision comparison with Exudyn: the pinned flexible pendulum (issue 6, item 2a).
+
+One straight steel beam, L = 1 m, 10 x 10 mm (E = 2.1e11 Pa, rho = 7850 kg/m^3: EA = 2.1e7 N,
+EI = 175 N m^2, rho A = 0.785 kg/m), pinned at one end to the ground at the origin, gravity 9.81 m/s^2
+in -y, released horizontal (along +x) from rest and undeformed; 1 s of motion with N = 16, 64, 256
+(and, on request, 1024) elements.
+
+* femdyn: the FFR Euler-Bernoulli beam with geometric stiffening (``BeamBody.straight``,
+  ``ModelBuilder.add_beam(stiffening=True)``, reference conditions fixed-free), a revolute joint to
+  the ground at its first node, the BEM energy-momentum stepper (``EnergyMomentum``), KLU.
+* Exudyn: N ``ObjectANCFCable2D`` elements on ``NodePoint2DSlope1`` nodes (``GenerateBeamElementsAlongLine``)
+  with the same EA, EI and rho A, read from the femdyn beam; the first node's position held by two
+  ``CoordinateConstraint``s to the ground (its slope is free: a pin); ``LoadMassProportional`` gravity
+  on every element; generalized-alpha (spectral radius 0.9, index 3), modified Newton (its default),
+  Eigen sparse LU with the analysed pattern reused, one thread, no output files.
+
+Exudyn's Newton criterion. With its default criterion (residual 2-norm below relativeTolerance 1e-8
+times the initial residual, or below absoluteTolerance 1e-10) Exudyn cannot integrate this model: the
+axial stiffness EA / h (2.1e7 N times N per metre) puts a round-off floor under the residual (of the
+order of 1e-6 N at N = 16 and 1e-3 N at N = 1024) above the tolerance, so Newton stalls and the step
+is cut again and again (N = 16, dt = 1e-3: 1.6 million Newton iterations, 220 s for what takes 0.3 s
+otherwise); at N = 256 even absoluteTolerance 1e-6 ends at the minimum step size. Loosening the
+tolerance far enough to pass the floor (1e-2 at N = 256 and 1024) moves the tip by 1e-6 to 1e-5 m. This script
+therefore gives Exudyn an increment-based criterion (``newton.residualMode = 1``, relative and
+absolute tolerance 1e-10, as Exudyn asks for that mode), the same kind and size as femdyn's (Newton
+increment below 1e-10 max(1, |q|)). ``--exudyn-residual-newton`` restores Exudyn's default criterion
+(expect very long runs or failures).
+
+Model difference. The ANCF cable is geometrically exact (axial strain |r'| - 1, exact curvature); the
+FFR beam is a small-strain model in a floating frame (linear bending, axial strain u' + w'^2 / 2 for the
+stiffening). Each code's errors are therefore measured against its own converged reference, and
+the distance between the two references -- the model (and mesh) difference -- is reported next to them.
+
+Error: max-norm of the tip (free end) position at t = 1 s against the code's own reference, its run
+at the finest step ``REFERENCE_DT`` (the error of this problem does not follow one power of dt cleanly
+-- unresolved higher bending modes make it oscillate in dt -- so no Richardson extrapolation). The
+reference's error is estimated by its distance to the run at 2 ``REFERENCE_DT`` (conservative for any
+order >= 1); runs less than ``FLOOR_FACTOR`` times above the larger of the two codes' estimates are
+left out of the equal-error ratios. Work: wall time of the time integration (femdyn: stepper
+construction + steps; Exudyn: SolveDynamic), the median of ``--repeat`` runs; building the model is
+left out in both codes. The table gives the femdyn/Exudyn wall-time ratio at equal error, interpolated
+log-log along each code's Pareto front (never extrapolated), the lower bounds "femdyn run / cheapest
+Exudyn run at least as accurate", the time per step of both codes at dt = 1e-3, and femdyn's time per
+step split into assembly, CSC refill, KLU factorisation and solve, end-of-step work and the Python
+remainder. The analysis helpers (medians, Pareto fronts, ratios, observed orders, the time split) are
+imported from ``exudyn_chain.py``.
+
+Exudyn is an optional benchmark dependency, never a runtime one: ``.venv/bin/pip install exudyn``.
+This is a benchmark (figures, JSON and a PNG), not a test.
+
+Usage: python benchmarks/exudyn_flexible.py [--elements 16 64 256 [1024]] [--quick] [--repeat 3]
+                                            [--out results/bench_exudyn_flexible] [--profile]
+"""
+import os
+
+for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):  # one thread, both codes
+    os.environ.setdefault(_var, "1")
+
+import argparse
+import json
+import math
+import platform
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from exudyn_chain import (
+    MISSING_EXUDYN,
+    against_cheapest_as_accurate,
+    equal_error_ratios,
+    exudyn_settings,
+    femdyn_profile,
+    femdyn_run,
+    femdyn_split,
+    import_exudyn,
+    median_run,
+    observed_orders,
+)
+
+from femdyn.beam.body import BeamBody, Section
+from femdyn.builder import ModelBuilder
+from femdyn.initial import place
+from femdyn.integrators.energy_momentum import NewtonFailure
+from femdyn.simulate import prepare
+
+T_END = 1.0
+LENGTH, WIDTH, DEPTH, YOUNG, DENSITY = 1.0, 0.01, 0.01, 2.1e11, 7850.0
+GRAVITY = (0.0, -9.81)
+ELEMENTS = [16, 64, 256]  # 1024 on request (--elements 16 64 256 1024): about 20 minutes more
+DTS = [1e-2, 5e-3, 2e-3, 1e-3, 5e-4, 2.5e-4]  # the last is 2 REFERENCE_DT: it also gives the reference's error
+REFERENCE_DT = 1.25e-4
+FLOOR_FACTOR = 2.0
+QUICK = dict(elements=[16], dts=[1e-2, 5e-3, 2e-3, 1e-3, 5e-4], reference=2.5e-4, repeat=1)
+SPLIT_DT, SPLIT_STEPS = 1e-3, 200
+CODES = {"femdyn": "femdyn FFR Euler-Bernoulli + stiffening, BEM energy-momentum",
+         "exudyn": "Exudyn ANCFCable2D, generalized-alpha (rho_inf 0.9), modified Newton"}
+
+
+def git_state():
+    """The femdyn commit measured and the files under femdyn/ that differ from it (others edit it)."""
+    import subprocess
+    root = Path(__file__).resolve().parent.parent
+
+    def git(*cmd):
+        done = subprocess.run(["git", *cmd], cwd=root, capture_output=True, text=True, check=False)
+        return done.stdout.strip() if done.returncode == 0 else None
+    changed = git("status", "--porcelain", "--", "femdyn")
+    return dict(commit=git("rev-parse", "--short", "HEAD"), subject=git("log", "-1", "--format=%s"),
+                femdyn_changes=[line.strip() for line in changed.splitlines()] if changed else [])
+
+
+# ---------------------------------------------------------------------------------------------- femdyn
+
+class FemdynPendulum:
+    """femdyn's flexible pendulum (as ``benchmarks/3prr.py::pendulum``) and the data Exudyn needs."""
+
+    def __init__(self, n_elements):
+        self.n_elements = n_elements
+        beam = BeamBody.straight(LENGTH, n_elements, Section.rectangle(WIDTH, DEPTH), YOUNG, DENSITY)
+        b = ModelBuilder(2)
+        b.add_beam("beam", beam, stiffening=True)
+        b.add_joint("pin", "revolute", "ground", "beam")  # at the beam's first node, the ground origin
+        b.set_gravity(list(GRAVITY))
+        self.model = b.build()
+        q, v = place(self.model, {}, {"pin": {"angle": 0.0}})
+        self.setup = prepare(self.model, q, v)
+        section = beam.section
+        self.length = float(beam.nodes[-1, 0] - beam.nodes[0, 0])
+        self.axial = float(beam.young * section.area)  # EA
+        self.bending = float(beam.young * section.inertia)  # EI
+        self.mass_per_length = float(beam.rho * section.area)  # rho A
+        self.tip_point = np.array([[self.length, 0.0]])
+
+    def tip(self, q):
+        return self.model.flexible[0].positions(q, self.tip_point)[0]
+
+
+# ---------------------------------------------------------------------------------------------- Exudyn
+
+def exudyn_build(exu, fp):
+    """The same pendulum in Exudyn: N ANCF cable elements, the first node's position held."""
+    from exudyn.beams import GenerateBeamElementsAlongLine
+    from exudyn.itemInterface import ObjectANCFCable2D
+    sc = exu.SystemContainer()
+    mbs = sc.AddSystem()
+    cable = ObjectANCFCable2D(massPerLength=fp.mass_per_length, bendingStiffness=fp.bending,
+                              axialStiffness=fp.axial)
+    beam = GenerateBeamElementsAlongLine(mbs, [0.0, 0.0, 0.0], [fp.length, 0.0, 0.0], fp.n_elements, cable,
+                                         gravity=[GRAVITY[0], GRAVITY[1], 0.0],
+                                         groundConstraintsStart=[1, 1, 0, 0])  # x, y held; slope free
+    mbs.Assemble()
+    return sc, mbs, beam["nodes"][-1]
+
+
+def exudyn_run(exu, fp, dt, residual_newton=False, t_end=T_END):
+    """One timed SolveDynamic (model building excluded)."""
+    sc, mbs, tip_node = exudyn_build(exu, fp)
+    settings = exudyn_settings(exu, dt, t_end)
+    if not residual_newton:  # increment criterion, as femdyn's (module docstring)
+        newton = settings.timeIntegration.newton
+        newton.residualMode = 1
+        newton.relativeTolerance = newton.absoluteTolerance = 1e-10
+    start = time.perf_counter()
+    try:
+        ok = mbs.SolveDynamic(settings, solverType=exu.DynamicSolverType.GeneralizedAlpha, storeSolver=True)
+    except (RuntimeError, ValueError) as err:  # Exudyn raises on solver failures
+        ok, failure = False, str(err).splitlines()[0] if str(err) else type(err).__name__
+    else:
+        failure = None
+    seconds = time.perf_counter() - start
+    it = mbs.sys["dynamicSolver"].it if "dynamicSolver" in mbs.sys else None
+    reached = float(it.currentTime) if it is not None else float("nan")
+    ok = bool(ok) and abs(reached - t_end) < 1e-9
+    tip = mbs.GetNodeOutput(tip_node, exu.OutputVariableType.Position)
+    steps = round(t_end / dt)
+    del sc
+    return dict(seconds=seconds, tip=[float(tip[0]), float(tip[1])], steps=steps, completed=ok,
+                reached=reached, failure=failure if not ok else None,
+                newton_per_step=it.newtonStepsCount / steps if it is not None else float("nan"),
+                jacobians=int(it.newtonJacobiCount) if it is not None else 0,
+                extra_steps=int(it.currentStepIndex) - 1 - steps if it is not None else 0)
+
+
+# ---------------------------------------------------------------------------------------------- study
+
+def femdyn_try(fp, dt):
+    """``exudyn_chain.femdyn_run``, with a Newton failure recorded instead of raised."""
+    start = time.perf_counter()
+    try:
+        return dict(femdyn_run(fp, dt), completed=True)
+    except NewtonFailure as err:
+        return dict(seconds=time.perf_counter() - start, tip=[math.nan, math.nan], steps=round(T_END / dt),
+                    completed=False, reached=err.time, failure=str(err).splitlines()[0],
+                    newton_per_step=math.nan)
+
+
+def timed(code, fp, dt, args, exu, repeat):
+    if code == "femdyn":
+        r = median_run(lambda: femdyn_try(fp, dt), repeat, args.single_above)
+    else:
+        r = median_run(lambda: exudyn_run(exu, fp, dt, args.exudyn_residual_newton), repeat, args.single_above)
+    r["dt"] = dt
+    r.setdefault("completed", True)
+    return r
+
+
+def report_run(code, r, error=None):
+    note = "" if r["completed"] else f"  FAILED (t = {r['reached']:.4g}: {r['failure']})"
+    extra = f", {r['extra_steps']} extra (reduced) steps" if r.get("extra_steps") else ""
+    err = f"  tip error {error:.3e}" if error is not None else ""
+    print(f"  {code:7s} dt = {r['dt']:<8g} {r['seconds']:8.3f} s  {1e3 * r['seconds'] / r['steps']:7.3f} ms/step"
+          f"{err}  Newton/step {r['newton_per_step']:.2f}{extra}{note}", flush=True)
+
+
+def study(n_elements, args, exu):
+    fp = FemdynPendulum(n_elements)
+    print(f"\n=== N = {n_elements} elements (femdyn unknowns {fp.model.n + len(fp.setup.active_rows)}, "
+          f"Exudyn ODE2 coordinates {4 * (n_elements + 1)}) ===", flush=True)
+    h = args.reference_dt
+    runs, references, coarse_tips = {}, {}, {}
+    for code in CODES:
+        runs[code], per_step = [], 0.0
+        for dt in args.dts:
+            # 2 REFERENCE_DT gives the reference's error estimate, 1e-3 the time-per-step comparison
+            mandatory = math.isclose(dt, 2 * h) or math.isclose(dt, 1e-3)
+            expected = per_step * round(T_END / dt)
+            if expected > args.max_run and not mandatory:
+                print(f"  {code:7s} dt = {dt:<8g} skipped: about {expected:.0f} s expected "
+                      f"(> --max-run {args.max_run:g} s)", flush=True)
+                continue
+            r = timed(code, fp, dt, args, exu, args.repeat)
+            runs[code].append(r)
+            report_run(code, r)
+            per_step = r["seconds"] / (r["steps"] + max(r.get("extra_steps", 0), 0))
+        coarse = next((r for r in runs[code] if math.isclose(r["dt"], 2 * h)), None)
+        if coarse is None:  # not in the dt list: run it for the estimate only
+            coarse = timed(code, fp, 2 * h, args, exu, 1)
+            report_run(code, coarse)
+        ref = timed(code, fp, h, args, exu, 1)
+        report_run(code, ref)
+        tip = np.array(ref["tip"])
+        coarse_tips[code] = coarse["tip"]
+        estimate = float(np.abs(np.array(coarse["tip"]) - tip).max())
+        references[code] = dict(dt=h, tip=tip.tolist(), seconds=ref["seconds"], completed=ref["completed"],
+                                newton_per_step=ref["newton_per_step"], error_estimate=estimate,
+                                error_estimate_method=f"|x(dt = {2 * h:g}) - x(dt = {h:g})|, max-norm")
+        for r in runs[code]:
+            r["error"] = float(np.abs(np.array(r["tip"]) - tip).max())
+        print(f"  {code} reference: dt = {h:g}, tip = ({tip[0]:.10f}, {tip[1]:.10f}), estimated error "
+              f"{estimate:.2e}", flush=True)
+
+    floor = FLOOR_FACTOR * max(references[c]["error_estimate"] for c in CODES)
+    distance = float(np.abs(np.array(references["femdyn"]["tip"]) - np.array(references["exudyn"]["tip"])).max())
+    same_dt = [dict(dt=f["dt"], femdyn_seconds=f["seconds"], exudyn_seconds=e["seconds"],
+                    time_ratio=f["seconds"] / e["seconds"], femdyn_error=f["error"], exudyn_error=e["error"],
+                    error_ratio=f["error"] / e["error"] if e["error"] > 0 else math.nan)
+               for f in runs["femdyn"] for e in runs["exudyn"]
+               if math.isclose(f["dt"], e["dt"]) and f["completed"] and e["completed"]]
+    extrapolated = {}  # order-2 Richardson of each code's two finest runs: a check of the model difference
+    for code in CODES:
+        x_h, x_2h = np.array(references[code]["tip"]), np.array(coarse_tips[code])
+        extrapolated[code] = (4.0 * x_h - x_2h) / 3.0
+    at_1ms = {c: next((r for r in runs[c] if math.isclose(r["dt"], 1e-3)), None) for c in CODES}
+    per_step = None
+    if all(at_1ms.values()):
+        ms = {c: 1e3 * at_1ms[c]["seconds"] / at_1ms[c]["steps"] for c in CODES}
+        per_step = dict(dt=1e-3, femdyn_ms=ms["femdyn"], exudyn_ms=ms["exudyn"], ratio=ms["femdyn"] / ms["exudyn"],
+                        femdyn_newton=at_1ms["femdyn"]["newton_per_step"],
+                        exudyn_newton=at_1ms["exudyn"]["newton_per_step"])
+    result = dict(elements=n_elements, femdyn_unknowns=fp.model.n + len(fp.setup.active_rows),
+                  exudyn_coordinates=4 * (n_elements + 1), references=references,
+                  reference_distance=dict(value=distance, what="max-norm |tip femdyn reference - tip Exudyn reference| "
+                                                               "(FFR small strain vs ANCF geometrically exact)",
+                                          extrapolated=float(np.abs(extrapolated["femdyn"] - extrapolated["exudyn"]).max()),
+                                          extrapolated_what="the same between the order-2 Richardson values "
+                                                            "(4 x(h) - x(2h)) / 3 of each code's two finest runs"),
+                  same_dt=same_dt,
+                  error_floor=floor, runs=runs,
+                  observed_orders={c: observed_orders([r for r in rs if r["error"] > 0]) for c, rs in runs.items()},
+                  ratios_at_equal_error=equal_error_ratios(runs["femdyn"], runs["exudyn"], floor),
+                  ratios_against_cheapest_as_accurate=against_cheapest_as_accurate(runs["femdyn"], runs["exudyn"], floor),
+                  time_per_step_at_1ms=per_step,
+                  femdyn_split=femdyn_split(fp, SPLIT_DT, args.split_steps))
+    if args.profile:
+        result["femdyn_profile"] = femdyn_profile(fp, SPLIT_DT, args.split_steps)
+    return result
+
+
+def mesh_convergence(results):
+    """Distance of each code's reference at every N from its reference at the largest N."""
+    finest = results[-1]
+    return {code: [dict(elements=res["elements"], distance=float(np.abs(np.array(res["references"][code]["tip"])
+                                                                         - np.array(finest["references"][code]["tip"])).max()))
+                   for res in results[:-1]]
+            for code in CODES}
+
+
+# ---------------------------------------------------------------------------------------------- output
+
+def print_summary(results, mesh):
+    for res in results:
+        n = res["elements"]
+        print(f"\n--- N = {n}: work-precision (wall time of 1 s of motion, median; error = tip max-norm "
+              f"against the code's own reference) ---")
+        print(f"{'code':7s} {'dt':>8s} {'steps':>6s} {'seconds':>9s} {'ms/step':>8s} {'error':>10s} {'Newton/step':>11s}")
+        for code, runs in res["runs"].items():
+            for r in runs:
+                flag = "" if r["completed"] else "  failed"
+                print(f"{code:7s} {r['dt']:8g} {r['steps']:6d} {r['seconds']:9.3f} {1e3 * r['seconds'] / r['steps']:8.3f} "
+                      f"{r['error']:10.3e} {r['newton_per_step']:11.2f}{flag}")
+        for code, ref in res["references"].items():
+            print(f"reference {code:7s}: dt = {ref['dt']:g} ({ref['seconds']:.1f} s), tip = ({ref['tip'][0]:.9f}, "
+                  f"{ref['tip'][1]:.9f}), estimated error {ref['error_estimate']:.1e}")
+        print(f"|femdyn reference - Exudyn reference| = {res['reference_distance']['value']:.2e} "
+              f"(model difference; runs with error below {res['error_floor']:.1e} stay out of the ratios); "
+              f"between their order-2 Richardson values {res['reference_distance']['extrapolated']:.2e}")
+        print("same dt: femdyn / Exudyn wall time and error")
+        for row in res["same_dt"]:
+            print(f"    dt {row['dt']:<8g} time ratio {row['time_ratio']:6.2f}   error femdyn {row['femdyn_error']:.2e}, "
+                  f"Exudyn {row['exudyn_error']:.2e} (ratio {row['error_ratio']:.2f})")
+        for code, orders in res["observed_orders"].items():
+            print(f"observed orders {code:7s}: " + ", ".join(f"{o['order']:.2f}" for o in orders))
+        print("femdyn / Exudyn wall time at equal error (log-log interpolation):")
+        if not res["ratios_at_equal_error"]:
+            print("    no overlap of the two error ranges")
+        for row in res["ratios_at_equal_error"]:
+            print(f"    error {row['error']:8.1e}: femdyn {row['femdyn_seconds']:8.3f} s, "
+                  f"Exudyn {row['exudyn_seconds']:8.3f} s, ratio {row['ratio']:6.2f}")
+        print("femdyn run / cheapest Exudyn run at least as accurate (a lower bound of the equal-error ratio):")
+        for row in res["ratios_against_cheapest_as_accurate"]:
+            print(f"    femdyn dt {row['femdyn_dt']:<7g} ({row['femdyn_error']:.1e}, {row['femdyn_seconds']:.3f} s) / "
+                  f"Exudyn dt {row['exudyn_dt']:<7g} ({row['exudyn_error']:.1e}, {row['exudyn_seconds']:.3f} s): "
+                  f"{row['ratio_lower_bound']:6.2f}")
+        sp = res["femdyn_split"]
+        print(f"femdyn time per step at dt = {sp['dt']:g} ({sp['steps']} steps, {sp['newton_per_step']:.2f} Newton "
+              f"iterations per step): {sp['ms_per_step']:.3f} ms")
+        for label, ms in sp["split_ms_per_step"].items():
+            print(f"    {label:52s} {ms:8.3f} ms  {sp['split_percent'][label]:5.1f} %")
+        if "femdyn_profile" in res:
+            print(res["femdyn_profile"])
+
+    print("\n--- time per step at dt = 1e-3 (1000 steps, median) ---")
+    print(f"{'N':>6s} {'femdyn ms':>10s} {'Newton':>7s} {'Exudyn ms':>10s} {'Newton':>7s} {'ratio':>6s}")
+    for res in results:
+        p = res["time_per_step_at_1ms"]
+        if p:
+            print(f"{res['elements']:6d} {p['femdyn_ms']:10.3f} {p['femdyn_newton']:7.2f} {p['exudyn_ms']:10.3f} "
+                  f"{p['exudyn_newton']:7.2f} {p['ratio']:6.2f}")
+    print("\n--- same dt: femdyn / Exudyn wall-time ratio (first block) and error ratio (second block) ---")
+    dts = sorted({row["dt"] for res in results for row in res["same_dt"]}, reverse=True)
+    print(f"{'N':>6s} " + " ".join(f"{dt:>9g}" for dt in dts))
+    for res in results:
+        by_dt = {row["dt"]: row for row in res["same_dt"]}
+        print(f"{res['elements']:6d} " + " ".join(f"{by_dt[dt]['time_ratio']:9.2f}" if dt in by_dt else f"{'-':>9s}"
+                                                  for dt in dts))
+    print(f"{'N':>6s} " + " ".join(f"{'error':>9s}" for _ in dts))
+    for res in results:
+        by_dt = {row["dt"]: row for row in res["same_dt"]}
+        print(f"{res['elements']:6d} " + " ".join(f"{by_dt[dt]['error_ratio']:9.2f}" if dt in by_dt else f"{'-':>9s}"
+                                                  for dt in dts))
+    print("\n--- femdyn / Exudyn wall-time ratios at equal error ---")
+    for res in results:
+        rows = res["ratios_at_equal_error"]
+        text = ", ".join(f"{r['error']:.0e}: {r['ratio']:.2f}" for r in rows) if rows else "no overlap"
+        print(f"N = {res['elements']:5d}: {text}")
+    print("\n--- references: model difference and mesh convergence ---")
+    for res in results:
+        print(f"N = {res['elements']:5d}: |femdyn ref - Exudyn ref| = {res['reference_distance']['value']:.2e} "
+              f"(Richardson values: {res['reference_distance']['extrapolated']:.2e}); "
+              f"reference error estimates femdyn {res['references']['femdyn']['error_estimate']:.1e}, "
+              f"Exudyn {res['references']['exudyn']['error_estimate']:.1e}")
+    if mesh:
+        for code, rows in mesh.items():
+            print(f"{code:7s} reference distance from its N = {results[-1]['elements']} reference: "
+                  + ", ".join(f"N = {r['elements']}: {r['distance']:.2e}" for r in rows))
+
+
+def plot(results, path):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    fig, axes = plt.subplots(1, len(results), figsize=(max(5.2 * len(results), 9.0), 5.0), squeeze=False)
+    styles = {"femdyn": ("o-", "C0"), "exudyn": ("s--", "C1")}
+    for ax, res in zip(axes[0], results):
+        for code, runs in res["runs"].items():
+            ok = [r for r in runs if r["completed"] and r["error"] > 0]
+            if not ok:
+                continue
+            fmt, color = styles[code]
+            ax.loglog([r["error"] for r in ok], [r["seconds"] for r in ok], fmt, color=color, label=CODES[code])
+            for r in ok:
+                cut = "*" if r.get("extra_steps", 0) > 0 else ""  # the solver cut the step somewhere
+                ax.annotate(f"{r['dt']:g}{cut}", (r["error"], r["seconds"]), fontsize=7, color=color,
+                            textcoords="offset points", xytext=(3, 3))
+        ax.axvline(res["reference_distance"]["value"], color="0.4", lw=0.8, ls=":",
+                   label="|femdyn ref - Exudyn ref| (model difference)")
+        ax.axvspan(ax.get_xlim()[0], res["error_floor"], color="0.9", zorder=0, label="below the reference floor")
+        ax.set_xlabel("tip position error at t = 1 s (max-norm, m)")
+        ax.set_ylabel("wall time for 1 s of motion (s)")
+        ax.set_title(f"flexible pendulum, N = {res['elements']} elements")
+        ax.grid(True, which="both", alpha=0.3)
+    handles, labels = axes[0][0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=2, fontsize=8, frameon=False)
+    fig.text(0.99, 0.01, "labels: dt; * = Exudyn cut the step (adaptive reduction after Newton failures)",
+             fontsize=7, ha="right", va="bottom", color="0.3")
+    fig.tight_layout(rect=(0, 0.1, 1, 1))
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--elements", type=int, nargs="+", default=None,
+                        help=f"elements per beam (default {' '.join(map(str, ELEMENTS))}; add 1024 for the long run)")
+    parser.add_argument("--quick", action="store_true",
+                        help="N = 16 only (unless --elements), fewer dt, coarser reference, one repeat")
+    parser.add_argument("--repeat", type=int, default=None, help="runs per point, the median is kept (default 3)")
+    parser.add_argument("--single-above", type=float, default=5.0,
+                        help="runs longer than this many seconds are not repeated (default 5)")
+    parser.add_argument("--max-run", type=float, default=60.0,
+                        help="skip a code's finer dt once a run is expected to take longer (s, default 60); the "
+                             "runs at dt = 1e-3, REFERENCE_DT and 2 REFERENCE_DT are always made")
+    parser.add_argument("--split-steps", type=int, default=SPLIT_STEPS,
+                        help=f"steps for femdyn's time split at dt = {SPLIT_DT:g} (default {SPLIT_STEPS})")
+    parser.add_argument("--exudyn-residual-newton", action="store_true",
+                        help="Exudyn's default residual-based Newton criterion (stalls on this model; see the docstring)")
+    parser.add_argument("--out", default=str(Path(__file__).resolve().parent / "results" / "bench_exudyn_flexible"),
+                        help="folder for the JSON and the PNG")
+    parser.add_argument("--profile", action="store_true", help="also print a cProfile of femdyn's steps")
+    args = parser.parse_args()
+
+    exu = import_exudyn()
+    if exu is None:
+        print(MISSING_EXUDYN, file=sys.stderr)
+        return 2
+    args.dts = QUICK["dts"] if args.quick else DTS
+    args.reference_dt = QUICK["reference"] if args.quick else REFERENCE_DT
+    elements = args.elements or (QUICK["elements"] if args.quick else ELEMENTS)
+    args.repeat = args.repeat or (QUICK["repeat"] if args.quick else 3)
+    load, git = os.getloadavg(), git_state()
+    print(f"femdyn at {git['commit']} ({git['subject']})"
+          + (f", with uncommitted changes: {', '.join(git['femdyn_changes'])}" if git["femdyn_changes"] else ""))
+    print(f"Exudyn {exu.__version__}, numpy {np.__version__}, Python {platform.python_version()}, "
+          f"{os.cpu_count()} CPUs (load average {load[0]:.2f}); one thread; t_end = {T_END} s; "
+          f"median of {args.repeat} (runs over {args.single_above:g} s once)")
+
+    start = time.perf_counter()
+    results = [study(n, args, exu) for n in elements]
+    mesh = mesh_convergence(results) if len(results) > 1 else {}
+    print_summary(results, mesh)
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    meta = dict(benchmark="flexible pendulum (pinned steel beam, L = 1 m, 10 x 10 mm, gravity), femdyn vs Exudyn",
+                femdyn_git=git, t_end=T_END, error="tip position max-norm at t_end against the code's own reference",
+                beam=dict(length=LENGTH, width=WIDTH, depth=DEPTH, young=YOUNG, density=DENSITY, gravity=GRAVITY),
+                exudyn_version=exu.__version__, numpy=np.__version__, python=platform.python_version(),
+                machine=platform.machine(), cpus=os.cpu_count(), load_average_start=load,
+                load_average_end=os.getloadavg(), repeat=args.repeat, single_above=args.single_above, quick=args.quick,
+                floor_factor=FLOOR_FACTOR,
+                femdyn=dict(model="FFR Euler-Bernoulli beam, geometric stiffening, fixed-free reference conditions, "
+                                  "revolute joint to the ground", scheme="BEM energy-momentum",
+                            newton="full Newton, increment <= 1e-10 max(1, |q|)", linear_solver="KLU (fixed pattern)",
+                            timing="EnergyMomentum construction + steps"),
+                exudyn=dict(model="ObjectANCFCable2D + NodePoint2DSlope1 (GenerateBeamElementsAlongLine), "
+                                  "CoordinateConstraint x, y at the first node, LoadMassProportional",
+                            scheme="generalized-alpha, spectral radius 0.9, index 3",
+                            newton=("modified (default), default residual criterion" if args.exudyn_residual_newton else
+                                    "modified (default), residualMode 1 (increment), relative = absolute tolerance 1e-10"),
+                            linear_solver="EigenSparse, reuseAnalyzedPattern", threads=1, timing="mbs.SolveDynamic"),
+                total_seconds=time.perf_counter() - start)
+    (out / "exudyn_flexible.json").write_text(json.dumps(dict(meta=meta, results=results, mesh_convergence=mesh),
+                                                          indent=2))
+    plot(results, out / "work_precision.png")
+    print(f"\nwrote {out / 'exudyn_flexible.json'} and {out / 'work_precision.png'} "
+          f"({meta['total_seconds']:.0f} s in all)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,191 @@
+"""Scaling and memory of femdyn's flexible pendulum in the number of elements (issue 6, item 4).
+
+The pendulum of ``exudyn_flexible.py`` (pinned steel beam, L = 1 m, 10 x 10 mm, gravity, released
+horizontal from rest; FFR Euler-Bernoulli with geometric stiffening, BEM energy-momentum stepper, KLU)
+with N = 16, 32, ..., 4096 elements. Each N runs in a fresh Python process, so that its peak memory is
+its own:
+
+* time per step: ``--steps`` steps at ``--dt`` from the start (stepper construction excluded and
+  reported apart; 3 warm-up steps first), median of ``--repeat`` runs with a new stepper each (runs longer than
+  ``--single-above`` seconds are made once); also per Newton iteration, since the iteration count
+  changes with N;
+* peak memory: ``resource.getrusage(RUSAGE_SELF).ru_maxrss`` of that process (everything: Python,
+  NumPy/SciPy, KLU's C allocations), and the same after the imports, before the model is built (the
+  baseline: the libraries); with ``--tracemalloc`` also the peak of Python-tracked
+  allocations (NumPy arrays included, KLU's C memory not) in a second fresh process.
+
+Prints a table, the time per step at N = 4096 over that at N = 256 (issue 6 target: <= 20, linear
+growth gives 16) and the peak memory at N = 4096 (target: < 1 GiB), and writes JSON. A benchmark, not
+a test: nothing is asserted.
+
+Usage: python benchmarks/scaling.py [--elements 16 32 .. 4096] [--steps 200] [--dt 1e-3] [--repeat 3]
+                                    [--tracemalloc] [--json results/scaling.json]
+"""
+import os
+
+for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):  # one thread
+    os.environ.setdefault(_var, "1")
+
+import argparse
+import json
+import math
+import platform
+import resource
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ELEMENTS = [16, 32, 64, 128, 256, 512, 1024, 2048, 4096]
+TARGET_RATIO, TARGET_MEMORY = 20.0, 1024.0  # time per step N=4096 / N=256; MiB at N = 4096
+RATIO_FROM, RATIO_TO = 256, 4096
+MIB = 1024.0  # ru_maxrss is in KiB on Linux
+
+
+def peak_rss_mib():
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / MIB
+
+
+def worker(n, steps, dt, repeat, single_above, trace):
+    """One N in this (fresh) process; prints one JSON line."""
+    if trace:
+        import tracemalloc
+        tracemalloc.start()
+    import numpy as np
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from chain import run_steps
+    from exudyn_flexible import FemdynPendulum
+
+    from femdyn.integrators.energy_momentum import EnergyMomentum
+    baseline = peak_rss_mib()
+    if trace:
+        tracemalloc.reset_peak()
+        traced_baseline = tracemalloc.get_traced_memory()[0]
+    start = time.perf_counter()
+    fp = FemdynPendulum(n)
+    build = time.perf_counter() - start
+    after_build = peak_rss_mib()
+    model, setup = fp.model, fp.setup
+    run_steps(model, setup, EnergyMomentum(model, dt, setup.active_rows), 3)  # warm-up: first-call costs
+    runs, construction = [], []
+    for k in range(repeat if not trace else 1):
+        start = time.perf_counter()
+        stepper = EnergyMomentum(model, dt, setup.active_rows)
+        construction.append(time.perf_counter() - start)
+        q, _, iterations, seconds = run_steps(model, setup, stepper, steps)
+        runs.append(dict(seconds=seconds, iterations=iterations))
+        if seconds > single_above:
+            break
+    out = dict(elements=n, unknowns=stepper.size, steps=steps, dt=dt, build_seconds=build,
+               construction_seconds=statistics.median(construction),
+               ms_per_step=1e3 * statistics.median(r["seconds"] for r in runs) / steps,
+               runs_ms_per_step=[1e3 * r["seconds"] / steps for r in runs],
+               newton_per_step=runs[0]["iterations"] / steps,
+               ms_per_iteration=1e3 * statistics.median(r["seconds"] / r["iterations"] for r in runs),
+               tip=np.asarray(fp.tip(q)).tolist(),
+               rss_baseline_mib=baseline, rss_after_build_mib=after_build, rss_peak_mib=peak_rss_mib())
+    if trace:
+        out["traced_peak_mib"] = (tracemalloc.get_traced_memory()[1] - traced_baseline) / 2**20
+        out = {k: out[k] for k in ("elements", "steps", "traced_peak_mib", "rss_peak_mib")}
+    print(json.dumps(out))
+
+
+def spawn(n, args, trace=False):
+    cmd = [sys.executable, str(Path(__file__).resolve()), "--worker", str(n), "--steps",
+           str(min(args.steps, 20) if trace else args.steps), "--dt", repr(args.dt), "--repeat", str(args.repeat),
+           "--single-above", repr(args.single_above)] + (["--tracemalloc"] if trace else [])
+    done = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        raise RuntimeError(f"N = {n} failed:\n{done.stderr}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def slope(rows, lo, hi):
+    """Least-squares exponent p of time per step ~ N^p over lo <= N <= hi."""
+    pts = [(math.log(r["elements"]), math.log(r["ms_per_step"])) for r in rows if lo <= r["elements"] <= hi]
+    if len(pts) < 2:
+        return None
+    mx, my = sum(x for x, _ in pts) / len(pts), sum(y for _, y in pts) / len(pts)
+    return sum((x - mx) * (y - my) for x, y in pts) / sum((x - mx) ** 2 for x, _ in pts)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--elements", type=int, nargs="+", default=ELEMENTS)
+    parser.add_argument("--steps", type=int, default=200)
+    parser.add_argument("--dt", type=float, default=1e-3)
+    parser.add_argument("--repeat", type=int, default=3, help="runs per N, the median is kept (default 3)")
+    parser.add_argument("--single-above", type=float, default=20.0,
+                        help="a run longer than this many seconds is not repeated (default 20)")
+    parser.add_argument("--tracemalloc", action="store_true",
+                        help="also the tracemalloc peak (a second process per N, 20 steps)")
+    parser.add_argument("--json", default=str(Path(__file__).resolve().parent / "results" / "scaling.json"))
+    parser.add_argument("--worker", type=int, default=None, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.worker is not None:
+        worker(args.worker, args.steps, args.dt, args.repeat, args.single_above, args.tracemalloc)
+        return 0
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from exudyn_flexible import git_state
+    load, git = os.getloadavg(), git_state()
+    print(f"femdyn at {git['commit']} ({git['subject']})"
+          + (f", with uncommitted changes: {', '.join(git['femdyn_changes'])}" if git["femdyn_changes"] else ""))
+    print(f"femdyn flexible pendulum: {args.steps} steps at dt = {args.dt:g}, median of {args.repeat} "
+          f"(runs over {args.single_above:g} s once), one fresh process per N; Python {platform.python_version()}, "
+          f"{os.cpu_count()} CPUs, load average {load[0]:.2f}", flush=True)
+    rows = []
+    for n in args.elements:
+        r = spawn(n, args)
+        if args.tracemalloc:
+            r["traced_peak_mib"] = spawn(n, args, trace=True)["traced_peak_mib"]
+        rows.append(r)
+        print(f"  N = {n:5d}: {r['ms_per_step']:9.2f} ms/step, {r['newton_per_step']:.2f} Newton/step, "
+              f"peak RSS {r['rss_peak_mib']:.0f} MiB", flush=True)
+
+    print(f"\n{'N':>6s} {'unknowns':>9s} {'build s':>8s} {'stepper s':>9s} {'ms/step':>9s} {'growth':>7s} "
+          f"{'Newton':>7s} {'ms/iter':>8s} {'us/iter/el':>10s} {'RSS MiB':>8s} {'above base':>10s}"
+          + (f" {'traced MiB':>10s}" if args.tracemalloc else ""))
+    for k, r in enumerate(rows):
+        growth = r["ms_per_step"] / rows[k - 1]["ms_per_step"] if k else float("nan")
+        r["growth_per_step"] = growth
+        print(f"{r['elements']:6d} {r['unknowns']:9d} {r['build_seconds']:8.2f} {r['construction_seconds']:9.3f} "
+              f"{r['ms_per_step']:9.2f} {growth:7.2f} {r['newton_per_step']:7.2f} {r['ms_per_iteration']:8.2f} "
+              f"{1e3 * r['ms_per_iteration'] / r['elements']:10.2f} {r['rss_peak_mib']:8.0f} "
+              f"{r['rss_peak_mib'] - r['rss_baseline_mib']:10.0f}"
+              + (f" {r['traced_peak_mib']:10.1f}" if args.tracemalloc else ""))
+    by_n = {r["elements"]: r for r in rows}
+    summary = dict(exponent_256_4096=slope(rows, RATIO_FROM, RATIO_TO), exponent_16_256=slope(rows, 16, RATIO_FROM))
+    if RATIO_FROM in by_n and RATIO_TO in by_n:
+        a, b = by_n[RATIO_FROM], by_n[RATIO_TO]
+        summary.update(ratio_per_step=b["ms_per_step"] / a["ms_per_step"],
+                       ratio_per_iteration=b["ms_per_iteration"] / a["ms_per_iteration"],
+                       linear_ratio=RATIO_TO / RATIO_FROM, target_ratio=TARGET_RATIO)
+        print(f"\ntime per step N = {RATIO_TO} / N = {RATIO_FROM}: {summary['ratio_per_step']:.1f} "
+              f"(target <= {TARGET_RATIO:g}, linear {RATIO_TO // RATIO_FROM}); per Newton iteration "
+              f"{summary['ratio_per_iteration']:.1f}")
+    if RATIO_TO in by_n:
+        peak = by_n[RATIO_TO]["rss_peak_mib"]
+        summary.update(peak_rss_mib_at_4096=peak, target_memory_mib=TARGET_MEMORY)
+        print(f"peak memory (RSS) at N = {RATIO_TO}: {peak:.0f} MiB (target < {TARGET_MEMORY:.0f} MiB; "
+              f"{by_n[RATIO_TO]['rss_peak_mib'] - by_n[RATIO_TO]['rss_baseline_mib']:.0f} MiB above the "
+              f"{by_n[RATIO_TO]['rss_baseline_mib']:.0f} MiB of the imports)")
+    for key, label in (("exponent_16_256", "16-256"), ("exponent_256_4096", "256-4096")):
+        if summary[key] is not None:
+            print(f"fitted exponent of time per step ~ N^p over N = {label}: p = {summary[key]:.2f}")
+    meta = dict(benchmark="femdyn flexible pendulum, time per step and peak memory against N", femdyn_git=git, steps=args.steps,
+                dt=args.dt, repeat=args.repeat, single_above=args.single_above, python=platform.python_version(),
+                machine=platform.machine(), cpus=os.cpu_count(), load_average_start=load,
+                load_average_end=os.getloadavg(),
+                memory="ru_maxrss of a fresh process per N (KiB -> MiB); baseline = after the imports")
+    path = Path(args.json)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(dict(meta=meta, summary=summary, rows=rows), indent=2))
+    print(f"wrote {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
