@@ -432,25 +432,40 @@ def print_summary(results):
         for code, orders in res["observed_orders"].items():
             print(f"observed orders {code:12s}: " + ", ".join(f"{o['order']:.2f}" for o in orders))
         for v, rows in res["ratios_at_equal_error"].items():
-            print(f"femdyn / {v} wall time at equal error (log-log interpolation):")
-            if not rows:
-                print("    no overlap of the two error ranges")
-            for row in rows:
-                print(f"    error {row['error']:8.1e}: femdyn {row['femdyn_seconds']:8.3f} s, "
-                      f"Exudyn {row['exudyn_seconds']:8.3f} s, ratio {row['ratio']:6.2f}")
+            print_equal_error(v, rows)
         for v, rows in res["ratios_against_cheapest_as_accurate"].items():
-            print(f"femdyn run / cheapest {v} run at least as accurate (a lower bound of the equal-error ratio):")
-            for row in rows:
-                print(f"    femdyn dt {row['femdyn_dt']:<7g} ({row['femdyn_error']:.1e}, {row['femdyn_seconds']:.3f} s) / "
-                      f"Exudyn dt {row['exudyn_dt']:<7g} ({row['exudyn_error']:.1e}, {row['exudyn_seconds']:.3f} s): "
-                      f"{row['ratio_lower_bound']:6.2f}")
-        sp = res["femdyn_split"]
-        print(f"femdyn time per step at dt = {sp['dt']:g} ({sp['steps']} steps, {sp['newton_per_step']:.2f} Newton "
-              f"iterations per step): {sp['ms_per_step']:.3f} ms")
-        for label, ms in sp["split_ms_per_step"].items():
-            print(f"    {label:52s} {ms:8.3f} ms  {sp['split_percent'][label]:5.1f} %")
-        if "femdyn_profile" in res:
-            print(res["femdyn_profile"])
+            print_lower_bounds(v, rows)
+        print_split(res)
+
+
+def print_equal_error(variant, rows):
+    """The femdyn/``variant`` wall-time ratios at equal error."""
+    print(f"femdyn / {variant} wall time at equal error (log-log interpolation):")
+    if not rows:
+        print("    no overlap of the two error ranges")
+    for row in rows:
+        print(f"    error {row['error']:8.1e}: femdyn {row['femdyn_seconds']:8.3f} s, "
+              f"Exudyn {row['exudyn_seconds']:8.3f} s, ratio {row['ratio']:6.2f}")
+
+
+def print_lower_bounds(variant, rows):
+    """Each femdyn run against the cheapest ``variant`` run at least as accurate."""
+    print(f"femdyn run / cheapest {variant} run at least as accurate (a lower bound of the equal-error ratio):")
+    for row in rows:
+        print(f"    femdyn dt {row['femdyn_dt']:<7g} ({row['femdyn_error']:.1e}, {row['femdyn_seconds']:.3f} s) / "
+              f"Exudyn dt {row['exudyn_dt']:<7g} ({row['exudyn_error']:.1e}, {row['exudyn_seconds']:.3f} s): "
+              f"{row['ratio_lower_bound']:6.2f}")
+
+
+def print_split(res):
+    """femdyn's time per step split into its parts (and the profile, if taken)."""
+    sp = res["femdyn_split"]
+    print(f"femdyn time per step at dt = {sp['dt']:g} ({sp['steps']} steps, {sp['newton_per_step']:.2f} Newton "
+          f"iterations per step): {sp['ms_per_step']:.3f} ms")
+    for label, ms in sp["split_ms_per_step"].items():
+        print(f"    {label:52s} {ms:8.3f} ms  {sp['split_percent'][label]:5.1f} %")
+    if "femdyn_profile" in res:
+        print(res["femdyn_profile"])
 
 
 def plot(results, path):

@@ -78,6 +78,9 @@ from exudyn_chain import (
     import_exudyn,
     median_run,
     observed_orders,
+    print_equal_error,
+    print_lower_bounds,
+    print_split,
 )
 
 from femdyn.beam.body import BeamBody, Section
@@ -323,24 +326,9 @@ def print_summary(results, mesh):
                   f"Exudyn {row['exudyn_error']:.2e} (ratio {row['error_ratio']:.2f})")
         for code, orders in res["observed_orders"].items():
             print(f"observed orders {code:7s}: " + ", ".join(f"{o['order']:.2f}" for o in orders))
-        print("femdyn / Exudyn wall time at equal error (log-log interpolation):")
-        if not res["ratios_at_equal_error"]:
-            print("    no overlap of the two error ranges")
-        for row in res["ratios_at_equal_error"]:
-            print(f"    error {row['error']:8.1e}: femdyn {row['femdyn_seconds']:8.3f} s, "
-                  f"Exudyn {row['exudyn_seconds']:8.3f} s, ratio {row['ratio']:6.2f}")
-        print("femdyn run / cheapest Exudyn run at least as accurate (a lower bound of the equal-error ratio):")
-        for row in res["ratios_against_cheapest_as_accurate"]:
-            print(f"    femdyn dt {row['femdyn_dt']:<7g} ({row['femdyn_error']:.1e}, {row['femdyn_seconds']:.3f} s) / "
-                  f"Exudyn dt {row['exudyn_dt']:<7g} ({row['exudyn_error']:.1e}, {row['exudyn_seconds']:.3f} s): "
-                  f"{row['ratio_lower_bound']:6.2f}")
-        sp = res["femdyn_split"]
-        print(f"femdyn time per step at dt = {sp['dt']:g} ({sp['steps']} steps, {sp['newton_per_step']:.2f} Newton "
-              f"iterations per step): {sp['ms_per_step']:.3f} ms")
-        for label, ms in sp["split_ms_per_step"].items():
-            print(f"    {label:52s} {ms:8.3f} ms  {sp['split_percent'][label]:5.1f} %")
-        if "femdyn_profile" in res:
-            print(res["femdyn_profile"])
+        print_equal_error("Exudyn", res["ratios_at_equal_error"])
+        print_lower_bounds("Exudyn", res["ratios_against_cheapest_as_accurate"])
+        print_split(res)
 
     print("\n--- time per step at dt = 1e-3 (1000 steps, median) ---")
     print(f"{'N':>6s} {'femdyn ms':>10s} {'Newton':>7s} {'Exudyn ms':>10s} {'Newton':>7s} {'ratio':>6s}")
