@@ -62,11 +62,8 @@ def _spectral_radius(text):
 
 
 def _positive_float(text):
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"'{text}' is not a number") from None
-    if not 0 < value < float("inf"):
+    value = _finite_float(text)
+    if not value > 0:
         raise argparse.ArgumentTypeError(f"must be a positive number, got {text}")
     return value
 
