@@ -17,6 +17,7 @@ import threading
 import time
 from pathlib import Path
 
+import distributed
 import numpy as np
 import pytest
 from conftest import CASES
@@ -28,7 +29,6 @@ from femdyn.io.case import CaseError, load_case, override, read_case_data
 from femdyn.io.tables import read_csv
 from femdyn.simulate import prepare, simulate
 
-distributed = pytest.importorskip("distributed")
 
 DASK = Path(sys.executable).with_name("dask")
 START_TIMEOUT = 60  # s for a scheduler or worker process to come up
