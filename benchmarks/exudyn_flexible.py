@@ -43,7 +43,8 @@ log-log along each code's Pareto front (never extrapolated), the lower bounds "f
 Exudyn run at least as accurate", the time per step of both codes at dt = 1e-3, and femdyn's time per
 step split into assembly, CSC refill, KLU factorisation and solve, end-of-step work and the Python
 remainder. The analysis helpers (medians, Pareto fronts, ratios, observed orders, the time split) are
-imported from ``exudyn_chain.py``.
+imported from ``exudyn_chain.py``. ``study``, the printers, the plot and the command line take the
+model as a problem class (``FemdynPendulum`` here; ``exudyn_fourbar.py`` passes its four-bar).
 
 Exudyn is an optional benchmark dependency, never a runtime one: ``.venv/bin/pip install exudyn``.
 This is a benchmark (figures, JSON and a PNG), not a test.
@@ -118,7 +119,13 @@ def git_state():
 # ---------------------------------------------------------------------------------------------- femdyn
 
 class FemdynPendulum:
-    """femdyn's flexible pendulum (as ``benchmarks/3prr.py::pendulum``) and the data Exudyn needs."""
+    """femdyn's flexible pendulum (as ``benchmarks/3prr.py::pendulum``) and the data Exudyn needs.
+
+    A problem class of ``study``: built from the number of elements, it gives ``model``, ``setup``,
+    ``tip(q)`` (the output point), ``exudyn_build(exu)``, ``exudyn_coordinates``, and the labels
+    ``title`` and ``point``."""
+
+    title, point = "flexible pendulum", "tip"
 
     def __init__(self, n_elements):
         self.n_elements = n_elements
@@ -140,6 +147,13 @@ class FemdynPendulum:
     def tip(self, q):
         return self.model.flexible[0].positions(q, self.tip_point)[0]
 
+    @property
+    def exudyn_coordinates(self):
+        return 4 * (self.n_elements + 1)
+
+    def exudyn_build(self, exu):
+        return exudyn_build(exu, self)
+
 
 # ---------------------------------------------------------------------------------------------- Exudyn
 
@@ -159,8 +173,8 @@ def exudyn_build(exu, fp):
 
 
 def exudyn_run(exu, fp, dt, residual_newton=False, t_end=T_END):
-    """One timed SolveDynamic (model building excluded)."""
-    sc, mbs, tip_node = exudyn_build(exu, fp)
+    """One timed SolveDynamic (model building excluded) of ``fp``'s Exudyn model."""
+    sc, mbs, tip_node = fp.exudyn_build(exu)
     settings = exudyn_settings(exu, dt, t_end)
     if not residual_newton:  # increment criterion, as femdyn's (module docstring)
         newton = settings.timeIntegration.newton
@@ -218,10 +232,10 @@ def report_run(code, r, error=None):
           f"{err}  Newton/step {r['newton_per_step']:.2f}{extra}{note}", flush=True)
 
 
-def study(n_elements, args, exu):
-    fp = FemdynPendulum(n_elements)
+def study(n_elements, args, exu, problem=FemdynPendulum):
+    fp = problem(n_elements)
     print(f"\n=== N = {n_elements} elements (femdyn unknowns {fp.model.n + len(fp.setup.active_rows)}, "
-          f"Exudyn ODE2 coordinates {4 * (n_elements + 1)}) ===", flush=True)
+          f"Exudyn ODE2 coordinates {fp.exudyn_coordinates}) ===", flush=True)
     h = args.reference_dt
     runs, references, coarse_tips = {}, {}, {}
     for code in CODES:
@@ -252,7 +266,7 @@ def study(n_elements, args, exu):
                                 error_estimate_method=f"|x(dt = {2 * h:g}) - x(dt = {h:g})|, max-norm")
         for r in runs[code]:
             r["error"] = float(np.abs(np.array(r["tip"]) - tip).max())
-        print(f"  {code} reference: dt = {h:g}, tip = ({tip[0]:.10f}, {tip[1]:.10f}), estimated error "
+        print(f"  {code} reference: dt = {h:g}, {fp.point} = ({tip[0]:.10f}, {tip[1]:.10f}), estimated error "
               f"{estimate:.2e}", flush=True)
 
     floor = FLOOR_FACTOR * max(references[c]["error_estimate"] for c in CODES)
@@ -274,7 +288,7 @@ def study(n_elements, args, exu):
                         femdyn_newton=at_1ms["femdyn"]["newton_per_step"],
                         exudyn_newton=at_1ms["exudyn"]["newton_per_step"])
     result = dict(elements=n_elements, femdyn_unknowns=fp.model.n + len(fp.setup.active_rows),
-                  exudyn_coordinates=4 * (n_elements + 1), references=references,
+                  exudyn_coordinates=fp.exudyn_coordinates, model=fp.title, point=fp.point, references=references,
                   reference_distance=dict(value=distance, what="max-norm |tip femdyn reference - tip Exudyn reference| "
                                                                "(FFR small strain vs ANCF geometrically exact)",
                                           extrapolated=float(np.abs(extrapolated["femdyn"] - extrapolated["exudyn"]).max()),
@@ -306,7 +320,7 @@ def mesh_convergence(results):
 def print_summary(results, mesh):
     for res in results:
         n = res["elements"]
-        print(f"\n--- N = {n}: work-precision (wall time of 1 s of motion, median; error = tip max-norm "
+        print(f"\n--- N = {n}: work-precision (wall time of 1 s of motion, median; error = {res['point']} max-norm "
               f"against the code's own reference) ---")
         print(f"{'code':7s} {'dt':>8s} {'steps':>6s} {'seconds':>9s} {'ms/step':>8s} {'error':>10s} {'Newton/step':>11s}")
         for code, runs in res["runs"].items():
@@ -315,7 +329,7 @@ def print_summary(results, mesh):
                 print(f"{code:7s} {r['dt']:8g} {r['steps']:6d} {r['seconds']:9.3f} {1e3 * r['seconds'] / r['steps']:8.3f} "
                       f"{r['error']:10.3e} {r['newton_per_step']:11.2f}{flag}")
         for code, ref in res["references"].items():
-            print(f"reference {code:7s}: dt = {ref['dt']:g} ({ref['seconds']:.1f} s), tip = ({ref['tip'][0]:.9f}, "
+            print(f"reference {code:7s}: dt = {ref['dt']:g} ({ref['seconds']:.1f} s), {res['point']} = ({ref['tip'][0]:.9f}, "
                   f"{ref['tip'][1]:.9f}), estimated error {ref['error_estimate']:.1e}")
         print(f"|femdyn reference - Exudyn reference| = {res['reference_distance']['value']:.2e} "
               f"(model difference; runs with error below {res['error_floor']:.1e} stay out of the ratios); "
@@ -386,9 +400,9 @@ def plot(results, path):
         ax.axvline(res["reference_distance"]["value"], color="0.4", lw=0.8, ls=":",
                    label="|femdyn ref - Exudyn ref| (model difference)")
         ax.axvspan(ax.get_xlim()[0], res["error_floor"], color="0.9", zorder=0, label="below the reference floor")
-        ax.set_xlabel("tip position error at t = 1 s (max-norm, m)")
+        ax.set_xlabel(f"{res['point']} position error at t = 1 s (max-norm, m)")
         ax.set_ylabel("wall time for 1 s of motion (s)")
-        ax.set_title(f"flexible pendulum, N = {res['elements']} elements")
+        ax.set_title(f"{res['model']}, N = {res['elements']} elements")
         ax.grid(True, which="both", alpha=0.3)
     handles, labels = axes[0][0].get_legend_handles_labels()
     fig.legend(handles, labels, loc="lower center", ncol=2, fontsize=8, frameon=False)
@@ -399,12 +413,13 @@ def plot(results, path):
     plt.close(fig)
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--elements", type=int, nargs="+", default=None,
-                        help=f"elements per beam (default {' '.join(map(str, ELEMENTS))}; add 1024 for the long run)")
+def argument_parser(description, out, quick, elements_help):
+    """The command line of the flexible benchmarks (``out``: the default folder under results/)."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--elements", type=int, nargs="+", default=None, help=elements_help)
     parser.add_argument("--quick", action="store_true",
-                        help="N = 16 only (unless --elements), fewer dt, coarser reference, one repeat")
+                        help=f"N = {' '.join(map(str, quick['elements']))} only (unless --elements), fewer dt, "
+                             "coarser reference, one repeat")
     parser.add_argument("--repeat", type=int, default=None, help="runs per point, the median is kept (default 3)")
     parser.add_argument("--single-above", type=float, default=5.0,
                         help="runs longer than this many seconds are not repeated (default 5)")
@@ -414,40 +429,69 @@ def main():
     parser.add_argument("--split-steps", type=int, default=SPLIT_STEPS,
                         help=f"steps for femdyn's time split at dt = {SPLIT_DT:g} (default {SPLIT_STEPS})")
     parser.add_argument("--exudyn-residual-newton", action="store_true",
-                        help="Exudyn's default residual-based Newton criterion (stalls on this model; see the docstring)")
-    parser.add_argument("--out", default=str(Path(__file__).resolve().parent / "results" / "bench_exudyn_flexible"),
+                        help="Exudyn's default residual-based Newton criterion (stalls on these models; see the "
+                             "docstring of exudyn_flexible.py)")
+    parser.add_argument("--out", default=str(Path(__file__).resolve().parent / "results" / out),
                         help="folder for the JSON and the PNG")
     parser.add_argument("--profile", action="store_true", help="also print a cProfile of femdyn's steps")
-    args = parser.parse_args()
+    return parser
 
-    exu = import_exudyn()
-    if exu is None:
-        print(MISSING_EXUDYN, file=sys.stderr)
-        return 2
-    args.dts = QUICK["dts"] if args.quick else DTS
-    args.reference_dt = QUICK["reference"] if args.quick else REFERENCE_DT
-    elements = args.elements or (QUICK["elements"] if args.quick else ELEMENTS)
-    args.repeat = args.repeat or (QUICK["repeat"] if args.quick else 3)
+
+def plan(args, full, quick):
+    """Sets the elements, dts, reference dt and repeat of the default (``full``) or ``--quick`` run."""
+    chosen = quick if args.quick else full
+    args.dts, args.reference_dt = chosen["dts"], chosen["reference"]
+    args.elements = args.elements or chosen["elements"]
+    args.repeat = args.repeat or chosen.get("repeat", 3)
+
+
+def print_header(exu, args):
+    """The femdyn commit, the versions, the machine and its load; returns the load average and git state."""
     load, git = os.getloadavg(), git_state()
     print(f"femdyn at {git['commit']} ({git['subject']})"
           + (f", with uncommitted changes: {', '.join(git['femdyn_changes'])}" if git["femdyn_changes"] else ""))
     print(f"Exudyn {exu.__version__}, numpy {np.__version__}, Python {platform.python_version()}, "
           f"{os.cpu_count()} CPUs (load average {load[0]:.2f}); one thread; t_end = {T_END} s; "
           f"median of {args.repeat} (runs over {args.single_above:g} s once)")
+    return load, git
+
+
+def run_meta(exu, args, load, git):
+    """The JSON meta data common to the flexible benchmarks."""
+    return dict(femdyn_git=git, t_end=T_END, exudyn_version=exu.__version__, numpy=np.__version__,
+                python=platform.python_version(), machine=platform.machine(), cpus=os.cpu_count(),
+                load_average_start=load, load_average_end=os.getloadavg(), repeat=args.repeat,
+                single_above=args.single_above, quick=args.quick, floor_factor=FLOOR_FACTOR)
+
+
+def save(out, name, meta, results, mesh):
+    """``out/name.json`` and ``out/work_precision.png``."""
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / f"{name}.json").write_text(json.dumps(dict(meta=meta, results=results, mesh_convergence=mesh), indent=2))
+    plot(results, out / "work_precision.png")
+    print(f"\nwrote {out / f'{name}.json'} and {out / 'work_precision.png'} ({meta['total_seconds']:.0f} s in all)")
+
+
+def main():
+    args = argument_parser(__doc__.splitlines()[0], "bench_exudyn_flexible", QUICK,
+                           f"elements per beam (default {' '.join(map(str, ELEMENTS))}; add 1024 for the long run)"
+                           ).parse_args()
+    plan(args, dict(elements=ELEMENTS, dts=DTS, reference=REFERENCE_DT), QUICK)
+    exu = import_exudyn()
+    if exu is None:
+        print(MISSING_EXUDYN, file=sys.stderr)
+        return 2
+    load, git = print_header(exu, args)
 
     start = time.perf_counter()
-    results = [study(n, args, exu) for n in elements]
+    results = [study(n, args, exu) for n in args.elements]
     mesh = mesh_convergence(results) if len(results) > 1 else {}
     print_summary(results, mesh)
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
     meta = dict(benchmark="flexible pendulum (pinned steel beam, L = 1 m, 10 x 10 mm, gravity), femdyn vs Exudyn",
-                femdyn_git=git, t_end=T_END, error="tip position max-norm at t_end against the code's own reference",
+                error="tip position max-norm at t_end against the code's own reference",
                 beam=dict(length=LENGTH, width=WIDTH, depth=DEPTH, young=YOUNG, density=DENSITY, gravity=GRAVITY),
-                exudyn_version=exu.__version__, numpy=np.__version__, python=platform.python_version(),
-                machine=platform.machine(), cpus=os.cpu_count(), load_average_start=load,
-                load_average_end=os.getloadavg(), repeat=args.repeat, single_above=args.single_above, quick=args.quick,
-                floor_factor=FLOOR_FACTOR,
+                **run_meta(exu, args, load, git),
                 femdyn=dict(model="FFR Euler-Bernoulli beam, geometric stiffening, fixed-free reference conditions, "
                                   "revolute joint to the ground", scheme="BEM energy-momentum",
                             newton="full Newton, increment <= 1e-10 max(1, |q|)", linear_solver="KLU (fixed pattern)",
@@ -459,11 +503,7 @@ def main():
                                     "modified (default), residualMode 1 (increment), relative = absolute tolerance 1e-10"),
                             linear_solver="EigenSparse, reuseAnalyzedPattern", threads=1, timing="mbs.SolveDynamic"),
                 total_seconds=time.perf_counter() - start)
-    (out / "exudyn_flexible.json").write_text(json.dumps(dict(meta=meta, results=results, mesh_convergence=mesh),
-                                                          indent=2))
-    plot(results, out / "work_precision.png")
-    print(f"\nwrote {out / 'exudyn_flexible.json'} and {out / 'work_precision.png'} "
-          f"({meta['total_seconds']:.0f} s in all)")
+    save(args.out, "exudyn_flexible", meta, results, mesh)
     return 0
 
 
