@@ -96,8 +96,7 @@ class FemdynChain:
                 raise ValueError(f"joint {j.name}: only revolute joints are mapped to Exudyn")
             self.joints.append((None if j.body1 == model.ground else j.body1, j.point1,
                                 None if j.body2 == model.ground else j.body2, j.point2))
-        gravity = [f for f in model.forces if type(f).__name__ == "Gravity"]  # m g on each centre
-        self.gravity = gravity[0].weights[0, :2] / model.bodies[0].mass if gravity else np.zeros(2)
+        self.gravity = np.zeros(2) if model.gravity is None else model.gravity
         last = len(model.bodies) - 1  # its hinge to the previous link is at -L/2: the tip is at +L/2
         hinge = [j.point2 for j in model.joints if j.body2 == last]
         self.tip_point = -np.asarray(hinge[0], dtype=float)

@@ -109,6 +109,7 @@ class Model:
             self.bodies.append(Body(b["name"], b["mass"], b["euler"], b["size"], i * nb, flexible))
         self.flexible = [b.flexible for b in self.bodies if b.flexible is not None]
         self.n = len(self.coordinate_names)
+        self.gravity = None if builder._gravity is None else np.array(builder._gravity, dtype=float)
         self._builder_servos, self._builder_inputs = builder._servos, builder._inputs
         self.inertia = self._inertia()
         self.mass_matrix = self.inertia.matrix
