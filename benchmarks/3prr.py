@@ -1,7 +1,7 @@
 """Flexible-link benchmarks (issue 3): the FEM 3-PRR of 003 and a flexible pendulum.
 
 1. ``cases/3prr_sine.toml`` as FEM with 4 elements per body (and as rigid, for reference), with the
-   energy-momentum scheme and with generalized-alpha (the case's rho_inf): wall time for the whole
+   energy-momentum scheme and with generalized-alpha (the case's rho_inf and Newton options): wall time for the whole
    run (4 s of simulated time), Newton iterations per step, real-time factor (simulated / wall time;
    > 1 is faster than real time).
 2. A pinned flexible pendulum (steel 10 x 10 mm, L = 1 m, gravity, released horizontal) with N
@@ -36,7 +36,7 @@ def three_prr(model_kind, integrator, dt, t_end):
     setup = prepare(case.model, case.q0, case.v0)
     steps = int(round(t_end / dt))
     if integrator == "generalized-alpha":
-        stepper = GeneralizedAlpha(case.model, dt, setup.active_rows, rho_inf=case.rho_inf)
+        stepper = GeneralizedAlpha(case.model, dt, setup.active_rows, case.newton_options, rho_inf=case.rho_inf)
     else:
         stepper = EnergyMomentum(case.model, dt, setup.active_rows)
     _, _, iterations, seconds = run_steps(case.model, setup, stepper, steps)

@@ -25,7 +25,6 @@ from . import __version__, viewer
 from . import sweep as sweeps
 from .beam.meshes import write_straight_beam
 from .convergence import ConvergenceError, convergence_benchmark
-from .integrators.energy_momentum import NewtonOptions
 from .io.beams import MODELS, PARAMETERS, Options
 from .io.case import CaseError, check_case_run, load_case
 from .io.output import write_results
@@ -434,6 +433,7 @@ def _run(args):
     case = dataclasses.replace(
         case, dt=args.dt or case.dt, t_end=args.t_end or case.t_end, every=args.every or case.every,
         integrator=args.integrator or case.integrator,
+        early_stop=case.early_stop and (args.integrator or case.integrator) == "generalized-alpha",
         rho_inf=case.rho_inf if args.rho_inf is None else args.rho_inf,
         vtk=case.vtk and not args.no_vtk, plots=case.plots and not args.no_plots)
     check_case_run(case)
@@ -443,7 +443,7 @@ def _run(args):
         print(f"error: {out}: {refusal}", file=sys.stderr)
         return 2
     setup = _prepare(case)
-    options = NewtonOptions(case.tolerance, case.max_iterations)
+    options = case.newton_options
     compare = []
     with _CtrlC() as ctrl_c:
         start = time.perf_counter()

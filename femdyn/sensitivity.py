@@ -24,7 +24,6 @@ from pathlib import Path
 import numpy as np
 from matplotlib.figure import Figure
 
-from .integrators.energy_momentum import NewtonOptions
 from .io.beams import PARAMETERS, Options
 from .io.case import CaseError, check_case_run, load_case
 from .io.plots import DPI
@@ -184,7 +183,7 @@ def _history(plan, options, label, progress, done):
         raise CaseError(case.path, err.field, f"{label}: {err.message}") from None
     bar = None if progress is None else _Offset(progress, done)
     results = simulate(case.model, setup, case.dt, case.t_end,
-                       NewtonOptions(case.tolerance, case.max_iterations), progress=bar,
+                       case.newton_options, progress=bar,
                        integrator=case.integrator, rho_inf=case.rho_inf)
     if not results.complete:
         raise SensitivityError(f"the run {label} stopped early: {results.message}")

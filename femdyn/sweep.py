@@ -53,7 +53,6 @@ from matplotlib.figure import Figure
 from . import sensitivity
 from .beam.analysis import section_forces
 from .builder import ModelError
-from .integrators.energy_momentum import NewtonOptions
 from .io.beams import PARAMETERS, Options
 from .io.case import CaseError, load_case, override, read_case_data
 from .io.expressions import evaluate_number
@@ -358,7 +357,7 @@ def run_sample(task):
     try:
         case = load_case(task.path, task.options, task.overrides, task.data)
         setup = prepare(case.model, case.q0, case.v0, tolerance=case.initial_tolerance)
-        results = simulate(case.model, setup, case.dt, case.t_end, NewtonOptions(case.tolerance, case.max_iterations),
+        results = simulate(case.model, setup, case.dt, case.t_end, case.newton_options,
                            integrator=case.integrator, rho_inf=case.rho_inf)
         if not results.complete:
             if results.message.startswith("interrupted"):

@@ -39,6 +39,7 @@ position = [0, 0, 0]
 CASES = [
     ("unknown-integrator", PLANAR, "t_end = 0.02", "t_end = 0.02\nintegrator = 'rk4'", "solver.integrator"),
     ("spectral-radius-above-one", PLANAR, "t_end = 0.02", "t_end = 0.02\nrho_inf = 1.5", "solver.rho_inf"),
+    ("early-stop-with-energy-momentum", PLANAR, "t_end = 0.02", "t_end = 0.02\nearly_stop = true", "solver.early_stop"),
     ("unknown-top-level-key", PLANAR, "dimension = 2", "dimension = 2\ncolour = 'red'", "colour"),
     ("unknown-body-key", PLANAR, "mass = 2.0", "mas = 2.0", "bodies[1].mas"),
     ("unknown-joint-key", PLANAR, 'angle = "theta"', 'angel = "theta"', "joints[0].angel"),

@@ -12,6 +12,7 @@ from test_components import all_joints_model
 from test_flexible import free_beam
 
 from femdyn.initial import place
+from femdyn.integrators.energy_momentum import NewtonOptions
 from femdyn.integrators.generalized_alpha import GeneralizedAlpha, chung_hulbert
 from femdyn.io.case import load_case
 from femdyn.builder import ModelBuilder, ModelError
@@ -127,6 +128,21 @@ def test_double_pendulum_converges_at_second_order(moving_double_pendulum, rho_i
     assert np.all(np.abs(orders(eq) - 2.0) <= 0.1), (eq, orders(eq))
     assert np.all(np.abs(orders(ev) - 2.0) <= 0.1), (ev, orders(ev))
     assert eq[-1] < 1e-4 and ev[-1] < 1e-3, (eq, ev)
+
+
+def test_early_stop_keeps_the_solution_within_the_tolerance_with_fewer_iterations():
+    """``NewtonOptions.early_stop``: on the free spinning and bending beam (smooth, 200 steps) the
+    solution stays within the Newton tolerance of the one converged to round-off, the constraints
+    hold to the tolerance, and Newton needs fewer iterations per step."""
+    model, setup = free_beam(True)
+    runs = [simulate(model, setup, 2e-3, 0.4, NewtonOptions(early_stop=early), integrator=GA, rho_inf=0.8)
+            for early in (False, True)]
+    plain, early = runs
+    assert plain.complete and early.complete
+    tolerance = NewtonOptions().tolerance
+    assert np.abs(early.q - plain.q).max() <= tolerance * max(1.0, np.abs(plain.q).max())
+    assert early.residual.max() <= tolerance and plain.residual.max() <= 1e-14
+    assert early.iterations[1:].mean() <= plain.iterations[1:].mean() - 0.3
 
 
 def test_multipliers_converge_at_second_order_after_the_start(moving_double_pendulum):

@@ -41,6 +41,7 @@ class NewtonFailure(RuntimeError):
 class NewtonOptions:
     tolerance: float = 1e-10  # on the increment, relative to max(1, |q|_inf)
     max_iterations: int = 25
+    early_stop: bool = False  # generalized-alpha only: ``generalized_alpha.QuadraticStop``
 
 
 @dataclass

@@ -13,7 +13,8 @@ Schema::
     dimension = 2                     # 2 or 3
     gravity = [0.0, -9.81]            # optional
     [solver]  dt, t_end; optional tolerance, max_iterations, initial_tolerance,
-              integrator = "energy-momentum" (default) | "generalized-alpha", rho_inf (default 0.9)
+              integrator = "energy-momentum" (default) | "generalized-alpha", rho_inf (default 0.9),
+              early_stop (generalized-alpha only, default false: ``NewtonOptions.early_stop``)
     [output]  optional every, vtk, plots
     [[bodies]]   name, mass, euler = [..] | inertia = [J1, J2, J3] (3D); optional size = [..]
                  or (2D) name, beam = {..}: a flexible body, with [flexible] settings (see ``beams``)
@@ -117,11 +118,16 @@ class Case:
     initial_tolerance: float
     integrator: str  # "energy-momentum" or "generalized-alpha" (``simulate``)
     rho_inf: float  # spectral radius of generalized-alpha
+    early_stop: bool  # Newton's early stop of generalized-alpha
     every: int | None  # write every k-th step as a VTK frame; None: about FRAMES frames
     vtk: bool
     plots: bool
     probes: list = ()  # (name, body name, body-frame point) whose motion is recorded
     flexible: object = None  # beams.Settings of the flexible bodies
+
+    @property
+    def newton_options(self):
+        return NewtonOptions(self.tolerance, self.max_iterations, self.early_stop)
 
     @property
     def steps(self):
@@ -641,11 +647,15 @@ def load_case(path, flexible=None, overrides=None, data=None):
 
     defaults = NewtonOptions()
     solver = r.table(data["solver"], "solver", ("dt", "t_end"),
-                     ("tolerance", "max_iterations", "initial_tolerance", "integrator", "rho_inf"))
+                     ("tolerance", "max_iterations", "initial_tolerance", "integrator", "rho_inf", "early_stop"))
     integrator = r.choice(solver.get("integrator", INTEGRATORS[0]), "solver.integrator", INTEGRATORS)
     rho_inf = r.number(solver.get("rho_inf", 0.9), "solver.rho_inf")
     if not 0.0 <= rho_inf <= 1.0:
         r.fail("solver.rho_inf", f"the spectral radius must be in [0, 1], got {rho_inf:g}")
+    early_stop = r.boolean(solver.get("early_stop", False), "solver.early_stop")
+    if early_stop and integrator != "generalized-alpha":
+        r.fail("solver.early_stop", "only for integrator = \"generalized-alpha\" (the energy-momentum scheme "
+               "needs the converged residual for its conservation)")
     output = r.table(data.get("output", {}), "output", optional=("every", "vtk", "plots"))
     case = Case(
         path=path,
@@ -659,7 +669,7 @@ def load_case(path, flexible=None, overrides=None, data=None):
                                  "solver.max_iterations", 1),
         initial_tolerance=r.number(solver.get("initial_tolerance", 1e-6), "solver.initial_tolerance",
                                    positive=True),
-        integrator=integrator, rho_inf=rho_inf,
+        integrator=integrator, rho_inf=rho_inf, early_stop=early_stop,
         every=r.integer(output["every"], "output.every", 1) if "every" in output else None,
         vtk=r.boolean(output.get("vtk", True), "output.vtk"),
         plots=r.boolean(output.get("plots", True), "output.plots"),
