@@ -92,7 +92,9 @@ class BeamElasticity(Force):
         e = self._gather(q)
         v = 0.5 * np.einsum("ki,kij,kj->", e, self.blocks, e)
         if self.stiffening:
-            v += 0.5 * np.sum(self.ea_l[:, None] * WEIGHTS * self._strain(e)[0] ** 2)
+            known = self._start is not None and np.array_equal(self._start[0], q)  # the strain at q
+            eps = self._start[1] if known else self._strain(e)[0]
+            v += 0.5 * np.sum(self.ea_l[:, None] * WEIGHTS * eps**2)
         return float(v)
 
     def _step_terms(self, qa, qb):

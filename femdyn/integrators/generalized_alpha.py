@@ -158,7 +158,7 @@ class QuadraticStop:
     until a ratio is known) runs to the plain test, so C stays measured; a Newton that converges only
     linearly shows a large C and is never stopped early."""
 
-    def __init__(self, safety=10.0, window=32, refresh=8):
+    def __init__(self, safety=10.0, window=32, refresh=16):
         self.safety, self.refresh = safety, refresh
         self.ratios = deque(maxlen=window)
         self.steps, self.previous, self.measuring = 0, None, True
