@@ -73,6 +73,7 @@ from exudyn_chain import (
     against_cheapest_as_accurate,
     equal_error_ratios,
     exudyn_settings,
+    FEMDYN_INTEGRATORS,
     femdyn_profile,
     femdyn_run,
     femdyn_split,
@@ -203,11 +204,11 @@ def exudyn_run(exu, fp, dt, residual_newton=False, t_end=T_END):
 
 # ---------------------------------------------------------------------------------------------- study
 
-def femdyn_try(fp, dt):
+def femdyn_try(fp, dt, integrator):
     """``exudyn_chain.femdyn_run``, with a Newton failure recorded instead of raised."""
     start = time.perf_counter()
     try:
-        return dict(femdyn_run(fp, dt), completed=True)
+        return dict(femdyn_run(fp, dt, integrator=integrator), completed=True)
     except NewtonFailure as err:
         return dict(seconds=time.perf_counter() - start, tip=[math.nan, math.nan], steps=round(T_END / dt),
                     completed=False, reached=err.time, failure=str(err).splitlines()[0],
@@ -216,7 +217,7 @@ def femdyn_try(fp, dt):
 
 def timed(code, fp, dt, args, exu, repeat):
     if code == "femdyn":
-        r = median_run(lambda: femdyn_try(fp, dt), repeat, args.single_above)
+        r = median_run(lambda: femdyn_try(fp, dt, args.femdyn_integrator), repeat, args.single_above)
     else:
         r = median_run(lambda: exudyn_run(exu, fp, dt, args.exudyn_residual_newton), repeat, args.single_above)
     r["dt"] = dt
@@ -300,9 +301,9 @@ def study(n_elements, args, exu, problem=FemdynPendulum):
                   ratios_at_equal_error=equal_error_ratios(runs["femdyn"], runs["exudyn"], floor),
                   ratios_against_cheapest_as_accurate=against_cheapest_as_accurate(runs["femdyn"], runs["exudyn"], floor),
                   time_per_step_at_1ms=per_step,
-                  femdyn_split=femdyn_split(fp, SPLIT_DT, args.split_steps))
+                  femdyn_split=femdyn_split(fp, SPLIT_DT, args.split_steps, args.femdyn_integrator))
     if args.profile:
-        result["femdyn_profile"] = femdyn_profile(fp, SPLIT_DT, args.split_steps)
+        result["femdyn_profile"] = femdyn_profile(fp, SPLIT_DT, args.split_steps, integrator=args.femdyn_integrator)
     return result
 
 
@@ -434,6 +435,9 @@ def argument_parser(description, out, quick, elements_help):
     parser.add_argument("--out", default=str(Path(__file__).resolve().parent / "results" / out),
                         help="folder for the JSON and the PNG")
     parser.add_argument("--profile", action="store_true", help="also print a cProfile of femdyn's steps")
+    parser.add_argument("--femdyn-integrator", choices=FEMDYN_INTEGRATORS, default=FEMDYN_INTEGRATORS[0],
+                        help="femdyn's scheme (default energy-momentum; generalized-alpha: rho_inf 0.9 as Exudyn's, "
+                             "with Newton's early stop), for the timed runs and femdyn's reference")
     return parser
 
 
@@ -493,9 +497,9 @@ def main():
                 beam=dict(length=LENGTH, width=WIDTH, depth=DEPTH, young=YOUNG, density=DENSITY, gravity=GRAVITY),
                 **run_meta(exu, args, load, git),
                 femdyn=dict(model="FFR Euler-Bernoulli beam, geometric stiffening, fixed-free reference conditions, "
-                                  "revolute joint to the ground", scheme="BEM energy-momentum",
+                                  "revolute joint to the ground", scheme=args.femdyn_integrator,
                             newton="full Newton, increment <= 1e-10 max(1, |q|)", linear_solver="KLU (fixed pattern)",
-                            timing="EnergyMomentum construction + steps"),
+                            timing="stepper construction + steps"),
                 exudyn=dict(model="ObjectANCFCable2D + NodePoint2DSlope1 (GenerateBeamElementsAlongLine), "
                                   "CoordinateConstraint x, y at the first node, LoadMassProportional",
                             scheme="generalized-alpha, spectral radius 0.9, index 3",

@@ -285,9 +285,9 @@ def main():
                 section=dict(width=WIDTH, depth=DEPTH, young=YOUNG, density=DENSITY, gravity=GRAVITY),
                 **run_meta(exu, args, load, git),
                 femdyn=dict(model=f"three FFR Euler-Bernoulli beams, geometric stiffening, {REFERENCE_CONDITIONS} "
-                                  "reference conditions, four revolute joints", scheme="BEM energy-momentum",
+                                  "reference conditions, four revolute joints", scheme=args.femdyn_integrator,
                             newton="full Newton, increment <= 1e-10 max(1, |q|)", linear_solver="KLU (fixed pattern)",
-                            timing="EnergyMomentum construction + steps"),
+                            timing="stepper construction + steps"),
                 exudyn=dict(model="ObjectANCFCable2D + NodePoint2DSlope1 per link (GenerateBeamElementsAlongLine), "
                                   "CoordinateConstraint x, y at A and D, ObjectJointRevolute2D + MarkerNodePosition "
                                   "at B and C, LoadMassProportional"
