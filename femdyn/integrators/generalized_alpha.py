@@ -70,7 +70,8 @@ import scipy.sparse.linalg as spla
 from ..forces import Friction, SpringDamper
 from ..kinematics import apply
 from ..linalg import SingularMatrixError
-from .energy_momentum import NewtonFailure, NewtonOptions, StepResult, constraint_layout, force_layout, saddle_layout
+from .energy_momentum import (FIRST_SOLVE_REFINEMENT, NewtonFailure, NewtonOptions, StepResult, constraint_layout,
+                              force_layout, newton_converged, saddle_layout)
 
 
 def chung_hulbert(rho_inf):
@@ -302,6 +303,7 @@ class GeneralizedAlpha:
         qb = step["q_known"] + self.beta * self.dt**2 * self._carry.a  # predictor: a_n+1 = a_n
         lam = np.zeros(self.model.m)
         lam[self.active] = lam_guess[self.active]
+        previous = None
         for it in range(1, self.options.max_iterations + 1):
             R, data = self._newton_system(step, qb, lam)
             if not np.all(np.isfinite(R)):
@@ -310,11 +312,13 @@ class GeneralizedAlpha:
                 self.lu.factor(self.pattern.values(data))
             except SingularMatrixError:
                 raise NewtonFailure(t1, np.abs(R).max(), it, "singular Newton matrix", self.servos) from None
-            dx = self.lu.solve(-R)
+            dx = self.lu.solve(-R, refine=FIRST_SOLVE_REFINEMENT if it == 1 else 0)
             qb = qb + dx[:n]
             lam[self.active] += self.scale * dx[n:]
-            if np.abs(dx[:n]).max() <= self.options.tolerance * max(1.0, np.abs(qb).max()):
+            increment = np.abs(dx[:n]).max()
+            if newton_converged(increment, previous, qb, self.options.tolerance):
                 return self._finish(step, qb, lam, it)
+            previous = increment
         raise NewtonFailure(t1, np.abs(R).max(), self.options.max_iterations,
                             "no convergence within the iteration limit", self.servos)
 
