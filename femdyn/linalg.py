@@ -10,13 +10,18 @@ saddle-point matrices leaves them 8 % symmetric, and AMD on that pattern fills i
 flexible bodies (256 beam elements: 28 ms per refactorisation against 1.1 ms with COLAMD and
 2.6 ms with AMD without BTF). If the reciprocal condition estimate of a refactorisation falls far below that of the
 last pivoting factorisation, the pivots are chosen anew (``klu_factor``), so reuse never costs
-accuracy. SciPy's SuperLU cannot reuse its analysis (see benchmarks/solvers.py for the comparison).
+accuracy. ``solve(b, refine=k)`` adds k steps of fixed-precision iterative refinement (Wilkinson; residual
+b - A x in working precision, N. J. Higham, Accuracy and Stability of Numerical Algorithms, 2nd ed.,
+SIAM 2002, ch. 12): it does not beat the condition number, but it removes the error of the LU itself
+(for the flexible pendulum with 4096 beam elements the forward error of a KLU solve drops from about
+2e-3 to 5e-5 with one step, at the cost of one sparse product and one more solve). SciPy's SuperLU cannot reuse its analysis (see benchmarks/solvers.py for the comparison).
 libklu comes with SuiteSparse, which ``setup.sh`` installs for scikit-sparse.
 """
 import ctypes
 import ctypes.util
 
 import numpy as np
+import scipy.sparse as sp
 
 
 # candidate analyses: (fill-reducing ordering of klu_common, block triangular form on/off)
@@ -79,6 +84,7 @@ class FixedPatternLU:
         self._symbolic = self._candidates[0]
         self._numeric = ctypes.c_void_p()
         self._rcond = 0.0
+        self._matrix = None  # CSC view of the factored values, for the residuals of iterative refinement
         self.factorizations = self.refactorizations = 0
 
     def _rcond_now(self):
@@ -105,6 +111,7 @@ class FixedPatternLU:
     def factor(self, values):
         """Factor the matrix with these values (in the CSC order of the pattern)."""
         self._Ax = np.ascontiguousarray(values, dtype=np.float64)
+        self._matrix = None
         if self._candidates:
             self._choose_ordering()
         args = (self._Ap.ctypes.data, self._Ai.ctypes.data, self._Ax.ctypes.data, self._symbolic)
@@ -120,9 +127,20 @@ class FixedPatternLU:
         self._rcond = self._common.rcond
         self.factorizations += 1
 
-    def solve(self, b):
+    def _solve(self, b):
         x = np.array(b, dtype=np.float64, order="C")
         _KLU.klu_solve(self._symbolic, self._numeric, self.n, 1, x.ctypes.data, ctypes.byref(self._common))
+        return x
+
+    def solve(self, b, refine=0):
+        """x with A x = b for the last factored A, improved by ``refine`` steps of iterative
+        refinement x += A^-1 (b - A x) (see the module docstring)."""
+        x = self._solve(b)
+        if refine:
+            if self._matrix is None:
+                self._matrix = sp.csc_matrix((self._Ax, self._Ai, self._Ap), shape=(self.n, self.n), copy=False)
+            for _ in range(refine):
+                x += self._solve(b - self._matrix @ x)
         return x
 
     def __del__(self):

@@ -131,17 +131,17 @@ def test_double_pendulum_converges_at_second_order(moving_double_pendulum, rho_i
 
 
 def test_early_stop_keeps_the_solution_within_the_tolerance_with_fewer_iterations():
-    """``NewtonOptions.early_stop``: on the free spinning and bending beam (smooth, 200 steps) the
-    solution stays within the Newton tolerance of the one converged to round-off, the constraints
-    hold to the tolerance, and Newton needs fewer iterations per step."""
-    model, setup = free_beam(True)
-    runs = [simulate(model, setup, 2e-3, 0.4, NewtonOptions(early_stop=early), integrator=GA, rho_inf=0.8)
-            for early in (False, True)]
-    plain, early = runs
+    """``NewtonOptions.early_stop`` on the FEM 3-PRR (0.1 s, 50 steps of 2 ms, before its motion
+    turns sensitive): the solution stays within the Newton tolerance of the plainly converged one,
+    the constraints hold to the tolerance, and Newton needs fewer iterations per step."""
+    case = load_case(CASES / "3prr_sine.toml", overrides={"solver.t_end": 0.1})
+    setup = prepare(case.model, case.q0, case.v0)
+    plain, early = (simulate(case.model, setup, case.dt, case.t_end, NewtonOptions(early_stop=flag),
+                             integrator=GA, rho_inf=case.rho_inf) for flag in (False, True))
     assert plain.complete and early.complete
     tolerance = NewtonOptions().tolerance
     assert np.abs(early.q - plain.q).max() <= tolerance * max(1.0, np.abs(plain.q).max())
-    assert early.residual.max() <= tolerance and plain.residual.max() <= 1e-14
+    assert early.residual.max() <= tolerance
     assert early.iterations[1:].mean() <= plain.iterations[1:].mean() - 0.3
 
 

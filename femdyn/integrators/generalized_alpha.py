@@ -64,12 +64,14 @@ V_n+1 - V_n, so the energy balance holds to O(h^2), not to round-off as for the 
 
 Newton starts from the extrapolated a_n+1 = 2 a_n - a_n-1 (a_n in the first step): on the FEM 3-PRR
 at h = 2 ms the first increment falls from a median of 6e-6 (with a_n+1 = a_n) to 5e-7, and the
-steps that need a third iteration from 26 % to 11 %. The second increment is then about 1e-13 and only
-confirms the first. With ``NewtonOptions.early_stop`` (``QuadraticStop``, case ``solver.early_stop``)
-the iteration stops one increment early where the measured contraction says that the next increment
-would be far below the tolerance: the solution is the same to within the tolerance, but it is no longer
-converged to round-off (the constraint residual is then up to about the tolerance instead of 1e-15),
-so the option is off by default. The energy-momentum stepper always runs to the plain test: its
+steps that need a third iteration from 26 % to 11 % (with the increment test of that time). Newton
+stops by ``newton_converged`` (Hairer & Wanner's error estimate from the last two increments), so
+usually after the second iteration, whose error is far below round-off of the first increment.
+With ``NewtonOptions.early_stop`` (``QuadraticStop``, case ``solver.early_stop``) it may stop after
+the first: where the contraction measured in earlier steps says that the next increment would be far
+below the tolerance. The solution is the same to within the tolerance, but it is no longer converged
+to round-off (the constraint residual is then up to about the tolerance instead of 1e-15), so the
+option is off by default. The energy-momentum stepper always runs to the plain test: its
 conservation to round-off needs the converged residual.
 """
 from collections import deque
@@ -81,7 +83,8 @@ import scipy.sparse.linalg as spla
 from ..forces import Friction, SpringDamper
 from ..kinematics import apply
 from ..linalg import SingularMatrixError
-from .energy_momentum import NewtonFailure, NewtonOptions, StepResult, constraint_layout, force_layout, saddle_layout
+from .energy_momentum import (FIRST_SOLVE_REFINEMENT, NewtonFailure, NewtonOptions, StepResult, constraint_layout,
+                              force_layout, newton_converged, saddle_layout)
 
 
 def chung_hulbert(rho_inf):
@@ -350,7 +353,7 @@ class GeneralizedAlpha:
         qb = step["q_known"] + self.beta * self.dt**2 * a_guess
         lam = np.zeros(self.model.m)
         lam[self.active] = lam_guess[self.active]
-        stop = self._stop
+        stop, previous = self._stop, None
         stop.begin_step()
         for it in range(1, self.options.max_iterations + 1):
             R, data = self._newton_system(step, qb, lam)
@@ -360,13 +363,15 @@ class GeneralizedAlpha:
                 self.lu.factor(self.pattern.values(data))
             except SingularMatrixError:
                 raise NewtonFailure(t1, np.abs(R).max(), it, "singular Newton matrix", self.servos) from None
-            dx = self.lu.solve(-R)
+            dx = self.lu.solve(-R, refine=FIRST_SOLVE_REFINEMENT if it == 1 else 0)
             qb = qb + dx[:n]
             lam[self.active] += self.scale * dx[n:]
-            size, scale = np.abs(dx[:n]).max(), max(1.0, np.abs(qb).max())
-            limit = self.options.tolerance * scale
-            if size <= limit if not self.options.early_stop else stop.converged(size, limit, ROUND_OFF * scale):
+            increment, scale = np.abs(dx[:n]).max(), max(1.0, np.abs(qb).max())
+            early = self.options.early_stop and stop.converged(increment, self.options.tolerance * scale,
+                                                               ROUND_OFF * scale)
+            if early or newton_converged(increment, previous, qb, self.options.tolerance):
                 return self._finish(step, qb, lam, it)
+            previous = increment
         raise NewtonFailure(t1, np.abs(R).max(), self.options.max_iterations,
                             "no convergence within the iteration limit", self.servos)
 

@@ -1,0 +1,58 @@
+"""Newton's stopping test (Hairer & Wanner's error estimate from the contraction) and the iterative
+refinement of the fixed-pattern KLU solves on an ill-scaled saddle-point matrix."""
+import numpy as np
+import scipy.sparse as sp
+
+from femdyn.integrators.energy_momentum import newton_converged
+from femdyn.linalg import FixedPatternLU
+
+
+def test_stops_on_the_estimated_error_of_a_contraction():
+    q = np.ones(3)
+    # quadratic convergence: Theta = 1e-4, error left <= 1e-4 / (1 - 1e-4) * 1e-9 ~ 1e-13
+    assert newton_converged(1e-9, 1e-5, q, 1e-10)
+    # slow contraction: Theta = 0.9 leaves up to 9 |dq| = 8.1e-9 > 1e-10, although |dq| is 9e-10
+    assert not newton_converged(9e-10, 1e-9, q, 1e-10)
+    # no contraction: nothing is estimated; the first iteration has no previous increment
+    assert not newton_converged(2e-10, 1e-10, q, 1e-10)
+    assert not newton_converged(2e-10, None, q, 1e-10)
+    # the plain increment test, relative to max(1, |q|)
+    assert newton_converged(5e-10, None, 10.0 * q, 1e-10)
+
+
+def beam_saddle_point(elements, length=1.0, young=2.1e11, width=0.01, dt=1e-3, density=7850.0):
+    """[[K + 2/dt^2 M, G^T], [G, 0]] of a cantilever of Hermite beam elements (w, w' per node, first
+    node clamped by two constraint rows): stiffness entries from 12 EI/h^3 down to the mass terms of
+    the slopes, rho A h^3 / dt^2, more than 20 orders of magnitude apart."""
+    h, area, inertia = length / elements, width * width, width**4 / 12.0
+    ke = young * inertia / h**3 * np.array([[12, 6 * h, -12, 6 * h], [6 * h, 4 * h * h, -6 * h, 2 * h * h],
+                                            [-12, -6 * h, 12, -6 * h], [6 * h, 2 * h * h, -6 * h, 4 * h * h]])
+    me = density * area * h / 420.0 * np.array([[156, 22 * h, 54, -13 * h], [22 * h, 4 * h * h, 13 * h, -3 * h * h],
+                                                [54, 13 * h, 156, -22 * h], [-13 * h, -3 * h * h, -22 * h, 4 * h * h]])
+    n = 2 * (elements + 1)
+    rows, cols, vals = [], [], []
+    for e in range(elements):
+        dofs = 2 * e + np.arange(4)
+        rows.append(np.repeat(dofs, 4))
+        cols.append(np.tile(dofs, 4))
+        vals.append((ke + 2.0 / dt**2 * me).ravel())
+    K = sp.coo_matrix((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))), shape=(n, n))
+    G = sp.coo_matrix((np.ones(2), ([0, 1], [0, 1])), shape=(2, n))
+    return sp.bmat([[K, G.T], [G, None]], format="csc")
+
+
+def test_one_refinement_step_makes_the_solve_componentwise_backward_stable():
+    """Skeel (Math. Comp. 35, 1980): one step of fixed-precision iterative refinement makes Gaussian
+    elimination componentwise backward stable, max_i |b - A x|_i / (|A| |x| + |b|)_i = O(eps)."""
+    A = beam_saddle_point(256)
+    A.sort_indices()
+    rng = np.random.default_rng(3)
+    x_true = rng.normal(size=A.shape[0]) * np.where(np.arange(A.shape[0]) % 2, 1e-3, 1.0)
+    b = A @ x_true
+    lu = FixedPatternLU(A.indptr, A.indices)
+    lu.factor(A.data)
+    x = lu.solve(b, refine=1)
+    berr = np.abs(b - A @ x) / (abs(A) @ np.abs(x) + np.abs(b))
+    assert berr.max() <= 4 * np.finfo(float).eps  # without refinement: 7.3 eps
+    lu.factor(2.0 * A.data)  # refinement uses the values of the current factorisation
+    np.testing.assert_allclose(lu.solve(2.0 * b, refine=1), x, rtol=0, atol=1e-12 * np.abs(x).max())
