@@ -84,7 +84,7 @@ class FixedPatternLU:
         self._symbolic = self._candidates[0]
         self._numeric = ctypes.c_void_p()
         self._rcond = 0.0
-        self._matrix = None  # CSC view of the factored values, for the residuals of iterative refinement
+        self._matrix = None  # CSC matrix on the factored values, for the residuals of iterative refinement
         self.factorizations = self.refactorizations = 0
 
     def _rcond_now(self):
@@ -111,7 +111,8 @@ class FixedPatternLU:
     def factor(self, values):
         """Factor the matrix with these values (in the CSC order of the pattern)."""
         self._Ax = np.ascontiguousarray(values, dtype=np.float64)
-        self._matrix = None
+        if self._matrix is not None:
+            self._matrix.data = self._Ax  # the pattern is fixed: only the values change
         if self._candidates:
             self._choose_ordering()
         args = (self._Ap.ctypes.data, self._Ai.ctypes.data, self._Ax.ctypes.data, self._symbolic)
