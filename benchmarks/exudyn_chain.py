@@ -244,11 +244,9 @@ def exudyn_settings(exu, dt, t_end=T_END):
     return s
 
 
-def exudyn_run(exu, fc, dt, variant, t_end=T_END):
-    """One timed SolveDynamic (model building excluded). ``variant``: exudyn_ga or exudyn_idx2."""
-    _, mbs, objects = exudyn_build(exu, fc)
-    settings = exudyn_settings(exu, dt, t_end)
-    solver = exu.DynamicSolverType.GeneralizedAlpha if variant == "exudyn_ga" else exu.DynamicSolverType.TrapezoidalIndex2
+def exudyn_solve(mbs, settings, solver, dt, t_end):
+    """One timed ``mbs.SolveDynamic`` (model building excluded): seconds, whether it reached t_end
+    (else the failure), Newton iterations per step, Jacobians and extra (reduced) steps."""
     start = time.perf_counter()
     try:
         ok = mbs.SolveDynamic(settings, solverType=solver, storeSolver=True)
@@ -260,14 +258,21 @@ def exudyn_run(exu, fc, dt, variant, t_end=T_END):
     it = mbs.sys["dynamicSolver"].it if "dynamicSolver" in mbs.sys else None
     reached = float(it.currentTime) if it is not None else float("nan")
     ok = bool(ok) and abs(reached - t_end) < 1e-9
-    tip = mbs.GetObjectOutputBody(objects[-1], exu.OutputVariableType.Position,
-                                  localPosition=[float(fc.tip_point[0]), float(fc.tip_point[1]), 0.0])
     steps = round(t_end / dt)
-    return dict(seconds=seconds, tip=[float(tip[0]), float(tip[1])], steps=steps, completed=ok,
-                reached=reached, failure=failure if not ok else None,
+    return dict(seconds=seconds, steps=steps, completed=ok, reached=reached, failure=failure if not ok else None,
                 newton_per_step=it.newtonStepsCount / steps if it is not None else float("nan"),
                 jacobians=int(it.newtonJacobiCount) if it is not None else 0,
                 extra_steps=int(it.currentStepIndex) - 1 - steps if it is not None else 0)
+
+
+def exudyn_run(exu, fc, dt, variant, t_end=T_END):
+    """One timed SolveDynamic of the chain. ``variant``: exudyn_ga or exudyn_idx2."""
+    _, mbs, objects = exudyn_build(exu, fc)
+    solver = exu.DynamicSolverType.GeneralizedAlpha if variant == "exudyn_ga" else exu.DynamicSolverType.TrapezoidalIndex2
+    run = exudyn_solve(mbs, exudyn_settings(exu, dt, t_end), solver, dt, t_end)
+    tip = mbs.GetObjectOutputBody(objects[-1], exu.OutputVariableType.Position,
+                                  localPosition=[float(fc.tip_point[0]), float(fc.tip_point[1]), 0.0])
+    return dict(run, tip=[float(tip[0]), float(tip[1])])
 
 
 # ---------------------------------------------------------------------------------------------- analysis

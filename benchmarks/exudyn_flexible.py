@@ -73,6 +73,7 @@ from exudyn_chain import (
     against_cheapest_as_accurate,
     equal_error_ratios,
     exudyn_settings,
+    exudyn_solve,
     FEMDYN_INTEGRATORS,
     femdyn_profile,
     femdyn_run,
@@ -181,25 +182,10 @@ def exudyn_run(exu, fp, dt, residual_newton=False, t_end=T_END):
         newton = settings.timeIntegration.newton
         newton.residualMode = 1
         newton.relativeTolerance = newton.absoluteTolerance = 1e-10
-    start = time.perf_counter()
-    try:
-        ok = mbs.SolveDynamic(settings, solverType=exu.DynamicSolverType.GeneralizedAlpha, storeSolver=True)
-    except (RuntimeError, ValueError) as err:  # Exudyn raises on solver failures
-        ok, failure = False, str(err).splitlines()[0] if str(err) else type(err).__name__
-    else:
-        failure = None
-    seconds = time.perf_counter() - start
-    it = mbs.sys["dynamicSolver"].it if "dynamicSolver" in mbs.sys else None
-    reached = float(it.currentTime) if it is not None else float("nan")
-    ok = bool(ok) and abs(reached - t_end) < 1e-9
+    run = exudyn_solve(mbs, settings, exu.DynamicSolverType.GeneralizedAlpha, dt, t_end)
     tip = mbs.GetNodeOutput(tip_node, exu.OutputVariableType.Position)
-    steps = round(t_end / dt)
     del sc
-    return dict(seconds=seconds, tip=[float(tip[0]), float(tip[1])], steps=steps, completed=ok,
-                reached=reached, failure=failure if not ok else None,
-                newton_per_step=it.newtonStepsCount / steps if it is not None else float("nan"),
-                jacobians=int(it.newtonJacobiCount) if it is not None else 0,
-                extra_steps=int(it.currentStepIndex) - 1 - steps if it is not None else 0)
+    return dict(run, tip=[float(tip[0]), float(tip[1])])
 
 
 # ---------------------------------------------------------------------------------------------- study
