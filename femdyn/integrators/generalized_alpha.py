@@ -66,13 +66,13 @@ Newton starts from the extrapolated a_n+1 = 2 a_n - a_n-1 (a_n in the first step
 at h = 2 ms the first increment falls from a median of 6e-6 (with a_n+1 = a_n) to 5e-7, and the
 steps that need a third iteration from 26 % to 11 % (with the increment test of that time). Newton
 stops by ``newton_converged`` (Hairer & Wanner's error estimate from the last two increments), so
-usually after the second iteration, whose error is far below round-off of the first increment.
+usually after the second iteration (what it leaves is of the order of the second increment squared).
 With ``NewtonOptions.early_stop`` (``QuadraticStop``, case ``solver.early_stop``) it may stop after
 the first: where the contraction measured in earlier steps says that the next increment would be far
 below the tolerance. The solution is the same to within the tolerance, but it is no longer converged
 to round-off (the constraint residual is then up to about the tolerance instead of 1e-15), so the
-option is off by default. The energy-momentum stepper always runs to the plain test: its
-conservation to round-off needs the converged residual.
+option is off by default. The energy-momentum stepper has no early stop: its conservation to
+round-off needs the converged residual.
 """
 from collections import deque
 from dataclasses import dataclass
