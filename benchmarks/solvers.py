@@ -67,7 +67,7 @@ def median_time(fn, repeat, budget=5.0):
         start = time.perf_counter()
         fn()
         times.append(time.perf_counter() - start)
-        if sum(times) > budget and len(times) >= 1:
+        if sum(times) > budget:
             break
     return statistics.median(times)
 

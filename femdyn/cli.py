@@ -354,16 +354,20 @@ class _CtrlC:
             signal.signal(signal.SIGINT, self._previous)
 
 
-def _refusal(out, marker="summary.json", what="a femdyn result folder"):
-    """Why the folder ``out`` may not be replaced by a new one of the kind that ``marker`` identifies,
-    or None."""
-    if not out.exists():
-        return None
-    if not out.is_dir():
-        return "exists and is not a folder; not replacing it"
-    if (out / marker).is_file() or not any(out.iterdir()):
-        return None
-    return f"exists and is not {what} (no {marker}); not replacing it"
+def _refused(out, marker="summary.json", what="a femdyn result folder"):
+    """Whether the folder ``out`` may not be replaced by a new one of the kind that ``marker``
+    identifies; if so, says why in one line on stderr."""
+    if not out.exists() or (out.is_dir() and ((out / marker).is_file() or not any(out.iterdir()))):
+        return False
+    reason = ("exists and is not a folder" if not out.is_dir() else f"exists and is not {what} (no {marker})")
+    print(f"error: {out}: {reason}; not replacing it", file=sys.stderr)
+    return True
+
+
+def _sensitivity_folder(args, plan):
+    """The folder of a sensitivity study, or None (after a one-line error) if it holds something else."""
+    out = args.out or Path("results") / f"{plan.case.path.stem}_sensitivity"
+    return None if _refused(out, "sensitivity.json", "an earlier sensitivity study") else out
 
 
 def _publish(out, write):
@@ -438,9 +442,7 @@ def _run(args):
         vtk=case.vtk and not args.no_vtk, plots=case.plots and not args.no_plots)
     check_case_run(case)
     out = args.out or Path("results") / case.path.stem
-    refusal = _refusal(out)
-    if refusal:
-        print(f"error: {out}: {refusal}", file=sys.stderr)
+    if _refused(out):
         return 2
     setup = _prepare(case)
     options = case.newton_options
@@ -608,10 +610,8 @@ def _sensitivity(args):
     options = Options(model=args.flexible, elements=args.elements)
     plan = plan_study(args.case, args.params, args.step, args.t_end, args.probe, options)
     _check_overrides(args, plan.case)
-    out = args.out or Path("results") / f"{plan.case.path.stem}_sensitivity"
-    refusal = _refusal(out, "sensitivity.json", "an earlier sensitivity study")
-    if refusal:
-        print(f"error: {out}: {refusal}", file=sys.stderr)
+    out = _sensitivity_folder(args, plan)
+    if out is None:
         return 2
     with _CtrlC() as ctrl_c:
         try:
@@ -656,10 +656,8 @@ def _sweep(args):
     if args.sensitivity:
         plan = plan_study(args.case, args.sensitivity, args.step or 1e-4, args.t_end, args.probe, options)
         _check_overrides(args, plan.case)
-        out = args.out or Path("results") / f"{plan.case.path.stem}_sensitivity"
-        refusal = _refusal(out, "sensitivity.json", "an earlier sensitivity study")
-        if refusal:
-            print(f"error: {out}: {refusal}", file=sys.stderr)
+        out = _sensitivity_folder(args, plan)
+        if out is None:
             return 2
         rows, todo = [], plan.params
     else:
