@@ -50,8 +50,9 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from chain import chain, run_steps
 
-from femdyn.integrators.energy_momentum import EnergyMomentum, NewtonOptions
+from femdyn.integrators.energy_momentum import EnergyMomentum
 from femdyn.integrators.generalized_alpha import GeneralizedAlpha
+from femdyn.integrators.newton import NEWTON_METHODS, NewtonOptions
 
 T_END = 1.0
 FEMDYN_DTS = [1e-2, 5e-3, 2e-3, 1e-3, 5e-4]
@@ -111,22 +112,44 @@ class FemdynChain:
 
 
 FEMDYN_INTEGRATORS = ("energy-momentum", "generalized-alpha")
+DEFAULT_SCHEME = (FEMDYN_INTEGRATORS[0], NEWTON_METHODS[0])  # (integrator, Newton method)
+FEMDYN_NEWTON = {"full": "full Newton, error estimate (Hairer & Wanner) <= 1e-10 max(1, |q|)",
+                 "modified": "modified Newton (matrix kept while each increment is below 0.1 times the one "
+                             "before), increment <= 1e-10 max(1, |q|)"}
 
 
-def femdyn_stepper(model, dt, active_rows, integrator):
-    """femdyn's stepper: the BEM energy-momentum scheme, or generalized-alpha with Exudyn's spectral
-    radius 0.9 and Newton's early stop (``NewtonOptions.early_stop``)."""
+def femdyn_stepper(model, dt, active_rows, scheme):
+    """femdyn's stepper for ``scheme`` = (integrator, Newton method): the BEM energy-momentum scheme,
+    or generalized-alpha with Exudyn's spectral radius 0.9 and (with full Newton) Newton's early stop
+    (``NewtonOptions.early_stop``); modified Newton keeps the factorised matrix (``newton.Newton``)."""
+    integrator, newton = scheme
+    modified = newton == "modified"
     if integrator == "generalized-alpha":
-        return GeneralizedAlpha(model, dt, active_rows, NewtonOptions(early_stop=True), rho_inf=0.9)
-    return EnergyMomentum(model, dt, active_rows)
+        return GeneralizedAlpha(model, dt, active_rows, NewtonOptions(early_stop=not modified, modified=modified),
+                                rho_inf=0.9)
+    return EnergyMomentum(model, dt, active_rows, NewtonOptions(modified=modified))
 
 
-def femdyn_run(fc, dt, t_end=T_END, integrator=FEMDYN_INTEGRATORS[0]):
+def add_femdyn_arguments(parser, reference):
+    """--femdyn-integrator and --femdyn-newton; ``reference`` says what femdyn's reference run uses."""
+    parser.add_argument("--femdyn-integrator", choices=FEMDYN_INTEGRATORS, default=FEMDYN_INTEGRATORS[0],
+                        help="femdyn's scheme (default energy-momentum; generalized-alpha: rho_inf 0.9 as Exudyn's, "
+                             f"with Newton's early stop unless --femdyn-newton modified); {reference}")
+    parser.add_argument("--femdyn-newton", choices=NEWTON_METHODS, default=NEWTON_METHODS[0],
+                        help="femdyn's Newton method (default full; modified: the factorised matrix kept while "
+                             "the iteration contracts, as Exudyn's default)")
+
+
+def femdyn_scheme(args):
+    return args.femdyn_integrator, args.femdyn_newton
+
+
+def femdyn_run(fc, dt, t_end=T_END, scheme=DEFAULT_SCHEME):
     """One timed run: stepper construction + all steps. Returns seconds, tip, Newton iterations."""
     model, setup = fc.model, fc.setup
     steps = round(t_end / dt)
     start = time.perf_counter()
-    stepper = femdyn_stepper(model, dt, setup.active_rows, integrator)
+    stepper = femdyn_stepper(model, dt, setup.active_rows, scheme)
     q, v, lam = setup.q0, setup.v0, np.zeros(model.m)
     states = model.initial_states(q)
     iterations = 0
@@ -153,10 +176,10 @@ class _Timer:
             self.calls += 1
 
 
-def femdyn_split(fc, dt=SPLIT_DT, steps=SPLIT_STEPS, integrator=FEMDYN_INTEGRATORS[0]):
+def femdyn_split(fc, dt=SPLIT_DT, steps=SPLIT_STEPS, scheme=DEFAULT_SCHEME):
     """Time per step split by wrapping the stepper's parts (those that exist in this femdyn version)."""
     model, setup = fc.model, fc.setup
-    stepper = femdyn_stepper(model, dt, setup.active_rows, integrator)
+    stepper = femdyn_stepper(model, dt, setup.active_rows, scheme)
     parts = {"assembly (residual + constraint kernels, _system)": (stepper, "_system"),
              "CSC refill (pattern.values)": (getattr(stepper, "pattern", None), "values"),
              "KLU factorisation (lu.factor)": (getattr(stepper, "lu", None), "factor"),
@@ -175,9 +198,9 @@ def femdyn_split(fc, dt=SPLIT_DT, steps=SPLIT_STEPS, integrator=FEMDYN_INTEGRATO
                 split_percent={k: 100.0 * v / (1e3 * total / steps) for k, v in rows.items()})
 
 
-def femdyn_profile(fc, dt=SPLIT_DT, steps=SPLIT_STEPS, top=15, integrator=FEMDYN_INTEGRATORS[0]):
+def femdyn_profile(fc, dt=SPLIT_DT, steps=SPLIT_STEPS, top=15, scheme=DEFAULT_SCHEME):
     model, setup = fc.model, fc.setup
-    stepper = femdyn_stepper(model, dt, setup.active_rows, integrator)
+    stepper = femdyn_stepper(model, dt, setup.active_rows, scheme)
     q, v, lam = setup.q0, setup.v0, np.zeros(model.m)
     states = model.initial_states(q)
     profiler = cProfile.Profile()
@@ -394,7 +417,7 @@ def study(n_links, args, exu):
                   f"(> --max-run {args.max_run:g} s)", flush=True)
             continue
         if code == "femdyn":
-            r = median_run(lambda dt=dt: femdyn_run(fc, dt, integrator=args.femdyn_integrator), args.repeat,
+            r = median_run(lambda dt=dt: femdyn_run(fc, dt, scheme=femdyn_scheme(args)), args.repeat,
                            args.single_above)
         else:
             r = median_run(lambda dt=dt, code=code: exudyn_run(exu, fc, dt, code), args.repeat, args.single_above)
@@ -411,7 +434,7 @@ def study(n_links, args, exu):
     cross = {v: exudyn_cross_check(runs[v], reference) for v in VARIANTS}
     cross = {v: c for v, c in cross.items() if c}
     ratios = {v: equal_error_ratios(runs["femdyn"], runs[v], floor) for v in VARIANTS}
-    split = femdyn_split(fc, integrator=args.femdyn_integrator)
+    split = femdyn_split(fc, scheme=femdyn_scheme(args))
     result = dict(links=n_links, bodies=len(fc.model.bodies), femdyn_unknowns=split["unknowns"],
                   reference=dict(method="Richardson (4 x(h/2) - x(h)) / 3 of femdyn runs", dt=[h, h / 2],
                                  tip=reference.tolist(), fine_run_error_estimate=fine_error,
@@ -423,7 +446,7 @@ def study(n_links, args, exu):
                                                        for v in VARIANTS},
                   femdyn_split=split)
     if args.profile:
-        result["femdyn_profile"] = femdyn_profile(fc, integrator=args.femdyn_integrator)
+        result["femdyn_profile"] = femdyn_profile(fc, scheme=femdyn_scheme(args))
     return result
 
 
@@ -530,9 +553,7 @@ def main():
                         help="skip finer dt of a code once a run is expected to take longer (s, default 60)")
     parser.add_argument("--out", default="results/bench_exudyn_chain", help="folder for the JSON and the PNG")
     parser.add_argument("--profile", action="store_true", help="also print a cProfile of femdyn's steps")
-    parser.add_argument("--femdyn-integrator", choices=FEMDYN_INTEGRATORS, default=FEMDYN_INTEGRATORS[0],
-                        help="femdyn's timed scheme (default energy-momentum; generalized-alpha: rho_inf 0.9 as "
-                             "Exudyn's, with Newton's early stop); the reference stays energy-momentum")
+    add_femdyn_arguments(parser, "for the timed runs (the reference stays energy-momentum)")
     args = parser.parse_args()
 
     exu = import_exudyn()
@@ -555,7 +576,7 @@ def main():
     meta = dict(benchmark="rigid N-link chain, femdyn vs Exudyn", t_end=T_END, error="tip position max-norm at t_end",
                 exudyn_version=exu.__version__, numpy=np.__version__, python=platform.python_version(),
                 machine=platform.machine(), cpus=os.cpu_count(), repeat=args.repeat, quick=args.quick,
-                femdyn=dict(scheme=args.femdyn_integrator, linear_solver="KLU (fixed pattern)",
+                femdyn=dict(scheme=args.femdyn_integrator, newton=args.femdyn_newton, linear_solver="KLU (fixed pattern)",
                             timing="stepper construction + steps"),
                 exudyn=dict(bodies="NodeRigidBody2D + ObjectRigidBody2D", joints="MarkerBodyPosition + ObjectJointRevolute2D",
                             gravity="MarkerBodyMass + LoadMassProportional", variants=VARIANTS,

@@ -74,9 +74,11 @@ from exudyn_chain import (
     equal_error_ratios,
     exudyn_settings,
     exudyn_solve,
-    FEMDYN_INTEGRATORS,
+    FEMDYN_NEWTON,
+    add_femdyn_arguments,
     femdyn_profile,
     femdyn_run,
+    femdyn_scheme,
     femdyn_split,
     import_exudyn,
     median_run,
@@ -89,7 +91,7 @@ from exudyn_chain import (
 from femdyn.beam.body import BeamBody, Section
 from femdyn.builder import ModelBuilder
 from femdyn.initial import place
-from femdyn.integrators.energy_momentum import NewtonFailure
+from femdyn.integrators.newton import NewtonFailure
 from femdyn.simulate import prepare
 
 T_END = 1.0
@@ -190,11 +192,11 @@ def exudyn_run(exu, fp, dt, residual_newton=False, t_end=T_END):
 
 # ---------------------------------------------------------------------------------------------- study
 
-def femdyn_try(fp, dt, integrator):
+def femdyn_try(fp, dt, scheme):
     """``exudyn_chain.femdyn_run``, with a Newton failure recorded instead of raised."""
     start = time.perf_counter()
     try:
-        return dict(femdyn_run(fp, dt, integrator=integrator), completed=True)
+        return dict(femdyn_run(fp, dt, scheme=scheme), completed=True)
     except NewtonFailure as err:
         return dict(seconds=time.perf_counter() - start, tip=[math.nan, math.nan], steps=round(T_END / dt),
                     completed=False, reached=err.time, failure=str(err).splitlines()[0],
@@ -203,7 +205,7 @@ def femdyn_try(fp, dt, integrator):
 
 def timed(code, fp, dt, args, exu, repeat):
     if code == "femdyn":
-        r = median_run(lambda: femdyn_try(fp, dt, args.femdyn_integrator), repeat, args.single_above)
+        r = median_run(lambda: femdyn_try(fp, dt, femdyn_scheme(args)), repeat, args.single_above)
     else:
         r = median_run(lambda: exudyn_run(exu, fp, dt, args.exudyn_residual_newton), repeat, args.single_above)
     r["dt"] = dt
@@ -287,9 +289,9 @@ def study(n_elements, args, exu, problem=FemdynPendulum):
                   ratios_at_equal_error=equal_error_ratios(runs["femdyn"], runs["exudyn"], floor),
                   ratios_against_cheapest_as_accurate=against_cheapest_as_accurate(runs["femdyn"], runs["exudyn"], floor),
                   time_per_step_at_1ms=per_step,
-                  femdyn_split=femdyn_split(fp, SPLIT_DT, args.split_steps, args.femdyn_integrator))
+                  femdyn_split=femdyn_split(fp, SPLIT_DT, args.split_steps, femdyn_scheme(args)))
     if args.profile:
-        result["femdyn_profile"] = femdyn_profile(fp, SPLIT_DT, args.split_steps, integrator=args.femdyn_integrator)
+        result["femdyn_profile"] = femdyn_profile(fp, SPLIT_DT, args.split_steps, scheme=femdyn_scheme(args))
     return result
 
 
@@ -421,9 +423,7 @@ def argument_parser(description, out, quick, elements_help):
     parser.add_argument("--out", default=str(Path(__file__).resolve().parent / "results" / out),
                         help="folder for the JSON and the PNG")
     parser.add_argument("--profile", action="store_true", help="also print a cProfile of femdyn's steps")
-    parser.add_argument("--femdyn-integrator", choices=FEMDYN_INTEGRATORS, default=FEMDYN_INTEGRATORS[0],
-                        help="femdyn's scheme (default energy-momentum; generalized-alpha: rho_inf 0.9 as Exudyn's, "
-                             "with Newton's early stop), for the timed runs and femdyn's reference")
+    add_femdyn_arguments(parser, "for the timed runs and femdyn's reference")
     return parser
 
 
@@ -484,7 +484,7 @@ def main():
                 **run_meta(exu, args, load, git),
                 femdyn=dict(model="FFR Euler-Bernoulli beam, geometric stiffening, fixed-free reference conditions, "
                                   "revolute joint to the ground", scheme=args.femdyn_integrator,
-                            newton="full Newton, increment <= 1e-10 max(1, |q|)", linear_solver="KLU (fixed pattern)",
+                            newton=FEMDYN_NEWTON[args.femdyn_newton], linear_solver="KLU (fixed pattern)",
                             timing="stepper construction + steps"),
                 exudyn=dict(model="ObjectANCFCable2D + NodePoint2DSlope1 (GenerateBeamElementsAlongLine), "
                                   "CoordinateConstraint x, y at the first node, LoadMassProportional",

@@ -76,7 +76,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from exudyn_chain import MISSING_EXUDYN, import_exudyn
+from exudyn_chain import FEMDYN_NEWTON, MISSING_EXUDYN, import_exudyn
 from exudyn_flexible import (
     DENSITY,
     DEPTH,
@@ -286,7 +286,7 @@ def main():
                 **run_meta(exu, args, load, git),
                 femdyn=dict(model=f"three FFR Euler-Bernoulli beams, geometric stiffening, {REFERENCE_CONDITIONS} "
                                   "reference conditions, four revolute joints", scheme=args.femdyn_integrator,
-                            newton="full Newton, increment <= 1e-10 max(1, |q|)", linear_solver="KLU (fixed pattern)",
+                            newton=FEMDYN_NEWTON[args.femdyn_newton], linear_solver="KLU (fixed pattern)",
                             timing="stepper construction + steps"),
                 exudyn=dict(model="ObjectANCFCable2D + NodePoint2DSlope1 per link (GenerateBeamElementsAlongLine), "
                                   "CoordinateConstraint x, y at A and D, ObjectJointRevolute2D + MarkerNodePosition "

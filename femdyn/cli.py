@@ -25,6 +25,7 @@ from . import __version__, viewer
 from . import sweep as sweeps
 from .beam.meshes import write_straight_beam
 from .convergence import ConvergenceError, convergence_benchmark
+from .integrators.newton import NEWTON_METHODS
 from .io.beams import MODELS, PARAMETERS, Options
 from .io.case import CaseError, check_case_run, load_case
 from .io.output import write_results
@@ -159,6 +160,9 @@ def _parser():
                      help="time integrator (overrides solver.integrator; default energy-momentum)")
     run.add_argument("--rho-inf", type=_spectral_radius, metavar="R",
                      help="spectral radius in [0, 1] of generalized-alpha (overrides solver.rho_inf)")
+    run.add_argument("--newton", choices=NEWTON_METHODS,
+                     help="full Newton, or modified Newton reusing the factorised matrix while it "
+                     "contracts fast enough (overrides solver.newton; default full)")
     run.add_argument("--out", type=Path, metavar="DIR",
                      help="result folder (default: results/<case file stem>); an existing folder is "
                      "replaced only if it is empty or an earlier result folder (has summary.json)")
@@ -437,7 +441,9 @@ def _run(args):
     case = dataclasses.replace(
         case, dt=args.dt or case.dt, t_end=args.t_end or case.t_end, every=args.every or case.every,
         integrator=args.integrator or case.integrator,
-        early_stop=case.early_stop and (args.integrator or case.integrator) == "generalized-alpha",
+        early_stop=(case.early_stop and (args.integrator or case.integrator) == "generalized-alpha"
+                    and (args.newton or case.newton) == "full"),
+        newton=args.newton or case.newton,
         rho_inf=case.rho_inf if args.rho_inf is None else args.rho_inf,
         vtk=case.vtk and not args.no_vtk, plots=case.plots and not args.no_plots)
     check_case_run(case)
@@ -498,8 +504,8 @@ def _report(s, out, flexible=None):
     return "\n".join(([flexible] if flexible else []) + [
         f"{steps} steps of dt = {s['dt']:g} to t = {s['t_reached']:g} in "
         f"{s['wall_time_s']:.3g} s ({s['ms_per_step']:.3g} ms/step)",
-        f"Newton iterations per step: mean {s['newton_iterations_mean']:.3g}, "
-        f"max {s['newton_iterations_max']}",
+        f"Newton iterations per step ({s['newton']} Newton): mean {s['newton_iterations_mean']:.3g}, "
+        f"max {s['newton_iterations_max']}; Newton matrices factorised: {s['newton_factorisations']}",
         f"energy balance error max |H - H0 - W|: {s['max_abs_energy_balance']:.3g}; "
         f"energy drift (H - H0 - W at the end)/max(|H|, T): {s['energy_drift']:.3g}",
         f"max constraint residual: {s['max_constraint_residual']:.3g}",

@@ -40,7 +40,7 @@ from pathlib import Path
 import numpy as np
 from scipy.optimize import brentq
 
-from .integrators.energy_momentum import NewtonOptions
+from .integrators.newton import NewtonOptions
 from .simulate import prepare, simulate, step_count
 
 ROUNDOFF = 1e3  # errors below ROUNDOFF * eps * scale (* sqrt(steps)) are round-off

@@ -8,7 +8,8 @@ import numpy as np
 
 from .forces import SpringDamper
 from .initial import independent_rows, project, wrong_angle_branch
-from .integrators.energy_momentum import EnergyMomentum, NewtonFailure, NewtonOptions
+from .integrators.energy_momentum import EnergyMomentum
+from .integrators.newton import NewtonFailure, NewtonOptions
 from .integrators.generalized_alpha import GeneralizedAlpha
 from .builder import ModelError
 
@@ -97,6 +98,7 @@ class Results:
     message: str = ""
     dropped: list = field(default_factory=list)
     integrator: str = "energy-momentum"
+    factorisations: int = 0  # Newton matrices factorised (fewer than iterations with modified Newton)
 
     @property
     def t_mid(self):
@@ -180,4 +182,5 @@ def simulate(model, setup, dt, t_end, options=None, progress=None, integrator="e
         residual=np.array([np.abs(model.phi(qk, tk)[setup.active_rows]).max(initial=0.0) for qk, tk in zip(Q, t)]),
         kinetic=model.kinetic(V), potential=potential[: last + 1],
         work=work[: last + 1], dissipation=dissipation[: last + 1], momentum=momentum, angular_momentum=angular,
-        complete=complete, message=message, dropped=setup.dropped, integrator=integrator)
+        complete=complete, message=message, dropped=setup.dropped, integrator=integrator,
+        factorisations=stepper.lu.factorizations + stepper.lu.refactorizations)

@@ -65,6 +65,22 @@ def test_run_writes_all_files(case, tmp_path, capsys):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["logo.toml", "out"]
 
 
+def test_newton_method_is_chosen_on_the_command_line_and_reported(case, tmp_path, capsys):
+    """``--newton modified`` overrides the case's ``solver.newton``: the summary names the method and
+    counts fewer factorised Newton matrices than iterations (full Newton: one per iteration)."""
+    counts = {}
+    for method in ("full", "modified"):
+        out = tmp_path / method
+        assert main(["run", str(case), "--out", str(out), "--no-plots", "--no-vtk", "--newton", method,
+                     "--t-end", "0.2"]) == 0
+        s = summary(out)
+        assert s["newton"] == method and s["complete"]
+        counts[method] = (s["newton_factorisations"], round(s["newton_iterations_mean"] * s["steps"]))
+        assert f"Newton iterations per step ({method} Newton)" in capsys.readouterr().out
+    assert counts["full"][0] == counts["full"][1]
+    assert counts["modified"][0] < counts["modified"][1]
+
+
 def test_rerun_replaces_result_folder(case, tmp_path):
     out = tmp_path / "out"
     args = ["run", str(case), "--out", str(out), "--quiet", "--no-plots", "--no-vtk"]

@@ -5,7 +5,7 @@ import pytest
 
 from femdyn.beam.body import BeamBody, Section
 from femdyn.initial import place
-from femdyn.integrators.energy_momentum import NewtonOptions
+from femdyn.integrators.newton import NewtonOptions
 from femdyn.io.beams import Options
 from femdyn.io.case import load_case
 from femdyn.kinematics import point_matrix

@@ -12,8 +12,8 @@ from test_components import all_joints_model
 from test_flexible import free_beam
 
 from femdyn.initial import place
-from femdyn.integrators.energy_momentum import NewtonOptions
 from femdyn.integrators.generalized_alpha import GeneralizedAlpha, chung_hulbert
+from femdyn.integrators.newton import NewtonOptions
 from femdyn.io.case import load_case
 from femdyn.builder import ModelBuilder, ModelError
 from femdyn.simulate import prepare, simulate

@@ -3,7 +3,7 @@ refinement of the fixed-pattern KLU solves on an ill-scaled saddle-point matrix.
 import numpy as np
 import scipy.sparse as sp
 
-from femdyn.integrators.energy_momentum import newton_converged
+from femdyn.integrators.newton import newton_converged
 from femdyn.linalg import FixedPatternLU
 
 

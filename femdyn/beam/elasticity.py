@@ -17,6 +17,7 @@ no geometric stiffening (the modes are linear shapes). All bodies are one batch:
 stiffening off carry EA = 0 in the nonlinear part and their axial stiffness in the linear blocks.
 """
 import numpy as np
+import scipy.sparse as sp
 
 from ..forces import Force
 from .elements import axial_strain_row, slope_rows, stiffness_matrices
@@ -68,66 +69,75 @@ class BeamElasticity(Force):
         self._kept = (self.map[:, :, None] >= 0) & (self.map[:, None, :] >= 0)
         k, i, j = np.nonzero(self._kept)
         self._pattern = (self.map[k, i], self.map[k, j])
+        # the element maps assembled once over the n coordinates, so that forces and strains are
+        # sparse products: K (n, n) the linear stiffness, U (K, n) the axial strain rows, V (K P, n) the
+        # slope rows at the Gauss points
+        n = start
+        self._K = sp.csr_matrix((self.blocks[self._kept], self._pattern), shape=(n, n))
+        self._U = self._assemble(self.U[:, 0, :])
+        self._V = self._assemble(self.V.reshape(-1, width), np.repeat(self.map, len(XI), axis=0))
+        self._Ut, self._Vt = self._U.T.tocsr(), self._V.T.tocsr()
+        self._weights = self.ea_l[:, None] * WEIGHTS  # (K, P): w_g EA l
         self._start = self._last = None  # caches of ``_step_terms``
+
+    def _assemble(self, rows, maps=None):
+        """Sparse (R, n) matrix of element rows (R, width) on the coordinates ``maps`` (R, width)."""
+        maps = self.map if maps is None else maps
+        r, c = np.nonzero(maps >= 0)
+        return sp.csr_matrix((rows[r, c], (r, maps[r, c])), shape=(len(rows), self.dofs.shape[1]))
 
     def tangent_pattern(self):
         return self._pattern
 
-    def _gather(self, q):
-        padded = np.concatenate([q[0], [0.0]])
-        return padded[self.map]  # index -1 picks the appended zero
-
-    def _scatter(self, values):
-        n = self.dofs.shape[1]
-        index = np.where(self.map >= 0, self.map, n).ravel()
-        return np.bincount(index, weights=values.ravel(), minlength=n + 1)[None, :n]
-
-    def _strain(self, e):
-        """eps (K, P) and grad eps (K, P, 6) at the Gauss points for element coordinates e (K, 6)."""
-        slope = np.einsum("kpi,ki->kp", self.V, e)
-        eps = np.einsum("kpi,ki->kp", self.U, e) + 0.5 * slope**2
-        return eps, self.U + slope[..., None] * self.V
+    def _strain(self, q):
+        """eps (K, P) and the slopes (K, P) at the Gauss points for the coordinates q (n,);
+        grad eps = U + slope V."""
+        slope = (self._V @ q).reshape(self.ea_l.size, -1)
+        return (self._U @ q)[:, None] + 0.5 * slope**2, slope
 
     def potential(self, q, state=None):
-        e = self._gather(q)
-        v = 0.5 * np.einsum("ki,kij,kj->", e, self.blocks, e)
+        q = q[0]
+        v = 0.5 * q @ (self._K @ q)
         if self.stiffening:
             known = self._start is not None and np.array_equal(self._start[0], q)  # the strain at q
-            eps = self._start[1] if known else self._strain(e)[0]
-            v += 0.5 * np.sum(self.ea_l[:, None] * WEIGHTS * eps**2)
+            eps = self._start[1] if known else self._strain(q)[0]
+            v += 0.5 * np.sum(self._weights * eps**2)
         return float(v)
 
     def _step_terms(self, qa, qb):
-        """e_a, e_b, eps_bar (K, P), grad eps(e_mid) and grad eps(e_b) (K, P, 6). Newton evaluates
-        force and tangent at the same (qa, qb) and keeps qa over a step: the last result, and the
-        strain at qa, are reused when the arguments repeat."""
+        """eps_bar (K, P), the slopes at q_mid and at q_b (K, P) (grad eps is affine in the
+        coordinates: grad eps(q_mid) = U + slope(q_mid) V). Newton evaluates force and tangent at the
+        same (qa, qb) and keeps qa over a step: the last result, and the strain at qa, are reused when
+        the arguments repeat."""
         if self._last is not None and np.array_equal(self._last[0], qa) and np.array_equal(self._last[1], qb):
             return self._last[2]
-        eb = self._gather(qb)
-        eps_b, grad_b = self._strain(eb)
+        eps_b, slope_b = self._strain(qb)
         if np.array_equal(qa, qb):  # the continuous force (generalized-alpha evaluates it so)
-            self._start = (qa.copy(), eps_b, grad_b)
+            self._start = (qa.copy(), eps_b, slope_b)
         elif self._start is None or not np.array_equal(self._start[0], qa):
-            self._start = (qa.copy(), *self._strain(self._gather(qa)))
-        _, eps_a, grad_a = self._start
-        ea = self._gather(qa)
-        terms = (ea, eb, 0.5 * (eps_a + eps_b), 0.5 * (grad_a + grad_b), grad_b)  # grad eps is affine in e
+            self._start = (qa.copy(), *self._strain(qa))
+        _, eps_a, slope_a = self._start
+        terms = (0.5 * (eps_a + eps_b), 0.5 * (slope_a + slope_b), slope_b)
         self._last = (qa.copy(), qb.copy(), terms)
         return terms
 
     def discrete_force(self, qa, qb, t_mid, dt, state=None):
-        if not self.stiffening:
-            return -self._scatter(np.einsum("kij,kj->ki", self.blocks, 0.5 * (self._gather(qa) + self._gather(qb))))
-        ea, eb, eps_bar, grad_m, _ = self._step_terms(qa, qb)
-        f = np.einsum("kij,kj->ki", self.blocks, 0.5 * (ea + eb))
-        f += np.einsum("kp,kpi->ki", self.ea_l[:, None] * WEIGHTS * eps_bar, grad_m)
-        return -self._scatter(f)
+        qa, qb = qa[0], qb[0]
+        f = self._K @ (0.5 * (qa + qb))
+        if self.stiffening:
+            eps_bar, slope_m, _ = self._step_terms(qa, qb)
+            a = self._weights * eps_bar
+            f += self._Ut @ a.sum(axis=1) + self._Vt @ (a * slope_m).ravel()
+        return -f[None, :]
 
     def tangent_values(self, qa, qb, t_mid, dt, state=None):
+        """d Fbar / d qb at the pattern: -(K + sum_g w_g EA l [grad eps_g(e_mid) grad eps_g(e_b)^T
+        + eps_bar_g V_g V_g^T]) / 2 per element, grad eps = U + slope V."""
         T = 0.5 * self.blocks
         if self.stiffening:
-            _, _, eps_bar, grad_m, grad_b = self._step_terms(qa, qb)
-            w = self.ea_l[:, None] * WEIGHTS
-            weighted = np.swapaxes(w[..., None] * grad_m, 1, 2)  # (K, 6, P); matmul beats 3-operand einsum
-            T = T + 0.5 * (weighted @ grad_b + np.swapaxes((w * eps_bar)[..., None] * self.V, 1, 2) @ self.V)
+            eps_bar, slope_m, slope_b = self._step_terms(qa[0], qb[0])
+            w = self._weights
+            weighted = np.swapaxes(w[..., None] * (self.U + slope_m[..., None] * self.V), 1, 2)  # (K, 6, P)
+            T = T + 0.5 * (weighted @ (self.U + slope_b[..., None] * self.V)
+                           + np.swapaxes((w * eps_bar)[..., None] * self.V, 1, 2) @ self.V)
         return -T[self._kept][None, :]

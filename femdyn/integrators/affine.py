@@ -75,19 +75,23 @@ class AffineConstraints:
 
     def contribute(self, G_a, qb, lam, R, scale, tangent=1.0):
         """Writes ``scale`` phi(qb) into the batch's rows of the residual R; returns Gbar^T lam and
-        the Newton-matrix data in ``place`` order, the tangent multiplied by ``tangent``."""
-        phi, G, G_bar, T, force = self.linearize(G_a, qb, lam)
+        the Newton-matrix data in ``place`` order, the tangent multiplied by ``tangent`` (None: the
+        residual only, no data)."""
+        phi, G, G_bar, T, force = self.linearize(G_a, qb, lam, tangent is not None)
         R[self._phi_at] = scale * phi[self._phi_keep]
+        if tangent is None:
+            return force, []
         return force, [tangent * T, scale * G_bar[self._keep], scale * G[self._keep]]
 
     def jacobian(self, q):
         """G at the slots."""
         return self.g + self.H @ q
 
-    def linearize(self, G_a, qb, lam):
-        """phi(qb) at ``rows``, G(qb) and Gbar at the slots, the tangent entries, and Gbar^T lam."""
+    def linearize(self, G_a, qb, lam, tangent=True):
+        """phi(qb) at ``rows``, G(qb) and Gbar at the slots, the tangent entries (if ``tangent``, else
+        None), and Gbar^T lam; ``G_a`` None: the mid-point is qb itself (Gbar = G(qb))."""
         G_b = self.jacobian(qb)
         phi = 0.5 * np.bincount(self.slot_row, weights=(G_b + self.g) * qb[self.slot_col], minlength=self.m)
-        G_bar = 0.5 * (G_a + G_b)
+        G_bar = G_b if G_a is None else 0.5 * (G_a + G_b)
         force = np.bincount(self.slot_col, weights=G_bar * lam[self.slot_row], minlength=self.n)
-        return (phi + self.c)[self.rows], G_b, G_bar, self.tangent @ lam, force
+        return (phi + self.c)[self.rows], G_b, G_bar, self.tangent @ lam if tangent else None, force

@@ -22,56 +22,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..assembly import SparsePattern, block_entries
-from ..linalg import FixedPatternLU, SingularMatrixError
+from ..linalg import FixedPatternLU
 from .affine import AffineConstraints
-
-
-class NewtonFailure(RuntimeError):
-    def __init__(self, time, residual, iterations, reason, servos=()):
-        self.time, self.residual, self.iterations = time, residual, iterations
-        hint = "Try a smaller dt, or check the initial configuration and the loads."
-        if servos:
-            hint += (f" The servo constraints ({', '.join(servos)}) may ask for a pose outside the "
-                     "workspace or through a singular one there.")
-        super().__init__(f"Newton failed in the step to t = {time:.6g} after {iterations} iterations "
-                         f"({reason}; residual {residual:.3e}). {hint}")
-
-
-# Steps of iterative refinement of the first Newton solve of a step (``FixedPatternLU.solve``). Its
-# increment is the large one: a solve with relative error e leaves e |dq_1| for the next iteration
-# (N = 4096 beam elements: e = 2e-3, increments 3e-5, 6e-8, .. instead of 3e-5, 1e-9, ..), while the
-# later, small increments carry that error far below the tolerance.
-FIRST_SOLVE_REFINEMENT = 1
-
-
-@dataclass
-class NewtonOptions:
-    tolerance: float = 1e-10  # on the error of q_n+1, relative to max(1, |q|_inf): see ``newton_converged``
-    max_iterations: int = 25
-    early_stop: bool = False  # generalized-alpha only: ``generalized_alpha.QuadraticStop``
-
-
-def newton_converged(increment, previous, q, tolerance):
-    """Newton's stopping test on the increments |dq_k|_inf (``increment``) and |dq_k-1|_inf
-    (``previous``, None in the first iteration), E. Hairer, G. Wanner, Solving Ordinary Differential
-    Equations II, 2nd ed., Springer 1996, sec. IV.8, eqs. (8.10)-(8.11): with the observed contraction
-    Theta = |dq_k| / |dq_k-1| < 1 the error left in q_k is at most Theta / (1 - Theta) |dq_k|, and the
-    iteration stops when that bound, or |dq_k| itself, is below ``tolerance`` max(1, |q|_inf).
-
-    Testing the estimated error instead of the last increment saves the iteration that only confirms
-    convergence (quadratic convergence with |dq| = 3e-5, 1e-9 leaves an error of about 1e-13 after the
-    second iteration), and that iteration is the costly one on fine meshes: with 4096 beam elements the
-    round-off of the elastic forces (EI / h^3 of 1e13 N/m times q) alone moves q by about 1e-10, the
-    default tolerance, so an increment test there wanders at the round-off level for several more
-    iterations (benchmarks/README.md, "Scaling and memory").
-    """
-    bound = tolerance * max(1.0, np.abs(q).max())
-    if increment <= bound:
-        return True
-    if previous is None or increment >= previous:
-        return False
-    theta = increment / previous
-    return theta / (1.0 - theta) * increment <= bound
+from .newton import Newton, NewtonOptions
 
 
 @dataclass
@@ -130,7 +83,8 @@ def constraint_layout(stepper, model, position, rows, cols):
 
 def force_layout(stepper, model, rows, cols):
     """Appends the tangent entries of the forces that depend on q_n+1 to ``rows``/``cols`` and sets
-    the stepper's force lists, its fixed ``pattern``, the ``lu`` on it and the servo names."""
+    the stepper's force lists, its fixed ``pattern``, the ``lu`` on it, the servo names and its
+    ``newton`` iteration."""
     stepper._varying = [k for k, f in enumerate(model.forces) if f.tangent_mask is not None]
     stepper._constant = [k for k, f in enumerate(model.forces) if f.tangent_mask is None]
     for k in stepper._varying:
@@ -141,6 +95,8 @@ def force_layout(stepper, model, rows, cols):
     stepper.pattern = SparsePattern((stepper.size,) * 2, np.concatenate(rows), np.concatenate(cols))
     stepper.lu = FixedPatternLU(stepper.pattern.indptr, stepper.pattern.indices)
     stepper.servos = sorted({label for fam in stepper._families if fam["servo"] for label in fam["c"].labels})
+    stepper.newton = Newton(stepper.options, stepper.pattern, stepper.lu, model.n, stepper.active, stepper.scale,
+                            stepper.servos)
 
 
 class EnergyMomentum:
@@ -155,6 +111,7 @@ class EnergyMomentum:
         rows, cols = [self.mass.row], [self.mass.col]  # constant mass matrix
         constraint_layout(self, model, position, rows, cols)
         force_layout(self, model, rows, cols)
+        self._potential = None  # (states, q, potential energy) at the end of the last step
 
     def _scatter(self, dofs, values):
         return np.bincount(dofs.ravel(), weights=values.ravel(), minlength=self.model.n)
@@ -174,14 +131,15 @@ class EnergyMomentum:
         batch, then each other family's ``begin_step``."""
         return [self._affine.jacobian(qa)] + [fam["c"].begin_step(qa[fam["c"].dofs], t_end) for fam in self._families]
 
-    def _system(self, qa, qb, lam, t_mid, inertia, constant_forces, starts, states):
-        """Residual and Newton matrix data in pattern order. ``lam`` holds all m multipliers."""
+    def _system(self, qa, qb, lam, t_mid, inertia, constant_forces, starts, states, tangents=True):
+        """Residual and (with ``tangents``, else None) Newton matrix data in pattern order. ``lam``
+        holds all m multipliers."""
         dt, s, n = self.dt, self.scale, self.model.n
         R = np.empty(self.size)
         R_q = (2.0 / dt**2 * (self._mass_csr @ qb) - inertia - constant_forces
                - self._forces(qa, qb, t_mid, states, self._varying))
         data = [2.0 / dt**2 * self.mass.data]
-        force, entries = self._affine.contribute(starts[0], qb, lam, R, s)
+        force, entries = self._affine.contribute(starts[0], qb, lam, R, s, tangent=1.0 if tangents else None)
         R_q += force
         data += entries
         for fam, start in zip(self._families, starts[1:]):
@@ -191,6 +149,8 @@ class EnergyMomentum:
             R[fam["phi_at"]] = s * phi[fam["phi_keep"]]
             data += [T.ravel(), s * Gbar.ravel()[fam["f_keep"]], s * G.ravel()[fam["g_keep"]]]
         R[:n] = R_q
+        if not tangents:
+            return R, None
         for k in self._varying:
             f = self.model.forces[k]
             data.append(-f.tangent_values(qa[f.dofs], qb[f.dofs], t_mid, dt, states[k]).ravel())
@@ -199,32 +159,19 @@ class EnergyMomentum:
     def step(self, t, qa, va, lam_guess, states):
         """One step from (t, qa, va) to t + dt; ``lam_guess`` (m,) starts Newton's iteration and
         ``states`` are the forces' internal states at t."""
-        model, dt, n = self.model, self.dt, self.model.n
+        dt = self.dt
         t_mid = t + 0.5 * dt
         inertia = 2.0 / dt**2 * (self._mass_csr @ (qa + dt * va))
         constant_forces = self._forces(qa, qa, t_mid, states, self._constant)
         starts = self.begin_step(qa, t + dt)
-        qb = qa + dt * va
-        lam = np.zeros(model.m)
+        lam = np.zeros(self.model.m)
         lam[self.active] = lam_guess[self.active]
-        previous = None
-        for it in range(1, self.options.max_iterations + 1):
-            R, data = self._system(qa, qb, lam, t_mid, inertia, constant_forces, starts, states)
-            if not np.all(np.isfinite(R)):
-                raise NewtonFailure(t + dt, np.inf, it, "the residual is not finite", self.servos)
-            try:
-                self.lu.factor(self.pattern.values(data))
-            except SingularMatrixError:
-                raise NewtonFailure(t + dt, np.abs(R).max(), it, "singular Newton matrix", self.servos) from None
-            dx = self.lu.solve(-R, refine=FIRST_SOLVE_REFINEMENT if it == 1 else 0)
-            qb = qb + dx[:n]
-            lam[self.active] += self.scale * dx[n:]
-            increment = np.abs(dx[:n]).max()
-            if newton_converged(increment, previous, qb, self.options.tolerance):
-                return self._finish(t, qa, va, qb, lam, it, constant_forces, states)
-            previous = increment
-        raise NewtonFailure(t + dt, np.abs(R).max(), self.options.max_iterations,
-                            "no convergence within the iteration limit", self.servos)
+
+        def system(qb, lam, tangents):
+            return self._system(qa, qb, lam, t_mid, inertia, constant_forces, starts, states, tangents)
+
+        qb, lam, iterations = self.newton.solve(system, qa + dt * va, lam, t + dt)
+        return self._finish(t, qa, va, qb, lam, iterations, constant_forces, states)
 
     def _finish(self, t, qa, va, qb, lam, iterations, constant_forces, states):
         """Velocities, the step's work (loads, servo inputs, dissipation) and the new states."""
@@ -237,7 +184,9 @@ class EnergyMomentum:
         new_states = [f.advance(qa[f.dofs], qb[f.dofs], s) for f, s in zip(model.forces, states)]
         dissipation = sum(float(np.sum(f.dissipation(qa[f.dofs], qb[f.dofs], s)))
                           for f, s in zip(model.forces, states) if hasattr(f, "dissipation"))
-        v_a = model.potential(qa, states)
+        known = self._potential is not None and self._potential[0] is states and np.array_equal(self._potential[1], qa)
+        v_a = self._potential[2] if known else model.potential(qa, states)
         v_b = model.potential(qb, new_states)
+        self._potential = (new_states, qb, v_b)  # V_n of the next step, if it starts here
         work = float(F @ dq) + v_b - v_a
         return StepResult(qb, 2.0 / dt * dq - va, lam, iterations, work, v_b, dissipation, new_states)

@@ -74,7 +74,6 @@ to round-off (the constraint residual is then up to about the tolerance instead 
 option is off by default. The energy-momentum stepper has no early stop: its conservation to
 round-off needs the converged residual.
 """
-from collections import deque
 from dataclasses import dataclass
 
 import numpy as np
@@ -82,9 +81,8 @@ import scipy.sparse.linalg as spla
 
 from ..forces import Friction, SpringDamper
 from ..kinematics import apply
-from ..linalg import SingularMatrixError
-from .energy_momentum import (FIRST_SOLVE_REFINEMENT, NewtonFailure, NewtonOptions, StepResult, constraint_layout,
-                              force_layout, newton_converged, saddle_layout)
+from .energy_momentum import StepResult, constraint_layout, force_layout, saddle_layout
+from .newton import NewtonFailure, NewtonOptions, QuadraticStop
 
 
 def chung_hulbert(rho_inf):
@@ -146,38 +144,6 @@ def _friction(f, q, slip_start):
     slip_end = np.where(slip, q[:, 0] - e, slip_start)
     return ((-f.E * e)[:, None], np.where(slip, 0.0, -f.E)[:, None, None], slip_end,
             f.F_max * np.abs(slip_end - slip_start))
-
-
-ROUND_OFF = 64 * np.finfo(float).eps  # relative size of an increment that measures only round-off
-
-
-class QuadraticStop:
-    """Newton's convergence test with an early stop under quadratic convergence.
-
-    Converged when the increment is at most ``limit``, or when ``safety C |dx|^2 <= limit``: with
-    quadratic convergence the next increment is |dx_k+1| <= C |dx_k|^2, C being the largest ratio
-    |dx_k+1| / |dx_k|^2 measured over the last ``window`` pairs of iterations (increments at the
-    round-off ``floor`` measure nothing and are left out). Every ``refresh``-th step (and every step
-    until a ratio is known) runs to the plain test, so C stays measured; a Newton that converges only
-    linearly shows a large C and is never stopped early."""
-
-    def __init__(self, safety=10.0, window=32, refresh=16):
-        self.safety, self.refresh = safety, refresh
-        self.ratios = deque(maxlen=window)
-        self.steps, self.previous, self.measuring = 0, None, True
-
-    def begin_step(self):
-        self.steps += 1
-        self.previous = None
-        self.measuring = not self.ratios or self.steps % self.refresh == 0
-
-    def converged(self, size, limit, floor):
-        if self.previous and size > floor:
-            self.ratios.append(size / self.previous**2)
-        self.previous = size
-        if size <= limit:
-            return True
-        return not self.measuring and self.safety * max(self.ratios) * size**2 <= limit
 
 
 class GeneralizedAlpha:
@@ -263,14 +229,15 @@ class GeneralizedAlpha:
     def _servo_starts(self, q, t):
         return [fam["c"].begin_step(q[fam["c"].dofs], t) if fam["servo"] else None for fam in self._families]
 
-    def _system(self, q, v, lam, t, inertia, constant_forces, servo_starts, states):
-        """Residual and Newton matrix data in pattern order; ``lam`` holds all m multipliers."""
+    def _system(self, q, v, lam, t, inertia, constant_forces, servo_starts, states, tangents=True):
+        """Residual and (with ``tangents``, else None) Newton matrix data in pattern order; ``lam``
+        holds all m multipliers."""
         s, n = self.scale, self.model.n
         R = np.empty(self.size)
-        F, force_data = self._varying_forces(q, v, t, states, tangents=True)
+        F, force_data = self._varying_forces(q, v, t, states, tangents=tangents)
         R_q = self.beta_p * (self._mass_csr @ q) - inertia - constant_forces - F
         data = [self.beta_p * self.mass.data]
-        force, entries = self._affine.contribute(self._affine.jacobian(q), q, lam, R, s, tangent=2.0)
+        force, entries = self._affine.contribute(None, q, lam, R, s, tangent=2.0 if tangents else None)
         R_q += force
         data += entries
         for fam, (phi, G, Gbar, T) in zip(self._families, self._linearize(q, lam, t, servo_starts)):
@@ -278,7 +245,7 @@ class GeneralizedAlpha:
             R[fam["phi_at"]] = s * phi[fam["phi_keep"]]
             data += [T.ravel(), s * Gbar.ravel()[fam["f_keep"]], s * G.ravel()[fam["g_keep"]]]
         R[:n] = R_q
-        return R, np.concatenate(data + force_data)
+        return R, (np.concatenate(data + force_data) if tangents else None)
 
     # --- start -------------------------------------------------------------------------------
     def _constraint_acceleration(self, q, v, t):
@@ -299,7 +266,7 @@ class GeneralizedAlpha:
         lam = np.zeros(model.m)
         starts = self._servo_starts(q, t)
         data = [self.mass.data]
-        data += self._affine.contribute(self._affine.jacobian(q), q, lam, np.empty(self.size), s, tangent=0.0)[1]
+        data += self._affine.contribute(None, q, lam, np.empty(self.size), s, tangent=0.0)[1]
         for fam, (_, G, Gbar, T) in zip(self._families, self._linearize(q, lam, t, starts)):
             data += [np.zeros(T.size), s * Gbar.ravel()[fam["f_keep"]], s * G.ravel()[fam["g_keep"]]]
         data.append(np.zeros(self.pattern.entries - sum(map(len, data))))  # force tangents
@@ -336,44 +303,28 @@ class GeneralizedAlpha:
                     constant_forces=self._constant_forces(qa, t1, states),
                     servo_starts=self._servo_starts(qa, t1))
 
-    def _newton_system(self, step, qb, lam):
+    def _newton_system(self, step, qb, lam, tangents=True):
         """Residual and Newton matrix data (pattern order) at q_n+1 = qb with multipliers lam (m,)."""
         vb = step["v_known"] + self.gamma_p * (qb - step["q_known"])
         return self._system(qb, vb, lam, step["t1"], step["inertia"], step["constant_forces"],
-                            step["servo_starts"], step["states"])
+                            step["servo_starts"], step["states"], tangents)
 
     def step(self, t, qa, va, lam_guess, states):
         """One step from (t, qa, va) to t + dt; ``lam_guess`` (m,) starts Newton's iteration and
         ``states`` are the forces' internal states at t. Continues with a and vd of the last step if
         (t, qa, va) is its end, else starts afresh (``start``)."""
-        n, t1 = self.model.n, t + self.dt
         step = self._begin(t, qa, va, states)
         c = self._carry
         a_guess = c.a if c.a_previous is None else 2.0 * c.a - c.a_previous
-        qb = step["q_known"] + self.beta * self.dt**2 * a_guess
         lam = np.zeros(self.model.m)
         lam[self.active] = lam_guess[self.active]
-        stop, previous = self._stop, None
-        stop.begin_step()
-        for it in range(1, self.options.max_iterations + 1):
-            R, data = self._newton_system(step, qb, lam)
-            if not np.all(np.isfinite(R)):
-                raise NewtonFailure(t1, np.inf, it, "the residual is not finite", self.servos)
-            try:
-                self.lu.factor(self.pattern.values(data))
-            except SingularMatrixError:
-                raise NewtonFailure(t1, np.abs(R).max(), it, "singular Newton matrix", self.servos) from None
-            dx = self.lu.solve(-R, refine=FIRST_SOLVE_REFINEMENT if it == 1 else 0)
-            qb = qb + dx[:n]
-            lam[self.active] += self.scale * dx[n:]
-            increment, scale = np.abs(dx[:n]).max(), max(1.0, np.abs(qb).max())
-            early = self.options.early_stop and stop.converged(increment, self.options.tolerance * scale,
-                                                               ROUND_OFF * scale)
-            if early or newton_converged(increment, previous, qb, self.options.tolerance):
-                return self._finish(step, qb, lam, it)
-            previous = increment
-        raise NewtonFailure(t1, np.abs(R).max(), self.options.max_iterations,
-                            "no convergence within the iteration limit", self.servos)
+        stop = self._stop if self.options.early_stop else None
+        if stop is not None:
+            stop.begin_step()
+        qb, lam, iterations = self.newton.solve(lambda qb, lam, tangents: self._newton_system(step, qb, lam, tangents),
+                                                step["q_known"] + self.beta * self.dt**2 * a_guess, lam,
+                                                t + self.dt, stop)
+        return self._finish(step, qb, lam, iterations)
 
     def _finish(self, step, qb, lam, iterations):
         """a, v, vd at t + dt, the new force states, the step's work and dissipation."""

@@ -14,7 +14,8 @@ Schema::
     gravity = [0.0, -9.81]            # optional
     [solver]  dt, t_end; optional tolerance, max_iterations, initial_tolerance,
               integrator = "energy-momentum" (default) | "generalized-alpha", rho_inf (default 0.9),
-              early_stop (generalized-alpha only, default false: ``NewtonOptions.early_stop``)
+              early_stop (generalized-alpha only, default false: ``NewtonOptions.early_stop``),
+              newton = "full" (default) | "modified" (``NewtonOptions.modified``; not with early_stop)
     [output]  optional every, vtk, plots
     [[bodies]]   name, mass, euler = [..] | inertia = [J1, J2, J3] (3D); optional size = [..]
                  or (2D) name, beam = {..}: a flexible body, with [flexible] settings (see ``beams``)
@@ -53,7 +54,7 @@ import numpy as np
 from .. import kinematics as kin
 from .. import timefunctions, trajectories
 from ..initial import PLACING, place
-from ..integrators.energy_momentum import NewtonOptions
+from ..integrators.newton import NEWTON_METHODS, NewtonOptions
 from ..simulate import INTEGRATORS, check_run, step_count
 from ..model import Model
 from ..builder import GROUND, JOINT_TYPES, ModelBuilder, ModelError, euler_from_inertia
@@ -119,6 +120,7 @@ class Case:
     integrator: str  # "energy-momentum" or "generalized-alpha" (``simulate``)
     rho_inf: float  # spectral radius of generalized-alpha
     early_stop: bool  # Newton's early stop of generalized-alpha
+    newton: str  # "full" or "modified" Newton (``integrators.newton.Newton``)
     every: int | None  # write every k-th step as a VTK frame; None: about FRAMES frames
     vtk: bool
     plots: bool
@@ -127,7 +129,7 @@ class Case:
 
     @property
     def newton_options(self):
-        return NewtonOptions(self.tolerance, self.max_iterations, self.early_stop)
+        return NewtonOptions(self.tolerance, self.max_iterations, self.early_stop, self.newton == "modified")
 
     @property
     def steps(self):
@@ -647,7 +649,8 @@ def load_case(path, flexible=None, overrides=None, data=None):
 
     defaults = NewtonOptions()
     solver = r.table(data["solver"], "solver", ("dt", "t_end"),
-                     ("tolerance", "max_iterations", "initial_tolerance", "integrator", "rho_inf", "early_stop"))
+                     ("tolerance", "max_iterations", "initial_tolerance", "integrator", "rho_inf", "early_stop",
+                      "newton"))
     integrator = r.choice(solver.get("integrator", INTEGRATORS[0]), "solver.integrator", INTEGRATORS)
     rho_inf = r.number(solver.get("rho_inf", 0.9), "solver.rho_inf")
     if not 0.0 <= rho_inf <= 1.0:
@@ -656,6 +659,10 @@ def load_case(path, flexible=None, overrides=None, data=None):
     if early_stop and integrator != "generalized-alpha":
         r.fail("solver.early_stop", "only for integrator = \"generalized-alpha\" (the energy-momentum scheme "
                "needs the converged residual for its conservation)")
+    newton = r.choice(solver.get("newton", NEWTON_METHODS[0]), "solver.newton", NEWTON_METHODS)
+    if early_stop and newton == "modified":
+        r.fail("solver.early_stop", "not with newton = \"modified\" (the early stop is made for full Newton's "
+               "quadratic convergence)")
     output = r.table(data.get("output", {}), "output", optional=("every", "vtk", "plots"))
     case = Case(
         path=path,
@@ -669,7 +676,7 @@ def load_case(path, flexible=None, overrides=None, data=None):
                                  "solver.max_iterations", 1),
         initial_tolerance=r.number(solver.get("initial_tolerance", 1e-6), "solver.initial_tolerance",
                                    positive=True),
-        integrator=integrator, rho_inf=rho_inf, early_stop=early_stop,
+        integrator=integrator, rho_inf=rho_inf, early_stop=early_stop, newton=newton,
         every=r.integer(output["every"], "output.every", 1) if "every" in output else None,
         vtk=r.boolean(output.get("vtk", True), "output.vtk"),
         plots=r.boolean(output.get("plots", True), "output.plots"),

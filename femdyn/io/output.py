@@ -101,6 +101,8 @@ def _summary(case, results, wall_time):
         "max_constraint_residual": float(results.residual.max()),
         "newton_iterations_mean": float(newton.mean()) if steps else 0.0,
         "newton_iterations_max": int(newton.max(initial=0)),
+        "newton": case.newton,
+        "newton_factorisations": results.factorisations,
         "wall_time_s": wall_time,
         "ms_per_step": 1e3 * wall_time / steps if steps else 0.0,
         "output_every": case.output_every,

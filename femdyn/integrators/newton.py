@@ -1,0 +1,162 @@
+"""Newton's iteration of the time steppers: options, stopping tests and the iteration itself.
+
+Both steppers (``energy_momentum``, ``generalized_alpha``) solve R(q_n+1, lam) = 0 in every step with
+the Newton matrix assembled into a fixed pattern and factorised by KLU (``linalg``); ``Newton`` runs
+that iteration for them. With ``NewtonOptions.modified`` it is the modified Newton method: the last
+factorisation is kept over iterations and steps, and the matrix is assembled and factorised anew only
+where the iteration stops contracting fast enough (``Newton``).
+"""
+from collections import deque
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..linalg import SingularMatrixError
+
+
+class NewtonFailure(RuntimeError):
+    def __init__(self, time, residual, iterations, reason, servos=()):
+        self.time, self.residual, self.iterations = time, residual, iterations
+        hint = "Try a smaller dt, or check the initial configuration and the loads."
+        if servos:
+            hint += (f" The servo constraints ({', '.join(servos)}) may ask for a pose outside the "
+                     "workspace or through a singular one there.")
+        super().__init__(f"Newton failed in the step to t = {time:.6g} after {iterations} iterations "
+                         f"({reason}; residual {residual:.3e}). {hint}")
+
+
+# Steps of iterative refinement of the first Newton solve of a step (``FixedPatternLU.solve``). Its
+# increment is the large one: a solve with relative error e leaves e |dq_1| for the next iteration
+# (N = 4096 beam elements: e = 2e-3, increments 3e-5, 6e-8, .. instead of 3e-5, 1e-9, ..), while the
+# later, small increments carry that error far below the tolerance.
+# A reused factorisation is not refined: the modified iteration corrects its error along with the
+# matrix's age.
+FIRST_SOLVE_REFINEMENT = 1
+
+
+NEWTON_METHODS = ("full", "modified")  # the choices of a case's solver.newton and of --newton
+
+
+@dataclass
+class NewtonOptions:
+    tolerance: float = 1e-10  # on the error of q_n+1, relative to max(1, |q|_inf): see ``newton_converged``
+    max_iterations: int = 25
+    early_stop: bool = False  # generalized-alpha only: ``QuadraticStop``
+    modified: bool = False  # modified Newton: the factorised Newton matrix is reused (``Newton``)
+
+
+def newton_converged(increment, previous, q, tolerance):
+    """Newton's stopping test on the increments |dq_k|_inf (``increment``) and |dq_k-1|_inf
+    (``previous``, None in the first iteration), E. Hairer, G. Wanner, Solving Ordinary Differential
+    Equations II, 2nd ed., Springer 1996, sec. IV.8, eqs. (8.10)-(8.11): with the observed contraction
+    Theta = |dq_k| / |dq_k-1| < 1 the error left in q_k is at most Theta / (1 - Theta) |dq_k|, and the
+    iteration stops when that bound, or |dq_k| itself, is below ``tolerance`` max(1, |q|_inf).
+
+    Testing the estimated error instead of the last increment saves the iteration that only confirms
+    convergence (quadratic convergence with |dq| = 3e-5, 1e-9 leaves an error of about 1e-13 after the
+    second iteration), and that iteration is the costly one on fine meshes: with 4096 beam elements the
+    round-off of the elastic forces (EI / h^3 of 1e13 N/m times q) alone moves q by about 1e-10, the
+    default tolerance, so an increment test there wanders at the round-off level for several more
+    iterations (benchmarks/README.md, "Scaling and memory").
+    """
+    bound = tolerance * max(1.0, np.abs(q).max())
+    if increment <= bound:
+        return True
+    if previous is None or increment >= previous:
+        return False
+    theta = increment / previous
+    return theta / (1.0 - theta) * increment <= bound
+
+
+ROUND_OFF = 64 * np.finfo(float).eps  # relative size of an increment that measures only round-off
+
+
+class QuadraticStop:
+    """Newton's convergence test with an early stop under quadratic convergence.
+
+    Converged when the increment is at most ``limit``, or when ``safety C |dx|^2 <= limit``: with
+    quadratic convergence the next increment is |dx_k+1| <= C |dx_k|^2, C being the largest ratio
+    |dx_k+1| / |dx_k|^2 measured over the last ``window`` pairs of iterations (increments at the
+    round-off ``floor`` measure nothing and are left out). Every ``refresh``-th step (and every step
+    until a ratio is known) runs to the plain test, so C stays measured; a Newton that converges only
+    linearly shows a large C and is never stopped early."""
+
+    def __init__(self, safety=10.0, window=32, refresh=16):
+        self.safety, self.refresh = safety, refresh
+        self.ratios = deque(maxlen=window)
+        self.steps, self.previous, self.measuring = 0, None, True
+
+    def begin_step(self):
+        self.steps += 1
+        self.previous = None
+        self.measuring = not self.ratios or self.steps % self.refresh == 0
+
+    def converged(self, size, limit, floor):
+        if self.previous and size > floor:
+            self.ratios.append(size / self.previous**2)
+        self.previous = size
+        if size <= limit:
+            return True
+        return not self.measuring and self.safety * max(self.ratios) * size**2 <= limit
+
+
+class Newton:
+    """Newton's iteration for one stepper, on its fixed ``pattern`` and ``lu``; ``n`` coordinates, then
+    the multipliers of the ``active`` rows, scaled by ``scale`` in the unknowns.
+
+    Full Newton (default) assembles and factorises the Newton matrix in every iteration and stops by
+    ``newton_converged``. Modified Newton (``options.modified``; P. Deuflhard, Newton Methods for
+    Nonlinear Problems, Springer 2004, sec. 2.1.4) keeps the last factorisation, across steps too,
+    and evaluates only the residual; the iteration then converges linearly, more slowly as the
+    motion moves away from where the matrix was factorised. When an increment is more than
+    ``REFRESH_CONTRACTION`` times the one before -- or the iteration diverges -- the matrix is
+    assembled and factorised at the current iterate and the iteration goes on from there, so a
+    stale matrix costs at most a few cheap residual evaluations.
+
+    Modified Newton stops on the increment itself, |dq_k| <= tolerance max(1, |q|): the error
+    estimate of ``newton_converged`` does not hold for it. On a flexible pendulum the error of a kept
+    matrix moves between the carriers and the elastic coordinates, so every other increment barely
+    shrinks the error while the one between them removes a factor of 1000 (increments 3.4e-5,
+    2.2e-8, 2.0e-8, 2.3e-11 with errors 2.2e-8, 2.0e-8, 1.6e-11, 1.8e-11); the estimate from two
+    increments then stopped with errors up to 450 times the tolerance, the increment test never
+    above 0.11 times it (300 steps, 64 elements; tests/test_modified_newton.py).
+    """
+
+    REFRESH_CONTRACTION = 0.1
+
+    def __init__(self, options, pattern, lu, n, active, scale, servos):
+        self.options, self.pattern, self.lu = options, pattern, lu
+        self.n, self.active, self.scale, self.servos = n, active, scale, servos
+        self.factorised = False  # lu holds a factorisation that modified Newton may reuse
+
+    def solve(self, system, qb, lam, t1, stop=None):
+        """Iterates from (qb, lam) until converged; ``system(qb, lam, tangents)`` gives the residual and
+        (with ``tangents``) the Newton matrix data in pattern order; ``stop``: an optional
+        ``QuadraticStop``. Returns (qb, lam, iterations); lam (all m multipliers) is updated in place."""
+        options, n = self.options, self.n
+        fresh, previous = not (options.modified and self.factorised), None
+        for it in range(1, options.max_iterations + 1):
+            R, data = system(qb, lam, fresh)
+            if not np.all(np.isfinite(R)):
+                raise NewtonFailure(t1, np.inf, it, "the residual is not finite", self.servos)
+            if fresh:
+                self.factorised = False
+                try:
+                    self.lu.factor(self.pattern.values(data))
+                except SingularMatrixError:
+                    raise NewtonFailure(t1, np.abs(R).max(), it, "singular Newton matrix", self.servos) from None
+                self.factorised = True
+            dx = self.lu.solve(-R, refine=FIRST_SOLVE_REFINEMENT if it == 1 and fresh else 0)
+            qb = qb + dx[:n]
+            lam[self.active] += self.scale * dx[n:]
+            increment, size = np.abs(dx[:n]).max(), max(1.0, np.abs(qb).max())
+            if options.modified:
+                if increment <= options.tolerance * size:
+                    return qb, lam, it
+                fresh = previous is not None and increment > self.REFRESH_CONTRACTION * previous
+            elif ((stop is not None and stop.converged(increment, options.tolerance * size, ROUND_OFF * size))
+                  or newton_converged(increment, previous, qb, options.tolerance)):
+                return qb, lam, it
+            previous = increment
+        raise NewtonFailure(t1, np.abs(R).max(), options.max_iterations,
+                            "no convergence within the iteration limit", self.servos)
