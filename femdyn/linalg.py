@@ -32,6 +32,19 @@ class SingularMatrixError(RuntimeError):
     pass
 
 
+# Below this many entries (rows x columns) a constant matrix is kept dense for repeated products: a
+# NumPy product costs about 1 us plus the arithmetic, SciPy's sparse product about 20 us of dispatch
+# plus the arithmetic, which is what a small model's Newton iteration is made of (about 8 products).
+DENSE_ENTRIES = 20_000
+
+
+def operator(matrix):
+    """A constant sparse matrix as the cheaper operand of repeated products ``operator(A) @ x``:
+    a dense array if it has at most ``DENSE_ENTRIES`` entries, else CSR."""
+    matrix = sp.csr_matrix(matrix)
+    return matrix.toarray() if matrix.shape[0] * matrix.shape[1] <= DENSE_ENTRIES else matrix
+
+
 class _KluCommon(ctypes.Structure):
     """klu_common of klu.h (SuiteSparse 5.x, int version)."""
 

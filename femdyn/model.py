@@ -7,6 +7,7 @@ Constraints are stacked family by family: internal orthonormality, the flexible 
 ground anchor, the joint pairs, then the augmentation rows. A ``Model`` is immutable once built;
 integrators keep their own workspace.
 """
+import functools
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -18,6 +19,7 @@ from .builder import GROUND, JOINT_TYPES, ModelError
 from .flexible import FlexibleBody
 from .forces import Friction, Gravity, SpringDamper, TimeLoad
 from .inertia import Inertia
+from .integrators.affine import AffineConstraints
 from .joints.anchor import Anchor
 from .joints.angle import JointAngle
 from .joints.base import Side
@@ -320,9 +322,17 @@ class Model:
                     labels[c.rows[k, r]] = f"{kind} '{label}'" + (f" row {r + 1}/{c.m}" if c.m > 1 else "")
         return labels
 
+    @functools.cached_property
+    def _constraint_batch(self):
+        """The quadratic constraint families as one ``AffineConstraints`` batch, and the others."""
+        quadratic, others = AffineConstraints.split(self.constraints)
+        return AffineConstraints(quadratic, self.n, self.m), others
+
     def phi(self, q, t=0.0):
+        batch, others = self._constraint_batch
         out = np.empty(self.m)
-        for c in self.constraints:
+        out[batch.rows] = batch.phi(q)
+        for c in others:
             out[c.rows] = c.phi(q[c.dofs], t) if c.time_dependent else c.phi(q[c.dofs])
         return out
 

@@ -20,6 +20,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..forces import Force
+from ..linalg import operator
 from .elements import axial_strain_row, slope_rows, stiffness_matrices
 
 _X, _W = np.polynomial.legendre.leggauss(5)
@@ -73,10 +74,10 @@ class BeamElasticity(Force):
         # sparse products: K (n, n) the linear stiffness, U (K, n) the axial strain rows, V (K P, n) the
         # slope rows at the Gauss points
         n = start
-        self._K = sp.csr_matrix((self.blocks[self._kept], self._pattern), shape=(n, n))
-        self._U = self._assemble(self.U[:, 0, :])
-        self._V = self._assemble(self.V.reshape(-1, width), np.repeat(self.map, len(XI), axis=0))
-        self._Ut, self._Vt = self._U.T.tocsr(), self._V.T.tocsr()
+        U_rows = self._assemble(self.U[:, 0, :])
+        V_rows = self._assemble(self.V.reshape(-1, width), np.repeat(self.map, len(XI), axis=0))
+        self._K = operator(sp.csr_matrix((self.blocks[self._kept], self._pattern), shape=(n, n)))
+        self._U, self._V, self._Ut, self._Vt = map(operator, (U_rows, V_rows, U_rows.T, V_rows.T))
         self._weights = self.ea_l[:, None] * WEIGHTS  # (K, P): w_g EA l
         self._start = self._last = None  # caches of ``_step_terms``
 

@@ -15,6 +15,8 @@ sparse products instead of a Python call per family.
 import numpy as np
 import scipy.sparse as sp
 
+from ..linalg import operator
+
 
 class AffineConstraints:
     """The quadratic families ``families`` of a model with n coordinates and m constraint rows."""
@@ -48,9 +50,10 @@ class AffineConstraints:
             tangents += K * P
         cat = lambda parts, dtype=float: np.concatenate(parts).astype(dtype) if parts else np.zeros(0, dtype)  # noqa: E731
         self.slot_row, self.slot_col, self.g = cat(slot_row, np.int64), cat(slot_col, np.int64), cat(g)
-        self.H = sp.csr_matrix((cat(h_vals), (cat(h_rows, np.int64), cat(h_cols, np.int64))), shape=(slots, n))
-        self.tangent = sp.csr_matrix((cat(t_vals), (cat(t_rows, np.int64), cat(t_cols, np.int64))),
-                                     shape=(tangents, m))
+        self.H = operator(sp.csr_matrix((cat(h_vals), (cat(h_rows, np.int64), cat(h_cols, np.int64))),
+                                        shape=(slots, n)))
+        self.tangent = operator(sp.csr_matrix((cat(t_vals), (cat(t_rows, np.int64), cat(t_cols, np.int64))),
+                                              shape=(tangents, m)))
         self.tangent_i, self.tangent_j = cat(t_i, np.int64), cat(t_j, np.int64)
         self.n, self.m = n, m
 
@@ -87,11 +90,19 @@ class AffineConstraints:
         """G at the slots."""
         return self.g + self.H @ q
 
+    def _phi(self, G, q):
+        """phi(q) at ``rows`` from G = G(q)."""
+        phi = 0.5 * np.bincount(self.slot_row, weights=(G + self.g) * q[self.slot_col], minlength=self.m)
+        return (phi + self.c)[self.rows]
+
+    def phi(self, q):
+        """phi(q) at ``rows``."""
+        return self._phi(self.jacobian(q), q)
+
     def linearize(self, G_a, qb, lam, tangent=True):
         """phi(qb) at ``rows``, G(qb) and Gbar at the slots, the tangent entries (if ``tangent``, else
         None), and Gbar^T lam; ``G_a`` None: the mid-point is qb itself (Gbar = G(qb))."""
         G_b = self.jacobian(qb)
-        phi = 0.5 * np.bincount(self.slot_row, weights=(G_b + self.g) * qb[self.slot_col], minlength=self.m)
         G_bar = G_b if G_a is None else 0.5 * (G_a + G_b)
         force = np.bincount(self.slot_col, weights=G_bar * lam[self.slot_row], minlength=self.n)
-        return (phi + self.c)[self.rows], G_b, G_bar, self.tangent @ lam if tangent else None, force
+        return self._phi(G_b, qb), G_b, G_bar, self.tangent @ lam if tangent else None, force

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..assembly import SparsePattern, block_entries
-from ..linalg import FixedPatternLU
+from ..linalg import FixedPatternLU, operator
 from .affine import AffineConstraints
 from .newton import Newton, NewtonOptions
 
@@ -40,7 +40,7 @@ class StepResult:
 
 
 def saddle_layout(stepper, model, active_rows):
-    """Sets the stepper's ``active`` rows, system ``size``, ``mass`` (COO) and ``_mass_csr``; returns
+    """Sets the stepper's ``active`` rows, system ``size``, ``mass`` (COO) and ``_mass_operator``; returns
     the place of each constraint row among the active ones (-1: dropped) and the mean positive
     diagonal mass, the scale of the multipliers."""
     active = np.arange(model.m) if active_rows is None else np.asarray(active_rows)
@@ -48,7 +48,7 @@ def saddle_layout(stepper, model, active_rows):
     position[active] = np.arange(active.size)
     stepper.active, stepper.size = active, model.n + active.size
     stepper.mass = model.mass_matrix.tocoo()
-    stepper._mass_csr = stepper.mass.tocsr()
+    stepper._mass_operator = operator(stepper.mass)
     diagonal = stepper.mass.diagonal()
     positive = diagonal[diagonal > 0]
     return position, (positive.mean() if positive.size else 1.0)
@@ -136,7 +136,7 @@ class EnergyMomentum:
         holds all m multipliers."""
         dt, s, n = self.dt, self.scale, self.model.n
         R = np.empty(self.size)
-        R_q = (2.0 / dt**2 * (self._mass_csr @ qb) - inertia - constant_forces
+        R_q = (2.0 / dt**2 * (self._mass_operator @ qb) - inertia - constant_forces
                - self._forces(qa, qb, t_mid, states, self._varying))
         data = [2.0 / dt**2 * self.mass.data]
         force, entries = self._affine.contribute(starts[0], qb, lam, R, s, tangent=1.0 if tangents else None)
@@ -161,7 +161,7 @@ class EnergyMomentum:
         ``states`` are the forces' internal states at t."""
         dt = self.dt
         t_mid = t + 0.5 * dt
-        inertia = 2.0 / dt**2 * (self._mass_csr @ (qa + dt * va))
+        inertia = 2.0 / dt**2 * (self._mass_operator @ (qa + dt * va))
         constant_forces = self._forces(qa, qa, t_mid, states, self._constant)
         starts = self.begin_step(qa, t + dt)
         lam = np.zeros(self.model.m)

@@ -235,7 +235,7 @@ class GeneralizedAlpha:
         s, n = self.scale, self.model.n
         R = np.empty(self.size)
         F, force_data = self._varying_forces(q, v, t, states, tangents=tangents)
-        R_q = self.beta_p * (self._mass_csr @ q) - inertia - constant_forces - F
+        R_q = self.beta_p * (self._mass_operator @ q) - inertia - constant_forces - F
         data = [self.beta_p * self.mass.data]
         force, entries = self._affine.contribute(None, q, lam, R, s, tangent=2.0 if tangents else None)
         R_q += force
@@ -299,7 +299,7 @@ class GeneralizedAlpha:
         c_n = (self.alpha_m * start.a - self.alpha_f * start.vd) / (1.0 - self.alpha_f)
         return dict(t1=t1, qa=qa, states=states, q_known=q_known,
                     v_known=va + h * (1.0 - self.gamma) * start.a,  # v_n+1 = this + gamma' (q_n+1 - qt)
-                    inertia=self._mass_csr @ (self.beta_p * q_known - c_n),
+                    inertia=self._mass_operator @ (self.beta_p * q_known - c_n),
                     constant_forces=self._constant_forces(qa, t1, states),
                     servo_starts=self._servo_starts(qa, t1))
 
