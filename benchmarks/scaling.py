@@ -19,7 +19,7 @@ growth gives 16) and the peak memory at N = 4096 (target: < 1 GiB), and writes J
 a test: nothing is asserted.
 
 Usage: python benchmarks/scaling.py [--elements 16 32 .. 4096] [--steps 200] [--dt 1e-3] [--repeat 3]
-                                    [--tracemalloc] [--json results/scaling.json]
+                                    [--newton full|modified] [--tracemalloc] [--json results/scaling.json]
 """
 import os
 
@@ -47,7 +47,7 @@ def peak_rss_mib():
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / MIB
 
 
-def worker(n, steps, dt, repeat, single_above, trace):
+def worker(n, steps, dt, repeat, single_above, trace, newton):
     """One N in this (fresh) process; prints one JSON line."""
     if trace:
         import tracemalloc
@@ -59,6 +59,8 @@ def worker(n, steps, dt, repeat, single_above, trace):
     from exudyn_flexible import FemdynPendulum
 
     from femdyn.integrators.energy_momentum import EnergyMomentum
+    from femdyn.integrators.newton import NewtonOptions
+    options = NewtonOptions(modified=newton == "modified")
     baseline = peak_rss_mib()
     if trace:
         tracemalloc.reset_peak()
@@ -68,11 +70,11 @@ def worker(n, steps, dt, repeat, single_above, trace):
     build = time.perf_counter() - start
     after_build = peak_rss_mib()
     model, setup = fp.model, fp.setup
-    run_steps(model, setup, EnergyMomentum(model, dt, setup.active_rows), 3)  # warm-up: first-call costs
+    run_steps(model, setup, EnergyMomentum(model, dt, setup.active_rows, options), 3)  # warm-up: first-call costs
     runs, construction = [], []
     for k in range(repeat if not trace else 1):
         start = time.perf_counter()
-        stepper = EnergyMomentum(model, dt, setup.active_rows)
+        stepper = EnergyMomentum(model, dt, setup.active_rows, options)
         construction.append(time.perf_counter() - start)
         q, _, iterations, seconds = run_steps(model, setup, stepper, steps)
         runs.append(dict(seconds=seconds, iterations=iterations))
@@ -95,7 +97,7 @@ def worker(n, steps, dt, repeat, single_above, trace):
 def spawn(n, args, trace=False):
     cmd = [sys.executable, str(Path(__file__).resolve()), "--worker", str(n), "--steps",
            str(min(args.steps, 20) if trace else args.steps), "--dt", repr(args.dt), "--repeat", str(args.repeat),
-           "--single-above", repr(args.single_above)] + (["--tracemalloc"] if trace else [])
+           "--single-above", repr(args.single_above), "--newton", args.newton] + (["--tracemalloc"] if trace else [])
     done = subprocess.run(cmd, capture_output=True, text=True, check=False)
     if done.returncode != 0:
         raise RuntimeError(f"N = {n} failed:\n{done.stderr}")
@@ -122,10 +124,12 @@ def main():
     parser.add_argument("--tracemalloc", action="store_true",
                         help="also the tracemalloc peak (a second process per N, 20 steps)")
     parser.add_argument("--json", default=str(Path(__file__).resolve().parent / "results" / "scaling.json"))
+    parser.add_argument("--newton", choices=("full", "modified"), default="full",
+                        help="Newton method (default full; modified: the factorised matrix kept, newton.Newton)")
     parser.add_argument("--worker", type=int, default=None, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker is not None:
-        worker(args.worker, args.steps, args.dt, args.repeat, args.single_above, args.tracemalloc)
+        worker(args.worker, args.steps, args.dt, args.repeat, args.single_above, args.tracemalloc, args.newton)
         return 0
 
     sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -133,7 +137,7 @@ def main():
     load, git = os.getloadavg(), git_state()
     print(f"femdyn at {git['commit']} ({git['subject']})"
           + (f", with uncommitted changes: {', '.join(git['femdyn_changes'])}" if git["femdyn_changes"] else ""))
-    print(f"femdyn flexible pendulum: {args.steps} steps at dt = {args.dt:g}, median of {args.repeat} "
+    print(f"femdyn flexible pendulum ({args.newton} Newton): {args.steps} steps at dt = {args.dt:g}, median of {args.repeat} "
           f"(runs over {args.single_above:g} s once), one fresh process per N; Python {platform.python_version()}, "
           f"{os.cpu_count()} CPUs, load average {load[0]:.2f}", flush=True)
     rows = []
@@ -175,7 +179,8 @@ def main():
     for key, label in (("exponent_16_256", "16-256"), ("exponent_256_4096", "256-4096")):
         if summary[key] is not None:
             print(f"fitted exponent of time per step ~ N^p over N = {label}: p = {summary[key]:.2f}")
-    meta = dict(benchmark="femdyn flexible pendulum, time per step and peak memory against N", femdyn_git=git, steps=args.steps,
+    meta = dict(benchmark="femdyn flexible pendulum, time per step and peak memory against N", femdyn_git=git,
+                newton=args.newton, steps=args.steps,
                 dt=args.dt, repeat=args.repeat, single_above=args.single_above, python=platform.python_version(),
                 machine=platform.machine(), cpus=os.cpu_count(), load_average_start=load,
                 load_average_end=os.getloadavg(),

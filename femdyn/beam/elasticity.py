@@ -34,6 +34,7 @@ class BeamElasticity(Force):
     the element blocks, never a dense (n, n) matrix."""
 
     tangent_mask = True  # depends on q_n+1; the entries come from ``tangent_pattern``
+    REMEMBERED = 3  # strains kept by ``_strain``
 
     def __init__(self, dofs, beams, stiffening):
         super().__init__(dofs)
@@ -76,10 +77,12 @@ class BeamElasticity(Force):
         n = start
         U_rows = self._assemble(self.U[:, 0, :])
         V_rows = self._assemble(self.V.reshape(-1, width), np.repeat(self.map, len(XI), axis=0))
-        self._K = operator(sp.csr_matrix((self.blocks[self._kept], self._pattern), shape=(n, n)))
-        self._U, self._V, self._Ut, self._Vt = map(operator, (U_rows, V_rows, U_rows.T, V_rows.T))
+        K = sp.csr_matrix((self.blocks[self._kept], self._pattern), shape=(n, n))
+        self._K = operator(K)
+        self._strain_map = operator(sp.vstack([U_rows, V_rows]))  # q -> (u', slopes)
+        self._force_map = operator(sp.hstack([K, U_rows.T, V_rows.T]))  # (q_mid, sum_g a_g, a_g slope_g) -> F
         self._weights = self.ea_l[:, None] * WEIGHTS  # (K, P): w_g EA l
-        self._start = self._last = None  # caches of ``_step_terms``
+        self._strains = []  # (q, eps, slope) of the last evaluations, newest first (``_strain``)
 
     def _assemble(self, rows, maps=None):
         """Sparse (R, n) matrix of element rows (R, width) on the coordinates ``maps`` (R, width)."""
@@ -92,44 +95,41 @@ class BeamElasticity(Force):
 
     def _strain(self, q):
         """eps (K, P) and the slopes (K, P) at the Gauss points for the coordinates q (n,);
-        grad eps = U + slope V."""
-        slope = (self._V @ q).reshape(self.ea_l.size, -1)
-        return (self._U @ q)[:, None] + 0.5 * slope**2, slope
+        grad eps = U + slope V. The last ``REMEMBERED`` results are kept: a step evaluates force,
+        tangent and potential at the same few points (q_n all along, each Newton iterate, q_n+1)."""
+        for known, eps, slope in self._strains:
+            if np.array_equal(known, q):
+                return eps, slope
+        K = self.ea_l.size
+        strains = self._strain_map @ q
+        slope = strains[K:].reshape(K, -1)
+        eps = strains[:K, None] + 0.5 * slope**2
+        self._strains = [(q.copy(), eps, slope)] + self._strains[: self.REMEMBERED - 1]
+        return eps, slope
 
     def potential(self, q, state=None):
         q = q[0]
         v = 0.5 * q @ (self._K @ q)
         if self.stiffening:
-            known = self._start is not None and np.array_equal(self._start[0], q)  # the strain at q
-            eps = self._start[1] if known else self._strain(q)[0]
-            v += 0.5 * np.sum(self._weights * eps**2)
+            v += 0.5 * np.sum(self._weights * self._strain(q)[0] ** 2)
         return float(v)
 
     def _step_terms(self, qa, qb):
-        """eps_bar (K, P), the slopes at q_mid and at q_b (K, P) (grad eps is affine in the
-        coordinates: grad eps(q_mid) = U + slope(q_mid) V). Newton evaluates force and tangent at the
-        same (qa, qb) and keeps qa over a step: the last result, and the strain at qa, are reused when
-        the arguments repeat."""
-        if self._last is not None and np.array_equal(self._last[0], qa) and np.array_equal(self._last[1], qb):
-            return self._last[2]
+        """eps_bar (K, P), the slopes at q_mid and at q_b (K, P); grad eps is affine in the
+        coordinates: grad eps(q_mid) = U + slope(q_mid) V."""
+        eps_a, slope_a = self._strain(qa)
         eps_b, slope_b = self._strain(qb)
-        if np.array_equal(qa, qb):  # the continuous force (generalized-alpha evaluates it so)
-            self._start = (qa.copy(), eps_b, slope_b)
-        elif self._start is None or not np.array_equal(self._start[0], qa):
-            self._start = (qa.copy(), *self._strain(qa))
-        _, eps_a, slope_a = self._start
-        terms = (0.5 * (eps_a + eps_b), 0.5 * (slope_a + slope_b), slope_b)
-        self._last = (qa.copy(), qb.copy(), terms)
-        return terms
+        return 0.5 * (eps_a + eps_b), 0.5 * (slope_a + slope_b), slope_b
 
     def discrete_force(self, qa, qb, t_mid, dt, state=None):
-        qa, qb = qa[0], qb[0]
-        f = self._K @ (0.5 * (qa + qb))
-        if self.stiffening:
-            eps_bar, slope_m, _ = self._step_terms(qa, qb)
-            a = self._weights * eps_bar
-            f += self._Ut @ a.sum(axis=1) + self._Vt @ (a * slope_m).ravel()
-        return -f[None, :]
+        """-(K q_mid + sum_g a_g grad eps_g(q_mid)), a_g = w_g EA l eps_bar_g (module docstring), as one
+        product of the assembled maps: grad eps = U + slope V."""
+        q_mid = 0.5 * (qa[0] + qb[0])
+        if not self.stiffening:
+            return -(self._K @ q_mid)[None, :]
+        eps_bar, slope_m, _ = self._step_terms(qa[0], qb[0])
+        a = self._weights * eps_bar
+        return -(self._force_map @ np.concatenate([q_mid, a.sum(axis=1), (a * slope_m).ravel()]))[None, :]
 
     def tangent_values(self, qa, qb, t_mid, dt, state=None):
         """d Fbar / d qb at the pattern: -(K + sum_g w_g EA l [grad eps_g(e_mid) grad eps_g(e_b)^T
