@@ -77,10 +77,18 @@ class BeamElasticity(Force):
         n = start
         U_rows = self._assemble(self.U[:, 0, :])
         V_rows = self._assemble(self.V.reshape(-1, width), np.repeat(self.map, len(XI), axis=0))
-        K = sp.csr_matrix((self.blocks[self._kept], self._pattern), shape=(n, n))
-        self._K = operator(K)
+        # the element forces K_e e of all elements, (K width, n), and the sum of element vectors into the
+        # coordinates (n, K width): K q is summed element by element, since the assembled K q adds the
+        # large, nearly cancelling terms of neighbouring elements first and loses digits (N = 4096:
+        # Newton's second increment 1e-8 instead of 1e-9, the round-off floor of its residual)
+        k, i = np.nonzero(self.map >= 0)
+        gather = sp.csr_matrix((np.ones(k.size), (k * width + i, self.map[k, i])), shape=(self.map.size, n))
+        block_diagonal = sp.block_diag(list(self.blocks), format="csr")
+        self._element_forces = operator(block_diagonal @ gather)
         self._strain_map = operator(sp.vstack([U_rows, V_rows]))  # q -> (u', slopes)
-        self._force_map = operator(sp.hstack([K, U_rows.T, V_rows.T]))  # (q_mid, sum_g a_g, a_g slope_g) -> F
+        # (element forces, sum_g a_g, a_g slope_g) -> generalised force
+        self._force_map = operator(sp.hstack([gather.T, U_rows.T, V_rows.T]))
+        self._no_stiffening = np.zeros(U_rows.shape[0] + V_rows.shape[0])
         self._weights = self.ea_l[:, None] * WEIGHTS  # (K, P): w_g EA l
         self._strains = []  # (q, eps, slope) of the last evaluations, newest first (``_strain``)
 
@@ -109,7 +117,8 @@ class BeamElasticity(Force):
 
     def potential(self, q, state=None):
         q = q[0]
-        v = 0.5 * q @ (self._K @ q)
+        e = np.concatenate([q, [0.0]])[self.map]  # index -1 picks the appended zero
+        v = 0.5 * e.ravel() @ (self._element_forces @ q)
         if self.stiffening:
             v += 0.5 * np.sum(self._weights * self._strain(q)[0] ** 2)
         return float(v)
@@ -122,14 +131,14 @@ class BeamElasticity(Force):
         return 0.5 * (eps_a + eps_b), 0.5 * (slope_a + slope_b), slope_b
 
     def discrete_force(self, qa, qb, t_mid, dt, state=None):
-        """-(K q_mid + sum_g a_g grad eps_g(q_mid)), a_g = w_g EA l eps_bar_g (module docstring), as one
-        product of the assembled maps: grad eps = U + slope V."""
-        q_mid = 0.5 * (qa[0] + qb[0])
+        """-(sum_e K_e e_mid + sum_g a_g grad eps_g(q_mid)), a_g = w_g EA l eps_bar_g (module docstring),
+        grad eps = U + slope V: the element forces, then one product of the assembled maps."""
+        element_forces = self._element_forces @ (0.5 * (qa[0] + qb[0]))
         if not self.stiffening:
-            return -(self._K @ q_mid)[None, :]
+            return -(self._force_map @ np.concatenate([element_forces, self._no_stiffening]))[None, :]
         eps_bar, slope_m, _ = self._step_terms(qa[0], qb[0])
         a = self._weights * eps_bar
-        return -(self._force_map @ np.concatenate([q_mid, a.sum(axis=1), (a * slope_m).ravel()]))[None, :]
+        return -(self._force_map @ np.concatenate([element_forces, a.sum(axis=1), (a * slope_m).ravel()]))[None, :]
 
     def tangent_values(self, qa, qb, t_mid, dt, state=None):
         """d Fbar / d qb at the pattern: -(K + sum_g w_g EA l [grad eps_g(e_mid) grad eps_g(e_b)^T

@@ -151,7 +151,8 @@ class Newton:
             lam[self.active] += self.scale * dx[n:]
             increment, size = np.abs(dx[:n]).max(), max(1.0, np.abs(qb).max())
             if options.modified:
-                if increment <= options.tolerance * size:
+                if increment <= options.tolerance * size or (fresh and newton_converged(increment, previous, qb,
+                                                                                         options.tolerance)):
                     return qb, lam, it
                 fresh = previous is not None and increment > self.REFRESH_CONTRACTION * previous
             elif ((stop is not None and stop.converged(increment, options.tolerance * size, ROUND_OFF * size))
