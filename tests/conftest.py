@@ -24,6 +24,25 @@ angle = "theta"
 """
 
 
+def flexible_pendulum(elements=8):
+    """A 1 m steel beam (10 x 10 mm, FFR Euler-Bernoulli with stiffening) pinned at one end and
+    released horizontally under gravity: the model of benchmarks/exudyn_flexible.py, and its
+    projected initial state."""
+    from femdyn.beam.body import BeamBody, Section
+    from femdyn.builder import ModelBuilder
+    from femdyn.initial import place
+    from femdyn.simulate import prepare
+
+    b = ModelBuilder(2)
+    b.add_beam("beam", BeamBody.straight(1.0, elements, Section.rectangle(0.01, 0.01), 2.1e11, 7850.0),
+               stiffening=True)
+    b.add_joint("pin", "revolute", "ground", "beam")
+    b.set_gravity([0.0, -9.81])
+    model = b.build()
+    q, v = place(model, {}, {"pin": {"angle": 0.0}})
+    return model, prepare(model, q, v)
+
+
 @pytest.fixture
 def case_path():
     return lambda name: CASES / name

@@ -6,29 +6,15 @@ import dataclasses
 
 import numpy as np
 import pytest
+from conftest import flexible_pendulum
 from test_flexible import free_beam
 
-from femdyn.beam.body import BeamBody, Section
-from femdyn.builder import ModelBuilder
-from femdyn.initial import place
 from femdyn.integrators.energy_momentum import EnergyMomentum
 from femdyn.integrators.generalized_alpha import GeneralizedAlpha
 from femdyn.integrators.newton import NewtonOptions
-from femdyn.simulate import prepare, simulate
+from femdyn.simulate import simulate
 
 FULL, MODIFIED = NewtonOptions(), NewtonOptions(modified=True)
-
-
-def pendulum(elements=8):
-    """A 1 m steel beam (10 x 10 mm) pinned at one end and released horizontally under gravity."""
-    b = ModelBuilder(2)
-    b.add_beam("beam", BeamBody.straight(1.0, elements, Section.rectangle(0.01, 0.01), 2.1e11, 7850.0),
-               stiffening=True)
-    b.add_joint("pin", "revolute", "ground", "beam")
-    b.set_gravity([0.0, -9.81])
-    model = b.build()
-    q, v = place(model, {}, {"pin": {"angle": 0.0}})
-    return model, prepare(model, q, v)
 
 
 STEPPERS = {
@@ -47,7 +33,7 @@ def test_every_step_lands_where_full_newton_lands(integrator):
     Newton's state (and, for generalized-alpha, its carried accelerations), keeping its own aging
     factorisation; q_n+1 and v_n+1 agree to the Newton tolerance, with fewer than one factorisation in
     two steps against two per step."""
-    model, setup = pendulum()
+    model, setup = flexible_pendulum()
     dt, steps = 1e-3, 100
     make = STEPPERS[integrator]
     full, modified = make(model, dt, setup.active_rows, FULL), make(model, dt, setup.active_rows, MODIFIED)
@@ -70,7 +56,7 @@ def test_a_stale_matrix_is_replaced_and_the_step_still_converges():
     """The fallback: a step from a state far from where the kept matrix was factorised (the pendulum
     swung down by about 70 degrees, and moving) does not contract with the old matrix; the stepper
     factorises anew at the current iterate and lands where full Newton lands."""
-    model, setup = pendulum()
+    model, setup = flexible_pendulum()
     dt = 1e-3
     later = simulate(model, setup, dt, 0.4, FULL)
     assert later.complete, later.message
