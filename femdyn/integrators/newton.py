@@ -114,12 +114,14 @@ class Newton:
     stale matrix costs at most a few cheap residual evaluations.
 
     Modified Newton stops on the increment itself, |dq_k| <= tolerance max(1, |q|): the error
-    estimate of ``newton_converged`` does not hold for it. On a flexible pendulum the error of a kept
-    matrix moves between the carriers and the elastic coordinates, so every other increment barely
+    estimate of ``newton_converged`` does not hold for a kept matrix. On a flexible pendulum its
+    error moves between the carriers and the elastic coordinates, so every other increment barely
     shrinks the error while the one between them removes a factor of 1000 (increments 3.4e-5,
     2.2e-8, 2.0e-8, 2.3e-11 with errors 2.2e-8, 2.0e-8, 1.6e-11, 1.8e-11); the estimate from two
     increments then stopped with errors up to 450 times the tolerance, the increment test never
-    above 0.11 times it (300 steps, 64 elements; tests/test_modified_newton.py).
+    above 0.11 times it (300 steps, 64 elements; tests/test_modified_newton.py). The estimate is
+    used for an increment of a matrix just factorised at that iterate, as in full Newton: where the
+    round-off floor of the increments lies above the tolerance (fine meshes), only it can stop.
     """
 
     REFRESH_CONTRACTION = 0.1
