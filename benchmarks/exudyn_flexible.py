@@ -69,13 +69,13 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from exudyn_chain import (
+    FEMDYN_NEWTON,
     MISSING_EXUDYN,
+    add_femdyn_arguments,
     against_cheapest_as_accurate,
     equal_error_ratios,
     exudyn_settings,
     exudyn_solve,
-    FEMDYN_NEWTON,
-    add_femdyn_arguments,
     femdyn_profile,
     femdyn_run,
     femdyn_scheme,

@@ -71,9 +71,8 @@ class BeamElasticity(Force):
         self._kept = (self.map[:, :, None] >= 0) & (self.map[:, None, :] >= 0)
         k, i, j = np.nonzero(self._kept)
         self._pattern = (self.map[k, i], self.map[k, j])
-        # the element maps assembled once over the n coordinates, so that forces and strains are
-        # sparse products: K (n, n) the linear stiffness, U (K, n) the axial strain rows, V (K P, n) the
-        # slope rows at the Gauss points
+        # the element rows assembled once over the n coordinates, so that strains and forces are
+        # products: U (K, n) the axial strain rows, V (K P, n) the slope rows at the Gauss points
         n = start
         U_rows = self._assemble(self.U[:, 0, :])
         V_rows = self._assemble(self.V.reshape(-1, width), np.repeat(self.map, len(XI), axis=0))

@@ -187,6 +187,6 @@ class EnergyMomentum:
         known = self._potential is not None and self._potential[0] is states and np.array_equal(self._potential[1], qa)
         v_a = self._potential[2] if known else model.potential(qa, states)
         v_b = model.potential(qb, new_states)
-        self._potential = (new_states, qb, v_b)  # V_n of the next step, if it starts here
+        self._potential = (new_states, qb.copy(), v_b)  # V_n of the next step, if it starts here
         work = float(F @ dq) + v_b - v_a
         return StepResult(qb, 2.0 / dt * dq - va, lam, iterations, work, v_b, dissipation, new_states)
