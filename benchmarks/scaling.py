@@ -114,6 +114,7 @@ def slope(rows, lo, hi):
 
 
 def main():
+    from femdyn.integrators.newton import NEWTON_METHODS
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--elements", type=int, nargs="+", default=ELEMENTS)
     parser.add_argument("--steps", type=int, default=200)
@@ -124,7 +125,7 @@ def main():
     parser.add_argument("--tracemalloc", action="store_true",
                         help="also the tracemalloc peak (a second process per N, 20 steps)")
     parser.add_argument("--json", default=str(Path(__file__).resolve().parent / "results" / "scaling.json"))
-    parser.add_argument("--newton", choices=("full", "modified"), default="full",
+    parser.add_argument("--newton", choices=NEWTON_METHODS, default=NEWTON_METHODS[0],
                         help="Newton method (default full; modified: the factorised matrix kept, newton.Newton)")
     parser.add_argument("--worker", type=int, default=None, help=argparse.SUPPRESS)
     args = parser.parse_args()
