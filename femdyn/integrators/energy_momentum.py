@@ -107,6 +107,7 @@ class EnergyMomentum:
         self.options = options or NewtonOptions()
         position, mbar = saddle_layout(self, model, active_rows)
         self.scale = 2.0 * mbar / dt**2
+        self._mass_data = 2.0 / dt**2 * self.mass.data  # the Newton matrix's mass entries
 
         rows, cols = [self.mass.row], [self.mass.col]  # constant mass matrix
         constraint_layout(self, model, position, rows, cols)
@@ -138,23 +139,22 @@ class EnergyMomentum:
         R = np.empty(self.size)
         R_q = (2.0 / dt**2 * (self._mass_operator @ qb) - inertia - constant_forces
                - self._forces(qa, qb, t_mid, states, self._varying))
-        data = [2.0 / dt**2 * self.mass.data]
-        force, entries = self._affine.contribute(starts[0], qb, lam, R, s, tangent=1.0 if tangents else None)
+        force, data = self._affine.contribute(starts[0], qb, lam, R, s, tangent=1.0 if tangents else None)
         R_q += force
-        data += entries
         for fam, start in zip(self._families, starts[1:]):
             c = fam["c"]
             phi, G, Gbar, T = c.linearize(start, qa[c.dofs], qb[c.dofs], lam[c.rows])
             R_q += self._constraint_forces(fam, Gbar, lam)
             R[fam["phi_at"]] = s * phi[fam["phi_keep"]]
-            data += [T.ravel(), s * Gbar.ravel()[fam["f_keep"]], s * G.ravel()[fam["g_keep"]]]
+            if tangents:
+                data += [T.ravel(), s * Gbar.ravel()[fam["f_keep"]], s * G.ravel()[fam["g_keep"]]]
         R[:n] = R_q
         if not tangents:
             return R, None
         for k in self._varying:
             f = self.model.forces[k]
             data.append(-f.tangent_values(qa[f.dofs], qb[f.dofs], t_mid, dt, states[k]).ravel())
-        return R, np.concatenate(data)
+        return R, np.concatenate([self._mass_data] + data)
 
     def step(self, t, qa, va, lam_guess, states):
         """One step from (t, qa, va) to t + dt; ``lam_guess`` (m,) starts Newton's iteration and

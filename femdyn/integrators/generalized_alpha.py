@@ -160,6 +160,7 @@ class GeneralizedAlpha:
         self.gamma_p = self.gamma / (self.beta * dt)
         position, self.mbar = saddle_layout(self, model, active_rows)
         self.scale = self.beta_p * self.mbar
+        self._mass_data = self.beta_p * self.mass.data  # the Newton matrix's mass entries
 
         rows, cols = [self.mass.row], [self.mass.col]
         constraint_layout(self, model, position, rows, cols)
@@ -237,16 +238,15 @@ class GeneralizedAlpha:
         R = np.empty(self.size)
         F, force_data = self._varying_forces(q, v, t, states, tangents=tangents)
         R_q = self.beta_p * (self._mass_operator @ q) - inertia - constant_forces - F
-        data = [self.beta_p * self.mass.data]
-        force, entries = self._affine.contribute(None, q, lam, R, s, tangent=2.0 if tangents else None)
+        force, data = self._affine.contribute(None, q, lam, R, s, tangent=2.0 if tangents else None)
         R_q += force
-        data += entries
         for fam, (phi, G, Gbar, T) in zip(self._families, self._linearize(q, lam, t, servo_starts)):
             R_q += self._constraint_forces(fam, Gbar, lam)
             R[fam["phi_at"]] = s * phi[fam["phi_keep"]]
-            data += [T.ravel(), s * Gbar.ravel()[fam["f_keep"]], s * G.ravel()[fam["g_keep"]]]
+            if tangents:
+                data += [T.ravel(), s * Gbar.ravel()[fam["f_keep"]], s * G.ravel()[fam["g_keep"]]]
         R[:n] = R_q
-        return R, (np.concatenate(data + force_data) if tangents else None)
+        return R, (np.concatenate([self._mass_data] + data + force_data) if tangents else None)
 
     # --- start -------------------------------------------------------------------------------
     def _constraint_acceleration(self, q, v, t):
