@@ -38,7 +38,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
-from scipy.optimize import brentq
 
 from .integrators.newton import NewtonOptions
 from .simulate import prepare, simulate, step_count
@@ -500,6 +499,8 @@ def refinement_study(case, quantities=None, dts=None, levels=4, reference="richa
 def cantilever_roots(count):
     """The first ``count`` roots beta L of ``1 + cos x cosh x = 0`` (clamped-free Euler-Bernoulli
     beam), each in ((k - 1) pi, k pi); written as ``cos x + 1/cosh x = 0`` to stay finite."""
+    from scipy.optimize import brentq
+
     f = lambda x: math.cos(x) + 1.0 / math.cosh(x)
     return np.array([brentq(f, (k - 1) * math.pi + (k == 1) * 1.0, k * math.pi, xtol=1e-15, rtol=4 * EPS)
                      for k in range(1, count + 1)])
@@ -578,10 +579,9 @@ def beam_frequency_study(length, section, young, rho, elements=(2, 4, 8, 16), mo
 
 def plot_study(study, path):
     """Log-log plot of the errors over the refinement parameter, with the least-squares lines."""
-    from .io import plots  # selects the Agg backend
-    plt = plots.plt
+    from .io import plots
 
-    fig, ax = plt.subplots(figsize=(7, 5))
+    fig, ax = plots.pyplot().subplots(figsize=(7, 5))
     for j, name in enumerate(study.quantities):
         e, h = study.errors[:, j], study.error_h
         shown = e > 0

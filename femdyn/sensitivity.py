@@ -22,7 +22,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-from matplotlib.figure import Figure
 
 from .io.beams import PARAMETERS, Options
 from .io.case import CaseError, check_case_run, load_case
@@ -309,6 +308,8 @@ def _columns(study):
 
 def _plot(path, study):
     """Bar plot: max over time of |p dY/dp| (top) and of |dY/dp| (bottom, log scale) per output."""
+    from matplotlib.figure import Figure
+
     names = [p.name for p in study.parameters]
     fig = Figure(figsize=(10, 6))
     axes = fig.subplots(2, 3)

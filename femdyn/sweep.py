@@ -48,7 +48,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
-from matplotlib.figure import Figure
 
 from . import sensitivity
 from .beam.analysis import section_forces
@@ -503,6 +502,8 @@ def _responses(rows):
 def plot_responses(path, sweep, rows):
     """Every response against every parameter: for a factorial design one curve per combination of
     the other parameters (at most 10, else points), for a Latin hypercube the points."""
+    from matplotlib.figure import Figure
+
     outs, names = _responses(rows) or ["wall_time"], sweep.names
     x = np.array([[r[n] for n in names] for r in rows])
     fig = Figure(figsize=(3.2 * len(names) + 1, 2.4 * len(outs) + 0.8))
@@ -539,6 +540,8 @@ def plot_responses(path, sweep, rows):
 
 def plot_scatter_matrix(path, sweep, rows):
     """Pairwise scatter plots of the parameters and the responses, histograms on the diagonal."""
+    from matplotlib.figure import Figure
+
     names = [*sweep.names, *_responses(rows)]
     data = np.array([[r[n] for n in names] for r in rows if not r["error"]])
     n = len(names)

@@ -15,7 +15,6 @@ s3 = s2(t) - (t3 - t2) omega0 I((t - t2)/(t3 - t2)). After t3 the angle stays at
 from abc import ABC, abstractmethod
 
 import numpy as np
-from scipy.interpolate import CubicSpline
 
 
 def smooth_step(x):
@@ -98,6 +97,8 @@ class Spline(Trajectory):
     """Clamped cubic spline through (times, values) with zero rate at both ends; constant outside."""
 
     def __init__(self, times, values):
+        from scipy.interpolate import CubicSpline
+
         values = np.asarray(values, dtype=float)
         values = values[:, None] if values.ndim == 1 else values
         self.t0, self.t1 = float(times[0]), float(times[-1])

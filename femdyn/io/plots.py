@@ -1,19 +1,28 @@
-"""Diagnostic plots saved as PNG files (matplotlib, non-interactive)."""
+"""Diagnostic plots saved as PNG files (matplotlib, non-interactive).
 
-import matplotlib
+matplotlib is imported on first use (``pyplot``), not with this module: importing it takes most of a
+second, which a run without plots should not spend."""
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402  (backend must be chosen first)
-import numpy as np  # noqa: E402
+import numpy as np
 
 DPI = 120
+
+
+def pyplot():
+    """matplotlib.pyplot with the non-interactive Agg backend."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
 
 
 def _save(fig, path):
     """Save ``fig`` to ``path`` as PNG and release it."""
     fig.tight_layout()
     fig.savefig(path, dpi=DPI)
-    plt.close(fig)
+    pyplot().close(fig)
 
 
 def plot_energy_momentum(path, t, kinetic, potential, total, angular_momentum, momentum, title):
@@ -21,7 +30,7 @@ def plot_energy_momentum(path, t, kinetic, potential, total, angular_momentum, m
 
     ``angular_momentum`` is (N,) for planar systems or (N, 3) in space; ``momentum`` is (N, dim).
     """
-    fig, (ax_e, ax_l, ax_p) = plt.subplots(3, 1, sharex=True, figsize=(7, 8))
+    fig, (ax_e, ax_l, ax_p) = pyplot().subplots(3, 1, sharex=True, figsize=(7, 8))
     ax_e.plot(t, kinetic, label="T")
     ax_e.plot(t, potential, label="V")
     ax_e.plot(t, total, label="H")
@@ -49,7 +58,7 @@ def plot_series(path, t, series, ylabel, title):
 
 def plot_overlay(path, runs, ylabel, title):
     """Overlay one quantity from several runs, given as (label, t, y) tuples."""
-    fig, ax = plt.subplots(figsize=(7, 4))
+    fig, ax = pyplot().subplots(figsize=(7, 4))
     for label, t, y in runs:
         ax.plot(t, y, label=label)
     ax.set_xlabel("t")
@@ -68,8 +77,8 @@ def plot_probes(path, t, columns, names, title):
               for quantities in (("x", "y", "z", "angle"), ("elastic_x", "elastic_y", "elastic_angle"))]
     panels = [p for p in panels if p]  # three rows each: x, y, angle (2D) or x, y, z (3D)
     rows = max(len(p) for p in panels)
-    fig, axes = plt.subplots(rows, len(panels), sharex=True, squeeze=False,
-                             figsize=(6 * len(panels), 2.4 * rows + 0.6))
+    fig, axes = pyplot().subplots(rows, len(panels), sharex=True, squeeze=False,
+                                  figsize=(6 * len(panels), 2.4 * rows + 0.6))
     for col, quantities in enumerate(panels):
         for row, quantity in enumerate(quantities):
             ax = axes[row, col]

@@ -13,7 +13,6 @@ parts of a frame together as the blocks of one multiblock data set.
 from dataclasses import dataclass
 from pathlib import Path
 
-import meshio
 import numpy as np
 
 # Corner coordinates of the unit box [-1/2, 1/2]^dim in VTK node order.
@@ -84,6 +83,8 @@ def _write_pvd(path, entries):
 def _box_mesh(position, rotation, local, velocity, omega, body_ids):
     """The boxes of one frame: corners ``position + rotation @ local`` with the
     rigid body velocities of the corners."""
+    import meshio
+
     n_boxes, n_corners = local.shape[:2]
     arms = np.einsum("bij,bcj->bci", rotation, local)  # (B, C, dim)
     corners = _to_3d(position[:, None, :] + arms)
@@ -97,6 +98,8 @@ def _box_mesh(position, rotation, local, velocity, omega, body_ids):
 
 def _line_mesh(lines, k):
     """Frame ``k`` of ``lines``; vector fields padded to three components."""
+    import meshio
+
     data = {
         name: _to_3d(values[k]) if values.ndim == 3 else values[k]
         for name, values in lines.point_data.items()
@@ -168,6 +171,8 @@ def write_vtk_series(
     pathlib.Path
         Path of the written ``motion.pvd``.
     """
+    import meshio
+
     folder = Path(folder)
     times = np.asarray(times, dtype=float)
     positions = np.asarray(positions, dtype=float)
