@@ -22,6 +22,7 @@ import ctypes.util
 
 import numpy as np
 import scipy.sparse as sp
+from scipy.sparse._sparsetools import csr_matvec  # the compiled kernel behind CSR @ vector
 
 
 # candidate analyses: (fill-reducing ordering of klu_common, block triangular form on/off)
@@ -33,16 +34,39 @@ class SingularMatrixError(RuntimeError):
 
 
 # Below this many entries (rows x columns) a constant matrix is kept dense for repeated products: a
-# NumPy product costs about 1 us plus the arithmetic, SciPy's sparse product about 20 us of dispatch
-# plus the arithmetic, which is what a small model's Newton iteration is made of (about 8 products).
+# NumPy product costs about 1 us plus the arithmetic, which is what a small model's Newton iteration
+# is made of (about 8 products).
 DENSE_ENTRIES = 20_000
 
 
+class CsrOperator:
+    """A constant CSR matrix for repeated products with vectors, ``A @ x`` for x of shape (columns,).
+
+    Calls SciPy's compiled CSR kernel directly: ``scipy.sparse``'s ``@`` spends about 15 us on
+    checks and dispatch before it (7 us of arithmetic for 600 x 600 with 3600 entries), which was a
+    quarter of a modified Newton iteration of the 64-element pendulum (6.7 products per iteration)."""
+
+    def __init__(self, matrix):
+        matrix = sp.csr_matrix(matrix, dtype=np.float64)
+        matrix.sum_duplicates()
+        self.shape = matrix.shape
+        self._csr = (matrix.shape[0], matrix.shape[1], matrix.indptr, matrix.indices, matrix.data)
+
+    def __matmul__(self, x):
+        x = np.ascontiguousarray(x, dtype=np.float64)
+        if x.shape != (self.shape[1],):
+            raise ValueError(f"CsrOperator of shape {self.shape} times an array of shape {x.shape}")
+        y = np.zeros(self.shape[0])
+        csr_matvec(*self._csr, x, y)
+        return y
+
+
 def operator(matrix):
-    """A constant sparse matrix as the cheaper operand of repeated products ``operator(A) @ x``:
-    a dense array if it has at most ``DENSE_ENTRIES`` entries, else CSR."""
+    """A constant sparse matrix as the cheaper operand of repeated matrix-vector products
+    ``operator(A) @ x``: a dense array if it has at most ``DENSE_ENTRIES`` entries, else a
+    ``CsrOperator``."""
     matrix = sp.csr_matrix(matrix)
-    return matrix.toarray() if matrix.shape[0] * matrix.shape[1] <= DENSE_ENTRIES else matrix
+    return matrix.toarray() if matrix.shape[0] * matrix.shape[1] <= DENSE_ENTRIES else CsrOperator(matrix)
 
 
 class _KluCommon(ctypes.Structure):

@@ -7,8 +7,7 @@ from pathlib import Path
 
 import femdyn
 
-# meshio is not listed: femdyn.beam.meshes, imported with every model, still imports it at module level
-HEAVY = ("matplotlib", "scipy.interpolate", "scipy.optimize", "pyvista")
+HEAVY = ("matplotlib", "scipy.interpolate", "scipy.optimize", "pyvista", "meshio")
 
 
 def test_import_cli_leaves_heavy_modules_unloaded():

@@ -21,6 +21,7 @@ import scipy.sparse as sp
 
 from ..forces import Force
 from ..linalg import operator
+from ..recent import Recent
 from .elements import axial_strain_row, slope_rows, stiffness_matrices
 
 _X, _W = np.polynomial.legendre.leggauss(5)
@@ -34,7 +35,7 @@ class BeamElasticity(Force):
     the element blocks, never a dense (n, n) matrix."""
 
     tangent_mask = True  # depends on q_n+1; the entries come from ``tangent_pattern``
-    REMEMBERED = 3  # strains kept by ``_strain``
+    REMEMBERED = 3  # strains kept by ``_strain``: q_n, the Newton iterate, q_n+1
 
     def __init__(self, dofs, beams, stiffening):
         super().__init__(dofs)
@@ -89,7 +90,7 @@ class BeamElasticity(Force):
         self._force_map = operator(sp.hstack([gather.T, U_rows.T, V_rows.T]))
         self._no_stiffening = np.zeros(U_rows.shape[0] + V_rows.shape[0])
         self._weights = self.ea_l[:, None] * WEIGHTS  # (K, P): w_g EA l
-        self._strains = []  # (q, eps, slope) of the last evaluations, newest first (``_strain``)
+        self._strain = Recent(self._strains, self.REMEMBERED)
 
     def _assemble(self, rows, maps=None):
         """Sparse (R, n) matrix of element rows (R, width) on the coordinates ``maps`` (R, width)."""
@@ -100,19 +101,14 @@ class BeamElasticity(Force):
     def tangent_pattern(self):
         return self._pattern
 
-    def _strain(self, q):
+    def _strains(self, q):
         """eps (K, P) and the slopes (K, P) at the Gauss points for the coordinates q (n,);
-        grad eps = U + slope V. The last ``REMEMBERED`` results are kept: a step evaluates force,
-        tangent and potential at the same few points (q_n all along, each Newton iterate, q_n+1)."""
-        for known, eps, slope in self._strains:
-            if np.array_equal(known, q):
-                return eps, slope
+        grad eps = U + slope V. Called through ``_strain``, which remembers the last results: a step
+        evaluates force, tangent and potential at the same few points."""
         K = self.ea_l.size
         strains = self._strain_map @ q
         slope = strains[K:].reshape(K, -1)
-        eps = strains[:K, None] + 0.5 * slope**2
-        self._strains = [(q.copy(), eps, slope)] + self._strains[: self.REMEMBERED - 1]
-        return eps, slope
+        return strains[:K, None] + 0.5 * slope**2, slope
 
     def potential(self, q, state=None):
         q = q[0]

@@ -6,9 +6,7 @@ A centre line is one unbranched open chain of ``line`` cells in a plane (z const
 """
 import pathlib
 
-import meshio
 import numpy as np
-from meshio._helpers import reader_map
 import scipy.sparse as sp
 from scipy.sparse import csgraph
 
@@ -18,6 +16,9 @@ WRITERS = {".vtu": {}, ".msh": {"file_format": "gmsh22", "binary": False}}
 def _read(path):
     """meshio's readers for the file's suffix, tried in turn. Not ``meshio.read``: when no reader
     accepts a file it prints and calls ``sys.exit`` (meshio 5.3)."""
+    import meshio  # here, not at the top: the command line starts without it
+    from meshio._helpers import reader_map
+
     formats = meshio.extension_to_filetypes.get(path.suffix.lower())
     if not formats:
         raise ValueError(f"{path}: unknown mesh format {path.suffix!r} (use e.g. .msh or .vtu)")
@@ -105,6 +106,8 @@ def write_straight_beam(path, length, n_elements, start=(0.0, 0.0), angle=0.0):
     path = pathlib.Path(path)
     if path.suffix not in WRITERS:
         raise ValueError(f"{path}: beam meshes are written as {' or '.join(WRITERS)}")
+    import meshio
+
     tags = np.ones(len(lines), dtype=int)  # gmsh wants physical and geometrical entity tags
     cell_data = {"gmsh:physical": [tags], "gmsh:geometrical": [tags]} if path.suffix == ".msh" else {}
     meshio.write(path, meshio.Mesh(points, [("line", lines)], cell_data=cell_data), **WRITERS[path.suffix])

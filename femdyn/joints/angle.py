@@ -27,6 +27,7 @@ from functools import cached_property
 
 import numpy as np
 
+from ..recent import Recent
 from .base import Constraint
 
 
@@ -54,10 +55,12 @@ class JointAngle(Constraint):
         super().__init__(dofs, labels)
         self.A1, self.B1, self.A2 = (np.asarray(x, dtype=float) for x in (A1, B1, A2))
         self.n1, self.n2 = self.A1.shape[2], self.A2.shape[2]
+        self._cs = Recent(self._cos_sin, 2)  # q_n and the Newton iterate
 
-    def _cs(self, q):
+    def _cos_sin(self, q):
         """c, s and their gradients (K, n1 + n2) with respect to [q1, q2]. Both are bilinear,
-        c = 1/2 q.H_c q and s = 1/2 q.H_s q, so the gradients are H q."""
+        c = 1/2 q.H_c q and s = 1/2 q.H_s q, so the gradients are H q. Called through ``_cs``,
+        which remembers the last two results."""
         x = q[:, : self.n1 + self.n2]
         grads = np.einsum("kaij,kj->kai", self._stacked_hessians, x)
         values = 0.5 * np.einsum("kai,ki->ka", grads, x)
