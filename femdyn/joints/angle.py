@@ -31,18 +31,14 @@ from ..recent import Recent
 from .base import Constraint
 
 
-def sinc(h):
-    """sin(h)/h, with its Taylor series near 0."""
-    small = np.abs(h) < 1e-4
-    return np.where(small, 1.0 - h * h / 6.0, np.sin(h) / np.where(small, 1.0, h))
-
-
-def sinc_derivative(h):
-    """d/dh sin(h)/h, with its Taylor series near 0 where the closed form cancels."""
+def sinc_pair(h):
+    """sin(h)/h and its derivative (cos h - sin(h)/h)/h, with their Taylor series near 0 where the
+    closed forms cancel."""
     small = np.abs(h) < 1e-3
     hs = np.where(small, 1.0, h)
-    closed = (hs * np.cos(hs) - np.sin(hs)) / hs**2
-    return np.where(small, -h / 3.0 + h**3 / 30.0, closed)
+    sin, h2 = np.sin(hs), h * h
+    return (np.where(small, 1.0 - h2 / 6.0, sin / hs),
+            np.where(small, h * (h2 / 30.0 - 1.0 / 3.0), (hs * np.cos(hs) - sin) / hs**2))
 
 
 class JointAngle(Constraint):
@@ -58,55 +54,69 @@ class JointAngle(Constraint):
         self._cs = Recent(self._cos_sin, 2)  # q_n and the Newton iterate
 
     def _cos_sin(self, q):
-        """c, s and their gradients (K, n1 + n2) with respect to [q1, q2]. Both are bilinear,
-        c = 1/2 q.H_c q and s = 1/2 q.H_s q, so the gradients are H q. Called through ``_cs``,
-        which remembers the last two results."""
+        """c, s (K,) and their gradients (K, J) with respect to the coordinates of [q1, q2] at the
+        Jacobian's structural non-zeros. Both are bilinear, c = 1/2 q.H_c q and s = 1/2 q.H_s q, so
+        the gradients are H q. Called through ``_cs``, which remembers the last two results."""
         x = q[:, : self.n1 + self.n2]
         grads = np.einsum("kaij,kj->kai", self._stacked_hessians, x)
-        values = 0.5 * np.einsum("kai,ki->ka", grads, x)
+        values = 0.5 * np.einsum("kai,ki->ka", grads, x[:, self._coordinates])
         return values[:, 0], values[:, 1], grads[:, 0], grads[:, 1]
 
     def begin_step(self, qa, t):
         return self._cs(qa)
 
     def _evaluate(self, qa, qb, lam, start=None):
-        """phi(qb), G(qb), Gbar(qa, qb) and d(Gbar^T lam)/dqb in one pass (see module docstring)."""
-        ca, sa, grad_ca, grad_sa = self._cs(qa) if start is None else start
-        cb, sb, grad_cb, grad_sb = self._cs(qb)
+        """phi(qb) (K, 1); G(qb) and Gbar(qa, qb) at ``jacobian_mask`` (K, J + 1); the tangent
+        d(Gbar^T lam)/dqb at ``tangent_mask`` (K, P): one pass (see module docstring), built on the
+        structural non-zeros only."""
+        cs_b = self._cs(qb)
+        cb, sb, grad_cb, grad_sb = cs_b
+        ca, sa, grad_ca, grad_sa = cs_b if qa is qb else self._cs(qa) if start is None else start
         grad_cm, grad_sm = 0.5 * (grad_ca + grad_cb), 0.5 * (grad_sa + grad_sb)  # gradients are linear in q
         ta, tb = qa[:, -1], qb[:, -1]
         sin_b, cos_b = np.sin(tb), np.cos(tb)
         m, h = 0.5 * (ta + tb), 0.5 * (tb - ta)
-        cos_m, sin_m, sinc_h, sinc_dh = np.cos(m), np.sin(m), sinc(h), sinc_derivative(h)
+        cos_m, sin_m = np.cos(m), np.sin(m)
+        sinc_h, sinc_dh = sinc_pair(h)
         dsin, dcos = cos_m * sinc_h, -sin_m * sinc_h
         sin_bar, cos_bar = 0.5 * (np.sin(ta) + sin_b), 0.5 * (np.cos(ta) + cos_b)
         c_bar, s_bar = 0.5 * (ca + cb), 0.5 * (sa + sb)
 
-        phi = (sin_b * cb - cos_b * sb)[:, None]
-        G = np.concatenate([sin_b[:, None] * grad_cb - cos_b[:, None] * grad_sb,
-                            (cos_b * cb + sin_b * sb)[:, None]], axis=1)[:, None, :]
-        Gbar = np.concatenate([sin_bar[:, None] * grad_cm - cos_bar[:, None] * grad_sm,
-                               (c_bar * dsin - s_bar * dcos)[:, None]], axis=1)[:, None, :]
-        d_dsin = 0.5 * (-sin_m * sinc_h + cos_m * sinc_dh)
-        d_dcos = 0.5 * (-cos_m * sinc_h - sin_m * sinc_dh)
-        H_c, H_s = self._hessians
-        K, n = qb.shape
-        T = np.zeros((K, n, n))
-        T[:, :-1, :-1] = 0.5 * (sin_bar[:, None, None] * H_c - cos_bar[:, None, None] * H_s)
-        T[:, :-1, -1] = 0.5 * (cos_b[:, None] * grad_cm + sin_b[:, None] * grad_sm)
-        T[:, -1, :-1] = 0.5 * (dsin[:, None] * grad_cb - dcos[:, None] * grad_sb)
-        T[:, -1, -1] = c_bar * d_dsin - s_bar * d_dcos
-        return phi, G, Gbar, lam[:, :, None] * T
+        K, J = grad_cb.shape
+        G, Gbar, T = np.empty((K, J + 1)), np.empty((K, J + 1)), np.empty((K, self._tangent_size))
+        G[:, :J] = sin_b[:, None] * grad_cb - cos_b[:, None] * grad_sb
+        G[:, J] = cos_b * cb + sin_b * sb
+        Gbar[:, :J] = sin_bar[:, None] * grad_cm - cos_bar[:, None] * grad_sm
+        Gbar[:, J] = c_bar * dsin - s_bar * dcos
+        H_c, H_s = self._masked_hessians
+        at_qq, at_qt, at_tq = self._tangent_places
+        T[:, at_qq] = 0.5 * (sin_bar[:, None] * H_c - cos_bar[:, None] * H_s)
+        T[:, at_qt] = 0.5 * (cos_b[:, None] * grad_cm + sin_b[:, None] * grad_sm)
+        T[:, at_tq] = 0.5 * (dsin[:, None] * grad_cb - dcos[:, None] * grad_sb)
+        T[:, -1] = (c_bar * 0.5 * (-sin_m * sinc_h + cos_m * sinc_dh)
+                    - s_bar * 0.5 * (-cos_m * sinc_h - sin_m * sinc_dh))  # (Theta, Theta), last in row order
+        return (sin_b * cb - cos_b * sb)[:, None], G, Gbar, lam * T
 
     def phi(self, q):
         c, s, _, _ = self._cs(q)
         return (np.sin(q[:, -1]) * c - np.cos(q[:, -1]) * s)[:, None]
 
+    def _full(self, values, mask):
+        out = np.zeros((values.shape[0],) + mask.shape)
+        out[:, mask] = values
+        return out
+
     def jacobian(self, q):
-        return self._evaluate(q, q, np.zeros((q.shape[0], 1)))[1]
+        return self._full(self._evaluate(q, q, np.zeros((q.shape[0], 1)))[1], self.jacobian_mask)
 
     def discrete_jacobian(self, qa, qb):
-        return self._evaluate(qa, qb, np.zeros((qa.shape[0], 1)))[2]
+        return self._full(self._evaluate(qa, qb, np.zeros((qa.shape[0], 1)))[2], self.jacobian_mask)
+
+    def discrete_tangent(self, qa, qb, lam):
+        return self._full(self._evaluate(qa, qb, lam)[3], self.tangent_mask)
+
+    def linearize(self, start, qa, qb, lam):
+        return self._evaluate(qa, qb, lam, start)
 
     @cached_property
     def _hessians(self):
@@ -120,16 +130,33 @@ class JointAngle(Constraint):
         return H_c, H_s
 
     @cached_property
+    def _coordinates(self):
+        """Which coordinates of [q1, q2] enter c and s (the Jacobian's structural non-zeros)."""
+        return self.jacobian_mask[0, :-1]
+
+    @cached_property
     def _stacked_hessians(self):
-        return np.stack(self._hessians, axis=1)  # (K, 2, n, n)
+        """H_c, H_s at the rows of ``_coordinates``, (K, 2, J, n1 + n2)."""
+        return np.stack(self._hessians, axis=1)[:, :, self._coordinates]
 
-    def discrete_tangent(self, qa, qb, lam):
-        return self._evaluate(qa, qb, lam)[3]
+    @cached_property
+    def _masked_hessians(self):
+        """H_c, H_s at the structural non-zeros of the tangent's (q, q) block, (K, Pqq) each."""
+        mask = self.tangent_mask[:-1, :-1]
+        return tuple(H[:, mask] for H in self._hessians)
 
-    def linearize(self, start, qa, qb, lam):
-        phi, G, Gbar, T = self._evaluate(qa, qb, lam, start)
-        jm, tm = self.jacobian_mask, self.tangent_mask
-        return phi, G[:, jm], Gbar[:, jm], T[:, tm]
+    @cached_property
+    def _tangent_places(self):
+        """Places, in the row order of ``tangent_mask``, of its (q, q), (q, Theta) and (Theta, q)
+        entries."""
+        mask = self.tangent_mask
+        place = np.full(mask.shape, -1)
+        place[mask] = np.arange(mask.sum())
+        return place[:-1, :-1][mask[:-1, :-1]], place[:-1, -1][mask[:-1, -1]], place[-1, :-1][mask[-1, :-1]]
+
+    @cached_property
+    def _tangent_size(self):
+        return int(self.tangent_mask.sum())
 
     @cached_property
     def jacobian_mask(self):
