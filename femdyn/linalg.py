@@ -22,7 +22,7 @@ import ctypes.util
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.sparse._sparsetools import csr_matvec  # the compiled kernel behind CSR @ vector
+from scipy.sparse._sparsetools import csc_matvec, csr_matvec  # the compiled kernels behind sparse @ vector
 
 
 # candidate analyses: (fill-reducing ordering of klu_common, block triangular form on/off)
@@ -39,26 +39,50 @@ class SingularMatrixError(RuntimeError):
 DENSE_ENTRIES = 20_000
 
 
-class CsrOperator:
-    """A constant CSR matrix for repeated products with vectors, ``A @ x`` for x of shape (columns,).
+class RowPattern:
+    """The fixed sparsity pattern of an (m, n) matrix with entries (``rows``, ``cols``) in the order
+    given, grouped by row (CSR without sorted or unique columns), for products with values that
+    change: ``times(values, x)`` = A x and ``transpose_times(values, y)`` = A^T y, the values in
+    pattern order. Calls SciPy's compiled CSR/CSC kernels directly: ``scipy.sparse``'s ``@`` spends
+    about 15 us on checks and dispatch before them (7 us of arithmetic for 600 x 600 with 3600
+    entries), which was a quarter of a modified Newton iteration of the 64-element pendulum."""
 
-    Calls SciPy's compiled CSR kernel directly: ``scipy.sparse``'s ``@`` spends about 15 us on
-    checks and dispatch before it (7 us of arithmetic for 600 x 600 with 3600 entries), which was a
-    quarter of a modified Newton iteration of the 64-element pendulum (6.7 products per iteration)."""
+    def __init__(self, rows, cols, shape):
+        rows = np.asarray(rows)
+        if np.any(np.diff(rows) < 0):
+            raise ValueError("RowPattern: entries must be grouped by row")
+        self.shape = shape
+        self.indptr = np.concatenate([[0], np.cumsum(np.bincount(rows, minlength=shape[0]))]).astype(np.int32)
+        self.indices = np.asarray(cols, dtype=np.int32)
+
+    def times(self, values, x):
+        y = np.zeros(self.shape[0])
+        csr_matvec(*self.shape, self.indptr, self.indices, values, np.ascontiguousarray(x, dtype=np.float64), y)
+        return y
+
+    def transpose_times(self, values, y):
+        x = np.zeros(self.shape[1])  # the CSR arrays of A are the CSC arrays of A^T
+        csc_matvec(self.shape[1], self.shape[0], self.indptr, self.indices, values,
+                   np.ascontiguousarray(y, dtype=np.float64), x)
+        return x
+
+
+class CsrOperator:
+    """A constant CSR matrix for repeated products with vectors, ``A @ x`` for x of shape (columns,),
+    through ``RowPattern``."""
 
     def __init__(self, matrix):
         matrix = sp.csr_matrix(matrix, dtype=np.float64)
         matrix.sum_duplicates()
         self.shape = matrix.shape
-        self._csr = (matrix.shape[0], matrix.shape[1], matrix.indptr, matrix.indices, matrix.data)
+        self._pattern = RowPattern(np.repeat(np.arange(matrix.shape[0]), np.diff(matrix.indptr)), matrix.indices,
+                                   matrix.shape)
+        self._data = matrix.data
 
     def __matmul__(self, x):
-        x = np.ascontiguousarray(x, dtype=np.float64)
-        if x.shape != (self.shape[1],):
-            raise ValueError(f"CsrOperator of shape {self.shape} times an array of shape {x.shape}")
-        y = np.zeros(self.shape[0])
-        csr_matvec(*self._csr, x, y)
-        return y
+        if np.shape(x) != (self.shape[1],):
+            raise ValueError(f"CsrOperator of shape {self.shape} times an array of shape {np.shape(x)}")
+        return self._pattern.times(self._data, x)
 
 
 def operator(matrix):

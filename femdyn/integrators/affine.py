@@ -15,7 +15,7 @@ sparse products instead of a Python call per family.
 import numpy as np
 import scipy.sparse as sp
 
-from ..linalg import operator
+from ..linalg import RowPattern, operator
 
 
 class AffineConstraints:
@@ -49,9 +49,12 @@ class AffineConstraints:
             slots += K * S
             tangents += K * P
         cat = lambda parts, dtype=float: np.concatenate(parts).astype(dtype) if parts else np.zeros(0, dtype)  # noqa: E731
-        self.slot_row, self.slot_col, self.g = cat(slot_row, np.int64), cat(slot_col, np.int64), cat(g)
+        slot_row, slot_col = cat(slot_row, np.int64), cat(slot_col, np.int64)
+        order = np.argsort(slot_row, kind="stable")  # slots grouped by row: the CSR of G
+        self.slot_row, self.slot_col, self.g = slot_row[order], slot_col[order], cat(g)[order]
+        self._G = RowPattern(self.slot_row, self.slot_col, (m, n))
         self.H = operator(sp.csr_matrix((cat(h_vals), (cat(h_rows, np.int64), cat(h_cols, np.int64))),
-                                        shape=(slots, n)))
+                                        shape=(slots, n))[order])
         self.tangent = operator(sp.csr_matrix((cat(t_vals), (cat(t_rows, np.int64), cat(t_cols, np.int64))),
                                               shape=(tangents, m)))
         self.tangent_i, self.tangent_j = cat(t_i, np.int64), cat(t_j, np.int64)
@@ -92,8 +95,7 @@ class AffineConstraints:
 
     def _phi(self, G, q):
         """phi(q) at ``rows`` from G = G(q)."""
-        phi = 0.5 * np.bincount(self.slot_row, weights=(G + self.g) * q[self.slot_col], minlength=self.m)
-        return (phi + self.c)[self.rows]
+        return (self._G.times(0.5 * (G + self.g), q) + self.c)[self.rows]
 
     def phi(self, q):
         """phi(q) at ``rows``."""
@@ -104,5 +106,5 @@ class AffineConstraints:
         None), and Gbar^T lam; ``G_a`` None: the mid-point is qb itself (Gbar = G(qb))."""
         G_b = self.jacobian(qb)
         G_bar = G_b if G_a is None else 0.5 * (G_a + G_b)
-        force = np.bincount(self.slot_col, weights=G_bar * lam[self.slot_row], minlength=self.n)
+        force = self._G.transpose_times(G_bar, lam)
         return self._phi(G_b, qb), G_b, G_bar, self.tangent @ lam if tangent else None, force
