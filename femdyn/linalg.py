@@ -55,15 +55,24 @@ class RowPattern:
         self.indptr = np.concatenate([[0], np.cumsum(np.bincount(rows, minlength=shape[0]))]).astype(np.int32)
         self.indices = np.asarray(cols, dtype=np.int32)
 
+    def _checked(self, values, vector, length):
+        """The arrays as the compiled kernels need them; they do not check lengths themselves."""
+        values, vector = (np.ascontiguousarray(a, dtype=np.float64) for a in (values, vector))
+        if values.shape != self.indices.shape or vector.shape != (length,):
+            raise ValueError(f"RowPattern of shape {self.shape} with {self.indices.size} entries: got values of "
+                             f"shape {values.shape} and a vector of shape {vector.shape}")
+        return values, vector
+
     def times(self, values, x):
+        values, x = self._checked(values, x, self.shape[1])
         y = np.zeros(self.shape[0])
-        csr_matvec(*self.shape, self.indptr, self.indices, values, np.ascontiguousarray(x, dtype=np.float64), y)
+        csr_matvec(*self.shape, self.indptr, self.indices, values, x, y)
         return y
 
     def transpose_times(self, values, y):
+        values, y = self._checked(values, y, self.shape[0])
         x = np.zeros(self.shape[1])  # the CSR arrays of A are the CSC arrays of A^T
-        csc_matvec(self.shape[1], self.shape[0], self.indptr, self.indices, values,
-                   np.ascontiguousarray(y, dtype=np.float64), x)
+        csc_matvec(self.shape[1], self.shape[0], self.indptr, self.indices, values, y, x)
         return x
 
 
@@ -80,8 +89,6 @@ class CsrOperator:
         self._data = matrix.data
 
     def __matmul__(self, x):
-        if np.shape(x) != (self.shape[1],):
-            raise ValueError(f"CsrOperator of shape {self.shape} times an array of shape {np.shape(x)}")
         return self._pattern.times(self._data, x)
 
 

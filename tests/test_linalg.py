@@ -1,9 +1,10 @@
-"""The fixed-pattern KLU solver: exact solves, numeric refactorisation, re-pivoting, singularity."""
+"""The fixed-pattern KLU solver (exact solves, numeric refactorisation, re-pivoting, singularity) and
+the fixed-pattern sparse products."""
 import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from femdyn.linalg import FixedPatternLU, SingularMatrixError
+from femdyn.linalg import CsrOperator, FixedPatternLU, RowPattern, SingularMatrixError
 
 
 def random_pattern(n, density, seed):
@@ -47,3 +48,26 @@ def test_singular_matrix_is_reported():
     lu = FixedPatternLU(A.indptr, A.indices)
     with pytest.raises(SingularMatrixError):
         lu.factor(A.data)
+
+
+def test_row_pattern_products_equal_scipy_ones():
+    """A x and A^T y on a pattern with repeated and unsorted columns, empty rows and changing values,
+    against SciPy's sparse products; wrong lengths are refused before the compiled kernel runs."""
+    rng = np.random.default_rng(2)
+    m, n = 40, 30
+    rows = np.sort(rng.integers(0, m - 5, size=300))  # the last rows stay empty
+    cols = rng.integers(0, n, size=300)
+    pattern = RowPattern(rows, cols, (m, n))
+    x, y = rng.normal(size=n), rng.normal(size=m)
+    for _ in range(3):
+        values = rng.normal(size=rows.size)
+        A = sp.csr_matrix((values, (rows, cols)), shape=(m, n))
+        assert np.abs(pattern.times(values, x) - A @ x).max() <= 1e-13 * np.abs(A @ x).max()
+        assert np.abs(pattern.transpose_times(values, y) - A.T @ y).max() <= 1e-13 * np.abs(A.T @ y).max()
+    assert np.abs(CsrOperator(A) @ x - A @ x).max() <= 1e-13 * np.abs(A @ x).max()
+    with pytest.raises(ValueError, match="RowPattern"):
+        pattern.times(values[:-1], x)
+    with pytest.raises(ValueError, match="RowPattern"):
+        pattern.transpose_times(values, x)
+    with pytest.raises(ValueError, match="grouped by row"):
+        RowPattern(rows[::-1], cols, (m, n))
