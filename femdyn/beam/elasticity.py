@@ -120,18 +120,21 @@ class BeamElasticity(Force):
 
     def _step_terms(self, qa, qb):
         """eps_bar (K, P), the slopes at q_mid and at q_b (K, P); grad eps is affine in the
-        coordinates: grad eps(q_mid) = U + slope(q_mid) V."""
-        eps_a, slope_a = self._strain(qa)
-        eps_b, slope_b = self._strain(qb)
+        coordinates: grad eps(q_mid) = U + slope(q_mid) V. ``qa is qb``: the continuous terms at
+        that point (generalized-alpha evaluates the mid-point forms there)."""
+        eps_b, slope_b = self._strain(qb[0])
+        if qa is qb:
+            return eps_b, slope_b, slope_b
+        eps_a, slope_a = self._strain(qa[0])
         return 0.5 * (eps_a + eps_b), 0.5 * (slope_a + slope_b), slope_b
 
     def discrete_force(self, qa, qb, t_mid, dt, state=None):
         """-(sum_e K_e e_mid + sum_g a_g grad eps_g(q_mid)), a_g = w_g EA l eps_bar_g (module docstring),
         grad eps = U + slope V: the element forces, then one product of the assembled maps."""
-        element_forces = self._element_forces @ (0.5 * (qa[0] + qb[0]))
+        element_forces = self._element_forces @ (qb[0] if qa is qb else 0.5 * (qa[0] + qb[0]))
         if not self.stiffening:
             return -(self._force_map @ np.concatenate([element_forces, self._no_stiffening]))[None, :]
-        eps_bar, slope_m, _ = self._step_terms(qa[0], qb[0])
+        eps_bar, slope_m, _ = self._step_terms(qa, qb)
         a = self._weights * eps_bar
         return -(self._force_map @ np.concatenate([element_forces, a.sum(axis=1), (a * slope_m).ravel()]))[None, :]
 
@@ -140,7 +143,7 @@ class BeamElasticity(Force):
         + eps_bar_g V_g V_g^T]) / 2 per element, grad eps = U + slope V."""
         T = 0.5 * self.blocks
         if self.stiffening:
-            eps_bar, slope_m, slope_b = self._step_terms(qa[0], qb[0])
+            eps_bar, slope_m, slope_b = self._step_terms(qa, qb)
             w = self._weights
             weighted = np.swapaxes(w[..., None] * (self.U + slope_m[..., None] * self.V), 1, 2)  # (K, 6, P)
             T = T + 0.5 * (weighted @ (self.U + slope_b[..., None] * self.V)
