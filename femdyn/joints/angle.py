@@ -37,7 +37,7 @@ def sinc_pair(h):
     small = np.abs(h) < 1e-3
     hs = np.where(small, 1.0, h)
     sin, h2 = np.sin(hs), h * h
-    return (np.where(small, 1.0 - h2 / 6.0, sin / hs),
+    return (np.where(small, 1.0 - h2 / 6.0 + h2 * h2 / 120.0, sin / hs),
             np.where(small, h * (h2 / 30.0 - 1.0 / 3.0), (hs * np.cos(hs) - sin) / hs**2))
 
 
