@@ -58,7 +58,6 @@ class AffineConstraints:
         self.tangent = operator(sp.csr_matrix((cat(t_vals), (cat(t_rows, np.int64), cat(t_cols, np.int64))),
                                               shape=(tangents, m)))
         self.tangent_i, self.tangent_j = cat(t_i, np.int64), cat(t_j, np.int64)
-        self.n, self.m = n, m
 
     @staticmethod
     def split(constraints):
