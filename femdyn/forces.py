@@ -17,6 +17,9 @@ class Force(ABC):
     value at the start of the step, ``advance`` gives the value at its end."""
 
     tangent_mask = None  # (n, n) structure of the tangent; None: Fbar does not depend on qb
+    # Fbar is exactly -grad_bar V, a discrete gradient (Fbar.(qb - qa) = V(qa) - V(qb)): its work W is
+    # zero by construction, and the energy-momentum stepper leaves it out of the step's work
+    conservative = False
 
     def __init__(self, dofs):
         self.dofs = np.asarray(dofs, dtype=np.int64)
@@ -53,6 +56,8 @@ class Force(ABC):
 class Gravity(Force):
     """Uniform gravity as a constant generalised force w = int rho N^T g (m g on a rigid body's centre
     of mass): V = -w.q, linear, so grad_bar V = grad V."""
+
+    conservative = True
 
     def __init__(self, dofs, weights):
         super().__init__(dofs)

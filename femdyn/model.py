@@ -364,8 +364,12 @@ class Model:
 
     def potential(self, q, states=None):
         """Potential energy; ``states``: the forces' internal states (default: their initial ones)."""
+        return sum(self.potentials(q, states))
+
+    def potentials(self, q, states=None):
+        """Potential energy of each force component (list)."""
         states = states or self.initial_states(q)
-        return sum(f.potential(q[f.dofs], s) for f, s in zip(self.forces, states))
+        return [f.potential(q[f.dofs], s) for f, s in zip(self.forces, states)]
 
     def initial_states(self, q):
         """Internal states of the forces (e.g. friction slip) at the initial configuration q."""

@@ -35,6 +35,7 @@ class BeamElasticity(Force):
     the element blocks, never a dense (n, n) matrix."""
 
     tangent_mask = True  # depends on q_n+1; the entries come from ``tangent_pattern``
+    conservative = True  # the discrete gradient of the module docstring
     REMEMBERED = 3  # strains kept by ``_strain``: q_n, the Newton iterate, q_n+1
 
     def __init__(self, dofs, beams, stiffening):

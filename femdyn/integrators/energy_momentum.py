@@ -112,7 +112,9 @@ class EnergyMomentum:
         rows, cols = [self.mass.row], [self.mass.col]  # constant mass matrix
         constraint_layout(self, model, position, rows, cols)
         force_layout(self, model, rows, cols)
-        self._potential = None  # (states, q, potential energy) at the end of the last step
+        # the forces whose work a step evaluates: the constant ones and the non-conservative varying ones
+        self._worked = [k not in self._varying or not f.conservative for k, f in enumerate(model.forces)]
+        self._potential = None  # (states, q, potential energy of each force) at the end of the last step
 
     def _scatter(self, dofs, values):
         return np.bincount(dofs.ravel(), weights=values.ravel(), minlength=self.model.n)
@@ -174,10 +176,17 @@ class EnergyMomentum:
         return self._finish(t, qa, va, qb, lam, iterations, constant_forces, states)
 
     def _finish(self, t, qa, va, qb, lam, iterations, constant_forces, states):
-        """Velocities, the step's work (loads, servo inputs, dissipation) and the new states."""
+        """Velocities, the step's work (loads, servo inputs, dissipation) and the new states.
+
+        The work of the step is W = Fbar.(qb - qa) + V(qb) - V(qa) summed over the forces (``forces``
+        module docstring) plus the servo inputs' u.B (qb - qa). A conservative varying force (a discrete
+        gradient, e.g. the beams' elasticity) contributes zero by construction and is left out: so the
+        step does not evaluate it again, and the energy balance H - H_0 - W checks its discrete
+        gradient instead of cancelling it."""
         model, dt = self.model, self.dt
         dq = qb - qa
-        F = constant_forces + self._forces(qa, qb, t + 0.5 * dt, states, self._varying)
+        worked = [k for k in self._varying if self._worked[k]]
+        F = constant_forces + self._forces(qa, qb, t + 0.5 * dt, states, worked)
         for fam in self._families:
             if fam["servo"]:  # inputs u = -lam act along the Boolean B: work u . B dq
                 F -= self._constraint_forces(fam, 1.0, lam)
@@ -185,8 +194,8 @@ class EnergyMomentum:
         dissipation = sum(float(np.sum(f.dissipation(qa[f.dofs], qb[f.dofs], s)))
                           for f, s in zip(model.forces, states) if hasattr(f, "dissipation"))
         known = self._potential is not None and self._potential[0] is states and np.array_equal(self._potential[1], qa)
-        v_a = self._potential[2] if known else model.potential(qa, states)
-        v_b = model.potential(qb, new_states)
+        v_a = self._potential[2] if known else model.potentials(qa, states)
+        v_b = model.potentials(qb, new_states)
         self._potential = (new_states, qb.copy(), v_b)  # V_n of the next step, if it starts here
-        work = float(F @ dq) + v_b - v_a
-        return StepResult(qb, 2.0 / dt * dq - va, lam, iterations, work, v_b, dissipation, new_states)
+        work = float(F @ dq) + sum(b - a for a, b, w in zip(v_a, v_b, self._worked) if w)
+        return StepResult(qb, 2.0 / dt * dq - va, lam, iterations, work, sum(v_b), dissipation, new_states)
