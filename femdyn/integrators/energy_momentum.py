@@ -114,6 +114,7 @@ class EnergyMomentum:
         force_layout(self, model, rows, cols)
         # the forces whose work a step evaluates: the constant ones and the non-conservative varying ones
         self._worked = [k not in self._varying or not f.conservative for k, f in enumerate(model.forces)]
+        self._varying_worked = [k for k in self._varying if self._worked[k]]
         self._potential = None  # (states, q, potential energy of each force) at the end of the last step
 
     def _scatter(self, dofs, values):
@@ -185,8 +186,7 @@ class EnergyMomentum:
         gradient instead of cancelling it."""
         model, dt = self.model, self.dt
         dq = qb - qa
-        worked = [k for k in self._varying if self._worked[k]]
-        F = constant_forces + self._forces(qa, qb, t + 0.5 * dt, states, worked)
+        F = constant_forces + self._forces(qa, qb, t + 0.5 * dt, states, self._varying_worked)
         for fam in self._families:
             if fam["servo"]:  # inputs u = -lam act along the Boolean B: work u . B dq
                 F -= self._constraint_forces(fam, 1.0, lam)

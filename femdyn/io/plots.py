@@ -3,11 +3,14 @@
 matplotlib is imported on first use (``pyplot``), not with this module: importing it takes most of a
 second, which a run without plots should not spend."""
 
+import functools
+
 import numpy as np
 
 DPI = 120
 
 
+@functools.cache
 def pyplot():
     """matplotlib.pyplot with the non-interactive Agg backend."""
     import matplotlib
