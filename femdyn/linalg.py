@@ -139,6 +139,8 @@ class FixedPatternLU:
         self.n = len(indptr) - 1
         self._Ap = np.ascontiguousarray(indptr, dtype=np.int32)
         self._Ai = np.ascontiguousarray(indices, dtype=np.int32)
+        # the CSC arrays of A are the CSR arrays of A^T: A x for the residuals of iterative refinement
+        self._transposed = RowPattern(np.repeat(np.arange(self.n), np.diff(self._Ap)), self._Ai, (self.n, self.n))
         self._common = _KluCommon()
         _KLU.klu_defaults(ctypes.byref(self._common))
         self._candidates = []
@@ -152,7 +154,6 @@ class FixedPatternLU:
         self._symbolic = self._candidates[0]
         self._numeric = ctypes.c_void_p()
         self._rcond = 0.0
-        self._matrix = None  # CSC matrix on the factored values, for the residuals of iterative refinement
         self.factorizations = self.refactorizations = 0
 
     def _rcond_now(self):
@@ -179,8 +180,6 @@ class FixedPatternLU:
     def factor(self, values):
         """Factor the matrix with these values (in the CSC order of the pattern)."""
         self._Ax = np.ascontiguousarray(values, dtype=np.float64)
-        if self._matrix is not None:
-            self._matrix.data = self._Ax  # the pattern is fixed: only the values change
         if self._candidates:
             self._choose_ordering()
         args = (self._Ap.ctypes.data, self._Ai.ctypes.data, self._Ax.ctypes.data, self._symbolic)
@@ -205,11 +204,8 @@ class FixedPatternLU:
         """x with A x = b for the last factored A, improved by ``refine`` steps of iterative
         refinement x += A^-1 (b - A x) (see the module docstring)."""
         x = self._solve(b)
-        if refine:
-            if self._matrix is None:
-                self._matrix = sp.csc_matrix((self._Ax, self._Ai, self._Ap), shape=(self.n, self.n), copy=False)
-            for _ in range(refine):
-                x += self._solve(b - self._matrix @ x)
+        for _ in range(refine):
+            x += self._solve(b - self._transposed.transpose_times(self._Ax, x))
         return x
 
     def __del__(self):

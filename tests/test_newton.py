@@ -11,16 +11,16 @@ from femdyn.linalg import FixedPatternLU
 
 
 def test_stops_on_the_estimated_error_of_a_contraction():
-    q = np.ones(3)
+    bound = 1e-10  # the tolerance times max(1, |q|)
     # quadratic convergence: Theta = 1e-4, error left <= 1e-4 / (1 - 1e-4) * 1e-9 ~ 1e-13
-    assert newton_converged(1e-9, 1e-5, q, 1e-10)
+    assert newton_converged(1e-9, 1e-5, bound)
     # slow contraction: Theta = 0.9 leaves up to 9 |dq| = 8.1e-9 > 1e-10, although |dq| is 9e-10
-    assert not newton_converged(9e-10, 1e-9, q, 1e-10)
+    assert not newton_converged(9e-10, 1e-9, bound)
     # no contraction: nothing is estimated; the first iteration has no previous increment
-    assert not newton_converged(2e-10, 1e-10, q, 1e-10)
-    assert not newton_converged(2e-10, None, q, 1e-10)
-    # the plain increment test, relative to max(1, |q|)
-    assert newton_converged(5e-10, None, 10.0 * q, 1e-10)
+    assert not newton_converged(2e-10, 1e-10, bound)
+    assert not newton_converged(2e-10, None, bound)
+    # the plain increment test
+    assert newton_converged(5e-10, None, 10.0 * bound)
 
 
 def beam_saddle_point(elements, length=1.0, young=2.1e11, width=0.01, dt=1e-3, density=7850.0):

@@ -39,6 +39,12 @@ class StepResult:
     states: list  # internal states of the forces at the end of the step
 
 
+def potential_work(v_a, v_b, worked):
+    """The potentials' share V(qb) - V(qa) of a step's work, over the ``worked`` forces: those whose
+    force enters the work (``force_layout``). ``v_a``, ``v_b``: each force's potential energy."""
+    return sum(b - a for a, b, w in zip(v_a, v_b, worked) if w)
+
+
 def saddle_layout(stepper, model, active_rows):
     """Sets the stepper's ``active`` rows, system ``size``, ``mass`` (COO) and ``_mass_operator``; returns
     the place of each constraint row among the active ones (-1: dropped) and the mean positive
@@ -87,6 +93,10 @@ def force_layout(stepper, model, rows, cols):
     ``newton`` iteration."""
     stepper._varying = [k for k, f in enumerate(model.forces) if f.tangent_mask is not None]
     stepper._constant = [k for k, f in enumerate(model.forces) if f.tangent_mask is None]
+    # the forces whose work a step evaluates: the constant ones and the non-conservative varying ones
+    # (a conservative varying force, a discrete gradient, does no work: ``potential_work``)
+    stepper._worked = [k not in stepper._varying or not f.conservative for k, f in enumerate(model.forces)]
+    stepper._varying_worked = [k for k in stepper._varying if stepper._worked[k]]
     for k in stepper._varying:
         f = model.forces[k]
         i, j = f.tangent_pattern()
@@ -112,9 +122,6 @@ class EnergyMomentum:
         rows, cols = [self.mass.row], [self.mass.col]  # constant mass matrix
         constraint_layout(self, model, position, rows, cols)
         force_layout(self, model, rows, cols)
-        # the forces whose work a step evaluates: the constant ones and the non-conservative varying ones
-        self._worked = [k not in self._varying or not f.conservative for k, f in enumerate(model.forces)]
-        self._varying_worked = [k for k in self._varying if self._worked[k]]
         self._potential = None  # (states, q, potential energy of each force) at the end of the last step
 
     def _scatter(self, dofs, values):
@@ -197,5 +204,5 @@ class EnergyMomentum:
         v_a = self._potential[2] if known else model.potentials(qa, states)
         v_b = model.potentials(qb, new_states)
         self._potential = (new_states, qb.copy(), v_b)  # V_n of the next step, if it starts here
-        work = float(F @ dq) + sum(b - a for a, b, w in zip(v_a, v_b, self._worked) if w)
+        work = float(F @ dq) + potential_work(v_a, v_b, self._worked)
         return StepResult(qb, 2.0 / dt * dq - va, lam, iterations, work, sum(v_b), dissipation, new_states)

@@ -45,12 +45,13 @@ class NewtonOptions:
     modified: bool = False  # modified Newton: the factorised Newton matrix is reused (``Newton``)
 
 
-def newton_converged(increment, previous, q, tolerance):
+def newton_converged(increment, previous, bound):
     """Newton's stopping test on the increments |dq_k|_inf (``increment``) and |dq_k-1|_inf
     (``previous``, None in the first iteration), E. Hairer, G. Wanner, Solving Ordinary Differential
     Equations II, 2nd ed., Springer 1996, sec. IV.8, eqs. (8.10)-(8.11): with the observed contraction
     Theta = |dq_k| / |dq_k-1| < 1 the error left in q_k is at most Theta / (1 - Theta) |dq_k|, and the
-    iteration stops when that bound, or |dq_k| itself, is below ``tolerance`` max(1, |q|_inf).
+    iteration stops when that bound, or |dq_k| itself, is below ``bound`` (the tolerance times
+    max(1, |q|_inf), ``Newton.solve``).
 
     Testing the estimated error instead of the last increment saves the iteration that only confirms
     convergence (quadratic convergence with |dq| = 3e-5, 1e-9 leaves an error of about 1e-13 after the
@@ -59,7 +60,6 @@ def newton_converged(increment, previous, q, tolerance):
     default tolerance, so an increment test there wanders at the round-off level for several more
     iterations (benchmarks/README.md, "Scaling and memory").
     """
-    bound = tolerance * max(1.0, np.abs(q).max())
     if increment <= bound:
         return True
     if previous is None or increment >= previous:
@@ -137,9 +137,13 @@ class Newton:
         ``QuadraticStop``. Returns (qb, lam, iterations); lam (all m multipliers) is updated in place."""
         options, n = self.options, self.n
         fresh, previous = not (options.modified and self.factorised), None
+        # the tests' scale max(1, |q|_inf), taken once per step: the increments move q by far less than
+        # it (1e-5 against 1 in a step of the 3-PRR), and each maximum over q costs as much as a product
+        size = max(1.0, np.abs(qb).max())
+        bound, floor = options.tolerance * size, ROUND_OFF * size
         for it in range(1, options.max_iterations + 1):
             R, data = system(qb, lam, fresh)
-            if not np.all(np.isfinite(R)):
+            if not np.isfinite(R @ R):  # one product for the test of every entry; |R| > 1e154 counts as infinite
                 raise NewtonFailure(t1, np.inf, it, "the residual is not finite", self.servos)
             if fresh:
                 self.factorised = False
@@ -151,14 +155,13 @@ class Newton:
             dx = self.lu.solve(-R, refine=FIRST_SOLVE_REFINEMENT if it == 1 and fresh else 0)
             qb = qb + dx[:n]
             lam[self.active] += self.scale * dx[n:]
-            increment, size = np.abs(dx[:n]).max(), max(1.0, np.abs(qb).max())
+            increment = np.abs(dx[:n]).max()
             if options.modified:
-                if increment <= options.tolerance * size or (fresh and newton_converged(increment, previous, qb,
-                                                                                         options.tolerance)):
+                if increment <= bound or (fresh and newton_converged(increment, previous, bound)):
                     return qb, lam, it
                 fresh = previous is not None and increment > self.REFRESH_CONTRACTION * previous
-            elif ((stop is not None and stop.converged(increment, options.tolerance * size, ROUND_OFF * size))
-                  or newton_converged(increment, previous, qb, options.tolerance)):
+            elif ((stop is not None and stop.converged(increment, bound, floor))
+                  or newton_converged(increment, previous, bound)):
                 return qb, lam, it
             previous = increment
         raise NewtonFailure(t1, np.abs(R).max(), options.max_iterations,

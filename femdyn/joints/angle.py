@@ -41,6 +41,21 @@ def sinc_pair(h):
             np.where(small, h * (h2 / 30.0 - 1.0 / 3.0), (hs * np.cos(hs) - sin) / hs**2))
 
 
+def _angle_terms(ta, tb, same):
+    """The angle's terms of a step from ta to tb (module docstring): sin tb, cos tb, their means over
+    the step, Greenspan's quotients Dsin, Dcos and the tb-derivatives of those. ``same`` (ta is tb,
+    generalized-alpha's continuous forms): h = 0, the quotients are cos tb and -sin tb, and no sinc."""
+    sin_b, cos_b = np.sin(tb), np.cos(tb)
+    if same:
+        return sin_b, cos_b, sin_b, cos_b, cos_b, -sin_b, -0.5 * sin_b, -0.5 * cos_b
+    m, h = 0.5 * (ta + tb), 0.5 * (tb - ta)
+    cos_m, sin_m = np.cos(m), np.sin(m)
+    sinc_h, sinc_dh = sinc_pair(h)
+    dsin, dcos = cos_m * sinc_h, -sin_m * sinc_h
+    return (sin_b, cos_b, 0.5 * (np.sin(ta) + sin_b), 0.5 * (np.cos(ta) + cos_b), dsin, dcos,
+            0.5 * (cos_m * sinc_dh - sin_m * sinc_h), -0.5 * (cos_m * sinc_h + sin_m * sinc_dh))
+
+
 class JointAngle(Constraint):
     m = 1
 
@@ -57,9 +72,9 @@ class JointAngle(Constraint):
         """c, s (K,) and their gradients (K, J) with respect to the coordinates of [q1, q2] at the
         Jacobian's structural non-zeros. Both are bilinear, c = 1/2 q.H_c q and s = 1/2 q.H_s q, so
         the gradients are H q. Called through ``_cs``, which remembers the last two results."""
-        x = q[:, : self.n1 + self.n2]
-        grads = np.einsum("kaij,kj->kai", self._stacked_hessians, x)
-        values = 0.5 * np.einsum("kai,ki->ka", grads, x[:, self._coordinates])
+        x = q[:, : self.n1 + self.n2, None]
+        grads = (self._stacked_hessians @ x[:, None])[..., 0]  # (K, 2, J)
+        values = 0.5 * (grads @ x[:, self._coordinates])[..., 0]  # (K, 2)
         return values[:, 0], values[:, 1], grads[:, 0], grads[:, 1]
 
     def begin_step(self, qa, t):
@@ -73,13 +88,7 @@ class JointAngle(Constraint):
         cb, sb, grad_cb, grad_sb = cs_b
         ca, sa, grad_ca, grad_sa = cs_b if qa is qb else self._cs(qa) if start is None else start
         grad_cm, grad_sm = 0.5 * (grad_ca + grad_cb), 0.5 * (grad_sa + grad_sb)  # gradients are linear in q
-        ta, tb = qa[:, -1], qb[:, -1]
-        sin_b, cos_b = np.sin(tb), np.cos(tb)
-        m, h = 0.5 * (ta + tb), 0.5 * (tb - ta)
-        cos_m, sin_m = np.cos(m), np.sin(m)
-        sinc_h, sinc_dh = sinc_pair(h)
-        dsin, dcos = cos_m * sinc_h, -sin_m * sinc_h
-        sin_bar, cos_bar = 0.5 * (np.sin(ta) + sin_b), 0.5 * (np.cos(ta) + cos_b)
+        sin_b, cos_b, sin_bar, cos_bar, dsin, dcos, dsin_b, dcos_b = _angle_terms(qa[:, -1], qb[:, -1], qa is qb)
         c_bar, s_bar = 0.5 * (ca + cb), 0.5 * (sa + sb)
 
         K, J = grad_cb.shape
@@ -93,8 +102,7 @@ class JointAngle(Constraint):
         T[:, at_qq] = 0.5 * (sin_bar[:, None] * H_c - cos_bar[:, None] * H_s)
         T[:, at_qt] = 0.5 * (cos_b[:, None] * grad_cm + sin_b[:, None] * grad_sm)
         T[:, at_tq] = 0.5 * (dsin[:, None] * grad_cb - dcos[:, None] * grad_sb)
-        T[:, -1] = (c_bar * 0.5 * (-sin_m * sinc_h + cos_m * sinc_dh)
-                    - s_bar * 0.5 * (-cos_m * sinc_h - sin_m * sinc_dh))  # (Theta, Theta), last in row order
+        T[:, -1] = c_bar * dsin_b - s_bar * dcos_b  # (Theta, Theta), last in row order
         return (sin_b * cb - cos_b * sb)[:, None], G, Gbar, lam * T
 
     def phi(self, q):
