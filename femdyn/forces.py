@@ -32,6 +32,13 @@ class Force(ABC):
         """Total potential energy of the component (0 for non-conservative loads)."""
         return 0.0
 
+    def potential_history(self, Q, states):
+        """The potential energy at each of F configurations: ``Q`` (F, K, n) and the state at each
+        (list of F); vectorised over F by the components whose energy a run reports every step."""
+        if type(self).potential is Force.potential:
+            return np.zeros(len(Q))
+        return np.array([self.potential(q, s) for q, s in zip(Q, states)])
+
     @abstractmethod
     def discrete_force(self, qa, qb, t_mid, dt, state=None):
         """(K, n) generalised force over the step."""
@@ -65,6 +72,9 @@ class Gravity(Force):
 
     def potential(self, q, state=None):
         return -float(np.sum(self.weights * q))
+
+    def potential_history(self, Q, states):
+        return -np.sum(self.weights * Q, axis=(1, 2))
 
     def discrete_force(self, qa, qb, t_mid, dt, state=None):
         return self.weights

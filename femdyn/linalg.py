@@ -78,7 +78,7 @@ class RowPattern:
 
 class CsrOperator:
     """A constant CSR matrix for repeated products with vectors, ``A @ x`` for x of shape (columns,),
-    through ``RowPattern``."""
+    through ``RowPattern``; x of shape (columns, F) (F vectors at once, rare) goes through SciPy."""
 
     def __init__(self, matrix):
         matrix = sp.csr_matrix(matrix, dtype=np.float64)
@@ -87,9 +87,10 @@ class CsrOperator:
         self._pattern = RowPattern(np.repeat(np.arange(matrix.shape[0]), np.diff(matrix.indptr)), matrix.indices,
                                    matrix.shape)
         self._data = matrix.data
+        self._matrix = matrix
 
     def __matmul__(self, x):
-        return self._pattern.times(self._data, x)
+        return self._pattern.times(self._data, x) if np.ndim(x) == 1 else self._matrix @ x
 
 
 def operator(matrix):

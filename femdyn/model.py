@@ -364,12 +364,16 @@ class Model:
 
     def potential(self, q, states=None):
         """Potential energy; ``states``: the forces' internal states (default: their initial ones)."""
-        return sum(self.potentials(q, states))
-
-    def potentials(self, q, states=None):
-        """Potential energy of each force component (list)."""
         states = states or self.initial_states(q)
-        return [f.potential(q[f.dofs], s) for f, s in zip(self.forces, states)]
+        return sum(f.potential(q[f.dofs], s) for f, s in zip(self.forces, states))
+
+    def potential_history(self, Q, states):
+        """Potential energy at each row of Q (F, n), ``states`` (list of F): the forces' states there.
+        Each force evaluates all F configurations at once (``Force.potential_history``)."""
+        V = np.zeros(len(Q))
+        for k, f in enumerate(self.forces):
+            V += f.potential_history(Q[:, f.dofs], [s[k] for s in states])
+        return V
 
     def initial_states(self, q):
         """Internal states of the forces (e.g. friction slip) at the initial configuration q."""

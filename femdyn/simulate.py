@@ -154,9 +154,9 @@ def simulate(model, setup, dt, t_end, options=None, progress=None, integrator="e
     states = model.initial_states(q)
     Q, V = np.empty((steps + 1, model.n)), np.empty((steps + 1, model.n))
     inputs = np.empty((steps, len(model.inputs)))
-    iterations, work, potential = np.zeros(steps + 1, dtype=int), np.zeros(steps + 1), np.empty(steps + 1)
-    dissipation = np.zeros(steps + 1)
-    Q[0], V[0], potential[0] = q, v, model.potential(q, states)
+    iterations, work, dissipation = np.zeros(steps + 1, dtype=int), np.zeros(steps + 1), np.zeros(steps + 1)
+    history = [states]  # the forces' states at each step, for the potential energy
+    Q[0], V[0] = q, v
     complete, message, last = True, "", steps
     for k in range(steps):
         try:
@@ -168,7 +168,8 @@ def simulate(model, setup, dt, t_end, options=None, progress=None, integrator="e
             complete, message, last = False, f"interrupted at t = {k * dt:.6g}", k
             break
         q, v, lam, states = r.q, r.v, r.lam, r.states
-        Q[k + 1], V[k + 1], iterations[k + 1], potential[k + 1] = q, v, r.iterations, r.potential
+        Q[k + 1], V[k + 1], iterations[k + 1] = q, v, r.iterations
+        history.append(states)
         inputs[k] = -(0.5 * (r.lam_start + lam) if alpha else lam)[model.input_rows]
         work[k + 1] = work[k] + r.work
         dissipation[k + 1] = dissipation[k] + r.dissipation
@@ -180,7 +181,7 @@ def simulate(model, setup, dt, t_end, options=None, progress=None, integrator="e
     return Results(
         t=t, q=Q, v=V, inputs=inputs[:last], iterations=iterations[: last + 1],
         residual=np.array([np.abs(model.phi(qk, tk)[setup.active_rows]).max(initial=0.0) for qk, tk in zip(Q, t)]),
-        kinetic=model.kinetic(V), potential=potential[: last + 1],
+        kinetic=model.kinetic(V), potential=model.potential_history(Q, history[: last + 1]),
         work=work[: last + 1], dissipation=dissipation[: last + 1], momentum=momentum, angular_momentum=angular,
         complete=complete, message=message, dropped=setup.dropped, integrator=integrator,
         factorisations=stepper.lu.factorizations + stepper.lu.refactorizations)

@@ -36,7 +36,7 @@ class BeamElasticity(Force):
 
     tangent_mask = True  # depends on q_n+1; the entries come from ``tangent_pattern``
     conservative = True  # the discrete gradient of the module docstring
-    REMEMBERED = 3  # strains kept by ``_strain``: q_n, the Newton iterate, q_n+1
+    REMEMBERED = 2  # strains kept by ``_strain``: q_n and the Newton iterate
 
     def __init__(self, dofs, beams, stiffening):
         super().__init__(dofs)
@@ -105,19 +105,29 @@ class BeamElasticity(Force):
     def _strains(self, q):
         """eps (K, P) and the slopes (K, P) at the Gauss points for the coordinates q (n,);
         grad eps = U + slope V. Called through ``_strain``, which remembers the last results: a step
-        evaluates force, tangent and potential at the same few points."""
+        evaluates force and tangent at the same few points."""
         K = self.ea_l.size
         strains = self._strain_map @ q
         slope = strains[K:].reshape(K, -1)
         return strains[:K, None] + 0.5 * slope**2, slope
 
     def potential(self, q, state=None):
-        q = q[0]
-        e = np.concatenate([q, [0.0]])[self.map]  # index -1 picks the appended zero
-        v = 0.5 * e.ravel() @ (self._element_forces @ q)
+        return float(self.potential_history(q[None], None)[0])
+
+    def potential_history(self, Q, states):
+        """V = sum_e 1/2 e.K_e e + sum_g 1/2 w_g EA l eps_g^2 at each of F configurations Q (F, 1, n)
+        (the elastic coordinates): the elements' energies from the element forces, the strains from
+        the strain map, both as products with the F configurations at once."""
+        Q = Q[:, 0, :]
+        e = np.concatenate([Q, np.zeros((len(Q), 1))], axis=1)[:, self.map]  # index -1 picks the appended zero
+        element_forces = (self._element_forces @ Q.T).T.reshape(e.shape)
+        v = 0.5 * np.sum(e * element_forces, axis=(1, 2))
         if self.stiffening:
-            v += 0.5 * np.sum(self._weights * self._strain(q)[0] ** 2)
-        return float(v)
+            K = self.ea_l.size
+            strains = self._strain_map @ Q.T  # (K + K P, F): axial strains, then the slopes
+            eps = strains[:K, None, :] + 0.5 * strains[K:].reshape(K, -1, len(Q)) ** 2
+            v += 0.5 * np.einsum("kp,kpf->f", self._weights, eps**2)
+        return v
 
     def _step_terms(self, qa, qb):
         """eps_bar (K, P), the slopes at q_mid and at q_b (K, P); grad eps is affine in the

@@ -34,15 +34,15 @@ class StepResult:
     lam: np.ndarray
     iterations: int
     work: float  # work of applied loads and servo inputs minus dissipation in the step
-    potential: float  # at the end of the step
     dissipation: float  # energy dissipated by friction in the step (>= 0)
     states: list  # internal states of the forces at the end of the step
 
 
-def potential_work(v_a, v_b, worked):
-    """The potentials' share V(qb) - V(qa) of a step's work, over the ``worked`` forces: those whose
-    force enters the work (``force_layout``). ``v_a``, ``v_b``: each force's potential energy."""
-    return sum(b - a for a, b, w in zip(v_a, v_b, worked) if w)
+def worked_potential(model, q, states, worked):
+    """The potential energy at q of the forces whose work a step evaluates (``worked``, see
+    ``force_layout``): the share V(qb) - V(qa) of the work. The others' potential enters only the
+    energy of the run's history (``Model.potential_history``), so the steps do not evaluate it."""
+    return sum(f.potential(q[f.dofs], s) for f, s, w in zip(model.forces, states, worked) if w)
 
 
 def saddle_layout(stepper, model, active_rows):
@@ -94,7 +94,7 @@ def force_layout(stepper, model, rows, cols):
     stepper._varying = [k for k, f in enumerate(model.forces) if f.tangent_mask is not None]
     stepper._constant = [k for k, f in enumerate(model.forces) if f.tangent_mask is None]
     # the forces whose work a step evaluates: the constant ones and the non-conservative varying ones
-    # (a conservative varying force, a discrete gradient, does no work: ``potential_work``)
+    # (a conservative varying force, a discrete gradient, does no work: ``worked_potential``)
     stepper._worked = [k not in stepper._varying or not f.conservative for k, f in enumerate(model.forces)]
     stepper._varying_worked = [k for k in stepper._varying if stepper._worked[k]]
     for k in stepper._varying:
@@ -122,7 +122,7 @@ class EnergyMomentum:
         rows, cols = [self.mass.row], [self.mass.col]  # constant mass matrix
         constraint_layout(self, model, position, rows, cols)
         force_layout(self, model, rows, cols)
-        self._potential = None  # (states, q, potential energy of each force) at the end of the last step
+        self._potential = None  # (states, q, ``worked_potential``) at the end of the last step
 
     def _scatter(self, dofs, values):
         return np.bincount(dofs.ravel(), weights=values.ravel(), minlength=self.model.n)
@@ -201,8 +201,8 @@ class EnergyMomentum:
         dissipation = sum(float(np.sum(f.dissipation(qa[f.dofs], qb[f.dofs], s)))
                           for f, s in zip(model.forces, states) if hasattr(f, "dissipation"))
         known = self._potential is not None and self._potential[0] is states and np.array_equal(self._potential[1], qa)
-        v_a = self._potential[2] if known else model.potentials(qa, states)
-        v_b = model.potentials(qb, new_states)
+        v_a = self._potential[2] if known else worked_potential(model, qa, states, self._worked)
+        v_b = worked_potential(model, qb, new_states, self._worked)
         self._potential = (new_states, qb.copy(), v_b)  # V_n of the next step, if it starts here
-        work = float(F @ dq) + potential_work(v_a, v_b, self._worked)
-        return StepResult(qb, 2.0 / dt * dq - va, lam, iterations, work, sum(v_b), dissipation, new_states)
+        work = float(F @ dq) + v_b - v_a
+        return StepResult(qb, 2.0 / dt * dq - va, lam, iterations, work, dissipation, new_states)

@@ -86,7 +86,7 @@ import scipy.sparse.linalg as spla
 
 from ..forces import Friction, SpringDamper
 from ..kinematics import apply
-from .energy_momentum import StepResult, constraint_layout, force_layout, potential_work, saddle_layout
+from .energy_momentum import StepResult, constraint_layout, force_layout, saddle_layout, worked_potential
 from .newton import NewtonFailure, NewtonOptions, QuadraticStop
 
 
@@ -119,7 +119,7 @@ class _Carry:
     lam: np.ndarray
     force: np.ndarray  # applied forces plus servo inputs, for the work
     a_previous: np.ndarray | None = None  # a of the step before, for the predictor
-    potential: tuple | None = None  # (the forces' states at q, each force's potential energy there): the next V_n
+    potential: tuple | None = None  # (the forces' states at q, ``worked_potential`` there): the next V_n
 
 
 def _spring_damper(f, q, v):
@@ -228,13 +228,13 @@ class GeneralizedAlpha:
     # --- constraints -------------------------------------------------------------------------
     def _linearize(self, q, lam, t, servo_starts):
         """Per family phi(q), G(q), the force direction Gbar(q, q) and the full tangent
-        d(Gbar^T lam)/dq (twice the qb-derivative of the symmetric mid-point forms)."""
+        d(Gbar^T lam)/dq (twice the qb-derivative of the symmetric mid-point forms). Only the servo
+        families need a ``start`` (their trajectory at t); the others are evaluated at qa = qb = q,
+        where there is nothing to reuse."""
         out = []
         for fam, start in zip(self._families, servo_starts):
             c = fam["c"]
             ql = q[c.dofs]
-            if start is None:
-                start = c.begin_step(ql, t)
             phi, G, Gbar, T = c.linearize(start, ql, ql, lam[c.rows])
             out.append((phi, G, Gbar, 2.0 * T))
         return out
@@ -358,10 +358,10 @@ class GeneralizedAlpha:
                     dissipation += float(np.sum(f.dissipation(qa[f.dofs], qb[f.dofs], s)))
         force = self._worked_forces(qb, vb, t1, states, step["constant_forces"], lam)
         known = start.potential is not None and start.potential[0] is states
-        v_a = start.potential[1] if known else model.potentials(qa, states)
-        v_b = model.potentials(qb, new_states)
-        work = float(0.5 * (start.force + force) @ (qb - qa)) + potential_work(v_a, v_b, self._worked)
+        v_a = start.potential[1] if known else worked_potential(model, qa, states, self._worked)
+        v_b = worked_potential(model, qb, new_states, self._worked)
+        work = float(0.5 * (start.force + force) @ (qb - qa)) + v_b - v_a
         lam_start = start.lam
         self._carry = _Carry(t1, qb.copy(), vb.copy(), a, vd, lam.copy(), force, start.a, (new_states, v_b))
-        return AlphaStepResult(qb, vb, lam, iterations, work, sum(v_b), dissipation, new_states,
+        return AlphaStepResult(qb, vb, lam, iterations, work, dissipation, new_states,
                                a=a, vd=vd, lam_start=lam_start)
