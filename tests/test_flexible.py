@@ -48,6 +48,34 @@ def test_free_flexible_body_conserves_energy_and_momenta(stiffening, modes):
     assert r.residual.max() <= 1e-12
 
 
+@pytest.mark.parametrize("stiffening", [True, False], ids=["stiffening", "linear"])
+def test_elastic_tangent_is_the_derivative_of_the_discrete_force(stiffening):
+    """The elastic forces' Newton entries are d Fbar(qa, qb)/d qb (central differences), for a step
+    (qa != qb, the energy-momentum form) and at one point (qa is qb: generalized-alpha's continuous
+    force F(q) = Fbar(q, q), whose derivative is twice the qb-derivative)."""
+    model, setup = free_beam(stiffening)
+    f = model.forces[[type(g).__name__ for g in model.forces].index("BeamElasticity")]
+    rng = np.random.default_rng(3)
+    qa = setup.q0[f.dofs] + 1e-3 * rng.standard_normal(f.dofs.shape)
+    qb = qa + 1e-3 * rng.standard_normal(f.dofs.shape)
+    rows, cols = f.tangent_pattern()
+    n = f.dofs.shape[1]
+
+    def dense(values):
+        T = np.zeros((n, n))
+        np.add.at(T, (rows, cols), values[0])
+        return T
+
+    def derivative(force, q, h=1e-7):
+        return np.stack([(force(q + h * e) - force(q - h * e))[0] / (2 * h) for e in np.eye(n)[:, None, :]], axis=1)
+
+    step = derivative(lambda x: f.discrete_force(qa, x, 0.0, 1e-3), qb)
+    point = derivative(lambda x: f.discrete_force(x, x, 0.0, 1e-3), qb)
+    scale = np.abs(step).max()
+    np.testing.assert_allclose(dense(f.tangent_values(qa, qb, 0.0, 1e-3)), step, atol=1e-7 * scale)
+    np.testing.assert_allclose(2.0 * dense(f.tangent_values(qb, qb, 0.0, 1e-3)), point, atol=1e-7 * scale)
+
+
 def test_rigid_limit_reproduces_the_rigid_director_body():
     """A beam body with every elastic coordinate removed (modes = 0) is a rigid director body whose
     frame sits at the beam's end; a rigid body at the centre of mass with the same Euler tensor

@@ -152,11 +152,13 @@ class BeamElasticity(Force):
     def tangent_values(self, qa, qb, t_mid, dt, state=None):
         """d Fbar / d qb at the pattern: -(K + sum_g w_g EA l [grad eps_g(e_mid) grad eps_g(e_b)^T
         + eps_bar_g V_g V_g^T]) / 2 per element, grad eps = U + slope V."""
-        T = 0.5 * self.blocks
+        T = self.blocks
         if self.stiffening:
             eps_bar, slope_m, slope_b = self._step_terms(qa, qb)
             w = self._weights
-            weighted = np.swapaxes(w[..., None] * (self.U + slope_m[..., None] * self.V), 1, 2)  # (K, 6, P)
-            T = T + 0.5 * (weighted @ (self.U + slope_b[..., None] * self.V)
-                           + np.swapaxes((w * eps_bar)[..., None] * self.V, 1, 2) @ self.V)
-        return -T[self._kept][None, :]
+            grad_m = self.U + slope_m[..., None] * self.V  # (K, P, 6)
+            grad_b = grad_m if slope_b is slope_m else self.U + slope_b[..., None] * self.V
+            # both sums over the Gauss points as one product: [w grad_m, w eps_bar V]^T [grad_b, V]
+            left = np.concatenate([w[..., None] * grad_m, (w * eps_bar)[..., None] * self.V], axis=1)
+            T = T + np.swapaxes(left, 1, 2) @ np.concatenate([grad_b, self.V], axis=1)
+        return -0.5 * T[self._kept][None, :]
