@@ -84,25 +84,33 @@ class JointAngle(Constraint):
         """phi(qb) (K, 1); G(qb) and Gbar(qa, qb) at ``jacobian_mask`` (K, J + 1); the tangent
         d(Gbar^T lam)/dqb at ``tangent_mask`` (K, P): one pass (see module docstring), built on the
         structural non-zeros only."""
-        cs_b = self._cs(qb)
-        cb, sb, grad_cb, grad_sb = cs_b
-        ca, sa, grad_ca, grad_sa = cs_b if qa is qb else self._cs(qa) if start is None else start
-        grad_cm, grad_sm = 0.5 * (grad_ca + grad_cb), 0.5 * (grad_sa + grad_sb)  # gradients are linear in q
-        sin_b, cos_b, sin_bar, cos_bar, dsin, dcos, dsin_b, dcos_b = _angle_terms(qa[:, -1], qb[:, -1], qa is qb)
-        c_bar, s_bar = 0.5 * (ca + cb), 0.5 * (sa + sb)
+        same = qa is qb  # generalized-alpha's continuous forms: the mean values are those at qb
+        cb, sb, grad_cb, grad_sb = self._cs(qb)
+        if same:
+            c_bar, s_bar, grad_cm, grad_sm = cb, sb, grad_cb, grad_sb
+        else:
+            ca, sa, grad_ca, grad_sa = self._cs(qa) if start is None else start
+            c_bar, s_bar = 0.5 * (ca + cb), 0.5 * (sa + sb)
+            grad_cm, grad_sm = 0.5 * (grad_ca + grad_cb), 0.5 * (grad_sa + grad_sb)  # gradients are linear in q
+        sin_b, cos_b, sin_bar, cos_bar, dsin, dcos, dsin_b, dcos_b = _angle_terms(qa[:, -1], qb[:, -1], same)
 
         K, J = grad_cb.shape
-        G, Gbar, T = np.empty((K, J + 1)), np.empty((K, J + 1)), np.empty((K, self._tangent_size))
+        G, T = np.empty((K, J + 1)), np.empty((K, self._tangent_size))
         G[:, :J] = sin_b[:, None] * grad_cb - cos_b[:, None] * grad_sb
         G[:, J] = cos_b * cb + sin_b * sb
-        Gbar[:, :J] = sin_bar[:, None] * grad_cm - cos_bar[:, None] * grad_sm
-        Gbar[:, J] = c_bar * dsin - s_bar * dcos
         H_c, H_s = self._masked_hessians
         at_qq, at_qt, at_tq = self._tangent_places
         T[:, at_qq] = 0.5 * (sin_bar[:, None] * H_c - cos_bar[:, None] * H_s)
         T[:, at_qt] = 0.5 * (cos_b[:, None] * grad_cm + sin_b[:, None] * grad_sm)
-        T[:, at_tq] = 0.5 * (dsin[:, None] * grad_cb - dcos[:, None] * grad_sb)
         T[:, -1] = c_bar * dsin_b - s_bar * dcos_b  # (Theta, Theta), last in row order
+        if same:  # Gbar = G, and the (Theta, q) entries are the (q, Theta) ones
+            Gbar = G
+            T[:, at_tq] = T[:, at_qt]
+        else:
+            Gbar = np.empty((K, J + 1))
+            Gbar[:, :J] = sin_bar[:, None] * grad_cm - cos_bar[:, None] * grad_sm
+            Gbar[:, J] = c_bar * dsin - s_bar * dcos
+            T[:, at_tq] = 0.5 * (dsin[:, None] * grad_cb - dcos[:, None] * grad_sb)
         return (sin_b * cb - cos_b * sb)[:, None], G, Gbar, lam * T
 
     def phi(self, q):
