@@ -57,14 +57,21 @@ class RowPattern:
 
     def _checked(self, values, vector, length):
         """The arrays as the compiled kernels need them; they do not check lengths themselves."""
-        values, vector = (np.ascontiguousarray(a, dtype=np.float64) for a in (values, vector))
+        values = np.ascontiguousarray(values, dtype=np.float64)
+        vector = np.ascontiguousarray(vector, dtype=np.float64)
         if values.shape != self.indices.shape or vector.shape != (length,):
             raise ValueError(f"RowPattern of shape {self.shape} with {self.indices.size} entries: got values of "
                              f"shape {values.shape} and a vector of shape {vector.shape}")
         return values, vector
 
-    def times(self, values, x):
-        values, x = self._checked(values, x, self.shape[1])
+    def times(self, values, x, checked=False):
+        """A x; ``checked``: the caller passes values that ``_checked`` has accepted before."""
+        if checked:
+            x = np.ascontiguousarray(x, dtype=np.float64)
+            if x.shape != (self.shape[1],):
+                raise ValueError(f"RowPattern of shape {self.shape}: got a vector of shape {x.shape}")
+        else:
+            values, x = self._checked(values, x, self.shape[1])
         y = np.zeros(self.shape[0])
         csr_matvec(*self.shape, self.indptr, self.indices, values, x, y)
         return y
@@ -86,11 +93,11 @@ class CsrOperator:
         self.shape = matrix.shape
         self._pattern = RowPattern(np.repeat(np.arange(matrix.shape[0]), np.diff(matrix.indptr)), matrix.indices,
                                    matrix.shape)
-        self._data = matrix.data
+        self._data = np.ascontiguousarray(matrix.data)  # float64, one value per entry: checked
         self._matrix = matrix
 
     def __matmul__(self, x):
-        return self._pattern.times(self._data, x) if np.ndim(x) == 1 else self._matrix @ x
+        return self._pattern.times(self._data, x, checked=True) if x.ndim == 1 else self._matrix @ x
 
 
 def operator(matrix):

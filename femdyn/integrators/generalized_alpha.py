@@ -226,7 +226,7 @@ class GeneralizedAlpha:
         return np.bincount(fam["f_cols"], weights=(Gbar * lam[fam["lam_rows"]]).ravel(), minlength=self.model.n)
 
     # --- constraints -------------------------------------------------------------------------
-    def _linearize(self, q, lam, t, servo_starts):
+    def _linearize(self, q, lam, servo_starts):
         """Per family phi(q), G(q), the force direction Gbar(q, q) and the full tangent
         d(Gbar^T lam)/dq (twice the qb-derivative of the symmetric mid-point forms). Only the servo
         families need a ``start`` (their trajectory at t); the others are evaluated at qa = qb = q,
@@ -251,7 +251,7 @@ class GeneralizedAlpha:
         R_q = self.beta_p * (self._mass_operator @ q) - inertia - constant_forces - F
         force, data = self._affine.contribute(None, q, lam, R, s, tangent=2.0 if tangents else None)
         R_q += force
-        for fam, (phi, G, Gbar, T) in zip(self._families, self._linearize(q, lam, t, servo_starts)):
+        for fam, (phi, G, Gbar, T) in zip(self._families, self._linearize(q, lam, servo_starts)):
             R_q += self._constraint_forces(fam, Gbar, lam)
             R[fam["phi_at"]] = s * phi[fam["phi_keep"]]
             if tangents:
@@ -279,7 +279,7 @@ class GeneralizedAlpha:
         starts = self._servo_starts(q, t)
         data = [self.mass.data]
         data += self._affine.contribute(None, q, lam, np.empty(self.size), s, tangent=0.0)[1]
-        for fam, (_, G, Gbar, T) in zip(self._families, self._linearize(q, lam, t, starts)):
+        for fam, (_, G, Gbar, T) in zip(self._families, self._linearize(q, lam, starts)):
             data += [np.zeros(T.size), s * Gbar.ravel()[fam["f_keep"]], s * G.ravel()[fam["g_keep"]]]
         data.append(np.zeros(self.pattern.entries - sum(map(len, data))))  # force tangents
         rhs = np.concatenate([self._applied(q, v, t, states), -s * self._constraint_acceleration(q, v, t)])
