@@ -213,7 +213,9 @@ class FixedPatternLU:
         refinement x += A^-1 (b - A x) (see the module docstring)."""
         x = self._solve(b)
         for _ in range(refine):
-            x += self._solve(b - self._transposed.transpose_times(self._Ax, x))
+            correction = self._solve(b - self._transposed.transpose_times(self._Ax, x))
+            x += correction
+            self.correction = np.abs(correction).max()  # the last refinement step's size
         return x
 
     def __del__(self):

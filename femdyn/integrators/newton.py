@@ -30,7 +30,8 @@ class NewtonFailure(RuntimeError):
 # (N = 4096 beam elements: e = 2e-3, increments 3e-5, 6e-8, .. instead of 3e-5, 1e-9, ..), while the
 # later, small increments carry that error far below the tolerance.
 # A reused factorisation is not refined: the modified iteration corrects its error along with the
-# matrix's age.
+# matrix's age. Where the refinement changes nothing (small, well-conditioned systems) it is paused
+# (``Newton._first_solve``).
 FIRST_SOLVE_REFINEMENT = 1
 
 
@@ -125,11 +126,26 @@ class Newton:
     """
 
     REFRESH_CONTRACTION = 0.1
+    REFINEMENT_PAUSE = 15
+
+    def _first_solve(self, b, bound):
+        """The first solve with a new factorisation, refined (``FIRST_SOLVE_REFINEMENT``) unless the
+        refinement has been found to change nothing: where its correction is below 1e-3 times the
+        tolerance ``bound`` (the 3-PRR: at most 7e-15 against 1e-10), the next ``REFINEMENT_PAUSE``
+        first solves go unrefined, and the one after them measures again."""
+        if self._unrefined:
+            self._unrefined -= 1
+            return self.lu.solve(b)
+        x = self.lu.solve(b, refine=FIRST_SOLVE_REFINEMENT)
+        if self.lu.correction <= 1e-3 * bound:
+            self._unrefined = self.REFINEMENT_PAUSE
+        return x
 
     def __init__(self, options, pattern, lu, n, active, scale, servos):
         self.options, self.pattern, self.lu = options, pattern, lu
         self.n, self.active, self.scale, self.servos = n, active, scale, servos
         self.factorised = False  # lu holds a factorisation that modified Newton may reuse
+        self._unrefined = 0  # first solves left without refinement (``REFINEMENT_PAUSE``)
 
     def solve(self, system, qb, lam, t1, stop=None):
         """Iterates from (qb, lam) until converged; ``system(qb, lam, tangents)`` gives the residual and
@@ -152,7 +168,7 @@ class Newton:
                 except SingularMatrixError:
                     raise NewtonFailure(t1, np.abs(R).max(), it, "singular Newton matrix", self.servos) from None
                 self.factorised = True
-            dx = self.lu.solve(-R, refine=FIRST_SOLVE_REFINEMENT if it == 1 and fresh else 0)
+            dx = self._first_solve(-R, bound) if it == 1 and fresh else self.lu.solve(-R)
             qb = qb + dx[:n]
             lam[self.active] += self.scale * dx[n:]
             increment = np.abs(dx[:n]).max()
