@@ -74,36 +74,32 @@ class AffineConstraints:
         g_rows = position[self.slot_row]
         self._keep = g_rows >= 0
         phi_rows = position[self.rows]
-        self._phi_keep, self._phi_at = phi_rows >= 0, n + phi_rows[phi_rows >= 0]
+        self._phi_at = n + phi_rows[phi_rows >= 0]  # where the kept rows' phi go in the residual
+        self._phi_rows = self.rows[phi_rows >= 0]
         rows += [self.tangent_i, self.slot_col[self._keep], n + g_rows[self._keep]]
         cols += [self.tangent_j, n + g_rows[self._keep], self.slot_col[self._keep]]
 
     def contribute(self, G_a, qb, lam, R, scale, tangent=1.0):
         """Writes ``scale`` phi(qb) into the batch's rows of the residual R; returns Gbar^T lam and
-        the Newton-matrix data in ``place`` order, the tangent multiplied by ``tangent`` (None: the
-        residual only, no data)."""
-        phi, G, G_bar, T, force = self.linearize(G_a, qb, lam, tangent is not None)
-        R[self._phi_at] = scale * phi[self._phi_keep]
+        the Newton-matrix data in ``place`` order -- the tangent multiplied by ``tangent`` (None: the
+        residual only, no data), Gbar, G; ``G_a`` None: the mid-point is qb itself (Gbar = G(qb))."""
+        G_b = self.jacobian(qb)
+        G_bar = G_b if G_a is None else 0.5 * (G_a + G_b)
+        R[self._phi_at] = scale * self._phi(G_b, qb)[self._phi_rows]
+        force = self._G.transpose_times(G_bar, lam)
         if tangent is None:
             return force, []
-        return force, [tangent * T, scale * G_bar[self._keep], scale * G[self._keep]]
+        G = scale * G_b[self._keep]
+        return force, [tangent * (self.tangent @ lam), G if G_a is None else scale * G_bar[self._keep], G]
 
     def jacobian(self, q):
         """G at the slots."""
         return self.g + self.H @ q
 
     def _phi(self, G, q):
-        """phi(q) at ``rows`` from G = G(q)."""
-        return (self._G.times(0.5 * (G + self.g), q) + self.c)[self.rows]
+        """phi(q) at all m rows (zero outside the batch's) from G = G(q)."""
+        return self._G.times(0.5 * (G + self.g), q) + self.c
 
     def phi(self, q):
         """phi(q) at ``rows``."""
-        return self._phi(self.jacobian(q), q)
-
-    def linearize(self, G_a, qb, lam, tangent=True):
-        """phi(qb) at ``rows``, G(qb) and Gbar at the slots, the tangent entries (if ``tangent``, else
-        None), and Gbar^T lam; ``G_a`` None: the mid-point is qb itself (Gbar = G(qb))."""
-        G_b = self.jacobian(qb)
-        G_bar = G_b if G_a is None else 0.5 * (G_a + G_b)
-        force = self._G.transpose_times(G_bar, lam)
-        return self._phi(G_b, qb), G_b, G_bar, self.tangent @ lam if tangent else None, force
+        return self._phi(self.jacobian(q), q)[self.rows]
