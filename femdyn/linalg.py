@@ -147,6 +147,7 @@ class FixedPatternLU:
         self.n = len(indptr) - 1
         self._Ap = np.ascontiguousarray(indptr, dtype=np.int32)
         self._Ai = np.ascontiguousarray(indices, dtype=np.int32)
+        self._addresses = (self._Ap.ctypes.data, self._Ai.ctypes.data)  # the fixed pattern's; .ctypes costs 2 us a call
         # the CSC arrays of A are the CSR arrays of A^T: A x for the residuals of iterative refinement
         self._transposed = RowPattern(np.repeat(np.arange(self.n), np.diff(self._Ap)), self._Ai, (self.n, self.n))
         self._common = _KluCommon()
@@ -154,7 +155,7 @@ class FixedPatternLU:
         self._candidates = []
         for ordering, btf in ORDERINGS.values():
             self._common.ordering, self._common.btf = ordering, btf
-            symbolic = ctypes.c_void_p(_KLU.klu_analyze(self.n, self._Ap.ctypes.data, self._Ai.ctypes.data,
+            symbolic = ctypes.c_void_p(_KLU.klu_analyze(self.n, *self._addresses,
                                                         ctypes.byref(self._common)))
             if not symbolic:
                 raise MemoryError("KLU analysis failed")
@@ -172,8 +173,8 @@ class FixedPatternLU:
         """Factor with every analysed ordering, keep the one with the fewest L + U entries."""
         fills = []
         for symbolic in self._candidates:
-            numeric = ctypes.c_void_p(_KLU.klu_factor(self._Ap.ctypes.data, self._Ai.ctypes.data,
-                                                      self._Ax.ctypes.data, symbolic, ctypes.byref(self._common)))
+            numeric = ctypes.c_void_p(_KLU.klu_factor(*self._addresses, self._Ax.ctypes.data, symbolic,
+                                                      ctypes.byref(self._common)))
             counts = ctypes.cast(numeric, ctypes.POINTER(ctypes.c_int * 4)).contents if numeric else None
             fills.append(counts[2] + counts[3] if counts else np.inf)  # klu_numeric: n, nblocks, lnz, unz
             if numeric:
@@ -190,7 +191,7 @@ class FixedPatternLU:
         self._Ax = np.ascontiguousarray(values, dtype=np.float64)
         if self._candidates:
             self._choose_ordering()
-        args = (self._Ap.ctypes.data, self._Ai.ctypes.data, self._Ax.ctypes.data, self._symbolic)
+        args = (*self._addresses, self._Ax.ctypes.data, self._symbolic)
         if self._numeric:
             ok = _KLU.klu_refactor(*args, self._numeric, ctypes.byref(self._common))
             if ok and self._rcond_now() >= self.refactor_rcond_drop * self._rcond:
