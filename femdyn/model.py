@@ -336,6 +336,26 @@ class Model:
             out[c.rows] = c.phi(q[c.dofs], t) if c.time_dependent else c.phi(q[c.dofs])
         return out
 
+    def residual_history(self, Q, t, rows):
+        """max |phi| over ``rows`` at each row of Q (F, n) and time t (F,), for a chunk of the history
+        at once (``HISTORY_ENTRIES`` values at a time): the constraint batch and the other
+        time-independent families (the joint angles, whose phi takes leading axes) in one call
+        each, the servo rows step by step."""
+        batch, others = self._constraint_batch
+        chunk = max(1, HISTORY_ENTRIES // max(self.m, batch.slot_row.size, 1))
+        out = np.empty(len(Q))
+        for start in range(0, len(Q), chunk):
+            part = slice(start, start + chunk)
+            phi = np.empty((len(Q[part]), self.m))
+            phi[:, batch.rows] = batch.phi_history(Q[part])
+            for c in others:
+                if c.time_dependent:
+                    phi[:, c.rows] = [c.phi(q[c.dofs], tk) for q, tk in zip(Q[part], t[part])]
+                else:
+                    phi[:, c.rows] = c.phi(Q[part][:, c.dofs])
+            out[part] = np.abs(phi[:, rows]).max(axis=1, initial=0.0)
+        return out
+
     def phi_time_derivative(self, q, t=0.0):
         """dPhi/dt at fixed q (non-zero for servo rows only): velocities satisfy G v = -dPhi/dt."""
         out = np.zeros(self.m)
@@ -394,6 +414,9 @@ class Model:
         """Linear momentum (..., dim) and angular momentum about the origin (..., 1 or 3) of one state
         or a history (``inertia``)."""
         return self.inertia.momenta(q, v)
+
+
+HISTORY_ENTRIES = 4_000_000  # values per chunk of ``Model.residual_history`` (32 MB)
 
 
 def _body_coordinate_names(dim):

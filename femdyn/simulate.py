@@ -180,7 +180,7 @@ def simulate(model, setup, dt, t_end, options=None, progress=None, integrator="e
     t = np.arange(last + 1) * dt
     return Results(
         t=t, q=Q, v=V, inputs=inputs[:last], iterations=iterations[: last + 1],
-        residual=np.array([np.abs(model.phi(qk, tk)[setup.active_rows]).max(initial=0.0) for qk, tk in zip(Q, t)]),
+        residual=model.residual_history(Q, t, setup.active_rows),
         kinetic=model.kinetic(V), potential=model.potential_history(Q, history[: last + 1]),
         work=work[: last + 1], dissipation=dissipation[: last + 1], momentum=momentum, angular_momentum=angular,
         complete=complete, message=message, dropped=setup.dropped, integrator=integrator,

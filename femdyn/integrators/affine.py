@@ -53,6 +53,7 @@ class AffineConstraints:
         order = np.argsort(slot_row, kind="stable")  # slots grouped by row: the CSR of G
         self.slot_row, self.slot_col, self.g = slot_row[order], slot_col[order], cat(g)[order]
         self._G = RowPattern(self.slot_row, self.slot_col, (m, n))
+        self._row_sums = sp.csr_matrix((np.ones(slots), (self.slot_row, np.arange(slots))), shape=(m, slots))
         self.H = operator(sp.csr_matrix((cat(h_vals), (cat(h_rows, np.int64), cat(h_cols, np.int64))),
                                         shape=(slots, n))[order])
         self.tangent = operator(sp.csr_matrix((cat(t_vals), (cat(t_rows, np.int64), cat(t_cols, np.int64))),
@@ -103,3 +104,8 @@ class AffineConstraints:
     def phi(self, q):
         """phi(q) at ``rows``."""
         return self._phi(self.jacobian(q), q)[self.rows]
+
+    def phi_history(self, Q):
+        """phi at ``rows`` for each row of Q (F, n), (F, len(rows)): the products for all F at once."""
+        G = self.g[:, None] + self.H @ Q.T  # (slots, F)
+        return (self._row_sums @ (0.5 * (G + self.g[:, None]) * Q.T[self.slot_col]) + self.c[:, None])[self.rows].T

@@ -69,13 +69,14 @@ class JointAngle(Constraint):
         self._cs = Recent(self._cos_sin, 2)  # q_n and the Newton iterate
 
     def _cos_sin(self, q):
-        """c, s (K,) and their gradients (K, J) with respect to the coordinates of [q1, q2] at the
-        Jacobian's structural non-zeros. Both are bilinear, c = 1/2 q.H_c q and s = 1/2 q.H_s q, so
-        the gradients are H q. Called through ``_cs``, which remembers the last two results."""
-        x = q[:, : self.n1 + self.n2, None]
-        grads = (self._stacked_hessians @ x[:, None])[..., 0]  # (K, 2, J)
-        values = 0.5 * (grads @ x[:, self._coordinates])[..., 0]  # (K, 2)
-        return values[:, 0], values[:, 1], grads[:, 0], grads[:, 1]
+        """c, s (..., K) and their gradients (..., K, J) with respect to the coordinates of [q1, q2]
+        at the Jacobian's structural non-zeros, for q (..., K, n). Both are bilinear, c = 1/2 q.H_c q
+        and s = 1/2 q.H_s q, so the gradients are H q. Called through ``_cs``, which remembers the
+        last two results."""
+        x = q[..., : self.n1 + self.n2, None]
+        grads = (self._stacked_hessians @ x[..., None, :, :])[..., 0]  # (..., K, 2, J)
+        values = 0.5 * (grads @ x[..., self._coordinates, :])[..., 0]  # (..., K, 2)
+        return values[..., 0], values[..., 1], grads[..., 0, :], grads[..., 1, :]
 
     def begin_step(self, qa, t):
         return self._cs(qa)
@@ -114,8 +115,9 @@ class JointAngle(Constraint):
         return (sin_b * cb - cos_b * sb)[:, None], G, Gbar, lam * T
 
     def phi(self, q):
+        """(..., K, 1) for q (..., K, n): also a whole history at once (``Model.residual_history``)."""
         c, s, _, _ = self._cs(q)
-        return (np.sin(q[:, -1]) * c - np.cos(q[:, -1]) * s)[:, None]
+        return (np.sin(q[..., -1]) * c - np.cos(q[..., -1]) * s)[..., None]
 
     def _full(self, values, mask):
         out = np.zeros((values.shape[0],) + mask.shape)
