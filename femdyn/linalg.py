@@ -211,12 +211,16 @@ class FixedPatternLU:
 
     def solve(self, b, refine=0):
         """x with A x = b for the last factored A, improved by ``refine`` steps of iterative
-        refinement x += A^-1 (b - A x) (see the module docstring)."""
-        x = self._solve(b)
-        for _ in range(refine):
+        refinement (``refine``)."""
+        return self.refine(b, self._solve(b), refine)
+
+    def refine(self, b, x, steps=1):
+        """x improved in place by ``steps`` of iterative refinement x += A^-1 (b - A x) (see the module
+        docstring); ``correction`` is then the size of the last step, max |A^-1 (b - A x)|."""
+        for _ in range(steps):
             correction = self._solve(b - self._transposed.transpose_times(self._Ax, x))
             x += correction
-            self.correction = np.abs(correction).max()  # the last refinement step's size
+            self.correction = np.abs(correction).max()
         return x
 
     def __del__(self):

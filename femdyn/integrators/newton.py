@@ -132,20 +132,24 @@ class Newton:
         """The first solve with a new factorisation, refined (``FIRST_SOLVE_REFINEMENT``) unless the
         refinement has been found to change nothing: where its correction is below 1e-3 times the
         tolerance ``bound`` (the 3-PRR: at most 7e-15 against 1e-10), the next ``REFINEMENT_PAUSE``
-        first solves go unrefined, and the one after them measures again."""
-        if self._unrefined:
+        first solves go unrefined as long as the relative error measured then, times their solution,
+        stays below that too; the one after them measures again."""
+        x = self.lu.solve(b)
+        if self._unrefined and self._relative_error * np.abs(x).max() <= 1e-3 * bound:
             self._unrefined -= 1
-            return self.lu.solve(b)
-        x = self.lu.solve(b, refine=FIRST_SOLVE_REFINEMENT)
-        if self.lu.correction <= 1e-3 * bound:
-            self._unrefined = self.REFINEMENT_PAUSE
+            return x
+        x = self.lu.refine(b, x, FIRST_SOLVE_REFINEMENT)
+        size = np.abs(x).max()
+        self._relative_error = self.lu.correction / size if size else 0.0
+        self._unrefined = self.REFINEMENT_PAUSE if self.lu.correction <= 1e-3 * bound else 0
         return x
 
     def __init__(self, options, pattern, lu, n, active, scale, servos):
         self.options, self.pattern, self.lu = options, pattern, lu
         self.n, self.active, self.scale, self.servos = n, active, scale, servos
         self.factorised = False  # lu holds a factorisation that modified Newton may reuse
-        self._unrefined = 0  # first solves left without refinement (``REFINEMENT_PAUSE``)
+        self._unrefined = 0  # first solves that may go without refinement (``_first_solve``)
+        self._relative_error = 0.0  # of an unrefined solve, measured by the last refinement
 
     def solve(self, system, qb, lam, t1, stop=None):
         """Iterates from (qb, lam) until converged; ``system(qb, lam, tangents)`` gives the residual and
