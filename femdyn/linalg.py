@@ -55,29 +55,33 @@ class RowPattern:
         self.indptr = np.concatenate([[0], np.cumsum(np.bincount(rows, minlength=shape[0]))]).astype(np.int32)
         self.indices = np.asarray(cols, dtype=np.int32)
 
-    def _checked(self, values, vector, length):
-        """The arrays as the compiled kernels need them; they do not check lengths themselves."""
+    def values(self, values):
+        """``values`` as the compiled kernels need them (float64, contiguous, one per entry): they do
+        not check lengths themselves. Constant values are checked once this way (``CsrOperator``)."""
         values = np.ascontiguousarray(values, dtype=np.float64)
-        vector = np.ascontiguousarray(vector, dtype=np.float64)
-        if values.shape != self.indices.shape or vector.shape != (length,):
+        if values.shape != self.indices.shape:
             raise ValueError(f"RowPattern of shape {self.shape} with {self.indices.size} entries: got values of "
-                             f"shape {values.shape} and a vector of shape {vector.shape}")
-        return values, vector
+                             f"shape {values.shape}")
+        return values
 
-    def times(self, values, x, checked=False):
-        """A x; ``checked``: the caller passes values that ``_checked`` has accepted before."""
-        if checked:
-            x = np.ascontiguousarray(x, dtype=np.float64)
-            if x.shape != (self.shape[1],):
-                raise ValueError(f"RowPattern of shape {self.shape}: got a vector of shape {x.shape}")
-        else:
-            values, x = self._checked(values, x, self.shape[1])
+    def _vector(self, vector, length):
+        vector = np.ascontiguousarray(vector, dtype=np.float64)
+        if vector.shape != (length,):
+            raise ValueError(f"RowPattern of shape {self.shape}: got a vector of shape {vector.shape}")
+        return vector
+
+    def times(self, values, x):
+        return self.product(self.values(values), x)
+
+    def product(self, values, x):
+        """A x for ``values`` that ``values`` has returned."""
+        x = self._vector(x, self.shape[1])
         y = np.zeros(self.shape[0])
         csr_matvec(*self.shape, self.indptr, self.indices, values, x, y)
         return y
 
     def transpose_times(self, values, y):
-        values, y = self._checked(values, y, self.shape[0])
+        values, y = self.values(values), self._vector(y, self.shape[0])
         x = np.zeros(self.shape[1])  # the CSR arrays of A are the CSC arrays of A^T
         csc_matvec(self.shape[1], self.shape[0], self.indptr, self.indices, values, y, x)
         return x
@@ -93,11 +97,11 @@ class CsrOperator:
         self.shape = matrix.shape
         self._pattern = RowPattern(np.repeat(np.arange(matrix.shape[0]), np.diff(matrix.indptr)), matrix.indices,
                                    matrix.shape)
-        self._data = np.ascontiguousarray(matrix.data)  # float64, one value per entry: checked
+        self._data = self._pattern.values(matrix.data)
         self._matrix = matrix
 
     def __matmul__(self, x):
-        return self._pattern.times(self._data, x, checked=True) if x.ndim == 1 else self._matrix @ x
+        return self._pattern.product(self._data, x) if x.ndim == 1 else self._matrix @ x
 
 
 def operator(matrix):

@@ -342,10 +342,8 @@ class Model:
         time-independent families (the joint angles, whose phi takes leading axes) in one call
         each, the servo rows step by step."""
         batch, others = self._constraint_batch
-        chunk = max(1, HISTORY_ENTRIES // max(self.m, batch.slot_row.size, 1))
         out = np.empty(len(Q))
-        for start in range(0, len(Q), chunk):
-            part = slice(start, start + chunk)
+        for part in _history_chunks(len(Q), max(self.m, batch.slot_row.size)):
             phi = np.empty((len(Q[part]), self.m))
             phi[:, batch.rows] = batch.phi_history(Q[part])
             for c in others:
@@ -389,10 +387,11 @@ class Model:
 
     def potential_history(self, Q, states):
         """Potential energy at each row of Q (F, n), ``states`` (list of F): the forces' states there.
-        Each force evaluates all F configurations at once (``Force.potential_history``)."""
+        Each force evaluates a chunk of the configurations at once (``Force.potential_history``)."""
         V = np.zeros(len(Q))
-        for k, f in enumerate(self.forces):
-            V += f.potential_history(Q[:, f.dofs], [s[k] for s in states])
+        for part in _history_chunks(len(Q), self.n):
+            for k, f in enumerate(self.forces):
+                V[part] += f.potential_history(Q[part][:, f.dofs], [s[k] for s in states[part]])
         return V
 
     def initial_states(self, q):
@@ -416,7 +415,14 @@ class Model:
         return self.inertia.momenta(q, v)
 
 
-HISTORY_ENTRIES = 4_000_000  # values per chunk of ``Model.residual_history`` (32 MB)
+HISTORY_ENTRIES = 4_000_000  # values per configuration times configurations in a chunk of a history (32 MB)
+
+
+def _history_chunks(count, width):
+    """Slices of ``count`` configurations of a run's history, each with about ``HISTORY_ENTRIES``
+    values when one configuration needs ``width``: the history's products keep their memory bounded."""
+    chunk = max(1, HISTORY_ENTRIES // max(width, 1))
+    return [slice(start, start + chunk) for start in range(0, count, chunk)]
 
 
 def _body_coordinate_names(dim):

@@ -125,18 +125,21 @@ def test_forces_are_discrete_gradients_and_tangents_derivatives(model):
             assert work == pytest.approx(0.0, abs=1e-12)
 
 
-def test_residual_history_is_the_residual_at_every_configuration(model, monkeypatch):
-    """``Model.residual_history`` (the constraint batch and the joint angles evaluated for many
-    configurations at once, in chunks) gives max |phi| of each configuration, on the rows asked for."""
+def test_histories_are_the_values_at_every_configuration(model, monkeypatch):
+    """``Model.residual_history`` and ``Model.potential_history`` (many configurations at once, in
+    chunks) give max |phi| on the rows asked for and the potential energy of each configuration."""
     import femdyn.model
 
     rng = np.random.default_rng(6)
     Q, t = rng.normal(size=(7, model.n)), np.linspace(0.0, 1.0, 7)
+    states = [model.initial_states(q) for q in Q]
     rows = np.arange(0, model.m, 2)
-    expected = [np.abs(model.phi(q, tk)[rows]).max() for q, tk in zip(Q, t)]
-    np.testing.assert_allclose(model.residual_history(Q, t, rows), expected, rtol=1e-12)
-    monkeypatch.setattr(femdyn.model, "HISTORY_ENTRIES", 3 * model.m)  # chunks of a few configurations
-    np.testing.assert_allclose(model.residual_history(Q, t, rows), expected, rtol=1e-12)
+    residual = [np.abs(model.phi(q, tk)[rows]).max() for q, tk in zip(Q, t)]
+    potential = [model.potential(q, s) for q, s in zip(Q, states)]
+    for entries in (femdyn.model.HISTORY_ENTRIES, 3 * max(model.m, model.n)):  # one chunk, chunks of a few
+        monkeypatch.setattr(femdyn.model, "HISTORY_ENTRIES", entries)
+        np.testing.assert_allclose(model.residual_history(Q, t, rows), residual, rtol=1e-12)
+        np.testing.assert_allclose(model.potential_history(Q, states), potential, rtol=1e-12)
 
 
 def test_generic_linearize_matches_the_specialised_ones(model):

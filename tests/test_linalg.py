@@ -69,5 +69,7 @@ def test_row_pattern_products_equal_scipy_ones():
         pattern.times(values[:-1], x)
     with pytest.raises(ValueError, match="RowPattern"):
         pattern.transpose_times(values, x)
+    with pytest.raises(ValueError, match="RowPattern"):
+        CsrOperator(A) @ y  # a vector of the row length
     with pytest.raises(ValueError, match="grouped by row"):
         RowPattern(rows[::-1], cols, (m, n))
