@@ -101,6 +101,18 @@ class QuadraticStop:
         return not self.measuring and self.safety * max(self.ratios) * size**2 <= limit
 
 
+def _as_slice(indices):
+    """The slice of ``indices`` (a sorted index array) where they are consecutive, else the array:
+    the multipliers' update ``lam[active] += ..`` is then in place, without fancy indexing (10 us of a
+    300 us iteration with 400 multipliers)."""
+    indices = np.asarray(indices)
+    if indices.size == 0:
+        return slice(0, 0)
+    if np.all(np.diff(indices) == 1):
+        return slice(int(indices[0]), int(indices[-1]) + 1)
+    return indices
+
+
 class Newton:
     """Newton's iteration for one stepper, on its fixed ``pattern`` and ``lu``; ``n`` coordinates, then
     the multipliers of the ``active`` rows, scaled by ``scale`` in the unknowns.
@@ -146,7 +158,7 @@ class Newton:
 
     def __init__(self, options, pattern, lu, n, active, scale, servos):
         self.options, self.pattern, self.lu = options, pattern, lu
-        self.n, self.active, self.scale, self.servos = n, active, scale, servos
+        self.n, self.active, self.scale, self.servos = n, _as_slice(active), scale, servos
         self.factorised = False  # lu holds a factorisation that modified Newton may reuse
         self._unrefined = 0  # first solves that may go without refinement (``_first_solve``)
         self._relative_error = 0.0  # of an unrefined solve, measured by the last refinement
