@@ -344,13 +344,14 @@ class Model:
         batch, others = self._constraint_batch
         out = np.empty(len(Q))
         for part in _history_chunks(len(Q), max(self.m, batch.slot_row.size)):
-            phi = np.empty((len(Q[part]), self.m))
-            phi[:, batch.rows] = batch.phi_history(Q[part])
+            chunk, times = Q[part], t[part]
+            phi = np.empty((len(chunk), self.m))
+            phi[:, batch.rows] = batch.phi_history(chunk)
             for c in others:
                 if c.time_dependent:
-                    phi[:, c.rows] = [c.phi(q[c.dofs], tk) for q, tk in zip(Q[part], t[part])]
+                    phi[:, c.rows] = [c.phi(q[c.dofs], tk) for q, tk in zip(chunk, times)]
                 else:
-                    phi[:, c.rows] = c.phi(Q[part][:, c.dofs])
+                    phi[:, c.rows] = c.phi(chunk[:, c.dofs])
             out[part] = np.abs(phi[:, rows]).max(axis=1, initial=0.0)
         return out
 
@@ -390,8 +391,9 @@ class Model:
         Each force evaluates a chunk of the configurations at once (``Force.potential_history``)."""
         V = np.zeros(len(Q))
         for part in _history_chunks(len(Q), self.n):
+            chunk, chunk_states = Q[part], states[part]
             for k, f in enumerate(self.forces):
-                V[part] += f.potential_history(Q[part][:, f.dofs], [s[k] for s in states[part]])
+                V[part] += f.potential_history(chunk[:, f.dofs], [s[k] for s in chunk_states])
         return V
 
     def initial_states(self, q):
