@@ -202,8 +202,10 @@ def _parser():
         "order cannot be observed (errors at round-off, errors that do not decrease).")
     convergence.add_argument("case", metavar="CASE", help="case file (TOML)")
     convergence.add_argument("--quantity", nargs="+", metavar="Q",
-                             help="outputs: a joint coordinate, BODY.x/.y/.z/.angle, input:COORD (a servo "
-                             "input), energy_error (default: all joint coordinates and servo inputs)")
+                             help="outputs: a joint coordinate, BODY.x/.y/.z/.angle, PROBE.x/.y/.z/.angle and "
+                             "on a flexible body PROBE.elastic_x/.elastic_y/.elastic_angle (a probe of the case, "
+                             "e.g. the end effector), input:COORD (a servo input), energy_error (default: all "
+                             "joint coordinates and servo inputs)")
     convergence.add_argument("--levels", type=_levels, default=4,
                              help="number of runs dt, dt/2, ... (2 to 12, default 4)")
     convergence.add_argument("--dt", type=_positive_float, nargs="+", metavar="DT",

@@ -9,11 +9,16 @@ exact value, or successive differences of the study's own runs. Observed orders 
 at round-off or do not decrease under refinement cannot support an order: the study names the
 quantity and the reason (``ConvergenceError``, a ``ValueError``).
 
-Quantities (``quantity_names(model)`` lists them for a model):
+Quantities (``quantity_names(model, probes)`` lists them for a model and the probes of its case):
 
 - ``NAME``: a joint coordinate (augmented joint angle or slide), e.g. ``theta``;
 - ``BODY.x``, ``BODY.y``, ``BODY.z``: a component of a body's centre; ``BODY.angle`` (2D): its angle,
   continuous in time;
+- ``PROBE.x``, ``PROBE.y``, ``PROBE.z``, ``PROBE.angle`` (2D) of a probe of the case (a material point,
+  ``[[probes]]``): its deformed position and orientation, e.g. an end effector on a flexible link; on a
+  flexible body also ``PROBE.elastic_x``, ``PROBE.elastic_y`` (the world-frame elastic displacement) and
+  ``PROBE.elastic_angle`` (the section rotation theta(X)), the columns of ``probes.csv``
+  (``io.probes``, 003 eq. 4);
 - ``input:NAME``: the servo input (torque or force) on the actuated coordinate ``NAME``. Inputs are
   per step, at the mid-times; at an inner step node the value is the mean of the two neighbouring
   mid-step values, at the first and the last node the linear extrapolation of the two nearest ones
@@ -271,14 +276,36 @@ def _node_values(mid):
     return np.concatenate([[1.5 * mid[0] - 0.5 * mid[1]], inner, [1.5 * mid[-1] - 0.5 * mid[-2]]])
 
 
-def quantity_names(model):
-    """Every quantity name the model offers (module docstring)."""
+def quantity_names(model, probes=()):
+    """Every quantity name the model and the probes (``Case.probes``) offer (module docstring)."""
     names = list(model.joint_coordinates)
     axes = "xyz"[: model.dim]
     for b in model.bodies:
         names += [f"{b.name}.{a}" for a in axes] + ([f"{b.name}.angle"] if model.dim == 2 else [])
+    names += list(_probe_outputs(model, probes))
     names += [INPUT_PREFIX + c for c in getattr(model, "inputs", [])]
     return names + [ENERGY]
+
+
+PROBE_OUTPUTS = {"x": "x of", "y": "y of", "z": "z of", "angle": "orientation of",
+                 "elastic_x": "elastic displacement x of", "elastic_y": "elastic displacement y of",
+                 "elastic_angle": "section rotation theta of"}
+
+
+def _probe_outputs(model, probes):
+    """{quantity name: (probe, description)} for the outputs of the probes (name, body, point): the
+    columns ``io.probes.probe_table`` gives for them."""
+    if not probes:
+        return {}
+    from .io.probes import probe_table
+
+    outputs = {}
+    for probe in probes:
+        name, body, _ = probe
+        for column in probe_table(model, [probe], np.zeros((1, model.n))):
+            what = PROBE_OUTPUTS[column[len(name) + 1:]]
+            outputs[column] = (probe, f"{what} probe {name} (material point of {body})")
+    return outputs
 
 
 def default_quantities(model):
@@ -287,9 +314,22 @@ def default_quantities(model):
     return names or [f"{b.name}.{a}" for b in model.bodies for a in "xyz"[: model.dim]]
 
 
-def resolve_quantity(model, name):
-    """The ``Quantity`` called ``name`` in ``model``; ``ValueError`` naming the known ones otherwise."""
+def resolve_quantity(model, name, probes=()):
+    """The ``Quantity`` called ``name`` in ``model`` and its case's ``probes``; ``ValueError`` naming
+    the known ones otherwise, or the clash of a probe named like a body."""
     peak = lambda r: float(np.max(np.abs(history(r)))) if len(r.t) else 0.0
+    probe_outputs = _probe_outputs(model, probes)
+    if name in probe_outputs:
+        probe, description = probe_outputs[name]
+        if name in {f"{b.name}.{axis}" for b in model.bodies for axis in ("x", "y", "z", "angle")}:
+            raise ValueError(f"'{name}' names an output of probe {probe[0]} and of the body of that name: "
+                             f"rename the probe")
+        from .io.probes import probe_table
+
+        def history(r):
+            return probe_table(model, [probe], r.q)[name]
+
+        return Quantity(name, description, history, peak)
     if name == ENERGY:
         def energy(r):
             return np.maximum.accumulate(np.abs(r.energy_balance))
@@ -335,7 +375,7 @@ def resolve_quantity(model, name):
             return model.frames(r.q)[0][:, b, a]
 
         return Quantity(name, f"{component} of the centre of body {body}", history, peak)
-    known = quantity_names(model)
+    known = quantity_names(model, probes)
     raise ValueError(f"unknown quantity '{name}' (known: {', '.join(known)})")
 
 
@@ -368,7 +408,7 @@ def refinement_study(case, quantities=None, dts=None, levels=4, reference="richa
     """Observed orders of accuracy in the time step of the outputs ``quantities`` of ``case``.
 
     case: a ``Case`` (``io.case.load_case``), a case-file path, or any object with ``model, q0, v0,
-        dt, t_end`` (optionally ``initial_tolerance, tolerance, max_iterations, title``).
+        dt, t_end`` (optionally ``initial_tolerance, tolerance, max_iterations, title, probes``).
     quantities: a name or a list of names (module docstring; default ``default_quantities``).
     dts: the time steps, largest first; default the case's dt halved: dt, dt/2, .., dt/2^(levels-1).
         A dt that does not divide the run length is reduced to the next step that does, as in
@@ -394,7 +434,7 @@ def refinement_study(case, quantities=None, dts=None, levels=4, reference="richa
         raise ValueError("no quantities to study")
     if len(set(names)) != len(names):
         raise ValueError(f"quantities given twice: {', '.join(sorted({n for n in names if names.count(n) > 1}))}")
-    wanted = [resolve_quantity(model, n) for n in names]
+    wanted = [resolve_quantity(model, n, getattr(case, "probes", ())) for n in names]
     t_end = float(t_end or case.t_end)
     if dts is None:
         if int(levels) != levels or levels < 1:

@@ -147,3 +147,10 @@ def test_bench_convergence_reports_orders_and_refuses_round_off(tmp_path, capsys
                  "--levels", "3", "--out", str(tmp_path / "conv2")]) == 1
     err = capsys.readouterr().err.strip().splitlines()[-1]
     assert err.startswith("error:") and "round-off" in err
+    # a probe's outputs are quantities too: an unknown one is refused in one line that lists them
+    flexible = case_path("3prr_sine.toml")
+    assert main(["bench", "convergence", str(flexible), "--quantity", "effector.z", "--out", str(tmp_path / "c3")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith(f"error: {flexible}:") and "\n" not in err
+    assert "unknown quantity 'effector.z'" in err and "effector.elastic_y" in err
+    assert not (tmp_path / "c3").exists()
