@@ -216,6 +216,7 @@ def _parser():
     convergence.add_argument("--t-end", type=_positive_float, metavar="T", help="end time (overrides solver.t_end)")
     convergence.add_argument("--out", type=Path, metavar="DIR",
                              help="folder for the files (default: results/<case>_convergence)")
+    _flexible_options(convergence)
     convergence.set_defaults(handler=_bench_convergence)
 
     mesh = commands.add_parser(
@@ -545,7 +546,7 @@ def _compare(args):
 
 
 def _bench_convergence(args):
-    case = load_case(args.case)
+    case = _load(args)
     reference = args.reference
     if reference not in ("richardson", "finest", "differences"):
         try:

@@ -154,3 +154,7 @@ def test_bench_convergence_reports_orders_and_refuses_round_off(tmp_path, capsys
     assert err.startswith(f"error: {flexible}:") and "\n" not in err
     assert "unknown quantity 'effector.z'" in err and "effector.elastic_y" in err
     assert not (tmp_path / "c3").exists()
+    # --flexible / --elements as in femdyn run, refused where they change nothing
+    assert main(["bench", "convergence", str(flexible), "--flexible", "rayleigh-ritz", "--elements", "8",
+                 "--quantity", "effector.elastic_y", "--out", str(tmp_path / "c4")]) == 2
+    assert "--elements: sets the elements of fem beams; the flexible bodies are rayleigh-ritz" in capsys.readouterr().err
