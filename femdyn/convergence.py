@@ -278,13 +278,15 @@ def _node_values(mid):
 
 def quantity_names(model, probes=()):
     """Every quantity name the model and the probes (``Case.probes``) offer (module docstring)."""
-    names = list(model.joint_coordinates)
-    axes = "xyz"[: model.dim]
-    for b in model.bodies:
-        names += [f"{b.name}.{a}" for a in axes] + ([f"{b.name}.angle"] if model.dim == 2 else [])
-    names += list(_probe_outputs(model, probes))
+    names = list(model.joint_coordinates) + _body_outputs(model) + list(_probe_outputs(model, probes))
     names += [INPUT_PREFIX + c for c in getattr(model, "inputs", [])]
     return names + [ENERGY]
+
+
+def _body_outputs(model):
+    """``BODY.x``, ``BODY.y`` (, ``BODY.z``) and in 2D ``BODY.angle`` of every body."""
+    components = list("xyz"[: model.dim]) + (["angle"] if model.dim == 2 else [])
+    return [f"{b.name}.{c}" for b in model.bodies for c in components]
 
 
 PROBE_OUTPUTS = {"x": "x of", "y": "y of", "z": "z of", "angle": "orientation of",
@@ -321,7 +323,7 @@ def resolve_quantity(model, name, probes=()):
     probe_outputs = _probe_outputs(model, probes)
     if name in probe_outputs:
         probe, description = probe_outputs[name]
-        if name in {f"{b.name}.{axis}" for b in model.bodies for axis in ("x", "y", "z", "angle")}:
+        if name in _body_outputs(model):
             raise ValueError(f"'{name}' names an output of probe {probe[0]} and of the body of that name: "
                              f"rename the probe")
         from .io.probes import probe_table
