@@ -1,12 +1,15 @@
-"""Convergence studies: observed orders of accuracy under refinement in the time step (any case) and
-in the elements of a beam (natural frequencies of the Hermite Euler-Bernoulli cantilever).
+"""Convergence studies: observed orders of accuracy under refinement in the time step (any case), in
+the elements of the beams of a case, and in the elements of a beam (natural frequencies of the Hermite
+Euler-Bernoulli cantilever).
 
 ``refinement_study(case, quantities)`` runs a case at dt, dt/2, dt/4, ... (or given steps), reads the
 chosen outputs at the final time (or at a given step node) and measures their errors against a
 reference: Richardson extrapolation of two finer runs (default), the finest of two finer runs, an
-exact value, or successive differences of the study's own runs. Observed orders are
-``p_k = log(e_k / e_k+1) / log(h_k / h_k+1)`` (``log2(e_k / e_k+1)`` when h halves). Errors that sit
-at round-off or do not decrease under refinement cannot support an order: the study names the
+exact value, or successive differences of the study's own runs. ``element_study(make_case, elements,
+quantities)`` does the same with n, 2n, 4n, ... elements per beam at one time step (the reference runs
+with 2 and 4 times the finest mesh). The runs use the case's integrator and Newton options. Observed
+orders are ``p_k = log(e_k / e_k+1) / log(h_k / h_k+1)`` (``log2(e_k / e_k+1)`` when h halves). Errors
+that sit at round-off or do not decrease under refinement cannot support an order: the study names the
 quantity and the reason (``ConvergenceError``, a ``ValueError``).
 
 Quantities (``quantity_names(model, probes)`` lists them for a model and the probes of its case):
@@ -33,8 +36,9 @@ of the quantity over the finest run's history (for ``energy_error`` the largest 
 and ``sqrt(N)`` allows for round-off accumulated over the steps. For beam frequencies (relative errors
 of one eigen-solve) the floor is ``ROUNDOFF * eps``.
 
-The command ``femdyn bench convergence CASE`` is ``convergence_benchmark``: run, print the table,
-write ``convergence.txt``, ``convergence.json`` and ``convergence.png`` (``write_study``).
+The command ``femdyn bench convergence CASE [--refine elements]`` is ``convergence_benchmark``: run,
+print the table, write ``convergence.txt``, ``convergence.json`` and ``convergence.png``
+(``write_study``).
 """
 import json
 import math
@@ -45,7 +49,7 @@ from pathlib import Path
 import numpy as np
 
 from .integrators.newton import NewtonOptions
-from .simulate import prepare, simulate, step_count
+from .simulate import check_run, prepare, simulate, step_count
 
 ROUNDOFF = 1e3  # errors below ROUNDOFF * eps * scale (* sqrt(steps)) are round-off
 EPS = np.finfo(float).eps
@@ -390,6 +394,16 @@ def _case(case):
     return case
 
 
+def _names(model, quantities):
+    """The quantity names asked for (default ``default_quantities``), refused if empty or repeated."""
+    names = [quantities] if isinstance(quantities, str) else list(quantities or default_quantities(model))
+    if not names:
+        raise ValueError("no quantities to study")
+    if len(set(names)) != len(names):
+        raise ValueError(f"quantities given twice: {', '.join(sorted({n for n in names if names.count(n) > 1}))}")
+    return names
+
+
 def _reference_values(reference, quantities):
     """A given reference: a number (one quantity), a sequence (one per quantity) or a mapping."""
     names = [q.name for q in quantities]
@@ -403,6 +417,110 @@ def _reference_values(reference, quantities):
         raise ValueError(f"reference must be one of {', '.join(REFERENCES)}, a number (one quantity), "
                          f"one number per quantity or a mapping quantity -> value; got {reference!r}")
     return values
+
+
+def _given_reference(reference, quantities, levels, runs):
+    """The exact values of a given reference (None for the named ones), after checking that the
+    ``levels`` runs (described as ``runs``, e.g. "time steps") can give an observed order with it."""
+    given = None
+    if isinstance(reference, str):
+        if reference not in REFERENCES:
+            raise ValueError(f"reference must be one of {', '.join(REFERENCES)} or a value, got '{reference}'")
+    else:
+        given = _reference_values(reference, quantities)
+    minimum = {"differences": 3}.get(reference if given is None else "", 2)
+    if levels < minimum:
+        raise ConvergenceError(f"too few levels: {levels} {runs} give{'s' * (levels == 1)} no observed order "
+                               f"with reference '{reference if given is None else 'value'}' (need at least {minimum})")
+    return given
+
+
+def _reading_time(time, t_end):
+    t_read = t_end if time is None else float(time)
+    if not 0 < t_read <= t_end * (1 + 1e-12):
+        raise ValueError(f"time must be in (0, t_end = {t_end:g}], got {time}")
+    return t_read
+
+
+def _runner(case, names, t_end, t_read, log, label=""):
+    """(quantities, run) for ``case``: ``run(steps)`` simulates it with dt = t_end / steps and returns
+    the quantities' values at ``t_read``, their scales (``Quantity.scale``) and the wall time."""
+    model = case.model
+    wanted = [resolve_quantity(model, n, getattr(case, "probes", ())) for n in names]
+    options = getattr(case, "newton_options", None) or NewtonOptions(
+        getattr(case, "tolerance", NewtonOptions.tolerance), getattr(case, "max_iterations", NewtonOptions.max_iterations))
+    integrator = dict(integrator=getattr(case, "integrator", "energy-momentum"), rho_inf=getattr(case, "rho_inf", 0.9))
+    setup = prepare(model, case.q0, case.v0, getattr(case, "initial_tolerance", 1e-6))
+
+    def run(steps):
+        dt = t_end / steps
+        node = round(t_read / dt)
+        if abs(node * dt - t_read) > 1e-9 * dt:
+            raise ValueError(f"time {t_read:g} is not a step node of the run with dt = {dt:.6g}")
+        start = _time.perf_counter()
+        r = simulate(model, setup, dt, t_end, options, **integrator)
+        seconds = _time.perf_counter() - start
+        if not r.complete:
+            if r.message.startswith("interrupted"):
+                raise KeyboardInterrupt
+            raise ConvergenceError(f"the run with {label}dt = {dt:.6g} stopped early: {r.message}")
+        if log:
+            log(f"{label}dt = {dt:.6g}: {steps} steps in {seconds:.3g} s")
+        return (np.array([q.history(r)[node] for q in wanted]), np.array([q.scale(r) for q in wanted]),
+                seconds)
+
+    return wanted, run
+
+
+def _compare(study_args, wanted, runs, finer, given, reference, order, steps, strict):
+    """The ``Study`` of the ``runs`` [(values, scales, seconds)] and the ``finer`` runs [(label, run)]
+    at h/2 and h/4 of the finest (Richardson) or at h/4 ("finest"); ``steps`` are the runs' step
+    counts (round-off grows as their square root)."""
+    values = np.array([v for v, _, _ in runs])
+    scales = runs[-1][1]
+    exact_zero = np.array([q.exact_zero for q in wanted])
+    notes = list(study_args.pop("notes", []))
+    if given is not None:
+        ref = given
+        described = "exact values given"
+    elif reference == "differences":
+        ref = None
+        described = "successive differences |f(h_k) - f(h_k+1)|"
+    else:
+        if reference == "finest":
+            finer = finer[-1:]
+        labels = [label for label, _ in finer]
+        extra = [run() for _, run in finer]
+        for f in extra:
+            scales = np.maximum(scales, f[1])
+        f4 = extra[-1][0]
+        if reference == "richardson":
+            ref = f4 + (f4 - extra[0][0]) / (2.0**order - 1.0)
+            described = f"Richardson extrapolation (order {order:g}) of the runs with {labels[0]} and {labels[1]}"
+            notes.append(f"estimated error of the finest reference run ({labels[1]}), |f - reference|: "
+                         + ", ".join(f"{q.name} {abs(a - b):.2g}" for q, a, b in zip(wanted, f4, ref)
+                                     if not q.exact_zero))
+        else:
+            ref = f4
+            described = f"the run with {labels[0]}"
+    if exact_zero.any():
+        described += " (energy_error: exact value 0)"
+    h = study_args["h"]
+    if ref is not None:
+        ref = np.where(exact_zero, 0.0, ref)
+        errors = np.abs(values - ref)
+        error_h, error_steps = h, steps
+    else:
+        errors = np.abs(np.diff(values, axis=0))
+        errors[:, exact_zero] = np.abs(values[:-1, exact_zero])
+        error_h, error_steps = h[:-1], steps[1:]  # a difference carries the finer run's round-off
+    floors = ROUNDOFF * EPS * scales[None, :] * np.sqrt(np.asarray(error_steps, float))[:, None]
+    study = _finish({**study_args, "descriptions": [q.description for q in wanted], "reference": described,
+                     "reference_values": ref, "wall_time": np.array([s for _, _, s in runs]), "notes": notes},
+                    values, error_h, errors, floors)
+    if strict:
+        study.check()
+    return study
 
 
 def refinement_study(case, quantities=None, dts=None, levels=4, reference="richardson", order=2,
@@ -430,13 +548,7 @@ def refinement_study(case, quantities=None, dts=None, levels=4, reference="richa
     log: callable(str) told about every run (e.g. print), or None.
     """
     case = _case(case)
-    model = case.model
-    names = [quantities] if isinstance(quantities, str) else list(quantities or default_quantities(model))
-    if not names:
-        raise ValueError("no quantities to study")
-    if len(set(names)) != len(names):
-        raise ValueError(f"quantities given twice: {', '.join(sorted({n for n in names if names.count(n) > 1}))}")
-    wanted = [resolve_quantity(model, n, getattr(case, "probes", ())) for n in names]
+    names = _names(case.model, quantities)
     t_end = float(t_end or case.t_end)
     if dts is None:
         if int(levels) != levels or levels < 1:
@@ -448,92 +560,86 @@ def refinement_study(case, quantities=None, dts=None, levels=4, reference="richa
     if np.any(np.diff(counts) <= 0):
         raise ValueError(f"the time steps must decrease strictly (as steps of t_end = {t_end:g}: "
                          f"{', '.join(f'{x:g}' for x in h)})")
-    given = None
-    if isinstance(reference, str):
-        if reference not in REFERENCES:
-            raise ValueError(f"reference must be one of {', '.join(REFERENCES)} or a value, got '{reference}'")
-    else:
-        given = _reference_values(reference, wanted)
-    minimum = {"differences": 3}.get(reference if given is None else "", 2)
-    if len(h) < minimum:
-        raise ConvergenceError(f"too few levels: {len(h)} time step{'s' * (len(h) != 1)} give no observed "
-                               f"order with reference '{reference if given is None else 'value'}' "
-                               f"(need at least {minimum})")
-    t_read = t_end if time is None else float(time)
-    if not 0 < t_read <= t_end * (1 + 1e-12):
-        raise ValueError(f"time must be in (0, t_end = {t_end:g}], got {time}")
-
-    options = NewtonOptions(getattr(case, "tolerance", NewtonOptions.tolerance),
-                            getattr(case, "max_iterations", NewtonOptions.max_iterations))
-    setup = prepare(model, case.q0, case.v0, getattr(case, "initial_tolerance", 1e-6))
-
-    def run(steps):
-        dt = t_end / steps
-        node = round(t_read / dt)
-        if abs(node * dt - t_read) > 1e-9 * dt:
-            raise ValueError(f"time {t_read:g} is not a step node of the run with dt = {dt:.6g}")
-        start = _time.perf_counter()
-        r = simulate(model, setup, dt, t_end, options)
-        seconds = _time.perf_counter() - start
-        if not r.complete:
-            if r.message.startswith("interrupted"):
-                raise KeyboardInterrupt
-            raise ConvergenceError(f"the run with dt = {dt:.6g} stopped early: {r.message}")
-        if log:
-            log(f"dt = {dt:.6g}: {steps} steps in {seconds:.3g} s")
-        values = np.array([q.history(r)[node] for q in wanted])
-        scales = np.array([q.scale(r) for q in wanted])
-        return values, scales, seconds
-
+    t_read = _reading_time(time, t_end)
+    wanted, run = _runner(case, names, t_end, t_read, log)
+    given = _given_reference(reference, wanted, len(h), "time step" + "s" * (len(h) != 1))
     runs = [run(int(n)) for n in counts]
-    values = np.array([v for v, _, _ in runs])
-    wall = np.array([s for _, _, s in runs])
-    scales = runs[-1][1]
-    exact_zero = np.array([q.exact_zero for q in wanted])
-    notes = []
-    if given is not None:
-        ref = given
-        described = "exact values given"
-    elif reference == "differences":
-        ref = None
-        described = "successive differences |f(dt_k) - f(dt_k+1)|" + (
-            " (energy_error: exact value 0)" if exact_zero.any() else "")
-    else:
-        finer = [run(int(counts[-1]) * 2), run(int(counts[-1]) * 4)] if reference == "richardson" \
-            else [run(int(counts[-1]) * 4)]
-        for f in finer:
-            scales = np.maximum(scales, f[1])
-        f4 = finer[-1][0]
-        h4 = h[-1] / 4
-        if reference == "richardson":
-            f2 = finer[0][0]
-            ref = f4 + (f4 - f2) / (2.0**order - 1.0)
-            described = (f"Richardson extrapolation (order {order:g}) of runs with dt = {h[-1] / 2:.6g} and "
-                         f"{h4:.6g}")
-            notes.append(f"estimated error of the finest reference run (dt = {h4:.6g}), |f - reference|: "
-                         + ", ".join(f"{q.name} {abs(a - b):.2g}" for q, a, b in zip(wanted, f4, ref)
-                                     if not q.exact_zero))
-        else:
-            ref = f4
-            described = f"the run with dt = {h4:.6g}"
-        described += " (energy_error: exact value 0)" if exact_zero.any() else ""
-    if ref is not None:
-        ref = np.where(exact_zero, 0.0, ref)
-        errors = np.abs(values - ref)
-        error_h, error_counts = h, counts
-    else:
-        errors = np.abs(np.diff(values, axis=0))
-        errors[:, exact_zero] = np.abs(values[:-1, exact_zero])
-        error_h, error_counts = h[:-1], counts[1:]  # a difference carries the finer run's round-off
-    floors = ROUNDOFF * EPS * scales[None, :] * np.sqrt(error_counts.astype(float))[:, None]
-    study = _finish({"title": getattr(case, "title", "case"), "parameter": "dt", "count_label": "steps",
-                     "h": h, "counts": counts, "quantities": names,
-                     "descriptions": [q.description for q in wanted], "reference": described,
-                     "reference_values": ref, "time": t_read, "wall_time": wall, "notes": notes},
-                    values, error_h, errors, floors)
-    if strict:
-        study.check()
-    return study
+    finer = [(f"dt = {h[-1] / k:.6g}", lambda k=k: run(int(counts[-1]) * k)) for k in (2, 4)]
+    return _compare({"title": getattr(case, "title", "case"), "parameter": "dt", "count_label": "steps",
+                     "h": h, "counts": counts, "quantities": names, "time": t_read},
+                    wanted, runs, finer, given, reference, order, counts, strict)
+
+
+def element_study(make_case, elements, quantities=None, dt=None, reference="richardson", order=4,
+                  time=None, t_end=None, strict=True, log=None):
+    """Observed orders of accuracy in the element length of the outputs ``quantities`` of a case
+    with FEM beams, all runs at one time step.
+
+    make_case: callable n -> the case (as in ``refinement_study``) with n equal elements in every beam
+        body, e.g. ``lambda n: load_case(path, Options(elements=n))``; every flexible body must come out
+        with n elements (straight FEM beams; a curved centre line from a mesh file keeps its mesh and a
+        Rayleigh-Ritz body is one element: both are refused).
+    elements: the element counts per beam, strictly increasing; h = 1 / n is the element length
+        relative to the beam's length.
+    dt, t_end: the time step and run length of every run (default the first case's).
+    reference: as in ``refinement_study``, the extra runs having 2 and 4 times the finest count of
+        elements; ``order`` is the nominal order of the Richardson extrapolation (default 4, the
+        order of the Hermite cubic element's frequencies and of the modes it converges to).
+    quantities, time, strict, log: as in ``refinement_study``.
+
+    At a fixed time step the reference is the infinitely fine mesh integrated with that step: the
+    study measures the spatial error alone. The order seen depends on what the case excites: a beam
+    reduced to its lowest modes (``flexible.modes``) converges as its modes do (order 4), a suddenly
+    loaded nodal beam excites every mode its mesh has, and the badly resolved ones make the
+    convergence slower and irregular.
+    """
+    counts = _element_counts(elements)
+    first = _meshed(make_case, int(counts[0]))
+    names = _names(first.model, quantities)
+    t_end = float(t_end or first.t_end)
+    steps = step_count(float(dt or first.dt), t_end)
+    t_read = _reading_time(time, t_end)
+    runners = {int(counts[0]): _runner(first, names, t_end, t_read, log, f"{counts[0]} elements, ")}
+    wanted = runners[int(counts[0])][0]
+    given = _given_reference(reference, wanted, len(counts), "mesh" + "es" * (len(counts) != 1))
+    finer = [int(counts[-1]) * k for k in {"richardson": (2, 4), "finest": (4,)}.get(
+        reference if given is None else "", ())]
+    cases = {n: _meshed(make_case, n) for n in [*counts[1:].tolist(), *finer]}
+    check_run(cases[max(cases)].model if cases else first.model, t_end / steps, t_end)
+    runners.update({n: _runner(case, names, t_end, t_read, log, f"{n} elements, ") for n, case in cases.items()})
+    runs = [runners[int(n)][1](steps) for n in counts]
+    return _compare({"title": getattr(first, "title", "case"), "parameter": "h", "count_label": "elements",
+                     "h": 1.0 / counts, "counts": counts, "quantities": names, "time": t_read,
+                     "notes": [f"h = 1 / elements: the element length relative to each beam's length; "
+                               f"every run with dt = {t_end / steps:.6g} ({steps} steps)"]},
+                    wanted, runs, [(f"{n} elements", lambda n=n: runners[n][1](steps)) for n in finer],
+                    given, reference, order, np.full(len(counts), steps), strict)
+
+
+def _element_counts(elements):
+    """``elements`` as an int array, refused unless positive integers that increase strictly."""
+    counts = np.asarray(elements)
+    if counts.ndim != 1 or counts.size == 0 or np.any(counts < 1) or not np.all(counts == np.round(counts)):
+        raise ValueError(f"elements must be positive integers, got {elements}")
+    counts = counts.astype(int)
+    if np.any(np.diff(counts) <= 0):
+        raise ValueError(f"element counts must increase strictly, got {counts.tolist()}")
+    return counts
+
+
+def _meshed(make_case, n):
+    """``make_case(n)``, refused (``ValueError``) unless every flexible body has n elements."""
+    case = _case(make_case(n))
+    bodies = getattr(case.model, "flexible", [])
+    if not bodies:
+        raise ValueError("the case has no flexible (beam) bodies to refine")
+    for body in bodies:
+        have = len(body.beam.elements.connectivity)
+        if have != n:
+            raise ValueError(f"body {body.name} has {have} element{'s' * (have != 1)} where {n} were asked "
+                             f"for: only straight FEM beams are meshed anew (a curved centre line keeps its "
+                             f"mesh, a Rayleigh-Ritz body is one element)")
+    return case
 
 
 # --- beam frequencies -------------------------------------------------------------------------
@@ -583,17 +689,12 @@ def beam_frequency_study(length, section, young, rho, elements=(2, 4, 8, 16), mo
 
     if not isinstance(section, Section):
         section = Section(*section)
-    counts = np.asarray(elements)
-    if counts.ndim != 1 or not np.all(counts == np.round(counts)) or np.any(counts < 1):
-        raise ValueError(f"elements must be positive integers, got {elements}")
+    counts = _element_counts(elements)
     if int(modes) != modes or modes < 1:
         raise ValueError(f"modes must be a positive integer, got {modes}")
-    counts = counts.astype(int)
     h = length / counts.astype(float)
     if len(counts) < 2:
         raise ConvergenceError(f"too few levels: {len(counts)} mesh gives no observed order (need at least 2)")
-    if np.any(np.diff(counts) <= 0):
-        raise ValueError(f"element counts must increase strictly, got {counts.tolist()}")
     exact = cantilever_roots(int(modes))**2 * math.sqrt(young * section.inertia / (rho * section.area)) / length**2
     values, wall = [], []
     for n in counts:
@@ -657,19 +758,40 @@ def write_study(study, folder):
     return paths
 
 
-def convergence_benchmark(case, quantities=None, *, dts=None, levels=4, reference="richardson", order=2,
-                          time=None, t_end=None, folder=None, echo=print, log=None):
-    """``femdyn bench convergence CASE``: ``refinement_study`` of the case file (or ``Case``), the
-    table printed by ``echo``, the files of ``write_study`` in ``folder`` (default
-    ``results/<case>_convergence``). Returns the ``Study``; if a quantity has no observed order, the
-    files and the table are written first and then ``ConvergenceError`` is raised (``.study`` set).
-    ``ValueError`` (not a ``ConvergenceError``): bad quantities, steps or reference, before any run."""
+def convergence_benchmark(case, quantities=None, *, elements=None, dts=None, dt=None, levels=4,
+                          reference="richardson", order=None, time=None, t_end=None, folder=None, echo=print,
+                          log=None):
+    """``femdyn bench convergence CASE``: a study of the case file (or ``Case``) in the time step
+    (``refinement_study``, the default) or, given ``elements`` (the counts per beam), in the elements
+    (``element_study`` at the time step ``dt``, the case re-read with each count and its other
+    ``[flexible]`` settings); the table printed by ``echo``, the files of ``write_study`` in ``folder``
+    (default ``results/<case>_convergence``, ``results/<case>_elements_convergence``). ``order``: the
+    nominal order of the Richardson reference (default 2 in dt, 4 in elements). Returns the ``Study``;
+    if a quantity has no observed order, the files and the table are written first and then
+    ``ConvergenceError`` is raised (``.study`` set). ``ValueError`` (not a ``ConvergenceError``): bad
+    quantities, steps, meshes or reference, before any run."""
     case = _case(case)
-    study = refinement_study(case, quantities, dts=dts, levels=levels, reference=reference, order=order,
-                             time=time, t_end=t_end, strict=False, log=log)
+    common = dict(reference=reference, time=time, t_end=t_end, strict=False, log=log)
     stem = Path(getattr(case, "path", "case")).stem
-    folder = Path(folder) if folder is not None else Path("results") / f"{stem}_convergence"
-    paths = write_study(study, folder)
+    if elements is None:
+        study = refinement_study(case, quantities, dts=dts, levels=levels, order=order or 2, **common)
+        default = f"{stem}_convergence"
+    else:
+        study = element_study(_remesher(case), elements, quantities, dt=dt, order=order or 4, **common)
+        default = f"{stem}_elements_convergence"
+    paths = write_study(study, Path(folder) if folder is not None else Path("results") / default)
     if echo:
         echo(study.table() + f"\n\nwritten: {', '.join(str(p) for p in paths.values())}")
     return study.check()
+
+
+def _remesher(case):
+    """n -> ``case`` read again from its file with n elements per beam, its other flexible settings kept."""
+    settings = getattr(case, "flexible", None)
+    if settings is None or not case.model.flexible:
+        raise ValueError("the case has no flexible (beam) bodies to refine")
+    from .io.beams import Options
+    from .io.case import load_case
+
+    return lambda n: load_case(case.path, Options(settings.model, n, settings.modes, settings.stiffening,
+                                                  settings.scale))

@@ -17,6 +17,7 @@ import pytest
 from conftest import NM_BODIES_AND_JOINT
 
 from femdyn.cli import main
+from femdyn.convergence import CANTILEVER_BETA_L
 from femdyn.io.tables import read_csv
 
 E, RHO, B, H, L, P = 1e10, 100.0, 0.1, 0.1, 1.0, 100.0
@@ -225,3 +226,37 @@ def test_view_screenshot_reports_a_rendering_crash(result, tmp_path, capsys, mon
     monkeypatch.setenv("VTK_DEFAULT_OPENGL_WINDOW", "vtkOSMesaRenderWindow")  # OSMesa missing: VTK crashes
     err = one_line_error(capsys, main(["view", str(result), "--screenshot", str(tmp_path / "frame.png")]))
     assert "off-screen rendering crashed" in err and "setup.sh" in err
+
+
+def test_bench_convergence_in_elements(cantilever, tmp_path, capsys):
+    """``bench convergence --refine elements`` on the cantilever resting under its tip load at the end,
+    kept to its lowest mode: the continuous beam's one-mode tip deflection is P phi_1(L)^2 / (m_1
+    omega_1^2) = 4 P L^3 / ((beta_1 L)^4 E I) (phi_1(L) = 2 with int phi_1^2 = L), and the meshes of 2,
+    4, 8 elements converge to it at order 4."""
+    reduced = tmp_path / "reduced.toml"
+    reduced.write_text(CANTILEVER.replace("elements = 2\n", "elements = 2\nmodes = 1\n"))
+    one_mode = -4.0 * P * L**3 / (CANTILEVER_BETA_L[0] ** 4 * EI)
+    out = tmp_path / "reduced"
+    assert main(["bench", "convergence", str(reduced), "--refine", "elements", "--levels", "3", "--quantity",
+                 "tip.elastic_y", "--reference", repr(one_mode), "--out", str(out)]) == 0
+    assert "h = 1 / elements" in capsys.readouterr().out
+    data = json.loads((out / "convergence.json").read_text())
+    assert data["parameter"] == "h" and data["elements"] == [2, 4, 8]
+    orders = data["quantities"]["tip.elastic_y"]["orders"]
+    assert abs(orders[-1] - 4.0) < 0.15, orders
+
+
+def test_bench_convergence_in_elements_refusals(cantilever, tmp_path, capsys, monkeypatch):
+    """Refused in one line before any run (nothing written to the default folder)."""
+    monkeypatch.chdir(tmp_path)
+    rigid = tmp_path / "rigid.toml"
+    rigid.write_text(RIGID)
+    err = one_line_error(capsys, main(["bench", "convergence", str(rigid), "--refine", "elements"]))
+    assert "--refine: elements: the case has no flexible (beam) bodies" in err
+    err = one_line_error(capsys, main(["bench", "convergence", str(cantilever), "--refine", "elements",
+                                       "--flexible", "rayleigh-ritz"]))
+    assert "the flexible bodies are rayleigh-ritz (add --flexible fem)" in err
+    err = one_line_error(capsys, main(["bench", "convergence", str(cantilever), "--refine", "elements",
+                                       "--dt", "0.01", "0.005"]))
+    assert "--dt: with --refine elements give one time step" in err
+    assert not (tmp_path / "results").exists()

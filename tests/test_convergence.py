@@ -1,6 +1,7 @@
 """The convergence tool: it recovers the known orders of accuracy (2 for the energy-momentum scheme on
 a linear oscillator and on a clamped flexible beam's elastic deflection, both with exact solutions, and
-on the NM logo; 4 in h for the Hermite beam frequencies) and refuses an order that the data cannot
+on the NM logo; 4 in h for the Hermite beam frequencies and for a modally reduced cantilever's
+deflection under element refinement) and refuses an order that the data cannot
 support (round-off, non-monotone errors)."""
 import json
 import math
@@ -17,6 +18,7 @@ from femdyn.convergence import (
     beam_frequency_study,
     cantilever_roots,
     convergence_benchmark,
+    element_study,
     observed_orders,
     refinement_study,
     write_study,
@@ -27,6 +29,7 @@ from femdyn.builder import ModelBuilder
 from femdyn.trajectories import Constant, Function
 
 MASS, STIFFNESS, AMPLITUDE, FREE_LENGTH = 2.0, 8.0, 0.3, 2.0
+SECTION, YOUNG, DENSITY, GRAVITY = (0.01, 0.01), 2.1e11, 7850.0, 9.81  # the steel cantilever
 OMEGA = math.sqrt(STIFFNESS / MASS)
 
 
@@ -65,16 +68,17 @@ def test_linear_oscillator_order_two_against_the_exact_solution():
     assert abs(richardson.reference_values[0] - exact) < 1e-8
 
 
-def clamped_cantilever(elements=1):
-    """A steel cantilever (L = 1 m, 10 x 10 mm, fixed-free FEM beam) whose body frame is welded to the
-    ground, at rest and undeformed when gravity acts from t = 0; a probe at 3/4 of the span. The frame
-    does not move, so the elastic coordinates obey the linear M q'' + K q = f (003 eq. 4 with d_1, d_2
-    fixed). One element: bending modes of 52.7 and 520 rad/s, both resolved by the steps below."""
-    beam = BeamBody.straight(1.0, elements, Section.rectangle(0.01, 0.01), 2.1e11, 7850.0)
+def clamped_cantilever(elements=1, modes=None):
+    """A steel cantilever (L = 1 m, 10 x 10 mm, fixed-free FEM beam, its ``modes`` lowest modes or all
+    nodal coordinates) whose body frame is welded to the ground, at rest and undeformed when gravity
+    acts from t = 0; a probe at 3/4 of the span. The frame does not move, so the elastic coordinates obey
+    the linear M q'' + K q = f (003 eq. 4 with d_1, d_2 fixed). One element: bending modes of 52.7 and
+    520 rad/s, both resolved by the steps below."""
+    beam = BeamBody.straight(1.0, elements, Section.rectangle(*SECTION), YOUNG, DENSITY, modes=modes)
     b = ModelBuilder(2)
     b.add_beam("beam", beam)
     b.add_joint("clamp", "fixed", "ground", "beam")
-    b.set_gravity([0.0, -9.81])
+    b.set_gravity([0.0, -GRAVITY])
     model = b.build()
     q, v = place(model, {}, {})
     return SimpleNamespace(model=model, q0=q, v0=v, dt=2e-4, t_end=0.05, title="clamped cantilever",
@@ -90,7 +94,7 @@ def test_probe_elastic_deflection_order_two_against_the_modal_solution():
     case, beam = clamped_cantilever()
     omega2, phi = scipy.linalg.eigh(beam.stiffness.toarray(), beam.mass.toarray())
     inv = beam.invariants
-    f = -9.81 * inv.s_bar[1]  # gravity on the elastic coordinates: int rho S^T g, the body frame = world
+    f = -GRAVITY * inv.s_bar[1]  # gravity on the elastic coordinates: int rho S^T g, the body frame = world
     amplitude = phi.T @ f / omega2
     point = beam.shape_at(np.array([[0.75, 0.0]]))[0, 1] @ phi  # the point's deflection in each mode
     exact = float(np.sum(point * amplitude * (1.0 - np.cos(np.sqrt(omega2) * case.t_end))))
@@ -111,6 +115,68 @@ def test_probe_elastic_deflection_order_two_against_the_modal_solution():
     case.probes = [("beam", "beam", np.array([0.75, 0.0]))]  # named like its body: beam.y is both
     with pytest.raises(ValueError, match="'beam.y' names an output of probe beam and of the body"):
         refinement_study(case, "beam.y")
+
+
+def continuum_tip_deflection(modes, dt, steps):
+    """The tip deflection after ``steps`` mid-point steps of the suddenly loaded continuous cantilever
+    of ``clamped_cantilever`` kept to its ``modes`` lowest modes: mode i, phi_i(x) = cosh b x - cos b x
+    - s_i (sinh b x - sin b x) with s_i = (cosh b L + cos b L) / (sinh b L + sin b L) and b = beta_i,
+    omega_i = beta_i^2 sqrt(E I / rho A), has the static modal deflection Q_i / (m_i omega_i^2),
+    Q_i = -rho A g int phi_i, m_i = rho A int phi_i^2, and the mid-point rule turns its 1 - cos omega_i t
+    into 1 - cos N theta_i, tan(theta_i / 2) = omega_i dt / 2."""
+    from scipy.integrate import quad
+
+    area, inertia = SECTION[0] * SECTION[1], SECTION[0] * SECTION[1] ** 3 / 12.0
+    total = 0.0
+    for beta in cantilever_roots(modes):  # L = 1 m
+        s = (math.cosh(beta) + math.cos(beta)) / (math.sinh(beta) + math.sin(beta))
+        phi = lambda x: math.cosh(beta * x) - math.cos(beta * x) - s * (math.sinh(beta * x) - math.sin(beta * x))
+        omega = beta**2 * math.sqrt(YOUNG * inertia / (DENSITY * area))
+        load = -DENSITY * area * GRAVITY * quad(phi, 0.0, 1.0, epsabs=0, epsrel=1e-13)[0]
+        mass = DENSITY * area * quad(lambda x: phi(x) ** 2, 0.0, 1.0, epsabs=0, epsrel=1e-13)[0]
+        theta = 2.0 * math.atan(omega * dt / 2.0)
+        total += load / (mass * omega**2) * (1.0 - math.cos(steps * theta)) * phi(1.0)
+    return total
+
+
+@pytest.mark.parametrize("modes", [1, 2])
+def test_element_refinement_of_a_modally_reduced_cantilever_order_four(modes):
+    """The suddenly loaded cantilever reduced to its lowest modes, meshed with 2 ... 16 elements, all
+    runs at one dt: the tip deflection converges to that of the continuous beam's modes integrated
+    with the same dt (``continuum_tip_deflection``) at order 4 in h, the order of the Hermite
+    element's frequencies; the study's own Richardson reference (32 and 64 elements) finds the same
+    limit."""
+    dt, steps = 1e-4, 500
+
+    def make_case(n):
+        case = clamped_cantilever(n, modes)[0]
+        case.probes = [("tip", "beam", np.array([1.0, 0.0]))]
+        return case
+
+    exact = continuum_tip_deflection(modes, dt, steps)
+    assert exact < -5e-3  # about 10 mm down
+    study = element_study(make_case, (2, 4, 8, 16), "tip.elastic_y", dt=dt, t_end=dt * steps,
+                          reference=exact)
+    assert np.allclose(study.h, 1.0 / np.array([2, 4, 8, 16])) and study.parameter == "h"
+    orders = study.order("tip.elastic_y")
+    assert abs(orders[-1] - 4.0) < 0.1 and np.all(orders > 3.3), study.table()
+    richardson = element_study(make_case, (8, 16), "tip.elastic_y", dt=dt, t_end=dt * steps)
+    assert abs(richardson.reference_values[0] - exact) < 1e-2 * study.errors[-1, 0], richardson.table()
+    assert "Richardson extrapolation (order 4) of the runs with 32 elements and 64 elements" in richardson.table()
+
+
+def test_element_refinement_refuses_what_it_cannot_refine():
+    """A case whose beams do not take the element count asked for, a case without beams, one mesh,
+    counts that do not increase: one-line refusals before any run."""
+    fixed_mesh = lambda n: clamped_cantilever(3)[0]
+    with pytest.raises(ValueError, match="body beam has 3 elements where 2 were asked for"):
+        element_study(fixed_mesh, (2, 4))
+    with pytest.raises(ValueError, match="the case has no flexible \\(beam\\) bodies to refine"):
+        element_study(lambda n: oscillator(), (2, 4), "u")
+    with pytest.raises(ConvergenceError, match="too few levels: 1 mesh gives no observed order"):
+        element_study(lambda n: clamped_cantilever(n)[0], (2,), "beam.y")
+    with pytest.raises(ValueError, match="must increase strictly"):
+        element_study(lambda n: clamped_cantilever(n)[0], (4, 4), "beam.y")
 
 
 def test_servo_input_order_two_at_inner_and_final_nodes():
