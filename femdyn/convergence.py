@@ -34,7 +34,10 @@ Round-off: an error ``e`` of a run with ``N`` steps is taken to be round-off whe
 ``e <= ROUNDOFF * eps * scale * sqrt(N)`` (``ROUNDOFF = 1e3``): ``scale`` is the largest magnitude
 of the quantity over the finest run's history (for ``energy_error`` the largest of T + |V|, |W| and D)
 and ``sqrt(N)`` allows for round-off accumulated over the steps. For beam frequencies (relative errors
-of one eigen-solve) the floor is ``ROUNDOFF * eps``.
+of one eigen-solve) the floor is ``ROUNDOFF * eps``. Newton stops where its error in q is below
+``solver.tolerance x max(1, |q|_inf)``; errors of coordinates, positions and angles that are not above
+that bound are named in a note of the study (the nonlinear solve may have set them), but still give
+orders: Newton's actual error is usually far smaller than its bound.
 
 The command ``femdyn bench convergence CASE [--refine elements]`` is ``convergence_benchmark``: run,
 print the table, write ``convergence.txt``, ``convergence.json`` and ``convergence.png``
@@ -268,6 +271,7 @@ class Quantity:
     history: object  # callable(Results) -> (N + 1,)
     scale: object  # callable(Results) -> float, the magnitude round-off is relative to
     exact_zero: bool = False  # its exact value is 0 (energy_error)
+    solved: bool = True  # a coordinate, position or angle: Newton's tolerance on q bounds its error
 
 
 def _node_values(mid):
@@ -344,7 +348,8 @@ def resolve_quantity(model, name, probes=()):
             return float(max(np.max(r.kinetic + np.abs(r.potential)), np.max(np.abs(r.work)),
                              np.max(np.abs(r.dissipation))))
 
-        return Quantity(name, "max |H - H0 - W|, exact value 0", energy, energy_scale, exact_zero=True)
+        return Quantity(name, "max |H - H0 - W|, exact value 0", energy, energy_scale, exact_zero=True,
+                        solved=False)
     if name.startswith(INPUT_PREFIX):
         coordinate = name[len(INPUT_PREFIX):]
         inputs = list(getattr(model, "inputs", []))
@@ -356,7 +361,7 @@ def resolve_quantity(model, name, probes=()):
         def history(r):
             return _node_values(r.inputs[:, k])
 
-        return Quantity(name, f"servo input on {coordinate}", history, peak)
+        return Quantity(name, f"servo input on {coordinate}", history, peak, solved=False)
     if name in model.joint_coordinates:
         i = model.joint_coordinates[name]
 
@@ -444,7 +449,8 @@ def _reading_time(time, t_end):
 
 def _runner(case, names, t_end, t_read, log, label=""):
     """(quantities, run) for ``case``: ``run(steps)`` simulates it with dt = t_end / steps and returns
-    the quantities' values at ``t_read``, their scales (``Quantity.scale``) and the wall time."""
+    the quantities' values at ``t_read``, their scales (``Quantity.scale``), the wall time and Newton's
+    error bound on q, tolerance x max(1, |q|_inf) (``integrators.newton.newton_converged``)."""
     model = case.model
     wanted = [resolve_quantity(model, n, getattr(case, "probes", ())) for n in names]
     options = getattr(case, "newton_options", None) or NewtonOptions(
@@ -467,16 +473,18 @@ def _runner(case, names, t_end, t_read, log, label=""):
         if log:
             log(f"{label}dt = {dt:.6g}: {steps} steps in {seconds:.3g} s")
         return (np.array([q.history(r)[node] for q in wanted]), np.array([q.scale(r) for q in wanted]),
-                seconds)
+                seconds, options.tolerance * max(1.0, float(np.max(np.abs(r.q)))))
 
     return wanted, run
 
 
 def _compare(study_args, wanted, runs, finer, given, reference, order, steps, strict):
-    """The ``Study`` of the ``runs`` [(values, scales, seconds)] and the ``finer`` runs [(label, run)]
-    at h/2 and h/4 of the finest (Richardson) or at h/4 ("finest"); ``steps`` are the runs' step
-    counts (round-off grows as their square root)."""
-    values = np.array([v for v, _, _ in runs])
+    """The ``Study`` of the ``runs`` (``_runner``) and the ``finer`` runs [(label, run)] at h/2 and
+    h/4 of the finest (Richardson) or at h/4 ("finest"); ``steps`` are the runs' step counts (round-off
+    grows as their square root). Errors of ``Quantity.solved`` quantities that are not above Newton's
+    error bound are named in a note: the nonlinear solve may have set them."""
+    values = np.array([r[0] for r in runs])
+    bound = max(r[3] for r in runs)
     scales = runs[-1][1]
     exact_zero = np.array([q.exact_zero for q in wanted])
     notes = list(study_args.pop("notes", []))
@@ -493,6 +501,7 @@ def _compare(study_args, wanted, runs, finer, given, reference, order, steps, st
         extra = [run() for _, run in finer]
         for f in extra:
             scales = np.maximum(scales, f[1])
+            bound = max(bound, f[3])
         f4 = extra[-1][0]
         if reference == "richardson":
             ref = f4 + (f4 - extra[0][0]) / (2.0**order - 1.0)
@@ -515,8 +524,14 @@ def _compare(study_args, wanted, runs, finer, given, reference, order, steps, st
         errors[:, exact_zero] = np.abs(values[:-1, exact_zero])
         error_h, error_steps = h[:-1], steps[1:]  # a difference carries the finer run's round-off
     floors = ROUNDOFF * EPS * scales[None, :] * np.sqrt(np.asarray(error_steps, float))[:, None]
+    unsure = [f"{q.name} at {study_args['parameter']} = {', '.join(f'{x:.6g}' for x in error_h[low])}"
+              for q, low in zip(wanted, (errors <= bound).T) if q.solved and low.any()]
+    if unsure:
+        notes.append(f"errors not above Newton's error bound {bound:.2g} (solver.tolerance x max(1, |q|)), "
+                     f"which the nonlinear solve may have set rather than the discretisation: "
+                     + "; ".join(unsure))
     study = _finish({**study_args, "descriptions": [q.description for q in wanted], "reference": described,
-                     "reference_values": ref, "wall_time": np.array([s for _, _, s in runs]), "notes": notes},
+                     "reference_values": ref, "wall_time": np.array([r[2] for r in runs]), "notes": notes},
                     values, error_h, errors, floors)
     if strict:
         study.check()
