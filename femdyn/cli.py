@@ -578,7 +578,7 @@ def _bench_convergence(args):
     try:
         convergence_benchmark(case, args.quantity, levels=args.levels, reference=reference, order=args.order,
                               time=args.time, t_end=args.t_end, folder=args.out, echo=_say, **study,
-                              log=lambda line: print(line, file=sys.stderr))
+                              log=lambda line: print(line, file=sys.stderr), progress=True)
     except ConvergenceError as err:
         print(f"error: {args.case}: {err}", file=sys.stderr)
         return 1

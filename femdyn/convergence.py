@@ -45,6 +45,7 @@ print the table, write ``convergence.txt``, ``convergence.json`` and ``convergen
 """
 import json
 import math
+import sys
 import time as _time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -52,6 +53,7 @@ from pathlib import Path
 import numpy as np
 
 from .integrators.newton import NewtonOptions
+from .progress import Progress
 from .simulate import check_run, prepare, simulate, step_count
 
 ROUNDOFF = 1e3  # errors below ROUNDOFF * eps * scale (* sqrt(steps)) are round-off
@@ -447,10 +449,11 @@ def _reading_time(time, t_end):
     return t_read
 
 
-def _runner(case, names, t_end, t_read, log, label=""):
+def _runner(case, names, t_end, t_read, log, progress, label=""):
     """(quantities, run) for ``case``: ``run(steps)`` simulates it with dt = t_end / steps and returns
     the quantities' values at ``t_read``, their scales (``Quantity.scale``), the wall time and Newton's
-    error bound on q, tolerance x max(1, |q|_inf) (``integrators.newton.newton_converged``)."""
+    error bound on q, tolerance x max(1, |q|_inf) (``integrators.newton.newton_converged``). With
+    ``progress`` each run draws a progress bar on stderr if it is a terminal."""
     model = case.model
     wanted = [resolve_quantity(model, n, getattr(case, "probes", ())) for n in names]
     options = getattr(case, "newton_options", None) or NewtonOptions(
@@ -464,7 +467,8 @@ def _runner(case, names, t_end, t_read, log, label=""):
         if abs(node * dt - t_read) > 1e-9 * dt:
             raise ValueError(f"time {t_read:g} is not a step node of the run with dt = {dt:.6g}")
         start = _time.perf_counter()
-        r = simulate(model, setup, dt, t_end, options, **integrator)
+        with Progress(steps, f"{label}dt = {dt:.6g}", enabled=progress and sys.stderr.isatty()) as bar:
+            r = simulate(model, setup, dt, t_end, options, progress=bar, **integrator)
         seconds = _time.perf_counter() - start
         if not r.complete:
             if r.message.startswith("interrupted"):
@@ -539,7 +543,7 @@ def _compare(study_args, wanted, runs, finer, given, reference, order, steps, st
 
 
 def refinement_study(case, quantities=None, dts=None, levels=4, reference="richardson", order=2,
-                     time=None, t_end=None, strict=True, log=None):
+                     time=None, t_end=None, strict=True, log=None, progress=False):
     """Observed orders of accuracy in the time step of the outputs ``quantities`` of ``case``.
 
     case: a ``Case`` (``io.case.load_case``), a case-file path, or any object with ``model, q0, v0,
@@ -560,7 +564,8 @@ def refinement_study(case, quantities=None, dts=None, levels=4, reference="richa
         node of every run. t_end: run length (default the case's).
     strict: raise ``ConvergenceError`` (one line, ``.study`` holding the study) when a quantity has
         no observed order; with ``strict=False`` the reasons are in ``study.problems``.
-    log: callable(str) told about every run (e.g. print), or None.
+    log: callable(str) told about every run (e.g. print), or None; progress: a progress bar of every
+        run on stderr, if it is a terminal.
     """
     case = _case(case)
     names = _names(case.model, quantities)
@@ -576,7 +581,7 @@ def refinement_study(case, quantities=None, dts=None, levels=4, reference="richa
         raise ValueError(f"the time steps must decrease strictly (as steps of t_end = {t_end:g}: "
                          f"{', '.join(f'{x:g}' for x in h)})")
     t_read = _reading_time(time, t_end)
-    wanted, run = _runner(case, names, t_end, t_read, log)
+    wanted, run = _runner(case, names, t_end, t_read, log, progress)
     given = _given_reference(reference, wanted, len(h), "time step" + "s" * (len(h) != 1))
     runs = [run(int(n)) for n in counts]
     finer = [(f"dt = {h[-1] / k:.6g}", lambda k=k: run(int(counts[-1]) * k)) for k in (2, 4)]
@@ -586,7 +591,7 @@ def refinement_study(case, quantities=None, dts=None, levels=4, reference="richa
 
 
 def element_study(make_case, elements, quantities=None, dt=None, reference="richardson", order=4,
-                  time=None, t_end=None, strict=True, log=None):
+                  time=None, t_end=None, strict=True, log=None, progress=False):
     """Observed orders of accuracy in the element length of the outputs ``quantities`` of a case
     with FEM beams, all runs at one time step.
 
@@ -600,7 +605,7 @@ def element_study(make_case, elements, quantities=None, dt=None, reference="rich
     reference: as in ``refinement_study``, the extra runs having 2 and 4 times the finest count of
         elements; ``order`` is the nominal order of the Richardson extrapolation (default 4, the
         order of the Hermite cubic element's frequencies and of the modes it converges to).
-    quantities, time, strict, log: as in ``refinement_study``.
+    quantities, time, strict, log, progress: as in ``refinement_study``.
 
     At a fixed time step the reference is the infinitely fine mesh integrated with that step: the
     study measures the spatial error alone. The order seen depends on what the case excites: a beam
@@ -614,14 +619,14 @@ def element_study(make_case, elements, quantities=None, dt=None, reference="rich
     t_end = float(t_end or first.t_end)
     steps = step_count(float(dt or first.dt), t_end)
     t_read = _reading_time(time, t_end)
-    runners = {int(counts[0]): _runner(first, names, t_end, t_read, log, f"{counts[0]} elements, ")}
+    runners = {int(counts[0]): _runner(first, names, t_end, t_read, log, progress, f"{counts[0]} elements, ")}
     wanted = runners[int(counts[0])][0]
     given = _given_reference(reference, wanted, len(counts), "mesh" + "es" * (len(counts) != 1))
     finer = [int(counts[-1]) * k for k in {"richardson": (2, 4), "finest": (4,)}.get(
         reference if given is None else "", ())]
     cases = {n: _meshed(make_case, n) for n in [*counts[1:].tolist(), *finer]}
     check_run(cases[max(cases)].model if cases else first.model, t_end / steps, t_end)
-    runners.update({n: _runner(case, names, t_end, t_read, log, f"{n} elements, ") for n, case in cases.items()})
+    runners.update({n: _runner(case, names, t_end, t_read, log, progress, f"{n} elements, ") for n, case in cases.items()})
     runs = [runners[int(n)][1](steps) for n in counts]
     return _compare({"title": getattr(first, "title", "case"), "parameter": "h", "count_label": "elements",
                      "h": 1.0 / counts, "counts": counts, "quantities": names, "time": t_read,
@@ -775,18 +780,19 @@ def write_study(study, folder):
 
 def convergence_benchmark(case, quantities=None, *, elements=None, dts=None, dt=None, levels=4,
                           reference="richardson", order=None, time=None, t_end=None, folder=None, echo=print,
-                          log=None):
+                          log=None, progress=False):
     """``femdyn bench convergence CASE``: a study of the case file (or ``Case``) in the time step
     (``refinement_study``, the default) or, given ``elements`` (the counts per beam), in the elements
     (``element_study`` at the time step ``dt``, the case re-read with each count and its other
     ``[flexible]`` settings); the table printed by ``echo``, the files of ``write_study`` in ``folder``
     (default ``results/<case>_convergence``, ``results/<case>_elements_convergence``). ``order``: the
-    nominal order of the Richardson reference (default 2 in dt, 4 in elements). Returns the ``Study``;
+    nominal order of the Richardson reference (default 2 in dt, 4 in elements); ``log``, ``progress`` as in
+    ``refinement_study``. Returns the ``Study``;
     if a quantity has no observed order, the files and the table are written first and then
     ``ConvergenceError`` is raised (``.study`` set). ``ValueError`` (not a ``ConvergenceError``): bad
     quantities, steps, meshes or reference, before any run."""
     case = _case(case)
-    common = dict(reference=reference, time=time, t_end=t_end, strict=False, log=log)
+    common = dict(reference=reference, time=time, t_end=t_end, strict=False, log=log, progress=progress)
     stem = Path(getattr(case, "path", "case")).stem
     if elements is None:
         study = refinement_study(case, quantities, dts=dts, levels=levels, order=order or 2, **common)
