@@ -52,6 +52,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .builder import ModelError
 from .integrators.newton import NewtonOptions
 from .progress import Progress
 from .simulate import check_run, prepare, simulate, step_count
@@ -529,7 +530,7 @@ def _compare(study_args, wanted, runs, finer, given, reference, order, steps, st
         error_h, error_steps = h[:-1], steps[1:]  # a difference carries the finer run's round-off
     floors = ROUNDOFF * EPS * scales[None, :] * np.sqrt(np.asarray(error_steps, float))[:, None]
     unsure = [f"{q.name} at {study_args['parameter']} = {', '.join(f'{x:.6g}' for x in error_h[low])}"
-              for q, low in zip(wanted, (errors <= bound).T) if q.solved and low.any()]
+              for q, low in zip(wanted, ((errors <= bound) & (errors > floors)).T) if q.solved and low.any()]
     if unsure:
         notes.append(f"errors not above Newton's error bound {bound:.2g} (solver.tolerance x max(1, |q|)), "
                      f"which the nonlinear solve may have set rather than the discretisation: "
@@ -624,8 +625,12 @@ def element_study(make_case, elements, quantities=None, dt=None, reference="rich
     given = _given_reference(reference, wanted, len(counts), "mesh" + "es" * (len(counts) != 1))
     finer = [int(counts[-1]) * k for k in {"richardson": (2, 4), "finest": (4,)}.get(
         reference if given is None else "", ())]
+    finest = max([int(counts[-1]), *finer])
+    try:  # before the meshes are built: q grows at most in proportion to the elements
+        check_run(first.model, t_end / steps, t_end, first.model.n * finest // int(counts[0]))
+    except ModelError as err:
+        raise ModelError(err.field, f"the run with {finest} elements: {err.message}") from None
     cases = {n: _meshed(make_case, n) for n in [*counts[1:].tolist(), *finer]}
-    check_run(cases[max(cases)].model if cases else first.model, t_end / steps, t_end)
     runners.update({n: _runner(case, names, t_end, t_read, log, progress, f"{n} elements, ") for n, case in cases.items()})
     runs = [runners[int(n)][1](steps) for n in counts]
     return _compare({"title": getattr(first, "title", "case"), "parameter": "h", "count_label": "elements",

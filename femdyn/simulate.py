@@ -66,14 +66,15 @@ def step_count(dt, t_end):
     return max(1, math.ceil(t_end / dt * (1.0 - 1e-12)))
 
 
-def check_run(model, dt, t_end):
-    """Refuse a run that cannot be carried out: dt or t_end not positive, or a history too large."""
+def check_run(model, dt, t_end, coordinates=None):
+    """Refuse a run that cannot be carried out: dt or t_end not positive, or a history too large
+    (``coordinates``: the size of q to count with, default ``model.n``)."""
     if not (dt > 0 and math.isfinite(dt)):
         raise ModelError("dt", f"must be a positive number, got {dt}")
     if not (t_end > 0 and math.isfinite(t_end)):
         raise ModelError("t_end", f"must be a positive number, got {t_end}")
     steps = t_end / dt
-    need = 2 * 8 * model.n * steps
+    need = 2 * 8 * (model.n if coordinates is None else coordinates) * steps
     if need > HISTORY_BUDGET:
         raise ModelError("dt", f"t_end/dt = {steps:.3g} steps would store {need / 1024**3:.3g} GiB of "
                          f"history (limit {HISTORY_BUDGET / 1024**3:g} GiB); use a larger dt or a shorter t_end")

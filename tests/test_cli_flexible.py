@@ -272,4 +272,8 @@ def test_bench_convergence_in_elements_refusals(cantilever, tmp_path, capsys, mo
     err = one_line_error(capsys, main(["bench", "convergence", str(cantilever), "--refine", "elements",
                                        "--dt", "0.01", "0.005"]))
     assert "--dt: with --refine elements give one time step" in err
+    # the finest reference mesh's history is judged before the meshes are built
+    err = one_line_error(capsys, main(["bench", "convergence", str(cantilever), "--refine", "elements",
+                                       "--elements", "1000", "--levels", "8"]))
+    assert "the run with 512000 elements: t_end/dt = 120 steps would store" in err and "GiB of history" in err
     assert not (tmp_path / "results").exists()
