@@ -458,8 +458,10 @@ def _runner(case, names, t_end, t_read, log, progress, label=""):
     model = case.model
     wanted = [resolve_quantity(model, n, getattr(case, "probes", ())) for n in names]
     options = getattr(case, "newton_options", None) or NewtonOptions(
-        getattr(case, "tolerance", NewtonOptions.tolerance), getattr(case, "max_iterations", NewtonOptions.max_iterations))
-    integrator = dict(integrator=getattr(case, "integrator", "energy-momentum"), rho_inf=getattr(case, "rho_inf", 0.9))
+        getattr(case, "tolerance", NewtonOptions.tolerance),
+        getattr(case, "max_iterations", NewtonOptions.max_iterations))
+    integrator = dict(integrator=getattr(case, "integrator", "energy-momentum"),
+                      rho_inf=getattr(case, "rho_inf", 0.9))
     setup = prepare(model, case.q0, case.v0, getattr(case, "initial_tolerance", 1e-6))
 
     def run(steps):
@@ -631,7 +633,8 @@ def element_study(make_case, elements, quantities=None, dt=None, reference="rich
     except ModelError as err:
         raise ModelError(err.field, f"the run with {finest} elements: {err.message}") from None
     cases = {n: _meshed(make_case, n) for n in [*counts[1:].tolist(), *finer]}
-    runners.update({n: _runner(case, names, t_end, t_read, log, progress, f"{n} elements, ") for n, case in cases.items()})
+    runners.update({n: _runner(case, names, t_end, t_read, log, progress, f"{n} elements, ")
+                    for n, case in cases.items()})
     runs = [runners[int(n)][1](steps) for n in counts]
     return _compare({"title": getattr(first, "title", "case"), "parameter": "h", "count_label": "elements",
                      "h": 1.0 / counts, "counts": counts, "quantities": names, "time": t_read,
