@@ -49,6 +49,7 @@ import sys
 import time as _time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 
@@ -450,11 +451,23 @@ def _reading_time(time, t_end):
     return t_read
 
 
+class Run(NamedTuple):
+    """What a study keeps of one run."""
+
+    values: np.ndarray  # (nq,) the quantities at the reading time
+    scales: np.ndarray  # (nq,) their magnitudes for the round-off level (``Quantity.scale``)
+    seconds: float  # wall time
+    bound: float  # Newton's error bound on q: tolerance x max(1, |q|_inf) (``newton.newton_converged``)
+
+
+def _finer(reference, given):
+    """Factors of the finest level's count (steps or elements) of the extra reference runs."""
+    return {"richardson": (2, 4), "finest": (4,)}.get(reference if given is None else "", ())
+
+
 def _runner(case, names, t_end, t_read, log, progress, label=""):
     """(quantities, run) for ``case``: ``run(steps)`` simulates it with dt = t_end / steps and returns
-    the quantities' values at ``t_read``, their scales (``Quantity.scale``), the wall time and Newton's
-    error bound on q, tolerance x max(1, |q|_inf) (``integrators.newton.newton_converged``). With
-    ``progress`` each run draws a progress bar on stderr if it is a terminal."""
+    its ``Run``. With ``progress`` each run draws a progress bar on stderr if it is a terminal."""
     model = case.model
     wanted = [resolve_quantity(model, n, getattr(case, "probes", ())) for n in names]
     options = getattr(case, "newton_options", None) or NewtonOptions(
@@ -479,20 +492,20 @@ def _runner(case, names, t_end, t_read, log, progress, label=""):
             raise ConvergenceError(f"the run with {label}dt = {dt:.6g} stopped early: {r.message}")
         if log:
             log(f"{label}dt = {dt:.6g}: {steps} steps in {seconds:.3g} s")
-        return (np.array([q.history(r)[node] for q in wanted]), np.array([q.scale(r) for q in wanted]),
-                seconds, options.tolerance * max(1.0, float(np.max(np.abs(r.q)))))
+        return Run(np.array([q.history(r)[node] for q in wanted]), np.array([q.scale(r) for q in wanted]),
+                   seconds, options.tolerance * max(1.0, float(np.max(np.abs(r.q)))))
 
     return wanted, run
 
 
 def _compare(study_args, wanted, runs, finer, given, reference, order, steps, strict):
-    """The ``Study`` of the ``runs`` (``_runner``) and the ``finer`` runs [(label, run)] at h/2 and
-    h/4 of the finest (Richardson) or at h/4 ("finest"); ``steps`` are the runs' step counts (round-off
-    grows as their square root). Errors of ``Quantity.solved`` quantities that are not above Newton's
-    error bound are named in a note: the nonlinear solve may have set them."""
-    values = np.array([r[0] for r in runs])
-    bound = max(r[3] for r in runs)
-    scales = runs[-1][1]
+    """The ``Study`` of the ``runs`` (``Run``s) and the ``finer`` reference runs [(label, run)] of
+    ``_finer``: h/2 and h/4 of the finest level (Richardson) or h/4 ("finest"); ``steps`` are the runs'
+    step counts (round-off grows as their square root). Errors of ``Quantity.solved`` quantities that
+    are not above Newton's error bound are named in a note: the nonlinear solve may have set them."""
+    values = np.array([r.values for r in runs])
+    bound = max(r.bound for r in runs)
+    scales = runs[-1].scales
     exact_zero = np.array([q.exact_zero for q in wanted])
     notes = list(study_args.pop("notes", []))
     if given is not None:
@@ -502,16 +515,14 @@ def _compare(study_args, wanted, runs, finer, given, reference, order, steps, st
         ref = None
         described = "successive differences |f(h_k) - f(h_k+1)|"
     else:
-        if reference == "finest":
-            finer = finer[-1:]
         labels = [label for label, _ in finer]
         extra = [run() for _, run in finer]
         for f in extra:
-            scales = np.maximum(scales, f[1])
-            bound = max(bound, f[3])
-        f4 = extra[-1][0]
+            scales = np.maximum(scales, f.scales)
+            bound = max(bound, f.bound)
+        f4 = extra[-1].values
         if reference == "richardson":
-            ref = f4 + (f4 - extra[0][0]) / (2.0**order - 1.0)
+            ref = f4 + (f4 - extra[0].values) / (2.0**order - 1.0)
             described = f"Richardson extrapolation (order {order:g}) of the runs with {labels[0]} and {labels[1]}"
             notes.append(f"estimated error of the finest reference run ({labels[1]}), |f - reference|: "
                          + ", ".join(f"{q.name} {abs(a - b):.2g}" for q, a, b in zip(wanted, f4, ref)
@@ -538,7 +549,7 @@ def _compare(study_args, wanted, runs, finer, given, reference, order, steps, st
                      f"which the nonlinear solve may have set rather than the discretisation: "
                      + "; ".join(unsure))
     study = _finish({**study_args, "descriptions": [q.description for q in wanted], "reference": described,
-                     "reference_values": ref, "wall_time": np.array([r[2] for r in runs]), "notes": notes},
+                     "reference_values": ref, "wall_time": np.array([r.seconds for r in runs]), "notes": notes},
                     values, error_h, errors, floors)
     if strict:
         study.check()
@@ -587,7 +598,7 @@ def refinement_study(case, quantities=None, dts=None, levels=4, reference="richa
     wanted, run = _runner(case, names, t_end, t_read, log, progress)
     given = _given_reference(reference, wanted, len(h), "time step" + "s" * (len(h) != 1))
     runs = [run(int(n)) for n in counts]
-    finer = [(f"dt = {h[-1] / k:.6g}", lambda k=k: run(int(counts[-1]) * k)) for k in (2, 4)]
+    finer = [(f"dt = {h[-1] / k:.6g}", lambda k=k: run(int(counts[-1]) * k)) for k in _finer(reference, given)]
     return _compare({"title": getattr(case, "title", "case"), "parameter": "dt", "count_label": "steps",
                      "h": h, "counts": counts, "quantities": names, "time": t_read},
                     wanted, runs, finer, given, reference, order, counts, strict)
@@ -625,8 +636,7 @@ def element_study(make_case, elements, quantities=None, dt=None, reference="rich
     runners = {int(counts[0]): _runner(first, names, t_end, t_read, log, progress, f"{counts[0]} elements, ")}
     wanted = runners[int(counts[0])][0]
     given = _given_reference(reference, wanted, len(counts), "mesh" + "es" * (len(counts) != 1))
-    finer = [int(counts[-1]) * k for k in {"richardson": (2, 4), "finest": (4,)}.get(
-        reference if given is None else "", ())]
+    finer = [int(counts[-1]) * k for k in _finer(reference, given)]
     finest = max([int(counts[-1]), *finer])
     try:  # before the meshes are built: q grows at most in proportion to the elements
         check_run(first.model, t_end / steps, t_end, first.model.n * finest // int(counts[0]))
@@ -817,7 +827,7 @@ def convergence_benchmark(case, quantities=None, *, elements=None, dts=None, dt=
 def _remesher(case):
     """n -> ``case`` read again from its file with n elements per beam, its other flexible settings kept."""
     settings = getattr(case, "flexible", None)
-    if settings is None or not case.model.flexible:
+    if settings is None:  # not read from a case file; ``element_study`` refuses a case without beams
         raise ValueError("the case has no flexible (beam) bodies to refine")
     from .io.beams import Options
     from .io.case import load_case
