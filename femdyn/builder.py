@@ -115,11 +115,22 @@ class ModelBuilder:
             R0 = kin.rotation_2d(float(relative_rotation))
         else:
             R0 = np.asarray(relative_rotation, dtype=float)
-        self._joints.append(dict(
-            name=name, type=type, bodies=(body1, body2),
-            point1=np.asarray(zero if point1 is None else point1, float),
-            point2=np.asarray(zero if point2 is None else point2, float),
-            frame1=frame1, frame2=R0.T @ frame1, angle=angle, slide=slide))
+        point1 = np.asarray(zero if point1 is None else point1, float)
+        point2 = np.asarray(zero if point2 is None else point2, float)
+        for k, (body, point) in enumerate(((body1, point1), (body2, point2))):
+            self._check_point(body, point, f"{where}.points[{k}]")
+        self._joints.append(dict(name=name, type=type, bodies=(body1, body2), point1=point1, point2=point2,
+                                 frame1=frame1, frame2=R0.T @ frame1, angle=angle, slide=slide))
+
+    def _check_point(self, body, point, field):
+        """Refuse a material point of a flexible body (added before) that is not on its centre line
+        (``BeamBody.locate``) with a ``ModelError`` on ``field``; points of rigid bodies are anywhere."""
+        beam = next((b.get("beam") for b in self._bodies if b["name"] == body), None)
+        if beam is not None:
+            try:
+                beam.locate(point)
+            except ValueError as err:
+                raise ModelError(field, str(err)) from None
 
     def set_gravity(self, g):
         self._gravity = np.asarray(g, dtype=float)
@@ -131,6 +142,7 @@ class ModelBuilder:
 
     def add_point_force(self, body, point, force, function):
         """A force ``function(t) * force`` (world components) at body point ``point``."""
+        self._check_point(body, point, f"point force on '{body}'.point")
         self._loads.append(("point", (body, np.asarray(point, float), np.asarray(force, float)), function))
 
     def add_spring_damper(self, name, body1, point1, body2, point2, stiffness, damping, free_length):
@@ -146,6 +158,7 @@ class ModelBuilder:
     def add_servo_point(self, name, body, point, trajectory, relative=True):
         """Servo: body point ``point`` (body frame) follows ``trajectory`` (dim components), added to
         its initial position if ``relative`` (000 eq. 78)."""
+        self._check_point(body, point, f"servo '{name}'.point")
         self._servos.append(dict(name=name, kind="point", body=body, point=point, trajectory=trajectory,
                                  relative=relative))
 

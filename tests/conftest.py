@@ -24,6 +24,27 @@ angle = "theta"
 """
 
 
+# A flexible arm (aluminium, 0.5 m, 2 elements) pinned to the ground, under gravity, as case-file text.
+PINNED_ARM = """\
+dimension = 2
+gravity = [0.0, -9.81]
+[solver]
+dt = 0.001
+t_end = 0.002
+[flexible]
+elements = 2
+[[bodies]]
+name = "arm"
+beam = {length = 0.5, young = 70e9, density = 2700, b = 0.02, h = 0.01}
+[[joints]]
+name = "pin"
+type = "revolute"
+bodies = ["ground", "arm"]
+[initial.bodies.arm]
+position = [0, 0]
+angle = 0.0
+"""
+
 def flexible_pendulum(elements=8):
     """A 1 m steel beam (10 x 10 mm, FFR Euler-Bernoulli with stiffening) pinned at one end and
     released horizontally under gravity: the model of benchmarks/exudyn_flexible.py, and its

@@ -3,29 +3,12 @@
 import meshio
 import numpy as np
 import pytest
+from conftest import PINNED_ARM
 from test_case_errors import run_and_check
 
 from femdyn.io.case import load_case
 
-BEAM_CASE = """\
-dimension = 2
-gravity = [0.0, -9.81]
-[solver]
-dt = 0.001
-t_end = 0.002
-[flexible]
-elements = 2
-[[bodies]]
-name = "arm"
-beam = {length = 0.5, young = 70e9, density = 2700, b = 0.02, h = 0.01}
-[[joints]]
-name = "pin"
-type = "revolute"
-bodies = ["ground", "arm"]
-[initial.bodies.arm]
-position = [0, 0]
-angle = 0.0
-"""
+BEAM_CASE = PINNED_ARM
 
 # (test id, text to replace, replacement, field named in the error)
 CASES = [

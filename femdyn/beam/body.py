@@ -112,6 +112,15 @@ def check_reference(nodes, suppressed, reference):
                      f"singular (003 section 4); suppress more coordinates, e.g. 'fixed-free'")
 
 
+class ModesError(ValueError):
+    """More ``modes`` asked of a ``BeamBody`` than the ``available`` elastic coordinates (or fewer than 0)."""
+
+    def __init__(self, modes, available):
+        super().__init__(f"modes must be between 0 and {available} (the elastic coordinates left by the "
+                         f"reference conditions), got {modes}")
+        self.modes, self.available = modes, available
+
+
 class BeamBody:
     """A flexible planar beam body.
 
@@ -145,13 +154,16 @@ class BeamBody:
         kept = np.setdiff1d(np.arange(self.elements.n_dofs), self.suppressed)
         boolean = sp.csc_matrix((np.ones(len(kept)), (kept, np.arange(len(kept)))),
                                 shape=(self.elements.n_dofs, len(kept)))
-        stiffness, mass = self.elements.stiffness(), self.elements.mass()
+        with np.errstate(over="ignore", divide="ignore", invalid="ignore"):  # refused below if not finite
+            stiffness, mass = self.elements.stiffness(), self.elements.mass()
+        if not (np.isfinite(stiffness.data).all() and np.isfinite(mass.data).all()):
+            raise ValueError(f"the stiffness or mass matrix is not finite in floating point (elements "
+                             f"{steps.min():.3g} to {steps.max():.3g} long): a beam too short, too stiff or too heavy")
         if modes is None:
             self.basis, self.modal_frequencies = boolean, None
         else:
             if not 0 <= modes <= len(kept):
-                raise ValueError(f"modes must be between 0 and {len(kept)} (the elastic coordinates "
-                                 f"left by the reference conditions), got {modes}")
+                raise ModesError(modes, len(kept))
             omega2, shapes = lowest_modes(boolean.T @ stiffness @ boolean, boolean.T @ mass @ boolean,
                                           modes, eigensolver)
             self.basis, self.modal_frequencies = boolean @ shapes, np.sqrt(omega2)
@@ -217,14 +229,21 @@ class BeamBody:
         start = self.nodes[self.elements.connectivity[:, 0]]
         chord = self.nodes[self.elements.connectivity[:, 1]] - start
         rel = points[:, None, :] - start[None]
-        xi = np.clip(np.einsum("pka,ka->pk", rel, chord) / self.elements.length**2, 0.0, 1.0)
+        length = self.elements.length
+        along = np.einsum("pka,ka->pk", rel, chord / length[:, None]) / length  # xi before clipping
+        xi = np.clip(along, 0.0, 1.0)
         distance = np.linalg.norm(rel - xi[..., None] * chord, axis=-1)
         element = np.argmin(distance, axis=1)
         off = distance[np.arange(len(points)), element]
         size = np.ptp(self.nodes, axis=0).max()
         if np.any(off > 1e-9 * size):
             bad = int(np.argmax(off))
-            raise ValueError(f"point {points[bad].tolist()} is {off[bad]:.3g} off the beam centre line")
+            past = ((0, -along[bad, 0]), (-1, along[bad, -1] - 1.0))  # beyond the first / last node
+            ends = [node for node, x in past if x > 1e-9
+                    and np.isclose(np.linalg.norm(points[bad] - self.nodes[node]), off[bad], rtol=1e-9)]
+            where = (f", beyond its end node {self.nodes[ends[0]].tolist()} (the centre line is "
+                     f"{length.sum():.6g} long)" if ends else "")
+            raise ValueError(f"point {points[bad].tolist()} is {off[bad]:.3g} off the beam centre line{where}")
         return element, xi[np.arange(len(points)), element]
 
     def shape_at(self, points):

@@ -1,33 +1,48 @@
-"""Beam centre-line meshes: read a line mesh with meshio (gmsh ``.msh``, ``.vtu``, any format meshio
-reads), write a straight beam of n elements, and move a centre line into its body frame.
+"""Beam centre-line meshes: read a line mesh with meshio (gmsh ``.msh``, VTK ``.vtu`` or legacy ``.vtk``),
+write a straight beam of n elements, and move a centre line into its body frame.
 
 A centre line is one unbranched open chain of ``line`` cells in a plane (z constant); other cells
 (vertices, points of the geometry) are ignored.
 """
+import contextlib
+import io
 import pathlib
+import struct
+import zlib
 
 import numpy as np
 import scipy.sparse as sp
 from scipy.sparse import csgraph
 
 WRITERS = {".vtu": {}, ".msh": {"file_format": "gmsh22", "binary": False}}
+READERS = (".msh", ".vtu", ".vtk")  # formats that hold line cells; meshio's other readers fail worse on bad files
+# What meshio's readers of READERS raise on a broken file besides ReadError and CorruptionError (meshio
+# 5.3, found by truncating and corrupting files of each format): ValueError (also bad UTF-8 or base64),
+# TypeError (a bad dtype), KeyError, IndexError, AssertionError, struct.error, zlib.error and
+# MemoryError (sizes read from a corrupt header).
+BROKEN = (ValueError, TypeError, KeyError, IndexError, AssertionError, struct.error, zlib.error, MemoryError)
 
 
 def _read(path):
-    """meshio's readers for the file's suffix, tried in turn. Not ``meshio.read``: when no reader
-    accepts a file it prints and calls ``sys.exit`` (meshio 5.3)."""
+    """meshio's readers for the file's suffix, tried in turn, quietly (meshio prints warnings on
+    stderr, numpy warns of overflows in sizes read from a broken header). Not ``meshio.read``: when no
+    reader accepts a file it prints and calls ``sys.exit`` (meshio 5.3)."""
     import meshio  # here, not at the top: the command line starts without it
+    from meshio._exceptions import CorruptionError
     from meshio._helpers import reader_map
 
-    formats = meshio.extension_to_filetypes.get(path.suffix.lower())
-    if not formats:
-        raise ValueError(f"{path}: unknown mesh format {path.suffix!r} (use e.g. .msh or .vtu)")
+    suffix = path.suffix.lower()
+    if suffix not in READERS:
+        raise ValueError(f"{path}: unknown mesh format {path.suffix!r} (a centre line is read from "
+                         f"{', '.join(READERS[:-1])} or {READERS[-1]})")
     errors = []
-    for file_format in formats:
+    for file_format in meshio.extension_to_filetypes[suffix]:
         try:
-            return reader_map[file_format](str(path))
-        except meshio.ReadError as err:
-            errors.append(f"{file_format}: {err}" if str(err) else file_format)
+            with contextlib.redirect_stderr(io.StringIO()), np.errstate(all="ignore"):
+                return reader_map[file_format](str(path))
+        except (meshio.ReadError, CorruptionError, *BROKEN) as err:
+            detail = " ".join(str(err).split())  # on one line
+            errors.append(f"{file_format}: {detail}" if detail else file_format)
     raise ValueError(f"{path}: not a mesh meshio can read (tried {'; '.join(errors)})")
 
 
@@ -41,18 +56,28 @@ def read_centreline(path):
     """
     path = pathlib.Path(path)
     if not path.is_file():
-        raise ValueError(f"{path}: no such mesh file")
+        raise ValueError(f"{path}: {'not a regular file' if path.exists() else 'no such mesh file'}")
     mesh = _read(path)
     blocks = [block.data for block in mesh.cells if block.type == "line"]
     if not blocks:
         found = ", ".join(sorted({block.type for block in mesh.cells})) or "no cells"
         raise ValueError(f"{path}: no line cells (a beam centre line is a line mesh; found {found})")
     lines = np.concatenate(blocks).astype(np.int64)
+    points = np.asarray(mesh.points, dtype=float)
+    if lines.ndim != 2 or lines.shape[1] != 2 or points.ndim != 2 or points.shape[1] not in (2, 3):
+        raise ValueError(f"{path}: a broken mesh (line cells of shape {lines.shape}, points of shape "
+                         f"{points.shape})")
+    missing = lines[(lines < 0) | (lines >= len(points))]
+    if len(missing):
+        raise ValueError(f"{path}: a line cell refers to point {int(missing[0])}, but the mesh has points 0 "
+                         f"to {len(points) - 1}")
     if np.any(lines[:, 0] == lines[:, 1]):
         raise ValueError(f"{path}: a line cell joins point {int(lines[lines[:, 0] == lines[:, 1]][0, 0])} "
                          f"to itself")
-    points = np.asarray(mesh.points, dtype=float)
     used = np.unique(lines)
+    if not np.isfinite(points[used]).all():
+        bad = int(used[~np.isfinite(points[used]).all(axis=1)][0])
+        raise ValueError(f"{path}: point {bad} of the centre line is not finite ({points[bad].tolist()})")
     size = np.ptp(points[used], axis=0).max()
     if points.shape[1] > 2 and np.ptp(points[used, 2]) > 1e-12 * size:
         raise ValueError(f"{path}: the centre line is not planar (z varies by "

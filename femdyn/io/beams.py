@@ -24,12 +24,13 @@ from pathlib import Path
 
 import numpy as np
 
-from ..beam.body import BeamBody, Section
+from ..beam.body import BeamBody, ModesError, Section
 from ..beam.meshes import centreline_frame, read_centreline
 
 MODELS = ("fem", "rayleigh-ritz", "rigid")
 BEAM_KEYS = (("young", "density", "b", "h"), ("length", "mesh", "reference"))
 PARAMETERS = {"E": "young", "rho": "density", "b": "b", "h": "h"}  # sensitivity names -> keys
+MAX_ELEMENTS = 1_000_000  # elements of a straight beam (flexible.elements, femdyn --elements)
 
 
 @dataclass(frozen=True)
@@ -60,7 +61,7 @@ def read_settings(r, data, options):
     """The ``[flexible]`` table merged with ``options``."""
     table = r.table(data, "flexible", optional=("model", "elements", "modes", "geometric_stiffening"))
     model = options.model or r.choice(table.get("model", "fem"), "flexible.model", MODELS)
-    elements = options.elements or r.integer(table.get("elements", 4), "flexible.elements", 1)
+    elements = options.elements or r.integer(table.get("elements", 4), "flexible.elements", 1, MAX_ELEMENTS)
     modes = options.modes if options.modes is not None else (
         r.integer(table["modes"], "flexible.modes", 0) if "modes" in table else None)
     if options.stiffening is not None:
@@ -103,6 +104,9 @@ def read_beam(r, spec, f, settings, folder):
         if settings.model == "fem":
             return BeamBody(nodes, section, values["young"], values["density"], **options)
         return BeamBody.rayleigh_ritz(nodes, section, values["young"], values["density"], **options)
+    except ModesError as err:
+        r.fail("flexible.modes", f"at most {err.available} for {f.removesuffix('.beam')} (the elastic coordinates "
+               f"its centre line has under the reference conditions '{reference}'), got {err.modes}")
     except ValueError as err:
         where = f"{f}.reference" if "reference" in str(err) else f
         r.fail(where, str(err))

@@ -45,6 +45,7 @@ tables: bodies, joints, probes, springs, servos) or its index from 0, e.g. ``bod
 import copy
 import math
 import re
+import stat
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
@@ -59,10 +60,11 @@ from ..simulate import INTEGRATORS, check_run, step_count
 from ..model import Model
 from ..builder import GROUND, JOINT_TYPES, ModelBuilder, ModelError, euler_from_inertia
 from .beams import Options, read_beam, read_settings
-from .expressions import compile_time_function, evaluate_number
+from .expressions import compile_time_function, evaluate_number, to_float
 from .output import RESERVED_COLUMNS
 
 FRAMES = 500  # default number of output frames
+MAX_BYTES = 16 * 2**20  # largest case file read
 NAME = re.compile(r"[\w-]+")
 TOP_REQUIRED = ("dimension", "solver", "bodies")
 TOP_OPTIONAL = ("title", "source", "gravity", "output", "joints", "loads", "springs", "friction", "servos",
@@ -150,7 +152,7 @@ def _describe(value):
     if isinstance(value, bool):
         return f"boolean {str(value).lower()}"
     if isinstance(value, str):
-        return f"string {value!r}"
+        return f"string {value!r}" if len(value) <= 60 else f"string {value[:40]!r}... ({len(value)} characters)"
     if isinstance(value, (int, float)):
         return f"number {value!r}"
     if isinstance(value, list):
@@ -172,6 +174,11 @@ class _Reader:
 
     def fail(self, field, message):
         raise CaseError(self.path, field, message)
+
+    def model_error(self, entry, err):
+        """Fail with the builder's ``ModelError`` about the table at ``entry``: a sub-field after the
+        builder's name of it (``joint 'NM'.axis``) is reported in the table (``joints[0].axis``)."""
+        self.fail(f"{entry}.{err.field.split('.', 1)[1]}" if "." in err.field else entry, err.message)
 
     def mapping(self, data, field):
         """A table with any keys (names)."""
@@ -236,11 +243,14 @@ class _Reader:
             self.fail(field, f"expected true or false, got {_describe(value)}")
         return value
 
-    def integer(self, value, field, minimum):
+    def integer(self, value, field, minimum, maximum=None):
+        """An integer from ``minimum`` to ``maximum`` (no upper bound if None)."""
         if isinstance(value, bool) or not isinstance(value, int):
             self.fail(field, f"expected an integer, got {_describe(value)}")
         if value < minimum:
             self.fail(field, f"must be >= {minimum}, got {value}")
+        if maximum is not None and value > maximum:
+            self.fail(field, f"must be <= {maximum}, got {value}")
         return value
 
     def number(self, value, field, positive=False, nonnegative=False):
@@ -249,9 +259,12 @@ class _Reader:
             try:
                 x = evaluate_number(value)
             except ValueError as err:
-                self.fail(field, f"expected a number, got string {value!r}: {err}")
+                self.fail(field, f"expected a number, got {_describe(value)}: {err}")
         elif isinstance(value, (int, float)) and not isinstance(value, bool):
-            x = float(value)
+            try:
+                x = to_float(value)
+            except ValueError as err:
+                self.fail(field, str(err))
         else:
             self.fail(field, f"expected a number, got {_describe(value)}")
         if not math.isfinite(x):
@@ -369,8 +382,11 @@ def _add_servos(r, data, builder, dim, bodies, coordinates):
         body = r.reference(item["body"], f"{f}.body", bodies, "body")
         if kind == "point":
             point = r.vector(item["point"], f"{f}.point", dim) if "point" in item else np.zeros(dim)
-            builder.add_servo_point(name, body, point, _trajectory(r, item["trajectory"], f"{f}.trajectory", dim),
-                                    relative)
+            trajectory = _trajectory(r, item["trajectory"], f"{f}.trajectory", dim)
+            try:
+                builder.add_servo_point(name, body, point, trajectory, relative)
+            except ModelError as err:  # a point off a beam's centre line
+                r.model_error(f, err)
         elif dim == 2:
             builder.add_servo_angle(name, body, _trajectory(r, item["trajectory"], f"{f}.trajectory", 1), relative)
         else:
@@ -395,18 +411,28 @@ def _add_friction(r, items, builder, coordinates):
 
 
 def _read_toml(path):
+    """The parsed TOML of ``path``, a regular file of at most ``MAX_BYTES`` (anything else, such as a
+    pipe or a device, is refused before it is opened: reading it could block or never end)."""
     try:
-        text = path.read_bytes().decode("utf-8")
+        mode = path.stat().st_mode
+        if not stat.S_ISREG(mode):
+            raise CaseError(path, "file", f"not a regular file{' (a folder)' if stat.S_ISDIR(mode) else ''}")
+        with path.open("rb") as file:
+            data = file.read(MAX_BYTES + 1)
     except FileNotFoundError:
         raise CaseError(path, "file", "not found") from None
-    except UnicodeDecodeError as err:
-        raise CaseError(path, "file", f"not UTF-8 text ({err.reason} at byte {err.start})") from None
     except OSError as err:
         raise CaseError(path, "file", f"cannot read ({err.strerror})") from None
+    if len(data) > MAX_BYTES:
+        raise CaseError(path, "file", f"larger than {MAX_BYTES // 2**20} MiB, the limit of a case file")
     try:
-        return tomllib.loads(text)
+        return tomllib.loads(data.decode("utf-8"))
+    except UnicodeDecodeError as err:
+        raise CaseError(path, "file", f"not UTF-8 text ({err.reason} at byte {err.start})") from None
     except tomllib.TOMLDecodeError as err:
         raise CaseError(path, "syntax", str(err)) from None
+    except ValueError as err:  # int() refuses integers of more than sys.get_int_max_str_digits() digits
+        raise CaseError(path, "syntax", f"a number with too many digits ({str(err).partition(';')[0]})") from None
 
 
 def _add_bodies(r, items, builder, dim, flexible):
@@ -473,7 +499,7 @@ def _add_joints(r, items, builder, dim, bodies):
             builder.add_joint(name, kind, b1, b2, point1=p1, point2=p2, axis=axis,
                               relative_rotation=rotation, **coords)
         except ModelError as err:  # the builder's checks, reported against this joint's fields
-            r.fail(f"{f}.{err.field.split('.', 1)[1]}" if "." in err.field else f, err.message)
+            r.model_error(f, err)
         joints[name] = kind
     return joints, coordinates
 
@@ -488,8 +514,11 @@ def _add_loads(r, items, builder, dim, bodies, coordinates):
             body = r.reference(item["body"], f"{f}.body", bodies, "body")
             function = (r.time_function(item["function"], f"{f}.function") if "function" in item
                         else timefunctions.constant(1.0))
-            builder.add_point_force(body, r.vector(item["point"], f"{f}.point", dim),
-                                    r.vector(item["force"], f"{f}.force", dim), function)
+            point, force = r.vector(item["point"], f"{f}.point", dim), r.vector(item["force"], f"{f}.force", dim)
+            try:
+                builder.add_point_force(body, point, force, function)
+            except ModelError as err:  # a point off a beam's centre line
+                r.model_error(f, err)
 
 
 def _add_springs(r, items, builder, dim, bodies):

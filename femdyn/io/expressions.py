@@ -3,10 +3,15 @@
 The text is parsed with :mod:`ast` and only a whitelist is accepted: numbers, ``+ - * / **``, unary
 signs, parentheses, the constants ``pi`` and ``e``, the variable ``t`` (time functions only) and the
 functions below. Nothing is passed to ``eval``; the tree is turned into nested closures over numpy.
+An expression is at most ``MAX_LENGTH`` characters long and nested at most ``MAX_DEPTH`` levels deep
+(operators, signs and calls; a chain ``1+1+..`` nests one level per ``+``), well within Python's recursion
+limit for parsing, compiling and evaluating it.
 """
 import ast
 import functools
+import math
 import operator
+import sys
 
 import numpy as np
 
@@ -17,16 +22,31 @@ REDUCTIONS = {"min": np.minimum, "max": np.maximum}  # any number of arguments >
 BINARY = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
           ast.Div: operator.truediv, ast.Pow: operator.pow}
 UNARY = {ast.USub: operator.neg, ast.UAdd: operator.pos}
+MAX_LENGTH = 1000  # characters
+MAX_DEPTH = 100  # nesting levels
 
 
-def _compile(node, variables):
-    """A function ``env -> value`` for the expression tree ``node``; ValueError if not allowed."""
+def to_float(number):
+    """The int or float ``number`` as a float; ValueError for an int beyond the range of floats."""
+    try:
+        return float(number)
+    except OverflowError:
+        digits = int(math.log10(abs(number))) + 1
+        raise ValueError(f"a {digits}-digit integer is too large (at most {sys.float_info.max:.3g})") from None
+
+
+def _compile(node, variables, depth=0):
+    """A function ``env -> value`` for the expression tree ``node`` at nesting level ``depth``;
+    ValueError if not allowed."""
+    if depth > MAX_DEPTH:
+        raise ValueError(f"nested too deeply (more than {MAX_DEPTH} levels of operators, signs and calls)")
+    depth += 1
     if isinstance(node, ast.Constant):
         if type(node.value) not in (int, float):
             raise ValueError(f"{node.value!r} is not a number")
-        if not abs(node.value) <= np.finfo(float).max:
-            raise ValueError(f"{node.value:.3g} is too large")
-        value = np.float64(node.value)
+        value = np.float64(to_float(node.value))
+        if not np.isfinite(value):
+            raise ValueError(f"{node.value} is too large")
         return lambda env: value
     if isinstance(node, ast.Name):
         if node.id in CONSTANTS:
@@ -38,16 +58,16 @@ def _compile(node, variables):
         raise ValueError(f"unknown name '{node.id}' (known: {known})")
     if isinstance(node, ast.BinOp) and type(node.op) in BINARY:
         op = BINARY[type(node.op)]
-        left, right = _compile(node.left, variables), _compile(node.right, variables)
+        left, right = _compile(node.left, variables, depth), _compile(node.right, variables, depth)
         return lambda env: op(left(env), right(env))
     if isinstance(node, ast.UnaryOp) and type(node.op) in UNARY:
-        op, operand = UNARY[type(node.op)], _compile(node.operand, variables)
+        op, operand = UNARY[type(node.op)], _compile(node.operand, variables, depth)
         return lambda env: op(operand(env))
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and not node.keywords:
         name = node.func.id
         if name not in FUNCTIONS and name not in REDUCTIONS:
             raise ValueError(f"unknown function '{name}' (known: {', '.join([*FUNCTIONS, *REDUCTIONS])})")
-        args = [_compile(a, variables) for a in node.args]
+        args = [_compile(a, variables, depth) for a in node.args]
         if name in FUNCTIONS:
             if len(args) != 1:
                 raise ValueError(f"{name}() takes exactly one argument")
@@ -64,6 +84,8 @@ def _compile(node, variables):
 def _parse(text, variables):
     if not isinstance(text, str):
         raise ValueError(f"expected an expression string, got {type(text).__name__}")
+    if len(text) > MAX_LENGTH:
+        raise ValueError(f"the expression is {len(text)} characters long (at most {MAX_LENGTH})")
     try:
         tree = ast.parse(text.strip(), mode="eval")
     except SyntaxError as err:
