@@ -24,9 +24,10 @@ from pathlib import Path
 from . import __version__, viewer
 from . import sweep as sweeps
 from .beam.meshes import write_straight_beam
-from .convergence import ConvergenceError, convergence_benchmark
+from .convergence import FILES as STUDY_FILES
+from .convergence import ConvergenceError, convergence_benchmark, study_folder
 from .integrators.newton import NEWTON_METHODS
-from .io.beams import MODELS, PARAMETERS, Options
+from .io.beams import MAX_ELEMENTS, MODELS, PARAMETERS, Options
 from .io.case import CaseError, check_case_run, load_case
 from .io.output import write_results
 from .io.plots import plot_overlay
@@ -93,8 +94,8 @@ def _levels(text):
 
 def _elements(text):
     value = _positive_int(text)
-    if value > 1_000_000:
-        raise argparse.ArgumentTypeError(f"at most 1000000 elements, got {value}")
+    if value > MAX_ELEMENTS:
+        raise argparse.ArgumentTypeError(f"at most {MAX_ELEMENTS} elements, got {value}")
     return value
 
 
@@ -369,20 +370,47 @@ class _CtrlC:
             signal.signal(signal.SIGINT, self._previous)
 
 
-def _refused(out, marker="summary.json", what="a femdyn result folder"):
-    """Whether the folder ``out`` may not be replaced by a new one of the kind that ``marker``
-    identifies; if so, says why in one line on stderr."""
-    if not out.exists() or (out.is_dir() and ((out / marker).is_file() or not any(out.iterdir()))):
-        return False
-    reason = ("exists and is not a folder" if not out.is_dir() else f"exists and is not {what} (no {marker})")
-    print(f"error: {out}: {reason}; not replacing it", file=sys.stderr)
-    return True
+def _output_folder(out, marker="summary.json", what="a femdyn result folder"):
+    """``out``, checked before any run as the folder of a new result of the kind that ``marker``
+    identifies: CaseError (--out) if it holds something else (a file, or a non-empty folder without
+    ``marker``) or cannot be created there (``_try_folder``)."""
+    try:
+        if out.exists() and not out.is_dir():
+            raise CaseError(out, "--out", "exists and is not a folder; not replacing it")
+        if out.is_dir() and any(out.iterdir()) and not (out / marker).is_file():
+            raise CaseError(out, "--out", f"exists and is not {what} (no {marker}); not replacing it")
+        _try_folder(out)
+    except OSError as err:
+        raise CaseError(out, "--out", f"cannot be created ({err.strerror or err})") from None
+    return out
+
+
+def _try_folder(out):
+    """Create the folders missing above ``out`` and a trial folder beside it, as ``_publish`` does, then
+    remove all of them; CaseError if the nearest existing folder above ``out`` is a file, OSError if
+    creating fails."""
+    made = [folder for folder in out.absolute().parents if not folder.exists()]  # the deepest first
+    above = out.absolute().parents[len(made)]
+    if not above.is_dir():
+        raise CaseError(out, "--out", f"{above} is not a folder")
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        _partial(out).rmdir()
+    finally:
+        for folder in made:
+            if folder.is_dir():
+                folder.rmdir()
+
+
+def _partial(out):
+    """A new empty folder beside ``out`` for its contents until they are complete."""
+    return Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".partial", dir=out.parent))
 
 
 def _sensitivity_folder(args, plan):
-    """The folder of a sensitivity study, or None (after a one-line error) if it holds something else."""
+    """The folder of a sensitivity study (``_output_folder``)."""
     out = args.out or Path("results") / f"{plan.case.path.stem}_sensitivity"
-    return None if _refused(out, "sensitivity.json", "an earlier sensitivity study") else out
+    return _output_folder(out, "sensitivity.json", "an earlier sensitivity study")
 
 
 def _publish(out, write):
@@ -390,7 +418,7 @@ def _publish(out, write):
     folder is put back if the move fails); returns what ``write`` returns."""
     out = out.resolve()
     out.parent.mkdir(parents=True, exist_ok=True)
-    partial = Path(tempfile.mkdtemp(prefix=f".{out.name}.", suffix=".partial", dir=out.parent))
+    partial = _partial(out)
     umask = os.umask(0)
     os.umask(umask)
     partial.chmod(0o777 & ~umask)  # mkdtemp makes it private; a result folder is an ordinary one
@@ -416,9 +444,28 @@ def _publish(out, write):
 
 def _load(args):
     """The case with the --flexible/--elements overrides of ``args``."""
+    _check_elements(args)
     case = load_case(args.case, Options(model=args.flexible, elements=args.elements))
     _check_overrides(args, case)
     return case
+
+
+def _check_elements(args, t_end=None):
+    """Refuse --elements before the model is built with them if its run would store too long a history
+    (``check_run``), counting with the coordinates of the case as written times the ratio of the elements
+    (they grow at most in proportion). ``t_end``: the end time that the case is loaded with, if not its own."""
+    if not args.elements:
+        return
+    case = load_case(args.case, Options(model=args.flexible), None if t_end is None else {"solver.t_end": t_end})
+    _check_overrides(args, case)
+    written = case.flexible.elements
+    if args.elements > written:
+        coordinates = -(-case.model.n * args.elements // written)
+        try:
+            check_run(case.model, case.dt, case.t_end, coordinates)
+        except ModelError as err:
+            raise CaseError(case.path, "--elements", f"{args.elements} elements per beam give up to {coordinates} "
+                            f"coordinates: {err.message}, or fewer elements") from None
 
 
 def _check_overrides(args, case):
@@ -458,9 +505,7 @@ def _run(args):
         rho_inf=case.rho_inf if args.rho_inf is None else args.rho_inf,
         vtk=case.vtk and not args.no_vtk, plots=case.plots and not args.no_plots)
     check_case_run(case)
-    out = args.out or Path("results") / case.path.stem
-    if _refused(out):
-        return 2
+    out = _output_folder(args.out or Path("results") / case.path.stem)
     setup = _prepare(case)
     options = case.newton_options
     compare = []
@@ -564,8 +609,8 @@ def _bench_convergence(args):
         if not math.isfinite(reference):
             raise CaseError(args.case, "--reference", f"'{args.reference}' is not richardson, finest, "
                             "differences or a finite number")
-    if args.out is not None and args.out.exists() and not args.out.is_dir():
-        raise CaseError(args.out, "--out", "exists and is not a folder")
+    out = _output_folder(args.out or study_folder(case.path, args.refine == "elements"), STUDY_FILES["json"],
+                         "an earlier convergence study")
     study = dict(dts=args.dt)
     if args.refine == "elements":
         study = _element_levels(args, case)
@@ -577,7 +622,7 @@ def _bench_convergence(args):
             raise CaseError(args.case, f"solver.{err.field}", f"the finest run of the study: {err.message}") from None
     try:
         convergence_benchmark(case, args.quantity, levels=args.levels, reference=reference, order=args.order,
-                              time=args.time, t_end=args.t_end, folder=args.out, echo=_say, **study,
+                              time=args.time, t_end=args.t_end, folder=out, echo=_say, **study,
                               log=lambda line: print(line, file=sys.stderr), progress=True)
     except ConvergenceError as err:
         print(f"error: {args.case}: {err}", file=sys.stderr)
@@ -585,7 +630,7 @@ def _bench_convergence(args):
     except ModelError as err:
         raise CaseError(args.case, err.field, err.message) from None
     except OSError as err:
-        raise CaseError(args.out or args.case, "--out", f"cannot write the study ({err.strerror or err})") from None
+        raise CaseError(out, "--out", f"cannot write the study ({err.strerror or err})") from None
     except CaseError:
         raise
     except ValueError as err:
@@ -643,12 +688,11 @@ def _check(args):
 
 
 def _sensitivity(args):
+    _check_elements(args)
     options = Options(model=args.flexible, elements=args.elements)
     plan = plan_study(args.case, args.params, args.step, args.t_end, args.probe, options)
     _check_overrides(args, plan.case)
     out = _sensitivity_folder(args, plan)
-    if out is None:
-        return 2
     with _CtrlC() as ctrl_c:
         try:
             with Progress(plan.steps, f"{plan.case.path.stem} sensitivity", enabled=not args.quiet) as bar:
@@ -689,19 +733,19 @@ def _sweep(args):
         raise CaseError(args.case, design[0], "sets the design of a sweep (--param), not of --sensitivity")
     if args.param and args.step is not None:
         raise CaseError(args.case, "--step", "sets the step of --sensitivity, not of a sweep (--param)")
+    _check_elements(args, None if args.sensitivity else args.t_end)
     if args.sensitivity:
         plan = plan_study(args.case, args.sensitivity, args.step or 1e-4, args.t_end, args.probe, options)
         _check_overrides(args, plan.case)
         out = _sensitivity_folder(args, plan)
-        if out is None:
-            return 2
         rows, todo = [], plan.params
     else:
         plan = sweeps.plan_sweep(args.case, args.param, args.design or "factorial", args.samples, args.seed, args.probe,
                                  args.t_end, options)
         _check_overrides(args, plan.case)
-        out = args.out or Path("results") / f"{plan.case.path.stem}_sweep"
-        rows = sweeps.open_folder(out, plan, args.restart, args.retry_errors)
+        out = _output_folder(args.out or Path("results") / f"{plan.case.path.stem}_sweep", sweeps.PLAN,
+                             "a femdyn sweep folder")
+        rows = sweeps.earlier_rows(out, plan, args.restart, args.retry_errors)
         done = {r["sample"] for r in rows}
         todo = [i for i in range(len(plan.values)) if i not in done]
         _say(f"sweep of {_samples(len(plan.values))} ({plan.design}) over {', '.join(plan.names)}"
@@ -710,6 +754,8 @@ def _sweep(args):
     try:
         with contextlib.ExitStack() as stack:
             client = stack.enter_context(sweeps.connect(args.scheduler, args.workers)) if todo else None
+            if not args.sensitivity:  # once the cluster answers: a bad --scheduler leaves no folder
+                sweeps.open_folder(out, plan, args.restart, args.retry_errors)
             if client is not None:
                 workers = len(client.scheduler_info().get("workers", {}))
                 link, answers = sweeps.dashboard(client)

@@ -811,17 +811,21 @@ def convergence_benchmark(case, quantities=None, *, elements=None, dts=None, dt=
     quantities, steps, meshes or reference, before any run."""
     case = _case(case)
     common = dict(reference=reference, time=time, t_end=t_end, strict=False, log=log, progress=progress)
-    stem = Path(getattr(case, "path", "case")).stem
     if elements is None:
         study = refinement_study(case, quantities, dts=dts, levels=levels, order=order or 2, **common)
-        default = f"{stem}_convergence"
     else:
         study = element_study(_remesher(case), elements, quantities, dt=dt, order=order or 4, **common)
-        default = f"{stem}_elements_convergence"
-    paths = write_study(study, Path(folder) if folder is not None else Path("results") / default)
+    default = study_folder(getattr(case, "path", "case"), elements is not None)
+    paths = write_study(study, Path(folder) if folder is not None else default)
     if echo:
         echo(study.table() + f"\n\nwritten: {', '.join(str(p) for p in paths.values())}")
     return study.check()
+
+
+def study_folder(path, elements=False):
+    """The default folder of the study of the case file ``path``: ``results/<case>_convergence``, in
+    elements ``results/<case>_elements_convergence``."""
+    return Path("results") / f"{Path(path).stem}_{'elements_' * elements}convergence"
 
 
 def _remesher(case):

@@ -135,6 +135,8 @@ def parse_parameter(text):
             count = match[3].strip()
             if not count.isdigit() or int(count) < 2:
                 raise ValueError(f"n in a:b:n must be an integer >= 2, got '{count}' (one value: NAME=v)")
+            if int(count) > MAX_SAMPLES:
+                raise ValueError(f"n in a:b:n is {count}; at most {MAX_SAMPLES} samples")
             if low == high:
                 raise ValueError(f"the range {spec} is empty (a = b)")
             levels = np.linspace(low, high, int(count))  # to 15 digits: 0.15, not 0.15000000000000002
@@ -422,44 +424,62 @@ class Table:
         return rows
 
 
-def open_folder(out, sweep, restart=False, retry_errors=False):
-    """Prepare the result folder ``out``: a new sweep writes ``sweep.json`` and the table's header;
-    the same sweep again resumes: returns the rows already done (without error rows if
-    ``retry_errors``). CaseError for a folder that holds something else or a different sweep (unless
-    ``restart``, which discards an earlier sweep's files)."""
+def earlier_rows(out, sweep, restart=False, retry_errors=False):
+    """The rows that an earlier run of the same sweep left in the result folder ``out`` (without error
+    rows if ``retry_errors``; none for a new folder or with ``restart``); writes nothing. CaseError for a
+    folder that holds something else, a different sweep (unless ``restart``) or files that cannot be read."""
     out = Path(out)
-    plan = sweep.describe()
-    table = Table(out / TABLE, sweep.columns)
     if out.exists() and not out.is_dir():
         raise CaseError(out, "--out", "exists and is not a folder")
-    if out.is_dir() and any(out.iterdir()):
-        if not (out / PLAN).is_file():
-            raise CaseError(out, "--out", f"exists and is not a femdyn sweep folder (no {PLAN}); not using it")
+    if not (out.is_dir() and any(out.iterdir())):
+        return []
+    if not (out / PLAN).is_file():
+        raise CaseError(out, "--out", f"exists and is not a femdyn sweep folder (no {PLAN}); not using it")
+    if restart:
+        return []
+    plan = sweep.describe()
+    earlier = _read_earlier(out / PLAN, lambda: json.loads((out / PLAN).read_text()), "plan")
+    differ = [k for k in plan if k != "case" and earlier.get(k) != plan[k]]
+    if differ:
+        raise CaseError(out, "--out", f"holds a different sweep (other {', '.join(differ)}); give "
+                        "another --out, or --restart to replace it")
+    rows = {}
+    for row in _read_earlier(out / TABLE, Table(out / TABLE, sweep.columns).read, "samples"):
+        # the last row of a sample wins
+        if 0 <= row["sample"] < len(sweep.values) and \
+                [row[n] for n in sweep.names] == sweep.values[row["sample"]].tolist():
+            rows[row["sample"]] = row
+    return [rows[i] for i in sorted(rows) if not (retry_errors and rows[i]["error"])]
+
+
+def _read_earlier(path, read, what):
+    """``read()`` of the file ``path`` of an earlier sweep; CaseError naming it if it cannot be read."""
+    try:
+        return read()
+    except (OSError, ValueError, csv.Error) as err:  # UnicodeDecodeError is a ValueError
+        reason = err.strerror if isinstance(err, OSError) and err.strerror else err
+        raise CaseError(path, "file", f"cannot read the earlier sweep's {what} ({reason}); --restart "
+                        "replaces it") from None
+
+
+def open_folder(out, sweep, restart=False, retry_errors=False):
+    """Prepare the result folder ``out``: a new sweep writes ``sweep.json`` and the table's header;
+    the same sweep again resumes: returns the rows already done (``earlier_rows``), which the table
+    keeps. CaseError for a folder that holds something else or a different sweep (unless ``restart``,
+    which discards an earlier sweep's files), or that cannot be written."""
+    out = Path(out)
+    done = earlier_rows(out, sweep, restart, retry_errors)
+    try:
         if restart:
             for name in (PLAN, TABLE, PARQUET, *PLOTS):
                 (out / name).unlink(missing_ok=True)
-        else:
-            try:
-                earlier = json.loads((out / PLAN).read_text())
-            except (OSError, ValueError) as err:
-                raise CaseError(out / PLAN, "file", f"cannot read the earlier sweep's plan ({err}); "
-                                "--restart replaces it") from None
-            differ = [k for k in plan if k != "case" and earlier.get(k) != plan[k]]
-            if differ:
-                raise CaseError(out, "--out", f"holds a different sweep (other {', '.join(differ)}); give "
-                                "another --out, or --restart to replace it")
-            rows = {}
-            for row in table.read():  # the last row of a sample wins
-                if 0 <= row["sample"] < len(sweep.values) and \
-                        [row[n] for n in sweep.names] == sweep.values[row["sample"]].tolist():
-                    rows[row["sample"]] = row
-            done = [rows[i] for i in sorted(rows) if not (retry_errors and rows[i]["error"])]
-            table.write(done)
-            return done
-    out.mkdir(parents=True, exist_ok=True)
-    (out / PLAN).write_text(json.dumps(plan, indent=1) + "\n")
-    table.write([])
-    return []
+        out.mkdir(parents=True, exist_ok=True)
+        if not (out / PLAN).is_file():
+            (out / PLAN).write_text(json.dumps(sweep.describe(), indent=1) + "\n")
+        Table(out / TABLE, sweep.columns).write(done)
+    except OSError as err:
+        raise CaseError(out, "--out", f"cannot write the sweep's files ({err.strerror or err})") from None
+    return done
 
 
 def write_parquet(path, columns, rows):

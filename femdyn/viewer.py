@@ -6,6 +6,7 @@ system's OpenGL libraries (on Debian: libegl1, libegl-mesa0, libgl1-mesa-dri; ``
 them). Where they are missing VTK crashes the process rather than raising, so the frame is rendered in
 a child process (``python -m femdyn.viewer``) and a crash becomes a one-line error.
 """
+import math
 import os
 import subprocess
 import sys
@@ -24,20 +25,33 @@ GL_PACKAGES = "libegl1 libegl-mesa0 libgl1-mesa-dri"  # Debian packages for off-
 
 def series_times(result):
     """The ``motion.pvd`` of a result folder (or the file itself) and its sorted frame times;
-    CaseError if it is missing, unreadable or empty."""
+    CaseError if it is missing, unreadable or empty, or a file it lists is missing (``frame_files``)."""
     result = Path(result)
     if not result.exists():
         raise CaseError(result, "folder", "not found")
     pvd = result / SERIES if result.is_dir() else result
     if not pvd.is_file():
         raise CaseError(result, SERIES, "not found: the run wrote no ParaView series (run without --no-vtk)")
+    return pvd, sorted(frame_files(pvd))
+
+
+def frame_files(pvd):
+    """{time: [paths of the frame's data sets]} of the collection ``pvd``; CaseError if it cannot be
+    read, has no frames, a time that is not finite or lists a file that is missing."""
     try:
-        times = sorted({float(d.attrib["timestep"]) for d in ET.parse(pvd).getroot().iter("DataSet")})
+        datasets = [(float(d.attrib["timestep"]), d.attrib["file"]) for d in ET.parse(pvd).getroot().iter("DataSet")]
     except (ET.ParseError, KeyError, ValueError, OSError) as err:
         raise CaseError(pvd, "file", f"not a ParaView collection ({err})") from None
-    if not times:
+    if not datasets:
         raise CaseError(pvd, "file", "the collection has no frames")
-    return pvd, times
+    frames = {}
+    for time, name in datasets:
+        if not math.isfinite(time):
+            raise CaseError(pvd, "timestep", f"the data set {name} has the time {time}, not a finite number")
+        if not os.path.isfile(pvd.parent / name):
+            raise CaseError(pvd.parent / name, "file", f"not found (a data set of {pvd} at t = {time:g})")
+        frames.setdefault(time, []).append(pvd.parent / name)
+    return frames
 
 
 def check_frame(pvd, times, frame):
@@ -50,15 +64,25 @@ def check_frame(pvd, times, frame):
     return frame
 
 
-def read_frame(reader, pvd, time):
-    """The non-empty data sets (parts) of the frame at ``time``; CaseError if none can be read."""
+def read_frame(pvd, time):
+    """The data sets (parts) of the frame at ``time``; CaseError naming a file that cannot be read or
+    holds no points."""
+    import pyvista as pv
+    from vtkmodules.vtkCommonCore import vtkObject
+
+    blocks = []
+    shown = vtkObject.GetGlobalWarningDisplay()
+    vtkObject.GlobalWarningDisplayOff()  # VTK's many-line log of a bad file: reported here in one line
     try:
-        reader.set_active_time_value(time)
-        blocks = [block for block in reader.read() if block is not None and block.n_points]
-    except (OSError, ValueError, RuntimeError) as err:
-        raise CaseError(pvd, "file", f"cannot read the frame at t = {time:g} ({err})") from None
-    if not blocks:
-        raise CaseError(pvd, "file", f"the frame at t = {time:g} has no data (missing or empty .vtu files)")
+        for path in frame_files(pvd)[time]:
+            try:
+                blocks.append(pv.get_reader(path).read())
+            except (OSError, ValueError, RuntimeError) as err:
+                raise CaseError(path, "file", f"cannot be read ({' '.join(str(err).split())})") from None
+            if not blocks[-1].n_points:
+                raise CaseError(path, "file", "holds no points: not a VTK file, or an empty one")
+    finally:
+        vtkObject.SetGlobalWarningDisplay(shown)
     return blocks
 
 
@@ -108,12 +132,10 @@ def _title(pvd, times, frame):
 def render_png(pvd, times, frame, png, scalars=None):
     """Render frame ``frame`` of the series off-screen into ``png``; CaseError if that fails, a crash
     of VTK in the rendering child process included."""
-    import pyvista as pv
-
     png = Path(png)
     if png.suffix.lower() != ".png":
         raise CaseError(png, "--screenshot", "the screenshot is written as PNG: give a file name ending in .png")
-    check_scalars(pvd, read_frame(pv.get_reader(pvd), pvd, times[frame]), scalars)
+    check_scalars(pvd, read_frame(pvd, times[frame]), scalars)
     package = str(Path(__file__).resolve().parents[1])
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [package, os.environ.get("PYTHONPATH")])))
     child = subprocess.run([sys.executable, "-m", "femdyn.viewer", str(pvd), repr(times[frame]), str(png),
@@ -135,7 +157,7 @@ def _render_child(pvd, time, png, scalars, title):
 
     vtkLogger.SetStderrVerbosity(vtkLogger.VERBOSITY_ERROR)  # not the warning of the X-server probe
     try:
-        blocks = read_frame(pv.get_reader(pvd), Path(pvd), float(time))
+        blocks = read_frame(Path(pvd), float(time))
         plotter = pv.Plotter(off_screen=True, window_size=WINDOW)
         _draw(plotter, blocks, scalars or None, title)
         _camera(plotter, blocks)
@@ -154,8 +176,7 @@ def show(pvd, times, frame, scalars=None):
                         "use --screenshot FILE.png to render a frame off-screen")
     import pyvista as pv
 
-    reader = pv.get_reader(pvd)
-    blocks = read_frame(reader, pvd, times[frame])
+    blocks = read_frame(pvd, times[frame])
     check_scalars(pvd, blocks, scalars)
     plotter = pv.Plotter(window_size=WINDOW, title=f"femdyn view {pvd.parent.name}")
     _draw(plotter, blocks, scalars, _title(pvd, times, frame))
@@ -164,7 +185,7 @@ def show(pvd, times, frame, scalars=None):
     def to_time(value):
         """Slider callback: show the frame nearest to time ``value``."""
         k = int(np.argmin(np.abs(np.asarray(times) - value)))
-        _draw(plotter, read_frame(reader, pvd, times[k]), scalars, _title(pvd, times, k))
+        _draw(plotter, read_frame(pvd, times[k]), scalars, _title(pvd, times, k))
 
     if len(times) > 1:
         plotter.add_slider_widget(to_time, [times[0], times[-1]], value=times[frame], title="t",
