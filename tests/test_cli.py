@@ -131,6 +131,13 @@ def test_mesh_writes_a_straight_beam_that_reads_back(tmp_path, capsys):
     assert main(["mesh", str(tmp_path / "beam.txt"), "--length", "1", "--elements", "2"]) == 2
     err = capsys.readouterr().err.strip()
     assert err.startswith(f"error: {tmp_path / 'beam.txt'}: file:") and "\n" not in err
+    # nodes beyond the range of floats, or closer than their resolution: refused, nothing written
+    for start, length, words in (("1e308", "1e308", "not finite"), ("1e20", "1", "coincide")):
+        path = tmp_path / f"far{start}.vtu"
+        assert main(["mesh", str(path), "--length", length, "--elements", "3", "--start", start, "0"]) == 2
+        err = capsys.readouterr().err.strip()
+        assert err.startswith(f"error: {path}: file:") and words in err and "\n" not in err
+        assert not path.exists()
 
 
 def test_bench_convergence_reports_orders_and_refuses_round_off(tmp_path, capsys, case_path):

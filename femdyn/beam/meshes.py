@@ -126,7 +126,13 @@ def write_straight_beam(path, length, n_elements, start=(0.0, 0.0), angle=0.0):
         raise ValueError(f"beam length must be positive, got {length}")
     s = np.linspace(0.0, length, int(n_elements) + 1)
     points = np.zeros((len(s), 3))
-    points[:, :2] = np.asarray(start, dtype=float) + np.outer(s, [np.cos(angle), np.sin(angle)])
+    with np.errstate(over="ignore", invalid="ignore"):  # refused below if not finite
+        points[:, :2] = np.asarray(start, dtype=float) + np.outer(s, [np.cos(angle), np.sin(angle)])
+    if not np.isfinite(points).all():
+        raise ValueError(f"the nodes are not finite in floating point (start {list(start)}, length {length})")
+    if np.any(np.all(points[1:] == points[:-1], axis=1)):
+        raise ValueError(f"elements of length {length / n_elements:g} are below the resolution of floats at "
+                         f"start {list(start)}: consecutive nodes coincide")
     lines = np.column_stack([np.arange(len(s) - 1), np.arange(1, len(s))])
     path = pathlib.Path(path)
     if path.suffix not in WRITERS:
