@@ -12,8 +12,6 @@ from test_sweep import CANTILEVER
 from femdyn import sweep as sweeps
 from femdyn.cli import main
 
-
-
 # the commands that write a folder, each on the case it needs (--out is added)
 WRITERS = {
     "run": ["run", "{rigid}", "--quiet", "--no-plots", "--no-vtk"],
