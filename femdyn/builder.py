@@ -182,6 +182,19 @@ class ModelBuilder:
         with the servo rows (000 eq. 84: B is Boolean on these coordinates)."""
         self._inputs = list(coordinates)
 
+    def grounded(self):
+        """Whether a joint or a spring is attached to the ground (which then has coordinates, held fixed)."""
+        return any(GROUND in j["bodies"] for j in self._joints) or any(GROUND in s["bodies"] for s in self._springs)
+
+    def coordinate_count(self):
+        """The number n of coordinates of the model that ``build`` makes, counted without making it (on a
+        fine mesh the build takes far longer): the directors of the bodies and the ground, the joints'
+        angles and slides, and per elastic coordinate of a (planar) beam the coordinate and its carrier
+        2-vector, as ``Model`` numbers them."""
+        joint_coordinates = sum(j[kind] is not None for j in self._joints for kind in ("angle", "slide"))
+        elastic = sum(b["beam"].n_coordinates for b in self._bodies if b.get("beam") is not None)
+        return (len(self._bodies) + self.grounded()) * kin.body_size(self.dim) + joint_coordinates + 3 * elastic
+
     def build(self):
         from .model import Model  # the model module imports this one
 

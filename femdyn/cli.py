@@ -462,7 +462,7 @@ def _check_elements(args, t_end=None):
     if args.elements > written:
         coordinates = -(-case.model.n * args.elements // written)
         try:
-            check_run(case.model, case.dt, case.t_end, coordinates)
+            check_run(coordinates, case.dt, case.t_end)
         except ModelError as err:
             raise CaseError(case.path, "--elements", f"{args.elements} elements per beam give up to {coordinates} "
                             f"coordinates: {err.message}, or fewer elements") from None
@@ -617,7 +617,7 @@ def _bench_convergence(args):
     else:  # refuse runs that cannot be carried out before spending time on the others
         smallest = min(args.dt) if args.dt else case.dt / 2 ** (args.levels - 1)
         try:
-            check_run(case.model, smallest / 4, args.t_end or case.t_end)
+            check_run(case.model.n, smallest / 4, args.t_end or case.t_end)
         except ModelError as err:
             raise CaseError(args.case, f"solver.{err.field}", f"the finest run of the study: {err.message}") from None
     try:

@@ -639,7 +639,7 @@ def element_study(make_case, elements, quantities=None, dt=None, reference="rich
     finer = [int(counts[-1]) * k for k in _finer(reference, given)]
     finest = max([int(counts[-1]), *finer])
     try:  # before the meshes are built: q grows at most in proportion to the elements
-        check_run(first.model, t_end / steps, t_end, first.model.n * finest // int(counts[0]))
+        check_run(first.model.n * finest // int(counts[0]), t_end / steps, t_end)
     except ModelError as err:
         raise ModelError(err.field, f"the run with {finest} elements: {err.message}") from None
     cases = {n: _meshed(make_case, n) for n in [*counts[1:].tolist(), *finer]}

@@ -60,8 +60,7 @@ class Model:
         nb = kin.body_size(dim)
         specs = builder._bodies
         names = [b["name"] for b in specs]
-        uses_ground = any(GROUND in j["bodies"] for j in builder._joints) or any(
-            GROUND in s["bodies"] for s in builder._springs)
+        uses_ground = builder.grounded()
         self.ground = len(specs) if uses_ground else None
         index = {name: i for i, name in enumerate(names)}
         if uses_ground:

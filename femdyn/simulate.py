@@ -66,15 +66,15 @@ def step_count(dt, t_end):
     return max(1, math.ceil(t_end / dt * (1.0 - 1e-12)))
 
 
-def check_run(model, dt, t_end, coordinates=None):
-    """Refuse a run that cannot be carried out: dt or t_end not positive, or a history too large
-    (``coordinates``: the size of q to count with, default ``model.n``)."""
+def check_run(coordinates, dt, t_end):
+    """Refuse a run that cannot be carried out: dt or t_end not positive, or a history too large for
+    ``coordinates``, the size of q (``Model.n``, or ``ModelBuilder.coordinate_count`` before building)."""
     if not (dt > 0 and math.isfinite(dt)):
         raise ModelError("dt", f"must be a positive number, got {dt}")
     if not (t_end > 0 and math.isfinite(t_end)):
         raise ModelError("t_end", f"must be a positive number, got {t_end}")
     steps = t_end / dt
-    need = 2 * 8 * (model.n if coordinates is None else coordinates) * steps
+    need = 2 * 8 * coordinates * steps
     if need > HISTORY_BUDGET:
         raise ModelError("dt", f"t_end/dt = {steps:.3g} steps would store {need / 1024**3:.3g} GiB of "
                          f"history (limit {HISTORY_BUDGET / 1024**3:g} GiB); use a larger dt or a shorter t_end")
@@ -141,7 +141,7 @@ def simulate(model, setup, dt, t_end, options=None, progress=None, integrator="e
     or "generalized-alpha" (Arnold & Bruls 2007, index 3, with the spectral radius ``rho_inf`` in
     [0, 1] at infinite frequency: smaller values damp high frequencies more; 1 has no numerical
     dissipation but is only weakly stable on constrained systems, see ``generalized_alpha``)."""
-    check_run(model, dt, t_end)
+    check_run(model.n, dt, t_end)
     check_integrator(integrator, rho_inf)
     steps = step_count(dt, t_end)
     dt = t_end / steps

@@ -7,6 +7,7 @@ import meshio
 import numpy as np
 import pytest
 
+from conftest import CASES as SHIPPED
 from conftest import NM_BODIES_AND_JOINT, PINNED_ARM
 
 from femdyn.cli import main
@@ -195,3 +196,34 @@ def test_bad_mesh_file(tmp_path, capsys, name, content, words):
     case.write_text(BEAM.replace("length = 0.5", f"mesh = '{name}'"))
     line = run_and_check(tmp_path, capsys, case, "bodies[0].beam.mesh")
     assert f"{mesh}: " in line and words in line, line
+
+
+def test_coordinates_counted_before_the_build_are_the_models(monkeypatch):
+    """``ModelBuilder.coordinate_count`` (the history check before a fine mesh is built) gives the n of
+    the built model for every shipped case: rigid, spatial, flexible, with joint coordinates and servos."""
+    from femdyn.builder import ModelBuilder
+    from femdyn.io.case import load_case
+
+    build, counted = ModelBuilder.build, []
+
+    def recorded(builder):
+        model = build(builder)
+        counted.append((builder.coordinate_count(), model.n))
+        return model
+
+    monkeypatch.setattr(ModelBuilder, "build", recorded)
+    paths = sorted(SHIPPED.glob("*.toml"))
+    for path in paths:
+        load_case(path)
+    assert len(counted) == len(paths) > 0 and all(count == n for count, n in counted), counted
+
+
+def test_a_history_too_long_is_refused_before_the_model_is_built(tmp_path, capsys, monkeypatch):
+    """A fine mesh in the file is refused by its history size without building the model, and the
+    message names the elements."""
+    from femdyn.builder import ModelBuilder
+
+    monkeypatch.setattr(ModelBuilder, "build", lambda builder: pytest.fail("the model was built"))
+    case = tmp_path / "case.toml"
+    case.write_text(BEAM.replace("elements = 2", "elements = 20000").replace("t_end = 0.002", "t_end = 100.0"))
+    assert "flexible.elements" in run_and_check(tmp_path, capsys, case, "solver.dt")

@@ -654,6 +654,11 @@ def load_case(path, flexible=None, overrides=None, data=None):
     dim = data["dimension"]
     if type(dim) is not int or dim not in (2, 3):
         r.fail("dimension", f"must be 2 or 3, got {_describe(dim)}")
+    solver = r.table(data["solver"], "solver", ("dt", "t_end"),
+                     ("tolerance", "max_iterations", "initial_tolerance", "integrator", "rho_inf", "early_stop",
+                      "newton"))
+    dt = r.number(solver["dt"], "solver.dt", positive=True)
+    t_end = r.number(solver["t_end"], "solver.t_end", positive=True)
     try:
         builder = ModelBuilder(dim)
         settings = read_settings(r, data.get("flexible", {}), flexible or Options())
@@ -666,6 +671,8 @@ def load_case(path, flexible=None, overrides=None, data=None):
         _add_servos(r, data, builder, dim, bodies, coordinates)
         if "gravity" in data:
             builder.set_gravity(r.vector(data["gravity"], "gravity", dim))
+        meshed = settings.model == "fem" and any("beam" in spec for spec in data["bodies"])
+        _check_history(r, builder.coordinate_count(), dt, t_end, meshed)
         model = builder.build()
         q0, v0 = place(model, *_initial(r, data.get("initial", {}), dim, bodies, joints))
         for name, body, point in probes:
@@ -677,9 +684,6 @@ def load_case(path, flexible=None, overrides=None, data=None):
         r.fail(err.field, err.message)
 
     defaults = NewtonOptions()
-    solver = r.table(data["solver"], "solver", ("dt", "t_end"),
-                     ("tolerance", "max_iterations", "initial_tolerance", "integrator", "rho_inf", "early_stop",
-                      "newton"))
     integrator = r.choice(solver.get("integrator", INTEGRATORS[0]), "solver.integrator", INTEGRATORS)
     rho_inf = r.number(solver.get("rho_inf", 0.9), "solver.rho_inf")
     if not 0.0 <= rho_inf <= 1.0:
@@ -698,8 +702,7 @@ def load_case(path, flexible=None, overrides=None, data=None):
         title=r.string(data.get("title", path.stem), "title"),
         source=r.string(data.get("source", ""), "source"),
         model=model, q0=q0, v0=v0, probes=probes, flexible=settings,
-        dt=r.number(solver["dt"], "solver.dt", positive=True),
-        t_end=r.number(solver["t_end"], "solver.t_end", positive=True),
+        dt=dt, t_end=t_end,
         tolerance=r.number(solver.get("tolerance", defaults.tolerance), "solver.tolerance", positive=True),
         max_iterations=r.integer(solver.get("max_iterations", defaults.max_iterations),
                                  "solver.max_iterations", 1),
@@ -710,13 +713,22 @@ def load_case(path, flexible=None, overrides=None, data=None):
         vtk=r.boolean(output.get("vtk", True), "output.vtk"),
         plots=r.boolean(output.get("plots", True), "output.plots"),
     )
-    check_case_run(case)
     return case
+
+
+def _check_history(r, coordinates, dt, t_end, meshed):
+    """``check_run`` for the model's ``coordinates`` before it is built (on a fine mesh that takes long);
+    ``meshed``: the case has fem beams, whose elements the message names too."""
+    try:
+        check_run(coordinates, dt, t_end)
+    except ModelError as err:
+        fewer = "; or fewer flexible.elements" if meshed else ""
+        r.fail(f"solver.{err.field}", f"{err.message} ({coordinates} coordinates{fewer})")
 
 
 def check_case_run(case):
     """``check_run`` for the case's dt and t_end (also after command-line overrides)."""
     try:
-        check_run(case.model, case.dt, case.t_end)
+        check_run(case.model.n, case.dt, case.t_end)
     except ModelError as err:
         raise CaseError(case.path, f"solver.{err.field}", err.message) from None
