@@ -143,7 +143,7 @@ def _flexible_options(parser):
 
 def _parser():
     parser = _Parser(prog="femdyn", description="Energy-momentum dynamics of parallel manipulators "
-                     "(rigid director bodies). Cases are TOML files; see femdyn/io/case.py.",
+                     "(rigid director bodies, flexible FFR beams). Cases are TOML files; see femdyn/io/case.py.",
                      epilog="exit codes: 0 done, 1 the run stopped early or its results could not be "
                      "written, 2 bad input or a refused output folder, 130 interrupted")
     parser.add_argument("--version", action="version", version=f"femdyn {__version__}")
