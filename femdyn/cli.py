@@ -370,32 +370,36 @@ class _CtrlC:
             signal.signal(signal.SIGINT, self._previous)
 
 
-def _output_folder(out, marker="summary.json", what="a femdyn result folder"):
+def _output_folder(out, marker="summary.json", what="a femdyn result folder", published=True):
     """``out``, checked before any run as the folder of a new result of the kind that ``marker``
     identifies: CaseError (--out) if it holds something else (a file, or a non-empty folder without
-    ``marker``) or cannot be created there (``_try_folder``)."""
+    ``marker``) or cannot be written (``_try_folder``). ``published``: the result is written beside
+    ``out`` and moved there (``_publish``); else into ``out`` itself."""
     try:
         if out.exists() and not out.is_dir():
             raise CaseError(out, "--out", "exists and is not a folder; not replacing it")
         if out.is_dir() and any(out.iterdir()) and not (out / marker).is_file():
             raise CaseError(out, "--out", f"exists and is not {what} (no {marker}); not replacing it")
-        _try_folder(out)
+        _try_folder(out, published)
     except OSError as err:
         raise CaseError(out, "--out", f"cannot be created ({err.strerror or err})") from None
     return out
 
 
-def _try_folder(out):
-    """Create the folders missing above ``out`` and a trial folder beside it, as ``_publish`` does, then
-    remove all of them; CaseError if the nearest existing folder above ``out`` is a file, OSError if
+def _try_folder(out, published):
+    """Create the folders missing above ``out`` and a trial folder where the result will be written --
+    beside ``out`` if ``published`` (as ``_publish`` does) or ``out`` does not exist yet, else in it --
+    then remove all of them; CaseError if the nearest existing folder above ``out`` is a file, OSError if
     creating fails."""
-    made = [folder for folder in out.absolute().parents if not folder.exists()]  # the deepest first
-    above = out.absolute().parents[len(made)]
+    path = out.resolve()  # without the '..' of a path through folders that do not exist yet
+    made = [folder for folder in path.parents if not folder.exists()]  # the deepest first
+    above = path.parents[len(made)]
     if not above.is_dir():
         raise CaseError(out, "--out", f"{above} is not a folder")
     try:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        _partial(out).rmdir()
+        path.parent.mkdir(parents=True, exist_ok=True)
+        trial = _partial(path) if published or not path.is_dir() else Path(tempfile.mkdtemp(dir=path))
+        trial.rmdir()
     finally:
         for folder in made:
             if folder.is_dir():
@@ -452,19 +456,22 @@ def _load(args):
 
 def _check_elements(args, t_end=None):
     """Refuse --elements before the model is built with them if its run would store too long a history
-    (``check_run``), counting with the coordinates of the case as written times the ratio of the elements
-    (they grow at most in proportion). ``t_end``: the end time that the case is loaded with, if not its own."""
+    (``check_run``): the case as written is built, and its beams' elastic coordinates and carriers (unless
+    modally reduced) are counted in proportion to the elements (3 (n + 1) minus the suppressed ones per
+    beam of n elements), the rest as they are. ``t_end``: the end time that the case is loaded with, if
+    not its own."""
     if not args.elements:
         return
     case = load_case(args.case, Options(model=args.flexible), None if t_end is None else {"solver.t_end": t_end})
     _check_overrides(args, case)
     written = case.flexible.elements
-    if args.elements > written:
-        coordinates = -(-case.model.n * args.elements // written)
+    if args.elements > written and case.flexible.modes is None:
+        elastic = 3 * sum(f.n_elastic for f in case.model.flexible)
+        coordinates = case.model.n - elastic + -(-elastic * args.elements // written)
         try:
             check_run(coordinates, case.dt, case.t_end)
         except ModelError as err:
-            raise CaseError(case.path, "--elements", f"{args.elements} elements per beam give up to {coordinates} "
+            raise CaseError(case.path, "--elements", f"{args.elements} elements per beam give about {coordinates} "
                             f"coordinates: {err.message}, or fewer elements") from None
 
 
@@ -610,7 +617,7 @@ def _bench_convergence(args):
             raise CaseError(args.case, "--reference", f"'{args.reference}' is not richardson, finest, "
                             "differences or a finite number")
     out = _output_folder(args.out or study_folder(case.path, args.refine == "elements"), STUDY_FILES["json"],
-                         "an earlier convergence study")
+                         "an earlier convergence study", published=False)
     study = dict(dts=args.dt)
     if args.refine == "elements":
         study = _element_levels(args, case)
@@ -744,7 +751,7 @@ def _sweep(args):
                                  args.t_end, options)
         _check_overrides(args, plan.case)
         out = _output_folder(args.out or Path("results") / f"{plan.case.path.stem}_sweep", sweeps.PLAN,
-                             "a femdyn sweep folder")
+                             "a femdyn sweep folder", published=False)
         rows = sweeps.earlier_rows(out, plan, args.restart, args.retry_errors)
         done = {r["sample"] for r in rows}
         todo = [i for i in range(len(plan.values)) if i not in done]

@@ -157,6 +157,43 @@ def test_elements_within_the_budget_are_used(cases, capfd):
     assert "6 elements per body" in capfd.readouterr().out
 
 
+def test_the_elements_estimate_is_the_models_count(case_path, capfd):
+    """The 3-PRR (2000 steps) has n = 54 + 36 E coordinates with E elements per link, so its 2 GiB history
+    budget (16 bytes per coordinate and step) holds E = 1500 (1.61 GiB) but not E = 1900 (2.04 GiB): the
+    estimate counts the rigid bodies' coordinates once, not in proportion to the elements."""
+    case = str(case_path("3prr_pulse.toml"))
+    assert main(["check", case, "--elements", "1500"]) == 0
+    assert "coordinates n = 54054," in capfd.readouterr().out
+    one_line_error(capfd, main(["check", case, "--elements", "1900"]), "--elements: 1900 elements per beam give "
+                   "about 68454 coordinates", "2.04 GiB of history")
+
+
+def test_an_out_through_a_folder_not_made_yet_and_back(cases, tmp_path, capfd, monkeypatch):
+    """``new/../result``: the folder is written where the path leads, and ``new`` is not left behind."""
+    monkeypatch.chdir(tmp_path)
+    assert main(command(cases, "run", "--out", "new/../result")) == 0
+    assert (tmp_path / "result" / "summary.json").is_file() and not (tmp_path / "new").exists()
+
+
+@pytest.mark.parametrize("name", ["sweep", "bench convergence"])
+def test_a_folder_written_in_place_needs_no_room_beside_it(cases, tmp_path, capfd, monkeypatch, name):
+    """A sweep and a convergence study write into their folder, so an earlier one is resumed or replaced
+    even where nothing may be created beside it (a parent that cannot be written); a run, which is written
+    beside its folder and moved there, is refused there before it starts."""
+    out = tmp_path / "out"
+    done = {"sweep": 0, "bench convergence": 1}[name]  # the study: 1, no order (theta stays at round-off)
+    assert main(command(cases, name, "--out", str(out))) == done
+    written = files(out)
+
+    def no_room(out):
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr("femdyn.cli._partial", no_room)
+    assert main(command(cases, name, "--out", str(out))) == done and files(out) == written
+    capfd.readouterr()
+    one_line_error(capfd, main(command(cases, "run", "--out", str(tmp_path / "run"))), "--out: cannot be created")
+
+
 # --- view: missing and unreadable frame files ---------------------------------------------------------
 
 @pytest.fixture

@@ -34,7 +34,8 @@ def _read(path):
     suffix = path.suffix.lower()
     if suffix not in READERS:
         raise ValueError(f"{path}: unknown mesh format {path.suffix!r} (a centre line is read from "
-                         f"{', '.join(READERS[:-1])} or {READERS[-1]})")
+                         f"{', '.join(READERS[:-1])} or {READERS[-1]}; other formats: meshio convert FILE "
+                         f"{path.stem}.vtu)")
     errors = []
     for file_format in meshio.extension_to_filetypes[suffix]:
         try:
