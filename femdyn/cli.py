@@ -463,8 +463,7 @@ def _check_elements(args, t_end=None):
     if not args.elements:
         return
     case = load_case(args.case, Options(model=args.flexible), None if t_end is None else {"solver.t_end": t_end})
-    _check_overrides(args, case)
-    written = case.flexible.elements
+    written = case.flexible.elements  # a case without fem beams has no elastic coordinates to scale
     if args.elements > written and case.flexible.modes is None:
         elastic = 3 * sum(f.n_elastic for f in case.model.flexible)
         coordinates = case.model.n - elastic + -(-elastic * args.elements // written)
@@ -762,7 +761,7 @@ def _sweep(args):
         with contextlib.ExitStack() as stack:
             client = stack.enter_context(sweeps.connect(args.scheduler, args.workers)) if todo else None
             if not args.sensitivity:  # once the cluster answers: a bad --scheduler leaves no folder
-                sweeps.open_folder(out, plan, args.restart, args.retry_errors)
+                sweeps.write_folder(out, plan, rows, args.restart)
             if client is not None:
                 workers = len(client.scheduler_info().get("workers", {}))
                 link, answers = sweeps.dashboard(client)

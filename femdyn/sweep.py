@@ -467,8 +467,15 @@ def open_folder(out, sweep, restart=False, retry_errors=False):
     the same sweep again resumes: returns the rows already done (``earlier_rows``), which the table
     keeps. CaseError for a folder that holds something else or a different sweep (unless ``restart``,
     which discards an earlier sweep's files), or that cannot be written."""
-    out = Path(out)
     done = earlier_rows(out, sweep, restart, retry_errors)
+    write_folder(out, sweep, done, restart)
+    return done
+
+
+def write_folder(out, sweep, done, restart=False):
+    """Write the files of a sweep into ``out`` (``open_folder``) with the rows ``done`` that
+    ``earlier_rows`` has read; ``restart`` discards an earlier sweep's files first."""
+    out = Path(out)
     try:
         if restart:
             for name in (PLAN, TABLE, PARQUET, *PLOTS):
@@ -479,7 +486,6 @@ def open_folder(out, sweep, restart=False, retry_errors=False):
         Table(out / TABLE, sweep.columns).write(done)
     except OSError as err:
         raise CaseError(out, "--out", f"cannot write the sweep's files ({err.strerror or err})") from None
-    return done
 
 
 def write_parquet(path, columns, rows):
