@@ -18,17 +18,16 @@ import json
 import pathlib
 
 import numpy as np
+from chain import run_steps
 
 from femdyn.beam.body import BeamBody, Section
-from femdyn.initial import place
 from femdyn.integrators.energy_momentum import EnergyMomentum
 from femdyn.integrators.generalized_alpha import GeneralizedAlpha
+from femdyn.integrators.time_loop import prepare
 from femdyn.io.beams import Options
 from femdyn.io.case import load_case
-from femdyn.builder import ModelBuilder
-from femdyn.simulate import prepare
-
-from chain import run_steps
+from femdyn.model.builder import ModelBuilder
+from femdyn.model.initial import place
 
 CASE = pathlib.Path(__file__).resolve().parent.parent / "cases" / "3prr_sine.toml"
 

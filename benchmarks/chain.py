@@ -10,10 +10,10 @@ import time
 
 import numpy as np
 
-from femdyn.initial import place
 from femdyn.integrators.energy_momentum import EnergyMomentum
-from femdyn.builder import ModelBuilder
-from femdyn.simulate import prepare
+from femdyn.integrators.time_loop import prepare
+from femdyn.model.builder import ModelBuilder
+from femdyn.model.initial import place
 
 
 def chain(n_links, length=0.1, mass=0.1):

@@ -89,10 +89,10 @@ from exudyn_chain import (
 )
 
 from femdyn.beam.body import BeamBody, Section
-from femdyn.builder import ModelBuilder
-from femdyn.initial import place
 from femdyn.integrators.newton import NewtonFailure
-from femdyn.simulate import prepare
+from femdyn.integrators.time_loop import prepare
+from femdyn.model.builder import ModelBuilder
+from femdyn.model.initial import place
 
 T_END = 1.0
 LENGTH, WIDTH, DEPTH, YOUNG, DENSITY = 1.0, 0.01, 0.01, 2.1e11, 7850.0

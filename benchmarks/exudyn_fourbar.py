@@ -95,9 +95,9 @@ from exudyn_flexible import (
 )
 
 from femdyn.beam.body import BeamBody, Section
-from femdyn.builder import ModelBuilder
-from femdyn.initial import place
-from femdyn.simulate import prepare
+from femdyn.integrators.time_loop import prepare
+from femdyn.model.builder import ModelBuilder
+from femdyn.model.initial import place
 
 GROUND, CRANK, COUPLER, ROCKER = 1.1, 0.5, 1.0, 0.9  # m: a crank-rocker (0.5 + 1.1 < 1.0 + 0.9)
 CRANK_ANGLE = math.pi / 3

@@ -1,17 +1,17 @@
 """Inverse dynamics in actuated coordinates: microseconds per evaluation.
 
-3-RRR by the recursive DeNOC formulation (femdyn.analysis.rrr) and the Stewart-Gough platform by
-Gauss/Appell (femdyn.analysis.stewart), each along its smooth trajectory; then Gauss/Appell for
+3-RRR by the recursive DeNOC formulation (femdyn.reference.rrr) and the Stewart-Gough platform by
+Gauss/Appell (femdyn.reference.stewart), each along its smooth trajectory; then Gauss/Appell for
 semi-regular platforms with more legs (least squares, one 6 x n solve), to show how the cost grows
 with the number of legs.  Forward (3-RRR) and direct (Stewart) dynamics are timed alongside.
 
-The same manipulators as femdyn DAE models (femdyn.analysis.models) are timed next to them:
+The same manipulators as femdyn DAE models (femdyn.reference.models) are timed next to them:
 
 * DAE servo step: one BEM time step with servo constraints along the same trajectory, i.e. one
   inverse-dynamics solve of the DAE (Newton's method on the full saddle-point system, KLU
   refactorisation; the Newton iterations per step are printed);
 * DAE instantaneous (Stewart): one sparse saddle-point solve at acceleration level, inverse
-  (femdyn.analysis.dae.inverse_dynamics) and direct (femdyn.analysis.dae.accelerations); the
+  (femdyn.model.instantaneous.inverse_dynamics) and direct (femdyn.model.instantaneous.accelerations); the
   3-RRR has augmented joint angles, which this solve does not take;
 * DAE forward step: one BEM step without servos under the actuator forces of the same trajectory
   (3-RRR: crank torques, Stewart: leg forces), and, for more legs, the instantaneous direct dynamics.
@@ -29,16 +29,21 @@ import warnings
 
 import numpy as np
 
-from femdyn.analysis import rrr, stewart
-from femdyn.analysis.dae import accelerations, inverse_dynamics
-from femdyn.analysis.models import (platform_target_accelerations, rrr_model, rrr_state,
-                                    stewart_model, stewart_state)
 from femdyn.integrators.energy_momentum import EnergyMomentum
-from femdyn.simulate import prepare
+from femdyn.integrators.time_loop import prepare
+from femdyn.model.instantaneous import accelerations, inverse_dynamics
+from femdyn.reference import rrr, stewart
+from femdyn.reference.models import (
+    platform_target_accelerations,
+    rrr_model,
+    rrr_state,
+    stewart_model,
+    stewart_state,
+)
 
 T_END = 1.5
 AXIAL_INERTIA = 1e-8
-"""Legs' axial inertia of the DAE models here (relative; the default of femdyn.analysis.models is
+"""Legs' axial inertia of the DAE models here (relative; the default of femdyn.reference.models is
 1e-10): the cost does not depend on it, but prepare's projection (a Cholesky factorisation of
 G M^-1 G^T) fails for 48 and more legs at 1e-10."""
 

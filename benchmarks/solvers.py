@@ -4,7 +4,7 @@ Matrices: the energy-momentum Newton matrix of the rigid pendulum chain (``chain
 the generalized-alpha and energy-momentum Newton matrices of the flexible pendulum
 (``exudyn_flexible.py``, N beam elements), each after a few steps of its own run. Candidates:
 
-* KLU (femdyn's choice, ``femdyn.linalg``): analysis and pivot order once per pattern, numeric
+* KLU (femdyn's choice, ``femdyn.numerics.linalg``): analysis and pivot order once per pattern, numeric
   refactorisation per matrix;
 * SciPy SuperLU (``splu``): ordering, symbolic analysis and factorisation on every call;
 * UMFPACK 5 (SuiteSparse, through ctypes): symbolic analysis once per pattern, ``umfpack_di_numeric``
@@ -34,8 +34,7 @@ from exudyn_flexible import FemdynPendulum
 
 from femdyn.integrators.energy_momentum import EnergyMomentum
 from femdyn.integrators.generalized_alpha import GeneralizedAlpha
-from femdyn.linalg import FixedPatternLU
-
+from femdyn.numerics.linalg import FixedPatternLU
 
 UMFPACK_AUTO_MAX = 5000  # unknowns: UMFPACK's automatic strategy is left out above (too slow to wait for)
 

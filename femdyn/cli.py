@@ -10,8 +10,8 @@ Exit codes: 0 done, 1 the run stopped early (Newton failure) or the results coul
 """
 import argparse
 import contextlib
-import math
 import dataclasses
+import math
 import os
 import shutil
 import signal
@@ -21,20 +21,22 @@ import threading
 import time
 from pathlib import Path
 
-from . import __version__, viewer
-from . import sweep as sweeps
-from .beam.meshes import write_straight_beam
-from .convergence import FILES as STUDY_FILES
-from .convergence import ConvergenceError, convergence_benchmark, study_folder
+from . import __version__
 from .integrators.newton import NEWTON_METHODS
+from .integrators.time_loop import INTEGRATORS, check_run, prepare, simulate
+from .io import viewer
 from .io.beams import MAX_ELEMENTS, MODELS, PARAMETERS, Options
 from .io.case import CaseError, check_case_run, load_case
-from .io.output import write_results
+from .io.meshes import write_straight_beam
 from .io.plots import plot_overlay
+from .io.progress import Progress
+from .io.results import write_results
 from .io.tables import read_csv
-from .builder import GROUND, ModelError
-from .progress import Progress
-from .sensitivity import (
+from .model.errors import GROUND, ModelError
+from .studies import sweep as sweeps
+from .studies.convergence import FILES as STUDY_FILES
+from .studies.convergence import ConvergenceError, convergence_benchmark, study_folder
+from .studies.sensitivity import (
     SensitivityError,
     parse_parameters,
     plan_study,
@@ -43,7 +45,6 @@ from .sensitivity import (
     table,
     write_study,
 )
-from .simulate import INTEGRATORS, check_run, prepare, simulate
 
 INTERRUPTED = 130
 

@@ -50,9 +50,9 @@ def flexible_pendulum(elements=8):
     released horizontally under gravity: the model of benchmarks/exudyn_flexible.py, and its
     projected initial state."""
     from femdyn.beam.body import BeamBody, Section
-    from femdyn.builder import ModelBuilder
-    from femdyn.initial import place
-    from femdyn.simulate import prepare
+    from femdyn.integrators.time_loop import prepare
+    from femdyn.model.builder import ModelBuilder
+    from femdyn.model.initial import place
 
     b = ModelBuilder(2)
     b.add_beam("beam", BeamBody.straight(1.0, elements, Section.rectangle(0.01, 0.01), 2.1e11, 7850.0),

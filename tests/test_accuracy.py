@@ -5,11 +5,11 @@ import math
 import numpy as np
 from scipy.integrate import solve_ivp
 
-from femdyn.initial import place
+from femdyn.integrators.time_loop import prepare, simulate
 from femdyn.io.case import load_case
-from femdyn.kinematics import rotation_3d
-from femdyn.builder import ModelBuilder
-from femdyn.simulate import prepare, simulate
+from femdyn.model.builder import ModelBuilder
+from femdyn.model.initial import place
+from femdyn.numerics.kinematics import rotation_3d
 
 
 def run(case, dt, t_end=None):

@@ -6,8 +6,8 @@ import meshio
 import numpy as np
 import pytest
 
-from femdyn.beam import (BeamBody, Section, centreline_frame, read_centreline, static_deflection,
-                         write_straight_beam)
+from femdyn.beam import BeamBody, Section, static_deflection
+from femdyn.io.meshes import centreline_frame, read_centreline, write_straight_beam
 
 MESHES = pathlib.Path(__file__).resolve().parent.parent / "meshes"
 

@@ -5,8 +5,14 @@ import pytest
 import scipy.linalg
 from scipy.optimize import brentq
 
-from femdyn.beam import (BeamBody, BeamElements, Section, lowest_modes, natural_frequencies,
-                         static_deflection)
+from femdyn.beam import (
+    BeamBody,
+    BeamElements,
+    Section,
+    lowest_modes,
+    natural_frequencies,
+    static_deflection,
+)
 
 E, RHO, LENGTH = 70e9, 2700.0, 0.5
 SECTION = Section.rectangle(0.15, 0.05)

@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 import scipy.linalg
 
-from femdyn.beam import BeamBody, Section, read_centreline, section_forces, static_deflection
+from femdyn.beam import BeamBody, Section, section_forces, static_deflection
+from femdyn.io.meshes import read_centreline
 
 E, RHO, LENGTH = 70e9, 2700.0, 0.5
 SECTION = Section.rectangle(0.15, 0.05)  # b x h of 003 section 8.1

@@ -6,7 +6,6 @@ import pathlib
 import meshio
 import numpy as np
 import pytest
-
 from conftest import CASES as SHIPPED
 from conftest import NM_BODIES_AND_JOINT, PINNED_ARM
 
@@ -201,8 +200,8 @@ def test_bad_mesh_file(tmp_path, capsys, name, content, words):
 def test_coordinates_counted_before_the_build_are_the_models(monkeypatch):
     """``ModelBuilder.coordinate_count`` (the history check before a fine mesh is built) gives the n of
     the built model for every shipped case: rigid, spatial, flexible, with joint coordinates and servos."""
-    from femdyn.builder import ModelBuilder
     from femdyn.io.case import load_case
+    from femdyn.model.builder import ModelBuilder
 
     build, counted = ModelBuilder.build, []
 
@@ -221,7 +220,7 @@ def test_coordinates_counted_before_the_build_are_the_models(monkeypatch):
 def test_a_history_too_long_is_refused_before_the_model_is_built(tmp_path, capsys, monkeypatch):
     """A fine mesh in the file is refused by its history size without building the model, and the
     message names the elements."""
-    from femdyn.builder import ModelBuilder
+    from femdyn.model.builder import ModelBuilder
 
     monkeypatch.setattr(ModelBuilder, "build", lambda builder: pytest.fail("the model was built"))
     case = tmp_path / "case.toml"

@@ -120,7 +120,7 @@ def test_check_describes_model(case, capsys):
 
 
 def test_mesh_writes_a_straight_beam_that_reads_back(tmp_path, capsys):
-    from femdyn.beam.meshes import read_centreline
+    from femdyn.io.meshes import read_centreline
 
     path = tmp_path / "beam.vtu"
     assert main(["mesh", str(path), "--length", "0.5", "--elements", "8", "--angle", "0.3"]) == 0

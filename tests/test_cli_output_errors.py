@@ -9,8 +9,8 @@ import pytest
 from test_cli_flexible import RIGID
 from test_sweep import CANTILEVER
 
-from femdyn import sweep as sweeps
 from femdyn.cli import main
+from femdyn.studies import sweep as sweeps
 
 # the commands that write a folder, each on the case it needs (--out is added)
 WRITERS = {
@@ -56,7 +56,7 @@ def test_an_out_under_a_regular_file_is_refused_before_any_run(cases, tmp_path, 
     (tmp_path / "afile").write_text("x")
     before = files(tmp_path)
     ran = []
-    monkeypatch.setattr("femdyn.simulate.EnergyMomentum", lambda *a, **k: ran.append(1))  # no run
+    monkeypatch.setattr("femdyn.integrators.time_loop.EnergyMomentum", lambda *a, **k: ran.append(1))  # no run
     code = main(command(cases, name, "--out", "afile/sub"))
     one_line_error(capfd, code, "afile/sub: --out: ", "afile is not a folder")
     assert not ran and files(tmp_path) == before

@@ -5,9 +5,9 @@ the potential, and the Newton tangents are the derivatives of what they linearis
 import numpy as np
 import pytest
 
-from femdyn.kinematics import rotation_3d
-from femdyn.builder import ModelBuilder
-from femdyn.timefunctions import constant
+from femdyn.forces.time_functions import constant
+from femdyn.model.builder import ModelBuilder
+from femdyn.numerics.kinematics import rotation_3d
 
 
 def all_joints_model(dim):
@@ -128,7 +128,7 @@ def test_forces_are_discrete_gradients_and_tangents_derivatives(model):
 def test_histories_are_the_values_at_every_configuration(model, monkeypatch):
     """``Model.residual_history`` and ``Model.potential_history`` (many configurations at once, in
     chunks) give max |phi| on the rows asked for and the potential energy of each configuration."""
-    import femdyn.model
+    import femdyn.model.model
 
     rng = np.random.default_rng(6)
     Q, t = rng.normal(size=(7, model.n)), np.linspace(0.0, 1.0, 7)
@@ -136,8 +136,8 @@ def test_histories_are_the_values_at_every_configuration(model, monkeypatch):
     rows = np.arange(0, model.m, 2)
     residual = [np.abs(model.phi(q, tk)[rows]).max() for q, tk in zip(Q, t)]
     potential = [model.potential(q, s) for q, s in zip(Q, states)]
-    for entries in (femdyn.model.HISTORY_ENTRIES, 3 * max(model.m, model.n)):  # one chunk, chunks of a few
-        monkeypatch.setattr(femdyn.model, "HISTORY_ENTRIES", entries)
+    for entries in (femdyn.model.model.HISTORY_ENTRIES, 3 * max(model.m, model.n)):  # one chunk, chunks of a few
+        monkeypatch.setattr(femdyn.model.model, "HISTORY_ENTRIES", entries)
         np.testing.assert_allclose(model.residual_history(Q, t, rows), residual, rtol=1e-12)
         np.testing.assert_allclose(model.potential_history(Q, states), potential, rtol=1e-12)
 

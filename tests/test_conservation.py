@@ -5,11 +5,11 @@ import numpy as np
 import pytest
 from conftest import angular_momentum_scale, flexible_pendulum
 
-from femdyn.initial import place
+from femdyn.integrators.time_loop import prepare, simulate
 from femdyn.io.case import load_case
-from femdyn.kinematics import rotation_3d
-from femdyn.builder import ModelBuilder, euler_from_inertia
-from femdyn.simulate import prepare, simulate
+from femdyn.model.builder import ModelBuilder, euler_from_inertia
+from femdyn.model.initial import place
+from femdyn.numerics.kinematics import rotation_3d
 
 TOL = 1e-10
 

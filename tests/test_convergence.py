@@ -12,7 +12,11 @@ import pytest
 import scipy.linalg
 
 from femdyn.beam.body import BeamBody, Section
-from femdyn.convergence import (
+from femdyn.io.case import load_case
+from femdyn.joints.trajectories import Constant, Function
+from femdyn.model.builder import ModelBuilder
+from femdyn.model.initial import place
+from femdyn.studies.convergence import (
     CANTILEVER_BETA_L,
     ConvergenceError,
     beam_frequency_study,
@@ -23,10 +27,6 @@ from femdyn.convergence import (
     refinement_study,
     write_study,
 )
-from femdyn.initial import place
-from femdyn.io.case import load_case
-from femdyn.builder import ModelBuilder
-from femdyn.trajectories import Constant, Function
 
 MASS, STIFFNESS, AMPLITUDE, FREE_LENGTH = 2.0, 8.0, 0.3, 2.0
 SECTION, YOUNG, DENSITY, GRAVITY = (0.01, 0.01), 2.1e11, 7850.0, 9.81  # the steel cantilever

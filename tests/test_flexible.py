@@ -1,17 +1,17 @@
-"""Flexible bodies under the floating frame of reference in director form (``femdyn.flexible``):
+"""Flexible bodies under the floating frame of reference in director form (``femdyn.beam.ffr``):
 conservation, the rigid limit, the 3-PRR of 003 (rigid / Rayleigh-Ritz / FEM) and the spin-up beam."""
 import numpy as np
 import pytest
 
 from femdyn.beam.body import BeamBody, Section
-from femdyn.initial import place
 from femdyn.integrators.newton import NewtonOptions
+from femdyn.integrators.time_loop import prepare, simulate
 from femdyn.io.beams import Options
 from femdyn.io.case import load_case
-from femdyn.kinematics import point_matrix
-from femdyn.builder import ModelBuilder
-from femdyn.simulate import prepare, simulate
-from femdyn.trajectories import SpinUp
+from femdyn.joints.trajectories import SpinUp
+from femdyn.model.builder import ModelBuilder
+from femdyn.model.initial import place
+from femdyn.numerics.kinematics import point_matrix
 
 STEEL = dict(young=2.1e11, rho=7850.0)
 TIGHT = NewtonOptions(tolerance=1e-13)

@@ -46,7 +46,7 @@ def test_mesh_without_line_cells(tmp_path, capsys):
 
 def test_good_mesh_and_length_give_the_same_body(tmp_path):
     """A straight centre-line mesh is re-meshed with the requested elements: same model as by length."""
-    from femdyn.beam.meshes import write_straight_beam
+    from femdyn.io.meshes import write_straight_beam
     write_straight_beam(tmp_path / "arm.vtu", 0.5, 7)
     by_mesh = tmp_path / "mesh.toml"
     by_mesh.write_text(BEAM_CASE.replace("length = 0.5,", "mesh = 'arm.vtu',"))

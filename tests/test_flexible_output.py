@@ -18,13 +18,13 @@ import numpy as np
 import pytest
 import pyvista
 
-from femdyn.beam.analysis import static_deflection
+from femdyn.beam.modes import static_deflection
+from femdyn.integrators.time_loop import Results
 from femdyn.io.beams import Options
 from femdyn.io.case import load_case
-from femdyn.io.output import write_results
 from femdyn.io.probes import SUBDIVISIONS
+from femdyn.io.results import write_results
 from femdyn.io.tables import read_csv
-from femdyn.simulate import Results
 
 L, E, B, H, P = 2.0, 2e11, 0.02, 0.05, 150.0
 A, I, C = B * H, B * H**3 / 12, H / 2

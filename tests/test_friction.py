@@ -1,8 +1,8 @@
 """Joint friction as 1D plasticity with the energy-consistent algorithmic force (001 sections 4-6)."""
 import numpy as np
 
+from femdyn.integrators.time_loop import prepare, simulate
 from femdyn.io.case import load_case
-from femdyn.simulate import prepare, simulate
 
 
 def run(path, dt=None):
@@ -46,7 +46,7 @@ def test_friction_raises_the_rpr_driving_torques_where_the_joints_slide(case_pat
 def test_a_step_without_motion_after_a_slip_sticks():
     """After a slip the elastic strain sits at F_max/E up to round-off; a step with q_b = q_a must
     then stick (no slip, no dissipation) with the force at the yield level, not divide 0 by 0."""
-    from femdyn.forces import Friction
+    from femdyn.forces.friction import Friction
 
     f = Friction(np.array([[0]]), ["x"], [100.0], [5.0])
     rng = np.random.default_rng(0)

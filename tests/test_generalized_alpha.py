@@ -11,12 +11,13 @@ from test_accuracy import double_pendulum_ode
 from test_components import all_joints_model
 from test_flexible import free_beam
 
-from femdyn.initial import place
 from femdyn.integrators.generalized_alpha import GeneralizedAlpha, chung_hulbert
 from femdyn.integrators.newton import NewtonOptions
+from femdyn.integrators.time_loop import prepare, simulate
 from femdyn.io.case import load_case
-from femdyn.builder import ModelBuilder, ModelError
-from femdyn.simulate import prepare, simulate
+from femdyn.model.builder import ModelBuilder
+from femdyn.model.errors import ModelError
+from femdyn.model.initial import place
 
 GA = "generalized-alpha"
 

@@ -4,7 +4,12 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from femdyn.linalg import CsrOperator, FixedPatternLU, RowPattern, SingularMatrixError
+from femdyn.numerics.linalg import (
+    CsrOperator,
+    FixedPatternLU,
+    RowPattern,
+    SingularMatrixError,
+)
 
 
 def random_pattern(n, density, seed):

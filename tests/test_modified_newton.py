@@ -12,7 +12,7 @@ from test_flexible import free_beam
 from femdyn.integrators.energy_momentum import EnergyMomentum
 from femdyn.integrators.generalized_alpha import GeneralizedAlpha
 from femdyn.integrators.newton import NewtonOptions
-from femdyn.simulate import simulate
+from femdyn.integrators.time_loop import simulate
 
 FULL, MODIFIED = NewtonOptions(), NewtonOptions(modified=True)
 

@@ -7,7 +7,7 @@ from conftest import flexible_pendulum
 
 from femdyn.integrators.energy_momentum import EnergyMomentum
 from femdyn.integrators.newton import newton_converged
-from femdyn.linalg import FixedPatternLU
+from femdyn.numerics.linalg import FixedPatternLU
 
 
 def test_stops_on_the_estimated_error_of_a_contraction():

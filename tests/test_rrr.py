@@ -1,11 +1,11 @@
-"""3-RRR in actuated coordinates (femdyn.analysis.rrr) against the physics it must satisfy: closed
+"""3-RRR in actuated coordinates (femdyn.reference.rrr) against the physics it must satisfy: closed
 loops, velocity and acceleration maps as derivatives of the position maps, the power balance, the
 kinetic energy as the quadratic form of the mass matrix, inverse then forward dynamics reproducing the
 motion, and singular poses reported."""
 import numpy as np
 import pytest
 
-from femdyn.analysis import SingularPoseError, rrr
+from femdyn.reference import SingularPoseError, rrr
 
 PARAMS = rrr.RRRParameters()
 GRAVITY = rrr.RRRParameters(gravity=(0.0, -9.81))   # the manipulator in a vertical plane

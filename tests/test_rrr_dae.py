@@ -1,5 +1,5 @@
 """The 3-RRR as a femdyn DAE (director bodies, revolute joints, servo constraints) against the
-recursive DeNOC formulation in actuated coordinates (femdyn.analysis.rrr): two independent
+recursive DeNOC formulation in actuated coordinates (femdyn.reference.rrr): two independent
 descriptions of one manipulator must give the same torques and the same motion.
 
 BEM servo inputs are mid-step values whose error is an even expansion in dt (the scheme is
@@ -9,11 +9,11 @@ the expansion even), two Richardson extrapolations over dt, dt/2, dt/4 remove th
 import numpy as np
 import pytest
 
-from femdyn.analysis import rrr
-from femdyn.analysis.models import rrr_actuated, rrr_model, rrr_platform, rrr_state
-from femdyn.forces import TimeLoad
+from femdyn.forces.loads import TimeLoad
+from femdyn.integrators.time_loop import prepare, simulate
 from femdyn.io.case import load_case
-from femdyn.simulate import prepare, simulate
+from femdyn.reference import rrr
+from femdyn.reference.models import rrr_actuated, rrr_model, rrr_platform, rrr_state
 
 PARAMS = rrr.RRRParameters()
 STEPS = (0.01, 0.005, 0.0025)

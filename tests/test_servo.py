@@ -1,15 +1,18 @@
 """Servo constraints: inverse dynamics in one step (000 section 5, 001 section 5)."""
-import tomllib
-
 import numpy as np
 import pytest
+import tomllib
+from conftest import angular_momentum_scale
 
 from femdyn.cli import main
+from femdyn.integrators.time_loop import prepare, simulate
 from femdyn.io.case import load_case
-from femdyn.simulate import prepare, simulate
-from femdyn.trajectories import FigureEight, SmoothRampAngle, smooth_step, smooth_step_integral
-
-from conftest import angular_momentum_scale
+from femdyn.joints.trajectories import (
+    FigureEight,
+    SmoothRampAngle,
+    smooth_step,
+    smooth_step_integral,
+)
 
 
 def run(path, dt=None, t_end=None):

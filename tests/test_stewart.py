@@ -1,13 +1,13 @@
-"""Stewart-Gough platform by Gauss/Appell (femdyn.analysis.stewart) against the physics it must
+"""Stewart-Gough platform by Gauss/Appell (femdyn.reference.stewart) against the physics it must
 satisfy: leg kinematics as derivatives of the inverse kinematics, the power balance, Newton-Euler
 equations of every body by virtual power, a hand-checked static force balance, direct and inverse
 dynamics as inverses of each other, other numbers of legs, and singular poses reported."""
 import numpy as np
 import pytest
 
-from femdyn.analysis import SingularPoseError
-from femdyn.analysis import stewart as sg
-from femdyn.kinematics import rotation_3d
+from femdyn.numerics.kinematics import rotation_3d
+from femdyn.reference import SingularPoseError
+from femdyn.reference import stewart as sg
 
 PARAMS = sg.StewartParameters()
 TIMES = np.linspace(0.1, 1.4, 8)

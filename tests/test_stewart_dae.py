@@ -1,21 +1,27 @@
 """The Stewart-Gough platform as a femdyn DAE (universal joint, cylinder, prismatic piston with its
 slide augmented, spherical joint; servo constraints on the platform) against Gauss/Appell in the
-platform coordinates (femdyn.analysis.stewart).
+platform coordinates (femdyn.reference.stewart).
 
 The two agree exactly only if the legs have no inertia about their own axis (the universal joint
-drives the cylinder's spin, Gauss/Appell assumes none; femdyn.analysis.models): the DAE legs carry an
+drives the cylinder's spin, Gauss/Appell assumes none; femdyn.reference.models): the DAE legs carry an
 axial inertia of 1e-10 of their transverse one, and one test shows that the disagreement is that
 axial inertia, proportionally.
 """
 import numpy as np
 import pytest
 
-from femdyn.analysis import stewart
-from femdyn.analysis.dae import accelerations, inverse_dynamics
-from femdyn.analysis.models import (platform_accelerations, platform_target_accelerations,
-                                    stewart_legs, stewart_model, stewart_platform, stewart_state)
-from femdyn.kinematics import rotation_3d
-from femdyn.simulate import prepare, simulate
+from femdyn.integrators.time_loop import prepare, simulate
+from femdyn.model.instantaneous import accelerations, inverse_dynamics
+from femdyn.numerics.kinematics import rotation_3d
+from femdyn.reference import stewart
+from femdyn.reference.models import (
+    platform_accelerations,
+    platform_target_accelerations,
+    stewart_legs,
+    stewart_model,
+    stewart_platform,
+    stewart_state,
+)
 
 PARAMS = stewart.StewartParameters()
 TIMES = (0.2, 0.45, 0.7, 0.95, 1.2)
@@ -84,7 +90,7 @@ def test_instantaneous_dae_inverse_dynamics_equals_gauss_appell(servo_model):
 
 def test_direct_dynamics_accelerations_equal_gauss_appell(servo_model):
     """Under given leg forces (not those of the trajectory), the DAE's instantaneous forward dynamics
-    (femdyn.analysis.dae.accelerations) and Gauss/Appell's direct dynamics give the same platform
+    (femdyn.model.instantaneous.accelerations) and Gauss/Appell's direct dynamics give the same platform
     accelerations to 1e-8 relative; and the slides accelerate as the leg lengths of that motion."""
     m = servo_model
     rng = np.random.default_rng(5)
@@ -100,7 +106,7 @@ def test_direct_dynamics_accelerations_equal_gauss_appell(servo_model):
 
 
 def test_the_disagreement_is_the_legs_axial_inertia():
-    """The modelling statement of femdyn.analysis.models: with a universal joint the cylinder spins
+    """The modelling statement of femdyn.reference.models: with a universal joint the cylinder spins
     about its axis, Gauss/Appell has no such spin energy. The leg forces of the two differ in
     proportion to the legs' axial inertia eps (relative to the transverse): O(eps), and 100 times
     less for eps 100 times smaller."""

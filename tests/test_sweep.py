@@ -22,13 +22,12 @@ import numpy as np
 import pytest
 from conftest import CASES
 
-from femdyn import sweep as sweeps
-from femdyn.beam.analysis import section_forces
+from femdyn.beam.sections import section_forces
 from femdyn.cli import main
+from femdyn.integrators.time_loop import prepare, simulate
 from femdyn.io.case import CaseError, load_case, override, read_case_data
 from femdyn.io.tables import read_csv
-from femdyn.simulate import prepare, simulate
-
+from femdyn.studies import sweep as sweeps
 
 DASK = Path(sys.executable).with_name("dask")
 START_TIMEOUT = 60  # s for a scheduler or worker process to come up

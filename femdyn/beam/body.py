@@ -38,8 +38,8 @@ from functools import cached_property
 import numpy as np
 import scipy.sparse as sp
 
-from .analysis import lowest_modes
 from .elements import BeamElements, frame_rotations, shape_matrix, slope_rows
+from .modes import lowest_modes
 
 END_CONDITIONS = {"fixed": (0, 1, 2), "pinned": (0, 1), "rolled": (1,), "free": ()}
 

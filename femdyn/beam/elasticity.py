@@ -19,9 +19,9 @@ stiffening off carry EA = 0 in the nonlinear part and their axial stiffness in t
 import numpy as np
 import scipy.sparse as sp
 
-from ..forces import Force
-from ..linalg import operator
-from ..recent import Recent
+from ..forces.base import Force
+from ..numerics.linalg import operator
+from ..numerics.recent import Recent
 from .elements import axial_strain_row, slope_rows, stiffness_matrices
 
 _X, _W = np.polynomial.legendre.leggauss(5)

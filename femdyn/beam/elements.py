@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
-from ..assembly import SparsePattern
+from ..numerics.pattern import SparsePattern
 
 _GAUSS_X, _GAUSS_W = np.polynomial.legendre.leggauss(4)
 GAUSS_XI = 0.5 * (_GAUSS_X + 1.0)  # points on [0, 1]

@@ -21,9 +21,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..assembly import SparsePattern, block_entries
-from ..linalg import FixedPatternLU, operator
-from .affine import AffineConstraints
+from ..joints.batch import AffineConstraints
+from ..numerics.linalg import FixedPatternLU, operator
+from ..numerics.pattern import SparsePattern, block_entries
 from .newton import Newton, NewtonOptions
 
 

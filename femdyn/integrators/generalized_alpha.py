@@ -84,9 +84,16 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse.linalg as spla
 
-from ..forces import Friction, SpringDamper
-from ..kinematics import apply
-from .energy_momentum import StepResult, constraint_layout, force_layout, saddle_layout, worked_potential
+from ..forces.friction import Friction
+from ..forces.spring_damper import SpringDamper
+from ..numerics.kinematics import apply
+from .energy_momentum import (
+    StepResult,
+    constraint_layout,
+    force_layout,
+    saddle_layout,
+    worked_potential,
+)
 from .newton import NewtonFailure, NewtonOptions, QuadraticStop
 
 

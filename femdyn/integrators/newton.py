@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..linalg import SingularMatrixError
+from ..numerics.linalg import SingularMatrixError
 
 
 class NewtonFailure(RuntimeError):

@@ -25,7 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from ..beam.body import BeamBody, ModesError, Section
-from ..beam.meshes import centreline_frame, read_centreline
+from .meshes import centreline_frame, read_centreline
 
 MODELS = ("fem", "rayleigh-ritz", "rigid")
 BEAM_KEYS = (("young", "density", "b", "h"), ("length", "mesh", "reference"))

@@ -46,22 +46,25 @@ import copy
 import math
 import re
 import stat
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+import tomllib
 
-from .. import kinematics as kin
-from .. import timefunctions, trajectories
-from ..initial import PLACING, place
+from ..forces import time_functions as timefunctions
 from ..integrators.newton import NEWTON_METHODS, NewtonOptions
-from ..simulate import INTEGRATORS, check_run, step_count
-from ..model import Model
-from ..builder import GROUND, JOINT_TYPES, ModelBuilder, ModelError, euler_from_inertia
+from ..integrators.time_loop import INTEGRATORS, check_run, step_count
+from ..joints import trajectories
+from ..joints.registry import JOINT_TYPES
+from ..model.builder import ModelBuilder, euler_from_inertia
+from ..model.errors import GROUND, ModelError
+from ..model.initial import PLACING, place
+from ..model.model import Model
+from ..numerics import kinematics as kin
 from .beams import Options, read_beam, read_settings
 from .expressions import compile_time_function, evaluate_number, to_float
-from .output import RESERVED_COLUMNS
+from .results import RESERVED_COLUMNS
 
 FRAMES = 500  # default number of output frames
 MAX_BYTES = 16 * 2**20  # largest case file read
@@ -327,7 +330,7 @@ class _Reader:
 
 
 def _trajectory(r, value, field, size):
-    """A servo trajectory table (see ``femdyn.trajectories``) with ``size`` components."""
+    """A servo trajectory table (see ``femdyn.joints.trajectories``) with ``size`` components."""
     kind = r.typed_table(value, field, TRAJECTORIES)
     try:
         if kind == "figure8":

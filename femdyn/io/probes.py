@@ -12,9 +12,9 @@ orientation is the angle of ``d_1`` plus ``theta(X)`` (003 Figs. 10-11 plot this
 """
 import numpy as np
 
-from .. import kinematics as kin
-from ..beam.analysis import section_forces
-from ..flexible import J
+from ..beam.ffr import J
+from ..beam.sections import section_forces
+from ..numerics import kinematics as kin
 from .vtk import Lines
 
 SUBDIVISIONS = 8  # segments per element of a drawn centre line (cubic Hermite shape, 003 eq. 46)

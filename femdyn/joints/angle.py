@@ -27,7 +27,7 @@ from functools import cached_property
 
 import numpy as np
 
-from ..recent import Recent
+from ..numerics.recent import Recent
 from .base import Constraint
 
 

@@ -16,7 +16,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..kinematics import apply, direction_matrix, point_matrix
+from ..numerics.kinematics import apply, direction_matrix, point_matrix
 
 
 class Constraint(ABC):

@@ -13,21 +13,24 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy.sparse as sp
 
-from . import kinematics as kin
-from .beam.elasticity import BeamElasticity
-from .builder import GROUND, JOINT_TYPES, ModelError
-from .flexible import FlexibleBody
-from .forces import Friction, Gravity, SpringDamper, TimeLoad
+from ..beam.elasticity import BeamElasticity
+from ..beam.ffr import FlexibleBody
+from ..forces.friction import Friction
+from ..forces.loads import Gravity, TimeLoad
+from ..forces.spring_damper import SpringDamper
+from ..joints.anchor import Anchor
+from ..joints.angle import JointAngle
+from ..joints.base import Side
+from ..joints.batch import AffineConstraints
+from ..joints.carrier import Carrier
+from ..joints.orthonormality import Orthonormality
+from ..joints.registry import JOINT_TYPES
+from ..joints.servo import FAMILIES as SERVO_FAMILIES
+from ..joints.servo import Servo, ServoRow
+from ..joints.slide import Slide
+from ..numerics import kinematics as kin
+from .errors import GROUND, ModelError
 from .inertia import Inertia
-from .integrators.affine import AffineConstraints
-from .joints.anchor import Anchor
-from .joints.angle import JointAngle
-from .joints.base import Side
-from .joints.carrier import Carrier
-from .joints.orthonormality import Orthonormality
-from .joints.servo import FAMILIES as SERVO_FAMILIES
-from .joints.servo import Servo, ServoRow
-from .joints.slide import Slide
 
 
 @dataclass(frozen=True)

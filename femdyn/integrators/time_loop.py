@@ -6,12 +6,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .forces import SpringDamper
-from .initial import independent_rows, project, wrong_angle_branch
-from .integrators.energy_momentum import EnergyMomentum
-from .integrators.newton import NewtonFailure, NewtonOptions
-from .integrators.generalized_alpha import GeneralizedAlpha
-from .builder import ModelError
+from ..forces.spring_damper import SpringDamper
+from ..model.errors import ModelError
+from ..model.initial import independent_rows, project, wrong_angle_branch
+from .energy_momentum import EnergyMomentum
+from .generalized_alpha import GeneralizedAlpha
+from .newton import NewtonFailure, NewtonOptions
 
 HISTORY_BUDGET = 2 * 1024**3  # bytes for the stored history of q and v
 INTEGRATORS = ("energy-momentum", "generalized-alpha")

@@ -49,16 +49,16 @@ from pathlib import Path
 
 import numpy as np
 
+from ..beam.sections import section_forces
+from ..integrators.time_loop import prepare, simulate
+from ..io.beams import PARAMETERS, Options
+from ..io.case import CaseError, load_case, override, read_case_data
+from ..io.expressions import evaluate_number
+from ..io.plots import DPI
+from ..io.probes import probe_table
+from ..io.progress import Progress
+from ..model.errors import ModelError
 from . import sensitivity
-from .beam.analysis import section_forces
-from .builder import ModelError
-from .io.beams import PARAMETERS, Options
-from .io.case import CaseError, load_case, override, read_case_data
-from .io.expressions import evaluate_number
-from .io.plots import DPI
-from .io.probes import probe_table
-from .progress import Progress
-from .simulate import prepare, simulate
 
 DESIGNS = ("factorial", "lhs")
 OUTPUTS = {  # row columns after the parameters: description (unit)

@@ -1,5 +1,5 @@
 """The 3-RRR and the Stewart-Gough platform as femdyn DAE models, built from the parameters of the
-analysis modules (:mod:`femdyn.analysis.rrr`, :mod:`femdyn.analysis.stewart`), with consistent initial
+analysis modules (:mod:`femdyn.reference.rrr`, :mod:`femdyn.reference.stewart`), with consistent initial
 states for a platform pose and optional servo constraints along the analysis trajectories.
 
 The two descriptions of each manipulator share nothing but the parameters: the analysis modules work
@@ -51,10 +51,10 @@ cannot be servo-driven (as many inputs as servo rows are needed); they can be dr
 """
 import numpy as np
 
-from femdyn.analysis import rrr, stewart
-from femdyn.initial import place
-from femdyn.builder import ModelBuilder, axis_frame
-from femdyn.trajectories import Circle, Function, Swing
+from ..joints.trajectories import Circle, Function, Swing
+from ..model.builder import ModelBuilder, axis_frame
+from ..model.initial import place
+from . import rrr, stewart
 
 __all__ = [
     "AXIAL_INERTIA", "HAIR", "platform_accelerations", "platform_target_accelerations",

@@ -53,10 +53,10 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .builder import ModelError
-from .integrators.newton import NewtonOptions
-from .progress import Progress
-from .simulate import check_run, prepare, simulate, step_count
+from ..integrators.newton import NewtonOptions
+from ..integrators.time_loop import check_run, prepare, simulate, step_count
+from ..io.progress import Progress
+from ..model.errors import ModelError
 
 ROUNDOFF = 1e3  # errors below ROUNDOFF * eps * scale (* sqrt(steps)) are round-off
 EPS = np.finfo(float).eps
@@ -311,7 +311,7 @@ def _probe_outputs(model, probes):
     columns ``io.probes.probe_table`` gives for them."""
     if not probes:
         return {}
-    from .io.probes import probe_table
+    from ..io.probes import probe_table
 
     outputs = {}
     for probe in probes:
@@ -338,7 +338,7 @@ def resolve_quantity(model, name, probes=()):
         if name in _body_outputs(model):
             raise ValueError(f"'{name}' names an output of probe {probe[0]} and of the body of that name: "
                              f"rename the probe")
-        from .io.probes import probe_table
+        from ..io.probes import probe_table
 
         def history(r):
             return probe_table(model, [probe], r.q)[name]
@@ -398,7 +398,7 @@ def resolve_quantity(model, name, probes=()):
 
 def _case(case):
     if isinstance(case, (str, Path)):
-        from .io.case import load_case
+        from ..io.case import load_case
         return load_case(case)
     return case
 
@@ -695,7 +695,7 @@ def cantilever_roots(count):
 def _bending_frequencies(body, modes):
     """The ``modes`` lowest bending (transverse) natural frequencies of a straight beam body: modes
     whose nodal motion is mostly axial are left out."""
-    from .beam.analysis import natural_frequencies
+    from ..beam.modes import natural_frequencies
 
     n = body.n_coordinates
     k = min(modes, n)
@@ -723,7 +723,7 @@ def beam_frequency_study(length, section, young, rho, elements=(2, 4, 8, 16), mo
     section: a ``beam.body.Section`` or ``(area, inertia)``; young, rho scalars; elements: strictly
     increasing element counts; ``strict`` as in ``refinement_study``.
     """
-    from .beam.body import BeamBody, Section
+    from ..beam.body import BeamBody, Section
 
     if not isinstance(section, Section):
         section = Section(*section)
@@ -760,7 +760,7 @@ def beam_frequency_study(length, section, young, rho, elements=(2, 4, 8, 16), mo
 
 def plot_study(study, path):
     """Log-log plot of the errors over the refinement parameter, with the least-squares lines."""
-    from .io import plots
+    from ..io import plots
 
     fig, ax = plots.pyplot().subplots(figsize=(7, 5))
     for j, name in enumerate(study.quantities):
@@ -833,8 +833,8 @@ def _remesher(case):
     settings = getattr(case, "flexible", None)
     if settings is None:  # not read from a case file; ``element_study`` refuses a case without beams
         raise ValueError("the case has no flexible (beam) bodies to refine")
-    from .io.beams import Options
-    from .io.case import load_case
+    from ..io.beams import Options
+    from ..io.case import load_case
 
     return lambda n: load_case(case.path, Options(settings.model, n, settings.modes, settings.stiffening,
                                                   settings.scale))

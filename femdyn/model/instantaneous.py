@@ -11,7 +11,8 @@ import numpy as np
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
-from ..forces import Friction, SpringDamper
+from ..forces.friction import Friction
+from ..forces.spring_damper import SpringDamper
 from ..joints.base import QuadraticConstraint
 from ..joints.servo import Servo
 

@@ -15,10 +15,10 @@ import numpy as np
 import scipy.sparse as sp
 from sksparse.cholmod import CholmodNotPositiveDefiniteError, cholesky
 
-from . import kinematics as kin
-from .joints.angle import JointAngle
-from .joints.slide import Slide
-from .builder import ModelError
+from ..joints.angle import JointAngle
+from ..joints.slide import Slide
+from ..numerics import kinematics as kin
+from .errors import ModelError
 
 PLACING = {"revolute": ("angle",), "prismatic": ("slide",), "cylindrical": ("angle", "slide"), "fixed": ()}
 

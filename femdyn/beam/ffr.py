@@ -34,7 +34,7 @@ FFR: ``a + theta J a``; 003 eqs. 64-84, 139-151).
 import numpy as np
 import scipy.sparse as sp
 
-from . import kinematics as kin
+from ..numerics import kinematics as kin
 
 J = np.array([[0.0, -1.0], [1.0, 0.0]])
 

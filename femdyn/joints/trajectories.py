@@ -184,7 +184,7 @@ class _SmoothPhase(Trajectory):
 class Circle(_SmoothPhase):
     """A planar point on a circle from rest: amplitude (sin psi, 1 - cos psi), relative to the start
     (the amplitude is the radius; the centre of the circle is at (0, radius) from the start point);
-    the platform path of ``femdyn.analysis.rrr.circle_trajectory``."""
+    the platform path of ``femdyn.reference.rrr.circle_trajectory``."""
 
     size = 2
 
@@ -199,7 +199,7 @@ class Circle(_SmoothPhase):
 
 class Swing(_SmoothPhase):
     """A scalar swinging in step with ``Circle``: amplitude sin psi(t), the same psi(t) (e.g. the
-    platform angle of ``femdyn.analysis.rrr.circle_trajectory``, amplitude = its ``rotation``)."""
+    platform angle of ``femdyn.reference.rrr.circle_trajectory``, amplitude = its ``rotation``)."""
 
     def value(self, t):
         psi, _ = self._phase(t)

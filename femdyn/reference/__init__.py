@@ -1,8 +1,8 @@
 """Dynamics of parallel manipulators in actuated coordinates, independent of the DAE solver.
 
-* :mod:`femdyn.analysis.rrr` -- the planar 3-RRR manipulator by DeNOC twist propagation and twist
+* :mod:`femdyn.reference.rrr` -- the planar 3-RRR manipulator by DeNOC twist propagation and twist
   annihilators (002 section 4).
-* :mod:`femdyn.analysis.stewart` -- the Stewart-Gough platform by Gauss' principle in Appell's form,
+* :mod:`femdyn.reference.stewart` -- the Stewart-Gough platform by Gauss' principle in Appell's form,
   inverse and direct dynamics from one constrained quadratic program (004 section V).
 
 Both report near-singular Jacobians as :class:`SingularPoseError` instead of returning numbers that
@@ -10,7 +10,7 @@ have blown up.  :func:`smooth_start` is the common start-from-rest profile of th
 """
 import numpy as np
 
-from ..trajectories import smooth_start  # noqa: F401  (the profile of the trajectories here)
+from ..joints.trajectories import smooth_start  # noqa: F401  (the profile of the trajectories here)
 
 
 def read_only(array):

@@ -22,8 +22,10 @@ import ctypes.util
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.sparse._sparsetools import csc_matvec, csr_matvec  # the compiled kernels behind sparse @ vector
-
+from scipy.sparse._sparsetools import (  # the compiled kernels behind sparse @ vector
+    csc_matvec,
+    csr_matvec,
+)
 
 # candidate analyses: (fill-reducing ordering of klu_common, block triangular form on/off)
 ORDERINGS = {"amd": (0, 0), "colamd": (1, 1)}

@@ -2,30 +2,10 @@
 checked as they come; ``build()`` numbers everything into an immutable ``model.Model``."""
 import numpy as np
 
-from . import kinematics as kin
-from .joints.cylindrical import Cylindrical
-from .joints.fixed import Fixed
-from .joints.prismatic import Prismatic
-from .joints.revolute import Revolute
-from .joints.spherical import Spherical
-from .joints.universal import Universal
+from ..joints.registry import JOINT_TYPES
+from ..numerics import kinematics as kin
+from .errors import GROUND, ModelError
 
-JOINT_TYPES = {
-    "revolute": Revolute,
-    "prismatic": Prismatic,
-    "spherical": Spherical,
-    "universal": Universal,
-    "cylindrical": Cylindrical,
-    "fixed": Fixed,
-}
-GROUND = "ground"
-
-class ModelError(ValueError):
-    """A model definition that cannot be built; ``field`` names what is wrong."""
-
-    def __init__(self, field, message):
-        super().__init__(f"{field}: {message}")
-        self.field, self.message = field, message
 
 def axis_frame(axis):
     """Joint frame (columns) whose x axis is ``axis``: [n, n rotated by 90 deg] in the plane,

@@ -23,12 +23,12 @@ from pathlib import Path
 
 import numpy as np
 
-from .io.beams import PARAMETERS, Options
-from .io.case import CaseError, check_case_run, load_case
-from .io.plots import DPI
-from .io.tables import write_csv
-from .builder import ModelError
-from .simulate import prepare, simulate
+from ..integrators.time_loop import prepare, simulate
+from ..io.beams import PARAMETERS, Options
+from ..io.case import CaseError, check_case_run, load_case
+from ..io.plots import DPI
+from ..io.tables import write_csv
+from ..model.errors import ModelError
 
 OUTPUTS = ("x", "y", "theta")
 UNITS = {"x": "m", "y": "m", "theta": "rad"}

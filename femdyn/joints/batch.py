@@ -15,7 +15,7 @@ sparse products instead of a Python call per family.
 import numpy as np
 import scipy.sparse as sp
 
-from ..linalg import RowPattern, operator
+from ..numerics.linalg import RowPattern, operator
 
 
 class AffineConstraints:
@@ -64,7 +64,7 @@ class AffineConstraints:
     def split(constraints):
         """The families that can join the batch (plain ``QuadraticConstraint`` linearisation) and
         the others."""
-        from ..joints.base import QuadraticConstraint
+        from .base import QuadraticConstraint
         batch = [c for c in constraints if type(c).linearize is QuadraticConstraint.linearize]
         return batch, [c for c in constraints if not any(c is b for b in batch)]
 

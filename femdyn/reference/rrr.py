@@ -35,7 +35,7 @@ from typing import NamedTuple
 import numpy as np
 from scipy.integrate import solve_ivp
 
-from femdyn.analysis import SingularPoseError, check_condition, read_only, smooth_start
+from . import SingularPoseError, check_condition, read_only, smooth_start
 
 __all__ = [
     "BRANCHES", "ForwardMotion", "RRRParameters", "SingularPoseError", "actuated_accelerations", "actuated_rates",

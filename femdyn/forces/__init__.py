@@ -1,0 +1,2 @@
+"""Applied forces behind one interface (``base.Force``): gravity and time loads, spring-dampers,
+joint friction, and the scalar functions of time that scale loads."""
