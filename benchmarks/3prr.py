@@ -23,7 +23,7 @@ from chain import run_steps
 from femdyn.beam.body import BeamBody, Section
 from femdyn.integrators.energy_momentum import EnergyMomentum
 from femdyn.integrators.generalized_alpha import GeneralizedAlpha
-from femdyn.integrators.time_loop import prepare
+from femdyn.integrators.setup import prepare
 from femdyn.io.beams import Options
 from femdyn.io.case import load_case
 from femdyn.model.builder import ModelBuilder

@@ -11,7 +11,7 @@ import time
 import numpy as np
 
 from femdyn.integrators.energy_momentum import EnergyMomentum
-from femdyn.integrators.time_loop import prepare
+from femdyn.integrators.setup import prepare
 from femdyn.model.builder import ModelBuilder
 from femdyn.model.initial import place
 

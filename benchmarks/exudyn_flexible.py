@@ -90,7 +90,7 @@ from exudyn_chain import (
 
 from femdyn.beam.body import BeamBody, Section
 from femdyn.integrators.newton import NewtonFailure
-from femdyn.integrators.time_loop import prepare
+from femdyn.integrators.setup import prepare
 from femdyn.model.builder import ModelBuilder
 from femdyn.model.initial import place
 

@@ -95,7 +95,7 @@ from exudyn_flexible import (
 )
 
 from femdyn.beam.body import BeamBody, Section
-from femdyn.integrators.time_loop import prepare
+from femdyn.integrators.setup import prepare
 from femdyn.model.builder import ModelBuilder
 from femdyn.model.initial import place
 

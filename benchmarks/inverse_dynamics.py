@@ -30,7 +30,7 @@ import warnings
 import numpy as np
 
 from femdyn.integrators.energy_momentum import EnergyMomentum
-from femdyn.integrators.time_loop import prepare
+from femdyn.integrators.setup import prepare
 from femdyn.model.instantaneous import accelerations, inverse_dynamics
 from femdyn.reference import rrr, stewart
 from femdyn.reference.models import (

@@ -23,7 +23,8 @@ from pathlib import Path
 
 from . import __version__
 from .integrators.newton import NEWTON_METHODS
-from .integrators.time_loop import INTEGRATORS, check_run, prepare, simulate
+from .integrators.setup import prepare
+from .integrators.time_loop import INTEGRATORS, check_run, simulate
 from .io import viewer
 from .io.beams import MAX_ELEMENTS, MODELS, PARAMETERS, Options
 from .io.case import CaseError, check_case_run, load_case

@@ -50,7 +50,7 @@ def flexible_pendulum(elements=8):
     released horizontally under gravity: the model of benchmarks/exudyn_flexible.py, and its
     projected initial state."""
     from femdyn.beam.body import BeamBody, Section
-    from femdyn.integrators.time_loop import prepare
+    from femdyn.integrators.setup import prepare
     from femdyn.model.builder import ModelBuilder
     from femdyn.model.initial import place
 

@@ -5,7 +5,8 @@ import math
 import numpy as np
 from scipy.integrate import solve_ivp
 
-from femdyn.integrators.time_loop import prepare, simulate
+from femdyn.integrators.setup import prepare
+from femdyn.integrators.time_loop import simulate
 from femdyn.io.case import load_case
 from femdyn.model.builder import ModelBuilder
 from femdyn.model.initial import place

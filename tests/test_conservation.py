@@ -5,7 +5,8 @@ import numpy as np
 import pytest
 from conftest import angular_momentum_scale, flexible_pendulum
 
-from femdyn.integrators.time_loop import prepare, simulate
+from femdyn.integrators.setup import prepare
+from femdyn.integrators.time_loop import simulate
 from femdyn.io.case import load_case
 from femdyn.model.builder import ModelBuilder, euler_from_inertia
 from femdyn.model.initial import place

@@ -5,7 +5,8 @@ import pytest
 
 from femdyn.beam.body import BeamBody, Section
 from femdyn.integrators.newton import NewtonOptions
-from femdyn.integrators.time_loop import prepare, simulate
+from femdyn.integrators.setup import prepare
+from femdyn.integrators.time_loop import simulate
 from femdyn.io.beams import Options
 from femdyn.io.case import load_case
 from femdyn.joints.trajectories import SpinUp

@@ -1,7 +1,8 @@
 """Joint friction as 1D plasticity with the energy-consistent algorithmic force (001 sections 4-6)."""
 import numpy as np
 
-from femdyn.integrators.time_loop import prepare, simulate
+from femdyn.integrators.setup import prepare
+from femdyn.integrators.time_loop import simulate
 from femdyn.io.case import load_case
 
 

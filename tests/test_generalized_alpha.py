@@ -13,7 +13,8 @@ from test_flexible import free_beam
 
 from femdyn.integrators.generalized_alpha import GeneralizedAlpha, chung_hulbert
 from femdyn.integrators.newton import NewtonOptions
-from femdyn.integrators.time_loop import prepare, simulate
+from femdyn.integrators.setup import prepare
+from femdyn.integrators.time_loop import simulate
 from femdyn.io.case import load_case
 from femdyn.model.builder import ModelBuilder
 from femdyn.model.errors import ModelError

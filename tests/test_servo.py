@@ -5,7 +5,8 @@ import tomllib
 from conftest import angular_momentum_scale
 
 from femdyn.cli import main
-from femdyn.integrators.time_loop import prepare, simulate
+from femdyn.integrators.setup import prepare
+from femdyn.integrators.time_loop import simulate
 from femdyn.io.case import load_case
 from femdyn.joints.trajectories import (
     FigureEight,

@@ -10,7 +10,8 @@ axial inertia, proportionally.
 import numpy as np
 import pytest
 
-from femdyn.integrators.time_loop import prepare, simulate
+from femdyn.integrators.setup import prepare
+from femdyn.integrators.time_loop import simulate
 from femdyn.model.instantaneous import accelerations, inverse_dynamics
 from femdyn.numerics.kinematics import rotation_3d
 from femdyn.reference import stewart

@@ -24,7 +24,8 @@ from conftest import CASES
 
 from femdyn.beam.sections import section_forces
 from femdyn.cli import main
-from femdyn.integrators.time_loop import prepare, simulate
+from femdyn.integrators.setup import prepare
+from femdyn.integrators.time_loop import simulate
 from femdyn.io.case import CaseError, load_case, override, read_case_data
 from femdyn.io.tables import read_csv
 from femdyn.studies import sweep as sweeps

@@ -204,17 +204,6 @@ class Invariants:
         """``S~ = S_12 - S_21`` = int rho S^T I~ S dV (003 eqs. 26, 127), skew, sparse (n, n)."""
         return (self.s_kl[0][1] - self.s_kl[1][0]).tocsc()
 
-    @property
-    def i_o(self):
-        """``I_o = (Ibar_11 + Ibar_22)^T`` = int rho S^T X dV (003 eq. 31), (n,)."""
-        return self.i_bar[0, 0] + self.i_bar[1, 1]
-
-    @property
-    def rotation_coupling(self):
-        """int rho X^T I~ S dV = Ibar_12 - Ibar_21, the undeformed part of ``m_theta_f`` (003 eq. 26),
-        (n,)."""
-        return self.i_bar[0, 1] - self.i_bar[1, 0]
-
     def reduce(self, basis):
         """The invariants in reduced coordinates ``q = basis @ q_r`` (003 eq. 117 for a Boolean basis,
         or a modal basis ``Phi``); ``basis`` (n, r), sparse or dense."""

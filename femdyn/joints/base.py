@@ -16,7 +16,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ..numerics.kinematics import apply, direction_matrix, point_matrix
+from ..numerics.kinematics import apply
 
 
 class Constraint(ABC):
@@ -217,12 +217,6 @@ class Side(NamedTuple):
 
     point: np.ndarray
     axes: list
-
-
-def rigid_side(points, frames):
-    """The side of rigid director bodies: points (K, dim) and joint frames (K, dim, dim), columns =
-    axes, in body coordinates (``kinematics.point_matrix``/``direction_matrix``)."""
-    return Side(point_matrix(points), [direction_matrix(frames[:, :, i]) for i in range(points.shape[1])])
 
 
 class JointPair(TwoBodyConstraint):

@@ -54,7 +54,8 @@ from typing import NamedTuple
 import numpy as np
 
 from ..integrators.newton import NewtonOptions
-from ..integrators.time_loop import check_run, prepare, simulate, step_count
+from ..integrators.setup import prepare
+from ..integrators.time_loop import check_run, simulate, step_count
 from ..io.progress import Progress
 from ..model.errors import ModelError
 

@@ -23,7 +23,8 @@ from pathlib import Path
 
 import numpy as np
 
-from ..integrators.time_loop import prepare, simulate
+from ..integrators.setup import prepare
+from ..integrators.time_loop import simulate
 from ..io.beams import PARAMETERS, Options
 from ..io.case import CaseError, check_case_run, load_case
 from ..io.plots import DPI

@@ -50,7 +50,8 @@ from pathlib import Path
 import numpy as np
 
 from ..beam.sections import section_forces
-from ..integrators.time_loop import prepare, simulate
+from ..integrators.setup import prepare
+from ..integrators.time_loop import simulate
 from ..io.beams import PARAMETERS, Options
 from ..io.case import CaseError, load_case, override, read_case_data
 from ..io.expressions import evaluate_number

@@ -1,0 +1,53 @@
+"""The setup of a run: the placed initial state checked against the constraints, the independent
+constraint rows chosen, and the state projected onto the constraint manifold (``model.initial``)."""
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..forces.spring_damper import SpringDamper
+from ..model.errors import ModelError
+from ..model.initial import independent_rows, project, wrong_angle_branch
+
+
+@dataclass
+class Setup:
+    q0: np.ndarray
+    v0: np.ndarray
+    active_rows: np.ndarray
+    dropped: list  # (row label, [joints it depends on])
+    initial_violation: float
+
+
+def prepare(model, q, v, tolerance=1e-6):
+    """Check the placed configuration, find independent constraints, project onto the manifold."""
+    if not (np.isfinite(q).all() and np.isfinite(v).all()):
+        raise ModelError("initial", "the initial coordinates or velocities are not finite")
+    model.set_servo_references(q)
+    residual = model.phi(q)
+    worst = int(np.argmax(np.abs(residual))) if model.m else 0
+    violation = float(np.abs(residual[worst])) if model.m else 0.0
+    if not violation <= tolerance:
+        raise ModelError("initial", f"the initial configuration violates {model.constraint_labels()[worst]} "
+                         f"by {violation:.3g} (tolerance {tolerance:g})")
+    wrong = wrong_angle_branch(model, q)
+    turned = sorted({label for c in model.constraints if c.time_dependent
+                     for label, ok in zip(c.labels, c.on_branch(q[c.dofs])) if not ok})
+    if turned:
+        raise ModelError("servos", f"servo {', '.join(turned)}: the initial orientation is turned by pi "
+                         "from its target (the servo rows also vanish there)")
+    if wrong:
+        raise ModelError("initial", f"the angle of joint {', '.join(wrong)} is off by pi from the "
+                         "relative rotation of its bodies")
+    for f in model.forces:
+        if isinstance(f, SpringDamper):
+            short = [name for name, l in zip(f.labels, f.lengths(q[f.dofs])) if not l > 0]
+            if short:
+                raise ModelError("springs", f"spring {', '.join(short)} has zero length initially")
+    active, dropped = independent_rows(model, q)
+    servo = set(model.input_rows.tolist())
+    bad = [(row, on) for (row, on), r in zip(dropped, np.setdiff1d(np.arange(model.m), active)) if r in servo]
+    if bad:
+        raise ModelError("servos", "servo constraints that depend on the joints or on each other: "
+                         + "; ".join(f"{row} (with {', '.join(on) or 'the bodies'})" for row, on in bad))
+    q, v = project(model, q, v, active)
+    return Setup(q, v, active, dropped, violation)
