@@ -11,6 +11,7 @@ from ..model.initial import independent_rows, project, wrong_angle_branch
 
 @dataclass
 class Setup:
+    model: object  # the model the run steps
     q0: np.ndarray
     v0: np.ndarray
     active_rows: np.ndarray
@@ -50,4 +51,4 @@ def prepare(model, q, v, tolerance=1e-6):
         raise ModelError("servos", "servo constraints that depend on the joints or on each other: "
                          + "; ".join(f"{row} (with {', '.join(on) or 'the bodies'})" for row, on in bad))
     q, v = project(model, q, v, active)
-    return Setup(q, v, active, dropped, violation)
+    return Setup(model, q, v, active, dropped, violation)
