@@ -1,4 +1,5 @@
-"""Flexible-link benchmarks (issue 3): the FEM 3-PRR of 003 and a flexible pendulum.
+"""Flexible-link benchmarks: wall time of the FEM 3-PRR of 003 and the cost growth of a flexible
+pendulum in N.
 
 1. ``cases/3prr_sine.toml`` as FEM with 4 elements per body (and as rigid, for reference), with the
    energy-momentum scheme and with generalized-alpha (the case's rho_inf and Newton options): wall time for the whole

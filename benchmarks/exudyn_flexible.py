@@ -1,4 +1,5 @@
-"""Work-precision comparison with Exudyn: the pinned flexible pendulum (issue 6, item 2a).
+"""Work-precision comparison with Exudyn: the pinned flexible pendulum
+(femdyn/Exudyn wall time at equal tip error, N = 16 to 1024 elements).
 
 One straight steel beam, L = 1 m, 10 x 10 mm (E = 2.1e11 Pa, rho = 7850 kg/m^3: EA = 2.1e7 N,
 EI = 175 N m^2, rho A = 0.785 kg/m), pinned at one end to the ground at the origin, gravity 9.81 m/s^2

@@ -1,4 +1,5 @@
-"""Scaling and memory of femdyn's flexible pendulum in the number of elements (issue 6, item 4).
+"""Scaling and memory of femdyn's flexible pendulum in the number of elements
+(time per step and peak memory, N = 16 to 4096).
 
 The pendulum of ``exudyn_flexible.py`` (pinned steel beam, L = 1 m, 10 x 10 mm, gravity, released
 horizontal from rest; FFR Euler-Bernoulli with geometric stiffening, BEM energy-momentum stepper, KLU)
@@ -14,7 +15,7 @@ its own:
   baseline: the libraries); with ``--tracemalloc`` also the peak of Python-tracked
   allocations (NumPy arrays included, KLU's C memory not) in a second fresh process.
 
-Prints a table, the time per step at N = 4096 over that at N = 256 (issue 6 target: <= 20, linear
+Prints a table, the time per step at N = 4096 over that at N = 256 (target: <= 20, linear
 growth gives 16) and the peak memory at N = 4096 (target: < 1 GiB), and writes JSON. A benchmark, not
 a test: nothing is asserted.
 

@@ -1,4 +1,5 @@
-"""Sparse direct solvers on femdyn's own Newton matrices (issue 6, item 3): which one to use.
+"""Sparse direct solvers on femdyn's own Newton matrices: which one to use, by the time of a
+refactorisation + solve and its backward error.
 
 Matrices: the energy-momentum Newton matrix of the rigid pendulum chain (``chain.py``, N links) and
 the generalized-alpha and energy-momentum Newton matrices of the flexible pendulum

@@ -6,7 +6,8 @@ The two descriptions of each manipulator share nothing but the parameters: the a
 in actuated coordinates (recursive DeNOC, Gauss/Appell), the DAE models in redundant director
 coordinates with joints as constraints, integrated by the energy-momentum (BEM) scheme, inverse
 dynamics by servo constraints whose multipliers are the actuator inputs.  Agreement of the two is the
-cross-check of issue 5 (tests/test_rrr_dae.py, tests/test_stewart_dae.py).
+cross-check of the DAE against the recursive (002) and Gauss/Appell (004) formulations
+(tests/test_rrr_dae.py, tests/test_stewart_dae.py).
 
 3-RRR (planar).  Bodies ``crank<j>`` (link 1 of leg j), ``coupler<j>`` (link 2) and ``platform``;
 joints ``A<j>`` (ground - crank, at the base point A_j, augmented angle ``theta<j>``: the absolute
