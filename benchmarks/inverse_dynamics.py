@@ -63,7 +63,7 @@ def best_steps(model, setup, steps, repeat):
     """Best over ``repeat`` passes of the mean wall time of one BEM step, in microseconds, over
     ``steps`` steps to T_END from the prepared state; also the mean Newton iterations per step."""
     dt = T_END / steps
-    stepper = EnergyMomentum(model, dt, setup.active_rows)
+    stepper = EnergyMomentum(setup.model, dt, setup.active_rows)
     best, iterations = np.inf, 0
     for _ in range(repeat):
         q, v, lam, states = setup.q0.copy(), setup.v0.copy(), np.zeros(model.m), model.initial_states(setup.q0)

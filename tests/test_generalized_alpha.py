@@ -38,7 +38,7 @@ def friction_slipping():
 def rpr_servos():
     case = load_case(CASES / "rpr_figure8.toml")
     setup = prepare(case.model, case.q0, case.v0)
-    return case.model, setup.q0, setup.v0, None
+    return setup.model, setup.q0, setup.v0, None
 
 
 def random_state(model, seed):

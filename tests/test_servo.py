@@ -8,12 +8,16 @@ from femdyn.cli import main
 from femdyn.integrators.setup import prepare
 from femdyn.integrators.time_loop import simulate
 from femdyn.io.case import load_case
+from femdyn.joints.servo import Servo
 from femdyn.joints.trajectories import (
     FigureEight,
+    Polynomial,
     SmoothRampAngle,
     smooth_step,
     smooth_step_integral,
 )
+from femdyn.model.builder import ModelBuilder
+from femdyn.model.initial import place
 
 
 def run(path, dt=None, t_end=None):
@@ -219,3 +223,47 @@ def test_absolute_angle_servo_turned_by_pi_is_refused(tmp_path, capsys, case_pat
     assert main(["run", str(case), "--out", str(tmp_path / "out")]) == 2
     err = capsys.readouterr().err.strip()
     assert err.startswith(f"error: {case}: servos:") and "turned by pi" in err and "\n" not in err
+
+
+def test_runs_prepared_from_different_states_keep_their_own_servo_targets():
+    """A two-link arm whose tip follows a relative point servo, gamma(t) = b(q0) + trajectory(t) -
+    trajectory(0) (000 eq. 78), prepared from two initial poses: each setup's model targets its own
+    initial tip position at t = 0 (its servo rows vanish there), and each run moves its own tip by the
+    trajectory's displacement although the other setup was prepared in between. The built model is
+    unchanged: the same servo families, still with zero start values (its targets are trajectory(t))."""
+    b = ModelBuilder(2)
+    for name in ("upper", "lower"):
+        b.add_body(name, 1.0, [1 / 12, 0.001])
+    b.add_joint("shoulder", "revolute", "ground", "upper", point2=[-0.5, 0.0], angle="q1")
+    b.add_joint("elbow", "revolute", "upper", "lower", point1=[0.5, 0.0], point2=[-0.5, 0.0], angle="q2")
+    path = Polynomial([[0.3, 0.0, 0.2], [-0.1, 0.1, 0.0]])  # trajectory(0) = (0.3, -0.1)
+    b.add_servo_point("tip", "lower", [0.5, 0.0], path)
+    b.set_inputs(["q1", "q2"])
+    model = b.build()
+    built = list(model.constraints)
+    servos = [c for c in built if isinstance(c, Servo)]
+    before = [c.reference.copy() for c in servos]
+
+    def tip(q):
+        centres, rotations = model.frames(q)
+        return centres[..., 1, :] + rotations[..., 1, :, :] @ [0.5, 0.0]
+
+    poses = ({"shoulder": {"angle": 0.3}, "elbow": {"angle": 1.2}},
+             {"shoulder": {"angle": -0.4}, "elbow": {"angle": 0.9}})
+    setups = [prepare(model, *place(model, {}, pose)) for pose in poses]
+    starts = [tip(s.q0) for s in setups]
+    assert np.abs(starts[0] - starts[1]).min() > 0.1
+    for s, start in zip(setups, starts):
+        assert s.model is not model
+        servo = next(c for c in s.model.constraints if isinstance(c, Servo))
+        np.testing.assert_allclose(servo.targets(0.0), start, rtol=0, atol=1e-14)
+        assert np.abs(s.model.phi(s.q0)[model.input_rows]).max() <= 1e-14
+    assert len(model.constraints) == len(built) and all(a is c for a, c in zip(model.constraints, built))
+    for c, reference in zip(servos, before):
+        np.testing.assert_array_equal(c.reference, reference)
+        np.testing.assert_array_equal(c.targets(0.0), path.value(0.0))
+    for s, start in zip(setups, starts):
+        r = simulate(model, s, 0.01, 0.2)
+        assert r.complete, r.message
+        target = start + np.array([path.value(t) - path.value(0.0) for t in r.t])
+        assert np.abs(tip(r.q) - target).max() <= 1e-10

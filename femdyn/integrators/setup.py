@@ -1,5 +1,6 @@
-"""The setup of a run: the placed initial state checked against the constraints, the independent
-constraint rows chosen, and the state projected onto the constraint manifold (``model.initial``)."""
+"""The setup of a run: the model of the run (the built model with its servo references fixed from the
+initial state), the placed initial state checked against the constraints, the independent constraint
+rows chosen, and the state projected onto the constraint manifold (``model.initial``)."""
 from dataclasses import dataclass
 
 import numpy as np
@@ -11,7 +12,7 @@ from ..model.initial import independent_rows, project, wrong_angle_branch
 
 @dataclass
 class Setup:
-    model: object  # the model the run steps
+    model: object  # the model the run steps: the built one with its servo references fixed from q0
     q0: np.ndarray
     v0: np.ndarray
     active_rows: np.ndarray
@@ -20,10 +21,12 @@ class Setup:
 
 
 def prepare(model, q, v, tolerance=1e-6):
-    """Check the placed configuration, find independent constraints, project onto the manifold."""
+    """Fix the relative servo targets from the placed configuration q in the model of the run
+    (``Model.with_servo_references``; ``model`` itself is unchanged), check q, find independent
+    constraints, project onto the manifold."""
     if not (np.isfinite(q).all() and np.isfinite(v).all()):
         raise ModelError("initial", "the initial coordinates or velocities are not finite")
-    model.set_servo_references(q)
+    model = model.with_servo_references(q)  # from here on: the model of this run
     residual = model.phi(q)
     worst = int(np.argmax(np.abs(residual))) if model.m else 0
     violation = float(np.abs(residual[worst])) if model.m else 0.0

@@ -95,6 +95,7 @@ def simulate(model, setup, dt, t_end, options=None, progress=None, integrator="e
     or "generalized-alpha" (Arnold & Bruls 2007, index 3, with the spectral radius ``rho_inf`` in
     [0, 1] at infinite frequency: smaller values damp high frequencies more; 1 has no numerical
     dissipation but is only weakly stable on constrained systems, see ``generalized_alpha``)."""
+    model = setup.model  # the model of this run, its servo references fixed from q0 (``prepare``)
     check_run(model.n, dt, t_end)
     check_integrator(integrator, rho_inf)
     steps = step_count(dt, t_end)

@@ -9,8 +9,11 @@ floating system keeps its momenta. The discrete form (000 eq. 59) enforces Phi_C
 Local coordinates of an instance: the coordinates b depends on, then the actuated coordinate. In the
 component interface, ``discrete_jacobian`` is the direction of the row's force (B), ``jacobian``
 the derivative of Phi_C (the Newton row). Relative targets are
-gamma(t) = b(q0) + trajectory(t) - trajectory(0).
+gamma(t) = b(q0) + trajectory(t) - trajectory(0): a family never changes once made; ``referenced(q0)``
+makes a new one whose start values b(q0) are fixed from a run's initial configuration (the built
+family's are zero).
 """
+import copy
 from abc import abstractmethod
 from dataclasses import dataclass
 
@@ -51,8 +54,9 @@ class Servo(Constraint):
         """dPhi_C/dt at fixed q, (K,): the velocity condition is G v + dPhi_C/dt = 0."""
 
     @abstractmethod
-    def set_reference(self, q):
-        """Fix the start values of relative targets from the initial local coordinates."""
+    def referenced(self, q):
+        """This family with the start values of its relative targets fixed from the initial local
+        coordinates q (K, n): a new family, this one unchanged."""
 
     def on_branch(self, q, t=0.0):
         """(K,) whether q is on the intended solution of the rows (not the one turned by pi)."""
@@ -104,7 +108,7 @@ class ServoTrajectory(Servo):
         super().__init__(dofs, labels)
         self.a = np.asarray(coefficients, dtype=float)
         self.groups = groups
-        self.reference = np.zeros(self.count)
+        self.reference = _read_only(np.zeros(self.count))
 
     @classmethod
     def from_rows(cls, dofs, rows):
@@ -131,12 +135,14 @@ class ServoTrajectory(Servo):
     def time_derivative(self, q, t):
         return -self._gather("rate", t)
 
-    def set_reference(self, q):
+    def referenced(self, q):
+        """gamma(t) = b(q0) + trajectory(t) - trajectory(0) for the relative rows, b = a . q_c
+        (000 eq. 78); absolute rows keep gamma = trajectory(t)."""
         relative = np.zeros(self.count, dtype=bool)
         for _, rows, _, rel in self.groups:
             relative[rows] = rel
         start = np.sum(self.a * q[:, :-1], axis=1) - self._gather("value", 0.0)
-        self.reference = np.where(relative, start, 0.0)
+        return _with_reference(self, np.where(relative, start, 0.0))
 
 
 class ServoAngle(Servo):
@@ -147,7 +153,7 @@ class ServoAngle(Servo):
     def __init__(self, dofs, labels, trajectories, relative):
         super().__init__(dofs, labels)
         self.trajectories, self.relative = trajectories, np.asarray(relative, dtype=bool)
-        self.reference = np.zeros(self.count)
+        self.reference = _read_only(np.zeros(self.count))
 
     @classmethod
     def from_rows(cls, dofs, rows):
@@ -168,9 +174,11 @@ class ServoAngle(Servo):
         rate = np.array([tr.rate(t)[0] for tr in self.trajectories])
         return rate * (np.cos(theta) * q[:, 0] + np.sin(theta) * q[:, 1])
 
-    def set_reference(self, q):
+    def referenced(self, q):
+        """theta(t) = alpha(q0) + trajectory(t) - trajectory(0) for the relative rows, alpha the
+        angle of d1 (000 eq. 82 for a constant trajectory); absolute rows keep theta = trajectory(t)."""
         start = np.arctan2(q[:, 1], q[:, 0]) - np.array([tr.value(0.0)[0] for tr in self.trajectories])
-        self.reference = np.where(self.relative, start, 0.0)
+        return _with_reference(self, np.where(self.relative, start, 0.0))
 
     def on_branch(self, q, t=0.0):
         """sin(theta - alpha) = 0 also at alpha = theta + pi: require cos(theta - alpha) > 0."""
@@ -212,8 +220,9 @@ class ServoOrientation(Servo):
         return np.array([rates[self.PAIRS[k][0]] @ q[n, 3 * self.PAIRS[k][1] : 3 * self.PAIRS[k][1] + 3]
                          for n, k in enumerate(self.row)])
 
-    def set_reference(self, q):
-        """Absolute targets: nothing to fix."""
+    def referenced(self, q):
+        """Absolute targets: nothing to fix, the family itself."""
+        return self
 
     def on_branch(self, q, t=0.0):
         """The three rows also hold for directors turned by pi about a target axis: require
@@ -221,6 +230,21 @@ class ServoOrientation(Servo):
         R, _ = self.rotation(t)
         D = q[:, :9].reshape(-1, 3, 3)  # rows d_1, d_2, d_3
         return np.all(np.einsum("ik,nki->nk", R, D) > 0, axis=1)
+
+
+def _read_only(values):
+    """A read-only float copy of ``values``: the start values of a family stay as made."""
+    values = np.array(values, dtype=float)
+    values.flags.writeable = False
+    return values
+
+
+def _with_reference(family, reference):
+    """A new family like ``family`` (the same rows, coordinates and trajectories) with the start values
+    ``reference`` (K,)."""
+    new = copy.copy(family)
+    new.reference = _read_only(reference)
+    return new
 
 
 FAMILIES = {"point": ServoTrajectory, "coordinate": ServoTrajectory, "angle": ServoAngle,

@@ -1,10 +1,23 @@
-"""Building a model: bodies, joints, loads, servos and inputs are collected by ``ModelBuilder`` and
-checked as they come; ``build()`` numbers everything into an immutable ``model.Model``."""
+"""Building a model: bodies, joints, loads, servos and inputs are collected by ``ModelBuilder`` as
+frozen records (``spec``), checked as they come; ``build()`` hands the frozen ``spec.ModelSpec`` to
+``model.Model``, which numbers everything into an immutable model."""
 import numpy as np
 
 from ..joints.registry import JOINT_TYPES
 from ..numerics import kinematics as kin
 from .errors import GROUND, ModelError
+from .model import Model
+from .spec import (
+    BodySpec,
+    CoordinateLoadSpec,
+    FrictionSpec,
+    JointSpec,
+    ModelSpec,
+    PointForceSpec,
+    ServoSpec,
+    SpringSpec,
+    frozen_array,
+)
 
 
 def axis_frame(axis):
@@ -24,43 +37,47 @@ def euler_from_inertia(J):
     return 0.5 * (J.sum() - 2.0 * J)
 
 class ModelBuilder:
-    """Collects bodies, joints and loads; ``build()`` numbers everything and returns a ``Model``."""
+    """Collects bodies, joints and loads as frozen records (``spec``); ``build()`` numbers them and
+    returns a ``Model``."""
 
     def __init__(self, dim):
         if dim not in (2, 3):
             raise ModelError("dimension", f"must be 2 or 3, got {dim!r}")
         self.dim = dim
-        self._bodies, self._joints, self._loads = [], [], []
+        self._bodies, self._joints, self._coordinate_loads, self._point_forces = [], [], [], []
         self._gravity = None
         self._springs, self._servos, self._frictions = [], [], []
-        self._inputs = []
+        self._inputs = ()
 
     def add_body(self, name, mass, euler, size=None):
         """A rigid body with mass and Euler-tensor eigenvalues E_1..E_dim (000 eq. 13, 001 eq. 7)."""
         euler = np.asarray(euler, dtype=float)
-        if name == GROUND or any(b["name"] == name for b in self._bodies):
-            raise ModelError(f"body '{name}'", "name is reserved or used twice")
+        self._check_name(name)
         if not mass > 0:
             raise ModelError(f"body '{name}'.mass", f"must be > 0, got {mass}")
         if euler.shape != (self.dim,) or not np.all(euler > 0):
             raise ModelError(f"body '{name}'.euler", f"needs {self.dim} values > 0, got {euler.tolist()}")
         if size is None:  # the uniform box with the same Euler tensor: E_a = m l_a^2 / 12
             size = np.sqrt(12.0 * euler / mass)
-        self._bodies.append(dict(name=name, mass=float(mass), euler=euler, size=np.asarray(size, float)))
+        self._bodies.append(BodySpec(name, float(mass), frozen_array(euler), frozen_array(size)))
 
     def add_beam(self, name, beam, stiffening=False):
         """A flexible body (planar): a ``beam.BeamBody`` whose body frame is carried by the director
         frame (``flexible``); ``stiffening`` adds the geometric stiffening (``beam.elasticity``)."""
         if self.dim != 2:
             raise ModelError(f"body '{name}'", "flexible beam bodies exist only in 2D models")
-        if name == GROUND or any(b["name"] == name for b in self._bodies):
-            raise ModelError(f"body '{name}'", "name is reserved or used twice")
+        self._check_name(name)
         if stiffening and beam.modal_frequencies is not None:
             raise ModelError(f"body '{name}'.geometric_stiffening",
                              "needs nodal elastic coordinates (FEM or Rayleigh-Ritz), not modes")
         inv = beam.invariants
-        self._bodies.append(dict(name=name, mass=inv.mass, euler=np.diag(inv.second_moment).copy(),
-                                 size=np.ptp(beam.nodes, axis=0), beam=beam, stiffening=bool(stiffening)))
+        self._bodies.append(BodySpec(name, inv.mass, frozen_array(np.diag(inv.second_moment)),
+                                     frozen_array(np.ptp(beam.nodes, axis=0)), beam, bool(stiffening)))
+
+    def _check_name(self, name):
+        """Refuse the ground's name or the name of a body added before."""
+        if name == GROUND or any(b.name == name for b in self._bodies):
+            raise ModelError(f"body '{name}'", "name is reserved or used twice")
 
     def add_joint(self, name, type, body1, body2, point1=None, point2=None, axis=None,
                   relative_rotation=None, angle=None, slide=None):
@@ -78,7 +95,7 @@ class ModelBuilder:
             raise ModelError(f"{where}.type", f"unknown joint type '{type}' (known: {', '.join(JOINT_TYPES)})")
         if self.dim not in cls.dims:
             raise ModelError(f"{where}.type", f"'{type}' joints exist only in {cls.dims[0]}D models")
-        if any(j["name"] == name for j in self._joints):
+        if any(j.name == name for j in self._joints):
             raise ModelError(where, "name used twice")
         for kind, coord in (("angle", angle), ("slide", slide)):
             if coord is not None and kind not in cls.coordinates:
@@ -99,13 +116,13 @@ class ModelBuilder:
         point2 = np.asarray(zero if point2 is None else point2, float)
         for k, (body, point) in enumerate(((body1, point1), (body2, point2))):
             self._check_point(body, point, f"{where}.points[{k}]")
-        self._joints.append(dict(name=name, type=type, bodies=(body1, body2), point1=point1, point2=point2,
-                                 frame1=frame1, frame2=R0.T @ frame1, angle=angle, slide=slide))
+        self._joints.append(JointSpec(name, type, (body1, body2), frozen_array(point1), frozen_array(point2),
+                                      frozen_array(frame1), frozen_array(R0.T @ frame1), angle, slide))
 
     def _check_point(self, body, point, field):
         """Refuse a material point of a flexible body (added before) that is not on its centre line
         (``BeamBody.locate``) with a ``ModelError`` on ``field``; points of rigid bodies are anywhere."""
-        beam = next((b.get("beam") for b in self._bodies if b["name"] == body), None)
+        beam = next((b.beam for b in self._bodies if b.name == body), None)
         if beam is not None:
             try:
                 beam.locate(point)
@@ -113,69 +130,68 @@ class ModelBuilder:
                 raise ModelError(field, str(err)) from None
 
     def set_gravity(self, g):
-        self._gravity = np.asarray(g, dtype=float)
+        self._gravity = frozen_array(g)
 
     def add_joint_load(self, coordinate, function):
         """A torque (on an angle) or force (on a slide) acting on augmented coordinate ``coordinate``,
         scaled by ``function(t)`` (000 eq. 43)."""
-        self._loads.append(("coordinate", coordinate, function))
+        self._coordinate_loads.append(CoordinateLoadSpec(coordinate, function))
 
     def add_point_force(self, body, point, force, function):
         """A force ``function(t) * force`` (world components) at body point ``point``."""
         self._check_point(body, point, f"point force on '{body}'.point")
-        self._loads.append(("point", (body, np.asarray(point, float), np.asarray(force, float)), function))
+        self._point_forces.append(PointForceSpec(body, frozen_array(point), frozen_array(force), function))
 
     def add_spring_damper(self, name, body1, point1, body2, point2, stiffness, damping, free_length):
-        self._springs.append(dict(name=name, bodies=(body1, body2), points=(point1, point2),
-                                  k=stiffness, c=damping, l0=free_length))
+        self._springs.append(SpringSpec(name, (body1, body2), (frozen_array(point1), frozen_array(point2)),
+                                        float(stiffness), float(damping), float(free_length)))
 
     def add_friction(self, coordinate, stiffness, max_force):
         """Joint friction (stick-slip, 001 section 4.2) on augmented coordinate ``coordinate``."""
         if not (stiffness > 0 and max_force > 0):
             raise ModelError(f"friction on '{coordinate}'", "stiffness and max_force must be > 0")
-        self._frictions.append((coordinate, float(stiffness), float(max_force)))
+        self._frictions.append(FrictionSpec(coordinate, float(stiffness), float(max_force)))
 
     def add_servo_point(self, name, body, point, trajectory, relative=True):
         """Servo: body point ``point`` (body frame) follows ``trajectory`` (dim components), added to
         its initial position if ``relative`` (000 eq. 78)."""
         self._check_point(body, point, f"servo '{name}'.point")
-        self._servos.append(dict(name=name, kind="point", body=body, point=point, trajectory=trajectory,
-                                 relative=relative))
+        self._servos.append(ServoSpec(name, "point", trajectory, body=body, point=frozen_array(point),
+                                      relative=relative))
 
     def add_servo_angle(self, name, body, trajectory, relative=True):
         """Servo (planar): the body's angle follows ``trajectory`` (1 component), from its initial
         angle if ``relative`` (000 eq. 82 for a constant trajectory)."""
-        self._servos.append(dict(name=name, kind="angle", body=body, trajectory=trajectory, relative=relative))
+        self._servos.append(ServoSpec(name, "angle", trajectory, body=body, relative=relative))
 
     def add_servo_orientation(self, name, body, rotation):
         """Servo (spatial): the body's directors follow the absolute target rotation, given by a
         callable ``rotation(t) -> (R, omega)`` (3 rows)."""
-        self._servos.append(dict(name=name, kind="orientation", body=body, rotation=rotation))
+        self._servos.append(ServoSpec(name, "orientation", rotation, body=body))
 
     def add_servo_coordinate(self, name, coordinate, trajectory, relative=True):
         """Servo: augmented coordinate ``coordinate`` follows ``trajectory`` (1 component)."""
-        self._servos.append(dict(name=name, kind="coordinate", coordinate=coordinate,
-                                 trajectory=trajectory, relative=relative))
+        self._servos.append(ServoSpec(name, "coordinate", trajectory, coordinate=coordinate, relative=relative))
 
     def set_inputs(self, coordinates):
         """The actuated coordinates whose generalised forces are the servo inputs, paired in order
         with the servo rows (000 eq. 84: B is Boolean on these coordinates)."""
-        self._inputs = list(coordinates)
+        self._inputs = tuple(coordinates)
+
+    def spec(self):
+        """The frozen ``ModelSpec`` of what has been collected so far; later additions do not change it."""
+        return ModelSpec(self.dim, tuple(self._bodies), tuple(self._joints), self._gravity,
+                         tuple(self._coordinate_loads), tuple(self._point_forces), tuple(self._springs),
+                         tuple(self._frictions), tuple(self._servos), self._inputs)
 
     def grounded(self):
         """Whether a joint or a spring is attached to the ground (which then has coordinates, held fixed)."""
-        return any(GROUND in j["bodies"] for j in self._joints) or any(GROUND in s["bodies"] for s in self._springs)
+        return self.spec().grounded()
 
     def coordinate_count(self):
         """The number n of coordinates of the model that ``build`` makes, counted without making it (on a
-        fine mesh the build takes far longer): the directors of the bodies and the ground, the joints'
-        angles and slides, and per elastic coordinate of a (planar) beam the coordinate and its carrier
-        2-vector, as ``Model`` numbers them."""
-        joint_coordinates = sum(j[kind] is not None for j in self._joints for kind in ("angle", "slide"))
-        elastic = sum(b["beam"].n_coordinates for b in self._bodies if b.get("beam") is not None)
-        return (len(self._bodies) + self.grounded()) * kin.body_size(self.dim) + joint_coordinates + 3 * elastic
+        fine mesh the build takes far longer; ``ModelSpec.coordinate_count``)."""
+        return self.spec().coordinate_count()
 
     def build(self):
-        from .model import Model  # the model module imports this one
-
-        return Model(self)
+        return Model(self.spec())

@@ -4,9 +4,12 @@ Coordinates ``q`` are the bodies' ``[phi, d_1, .., d_dim]`` one after the other 
 them, if any joint references it), then the augmented joint coordinates (000 eqs. 27, 49, 73), then
 per flexible body its elastic coordinates and their carrier vectors (``flexible``).
 Constraints are stacked family by family: internal orthonormality, the flexible bodies' carriers, the
-ground anchor, the joint pairs, then the augmentation rows. A ``Model`` is immutable once built;
-integrators keep their own workspace.
+ground anchor, the joint pairs, the augmentation rows, then the servo rows. A ``Model`` is built from
+a frozen ``spec.ModelSpec`` and is immutable once built; integrators keep their own workspace. The
+relative servo targets of a run depend on its initial configuration: the run steps its own model,
+``with_servo_references(q0)``, which shares everything with the built one but its servo families.
 """
+import copy
 import functools
 from dataclasses import dataclass, field
 
@@ -56,14 +59,15 @@ class Joint:
     coordinates: dict = field(default_factory=dict)  # "angle"/"slide" -> index in q
 
 class Model:
-    """Immutable multibody model (see module docstring). Build with ``ModelBuilder``."""
+    """Immutable multibody model (see module docstring) numbered from a ``ModelSpec``. Build with
+    ``ModelBuilder``."""
 
-    def __init__(self, builder):
-        dim = self.dim = builder.dim
+    def __init__(self, spec):
+        dim = self.dim = spec.dim
         nb = kin.body_size(dim)
-        specs = builder._bodies
-        names = [b["name"] for b in specs]
-        uses_ground = builder.grounded()
+        specs = spec.bodies
+        names = [b.name for b in specs]
+        uses_ground = spec.grounded()
         self.ground = len(specs) if uses_ground else None
         index = {name: i for i, name in enumerate(names)}
         if uses_ground:
@@ -81,44 +85,41 @@ class Model:
             self.coordinate_names += [f"{GROUND}.{c}" for c in _body_coordinate_names(dim)]
         self.joint_coordinates = {}
         self.joints = []
-        for j in builder._joints:
-            b1 = body_index(j["bodies"][0], f"joint '{j['name']}'.bodies")
-            b2 = body_index(j["bodies"][1], f"joint '{j['name']}'.bodies")
+        for j in spec.joints:
+            b1 = body_index(j.bodies[0], f"joint '{j.name}'.bodies")
+            b2 = body_index(j.bodies[1], f"joint '{j.name}'.bodies")
             if b1 == b2:
-                raise ModelError(f"joint '{j['name']}'.bodies", "a joint needs two different bodies")
+                raise ModelError(f"joint '{j.name}'.bodies", "a joint needs two different bodies")
             coords = {}
             for kind in ("angle", "slide"):
-                cname = j[kind]
+                cname = getattr(j, kind)
                 if cname is None:
                     continue
                 if cname in self.joint_coordinates or cname in names:
-                    raise ModelError(f"joint '{j['name']}'.{kind}", f"coordinate name '{cname}' used twice")
+                    raise ModelError(f"joint '{j.name}'.{kind}", f"coordinate name '{cname}' used twice")
                 coords[kind] = n_body_coords + len(self.joint_coordinates)
                 self.joint_coordinates[cname] = coords[kind]
                 self.coordinate_names.append(cname)
-            for p in ("point1", "point2"):
-                if j[p].shape != (dim,):
-                    raise ModelError(f"joint '{j['name']}'.points", f"need {dim} components per point")
-            self.joints.append(Joint(j["name"], j["type"], b1, b2, j["point1"], j["point2"],
-                                     j["frame1"], j["frame2"], coords))
+            if j.point1.shape != (dim,) or j.point2.shape != (dim,):
+                raise ModelError(f"joint '{j.name}'.points", f"need {dim} components per point")
+            self.joints.append(Joint(j.name, j.type, b1, b2, j.point1, j.point2, j.frame1, j.frame2, coords))
         self.bodies = []
         for i, b in enumerate(specs):
             flexible = None
-            if b.get("beam") is not None:
-                k, start = b["beam"].n_coordinates, len(self.coordinate_names)
-                flexible = FlexibleBody(b["name"], b["beam"], b["stiffening"], i * nb, start + np.arange(k),
+            if b.beam is not None:
+                k, start = b.beam.n_coordinates, len(self.coordinate_names)
+                flexible = FlexibleBody(b.name, b.beam, b.stiffening, i * nb, start + np.arange(k),
                                         start + k + np.arange(2 * k))
-                self.coordinate_names += [f"{b['name']}.q{j + 1}" for j in range(k)]
-                self.coordinate_names += [f"{b['name']}.c{j + 1}{a}" for j in range(k) for a in "xy"]
-            self.bodies.append(Body(b["name"], b["mass"], b["euler"], b["size"], i * nb, flexible))
+                self.coordinate_names += [f"{b.name}.q{j + 1}" for j in range(k)]
+                self.coordinate_names += [f"{b.name}.c{j + 1}{a}" for j in range(k) for a in "xy"]
+            self.bodies.append(Body(b.name, b.mass, b.euler, b.size, i * nb, flexible))
         self.flexible = [b.flexible for b in self.bodies if b.flexible is not None]
         self.n = len(self.coordinate_names)
-        self.gravity = None if builder._gravity is None else np.array(builder._gravity, dtype=float)
-        self._builder_servos, self._builder_inputs = builder._servos, builder._inputs
+        self.gravity = spec.gravity
         self.inertia = self._inertia()
         self.mass_matrix = self.inertia.matrix
 
-        self.constraints = self._constraint_families(nb)
+        self.constraints = self._constraint_families(spec.servos, spec.inputs)
         row = 0
         for c in self.constraints:
             c.rows = row + np.arange(c.count * c.m).reshape(c.count, c.m)
@@ -128,7 +129,7 @@ class Model:
         for c in self.constraints:
             if isinstance(c, Servo):
                 self.input_rows[c.input_order] = c.rows[:, 0]
-        self.forces = self._forces(builder, body_index)
+        self.forces = self._forces(spec, body_index)
 
     def body_dofs(self, i):
         nb = kin.body_size(self.dim)
@@ -152,7 +153,7 @@ class Model:
         return Inertia(dim, self.n, slots, sp.block_diag(A) if A else sp.csr_matrix((0, 0)),
                        sp.block_diag(B) if B else sp.csr_matrix((0, 0)), reference)
 
-    def _constraint_families(self, nb):
+    def _constraint_families(self, servos, inputs):
         dim = self.dim
         families = [Orthonormality(np.array([self.body_dofs(i) for i in range(len(self.bodies))]),
                                    [b.name for b in self.bodies], dim)]
@@ -175,7 +176,7 @@ class Model:
         for dofs, labels, side1, side2, js in self._pairs([j for j in self.joints if "angle" in j.coordinates]):
             dofs = np.column_stack([dofs, [j.coordinates["angle"] for j in js]])
             families.append(JointAngle(dofs, labels, side1.axes[i], side1.axes[k], side2.axes[i]))
-        return families + self._servo_families()
+        return families + self._servo_families(servos, inputs)
 
     def material_point(self, body, point, frame=None):
         """Local dofs, point matrix (dim, n) and axis matrices of a material point of body index
@@ -202,35 +203,35 @@ class Model:
             yield dofs, [j.name for j in js], stacked[0], stacked[1], js
 
     def _servo_rows(self, sv, index):
-        """The ``ServoRow``s of one servo specification."""
-        where, kind, target = f"servo '{sv['name']}'", sv["kind"], sv.get("trajectory")
+        """The ``ServoRow``s of one ``ServoSpec``."""
+        where, kind = f"servo '{sv.name}'", sv.kind
         if kind == "coordinate":
-            if sv["coordinate"] not in self.joint_coordinates:
-                raise ModelError(f"{where}.coordinate", f"unknown joint coordinate '{sv['coordinate']}'")
-            dofs, coefficients = [self.joint_coordinates[sv["coordinate"]]], [[1.0]]
+            if sv.coordinate not in self.joint_coordinates:
+                raise ModelError(f"{where}.coordinate", f"unknown joint coordinate '{sv.coordinate}'")
+            dofs, coefficients = [self.joint_coordinates[sv.coordinate]], [[1.0]]
         else:
-            if sv["body"] not in index:
-                raise ModelError(f"{where}.body", f"unknown body '{sv['body']}'")
-            body = self.body_dofs(index[sv["body"]])
+            if sv.body not in index:
+                raise ModelError(f"{where}.body", f"unknown body '{sv.body}'")
+            body = self.body_dofs(index[sv.body])
             if kind == "point":
-                dofs, coefficients, _ = self.material_point(index[sv["body"]], np.asarray(sv["point"], float))
+                dofs, coefficients, _ = self.material_point(index[sv.body], sv.point)
             elif kind == "angle" and self.dim == 2:
                 dofs, coefficients = body[2:4], [()]  # d1; the coefficients depend on time
             elif kind == "orientation" and self.dim == 3:
-                dofs, coefficients, target = body[3:], [(), (), ()], sv["rotation"]
+                dofs, coefficients = body[3:], [(), (), ()]
             else:
                 raise ModelError(f"{where}.type", f"{kind} servos exist only in {2 if kind == 'angle' else 3}D models")
-        if kind != "orientation" and target.size != len(coefficients):
-            raise ModelError(f"{where}.trajectory", f"needs {len(coefficients)} components, has {target.size}")
-        return [ServoRow(sv["name"], kind, tuple(dofs), tuple(c), target, k, sv.get("relative", False))
+        if kind != "orientation" and sv.target.size != len(coefficients):
+            raise ModelError(f"{where}.trajectory", f"needs {len(coefficients)} components, has {sv.target.size}")
+        return [ServoRow(sv.name, kind, tuple(dofs), tuple(c), sv.target, k, sv.relative)
                 for k, c in enumerate(coefficients)]
 
-    def _servo_families(self):
+    def _servo_families(self, servos, inputs):
         """Servo rows in the order given, each paired with the next input coordinate (000 eq. 84),
-        batched by family and width."""
+        batched by family and width. Relative targets start at zero here: a run fixes them from its
+        initial configuration in its own model (``with_servo_references``)."""
         index = {b.name: i for i, b in enumerate(self.bodies)}
-        rows = [row for sv in self._builder_servos for row in self._servo_rows(sv, index)]
-        inputs = self._builder_inputs
+        rows = [row for sv in servos for row in self._servo_rows(sv, index)]
         if len(inputs) != len(rows):
             raise ModelError("control.inputs", f"{len(rows)} servo rows need as many input coordinates, "
                              f"got {len(inputs)}")
@@ -255,25 +256,24 @@ class Model:
             families.append(family)
         return families
 
-    def _forces(self, builder, body_index):
+    def _forces(self, spec, body_index):
         forces = []
-        if builder._gravity is not None and self.bodies:
-            if builder._gravity.shape != (self.dim,):
+        if spec.gravity is not None and self.bodies:
+            if spec.gravity.shape != (self.dim,):
                 raise ModelError("gravity", f"needs {self.dim} components")
-            forces.append(self._gravity(builder._gravity))
-        coord_loads = [(c, f) for kind, c, f in builder._loads if kind == "coordinate"]
-        for c, _ in coord_loads:
-            if c not in self.joint_coordinates:
+            forces.append(self._gravity(spec.gravity))
+        coord_loads = spec.coordinate_loads
+        for load in coord_loads:
+            if load.coordinate not in self.joint_coordinates:
                 known = ", ".join(self.joint_coordinates) or "none"
-                raise ModelError("loads", f"unknown joint coordinate '{c}' (known: {known})")
+                raise ModelError("loads", f"unknown joint coordinate '{load.coordinate}' (known: {known})")
         if coord_loads:
-            dofs = np.array([[self.joint_coordinates[c]] for c, _ in coord_loads])
-            forces.append(TimeLoad(dofs, np.ones((len(coord_loads), 1)), [f for _, f in coord_loads]))
-        point_loads = [(spec, f) for kind, spec, f in builder._loads if kind == "point"]
+            dofs = np.array([[self.joint_coordinates[load.coordinate]] for load in coord_loads])
+            forces.append(TimeLoad(dofs, np.ones((len(coord_loads), 1)), [load.function for load in coord_loads]))
         groups = {}  # point forces C(X)^T f, batched by local width
-        for (body, point, force), f in point_loads:
-            dofs, C, _ = self.material_point(body_index(body, "loads.body"), point)
-            groups.setdefault(len(dofs), []).append((dofs, C.T @ force, f))
+        for p in spec.point_forces:
+            dofs, C, _ = self.material_point(body_index(p.body, "loads.body"), p.point)
+            groups.setdefault(len(dofs), []).append((dofs, C.T @ p.force, p.function))
         for members in groups.values():
             forces.append(TimeLoad(np.array([d for d, _, _ in members]), np.array([c for _, c, _ in members]),
                                    [f for _, _, f in members]))
@@ -281,23 +281,24 @@ class Model:
         if elastic:
             forces.append(BeamElasticity(np.concatenate([f.elastic for f in elastic])[None, :],
                                          [f.beam for f in elastic], [f.stiffening for f in elastic]))
-        if builder._frictions:
-            for c, _, _ in builder._frictions:
-                if c not in self.joint_coordinates:
-                    raise ModelError(f"friction on '{c}'", "unknown joint coordinate")
-            forces.append(Friction(np.array([[self.joint_coordinates[c]] for c, _, _ in builder._frictions]),
-                                   [c for c, _, _ in builder._frictions],
-                                   [e for _, e, _ in builder._frictions], [f for _, _, f in builder._frictions]))
-        if builder._springs:
-            s = builder._springs
-            b = [tuple(body_index(name, f"spring '{x['name']}'") for name in x["bodies"]) for x in s]
+        frictions = spec.frictions
+        if frictions:
+            for x in frictions:
+                if x.coordinate not in self.joint_coordinates:
+                    raise ModelError(f"friction on '{x.coordinate}'", "unknown joint coordinate")
+            forces.append(Friction(np.array([[self.joint_coordinates[x.coordinate]] for x in frictions]),
+                                   [x.coordinate for x in frictions],
+                                   [x.stiffness for x in frictions], [x.max_force for x in frictions]))
+        s = spec.springs
+        if s:
+            b = [tuple(body_index(name, f"spring '{x.name}'") for name in x.bodies) for x in s]
             for x, pair in zip(s, b):
                 if any(i < len(self.bodies) and self.bodies[i].flexible is not None for i in pair):
-                    raise ModelError(f"spring '{x['name']}'", "springs between flexible bodies are not supported")
+                    raise ModelError(f"spring '{x.name}'", "springs between flexible bodies are not supported")
             dofs = np.array([np.concatenate([self.body_dofs(b1), self.body_dofs(b2)]) for b1, b2 in b])
-            forces.append(SpringDamper(dofs, [x["name"] for x in s], np.array([x["points"][0] for x in s], float),
-                                       np.array([x["points"][1] for x in s], float),
-                                       [x["k"] for x in s], [x["c"] for x in s], [x["l0"] for x in s]))
+            forces.append(SpringDamper(dofs, [x.name for x in s], np.array([x.points[0] for x in s]),
+                                       np.array([x.points[1] for x in s]), [x.stiffness for x in s],
+                                       [x.damping for x in s], [x.free_length for x in s]))
         return forces
 
     def _gravity(self, g):
@@ -325,10 +326,15 @@ class Model:
         return labels
 
     @functools.cached_property
+    def _quadratic_batch(self):
+        """The quadratic constraint families as one ``AffineConstraints`` batch (no servo families
+        among them: the models of runs, ``with_servo_references``, share it)."""
+        return AffineConstraints(AffineConstraints.split(self.constraints)[0], self.n, self.m)
+
+    @property
     def _constraint_batch(self):
-        """The quadratic constraint families as one ``AffineConstraints`` batch, and the others."""
-        quadratic, others = AffineConstraints.split(self.constraints)
-        return AffineConstraints(quadratic, self.n, self.m), others
+        """The batch of the quadratic families, and the other families (joint angles, servos)."""
+        return self._quadratic_batch, AffineConstraints.split(self.constraints)[1]
 
     def phi(self, q, t=0.0):
         batch, others = self._constraint_batch
@@ -365,11 +371,14 @@ class Model:
                 out[c.rows[:, 0]] = c.time_derivative(q[c.dofs], t)
         return out
 
-    def set_servo_references(self, q):
-        """Start values of relative servo targets from the initial configuration q."""
-        for c in self.constraints:
-            if c.time_dependent:
-                c.set_reference(q[c.dofs])
+    def with_servo_references(self, q):
+        """The model of a run from the initial configuration q: a new ``Model`` that shares everything
+        with this one but its servo families, created anew with their relative targets fixed from q,
+        gamma(t) = b(q0) + trajectory(t) - trajectory(0) (``Servo.referenced``; 000 eqs. 78-82).
+        This model is unchanged: runs prepared from different initial states do not share targets."""
+        run = copy.copy(self)
+        run.constraints = [c.referenced(q[c.dofs]) if isinstance(c, Servo) else c for c in self.constraints]
+        return run
 
     def jacobian(self, q, rows=None, t=0.0):
         """Constraint Jacobian G(q) as a sparse CSR matrix (m, n), optionally only ``rows``: for

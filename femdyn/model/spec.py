@@ -1,0 +1,133 @@
+"""The frozen specification of a model: what ``builder.ModelBuilder`` collected and checked, as records
+that cannot change (frozen dataclasses, tuples, read-only arrays). ``model.Model`` numbers a
+``ModelSpec`` into coordinates, constraint families and forces; the records keep the builder's
+names and units (body-frame points, world-frame forces)."""
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..numerics import kinematics as kin
+from .errors import GROUND
+
+
+def frozen_array(values):
+    """A read-only float copy of ``values``: changing the caller's array later changes no record."""
+    array = np.array(values, dtype=float)
+    array.flags.writeable = False
+    return array
+
+
+@dataclass(frozen=True)
+class BodySpec:
+    """A body: mass, Euler-tensor eigenvalues E_1..E_dim (000 eq. 13, 001 eq. 7) and the box edge
+    lengths it is drawn with; a flexible (planar) body also has its ``beam.BeamBody`` and whether its
+    geometric stiffening is added (``beam.elasticity``)."""
+
+    name: str
+    mass: float
+    euler: np.ndarray
+    size: np.ndarray
+    beam: object = None
+    stiffening: bool = False
+
+
+@dataclass(frozen=True)
+class JointSpec:
+    """A pair between ``bodies`` (names, either may be the ground): the joint point in each body's
+    frame, the joint frames (columns, x = joint axis) in each body's frame, and the names of its
+    augmented angle and slide coordinates (None: not augmented; 000 eqs. 27, 49)."""
+
+    name: str
+    type: str
+    bodies: tuple
+    point1: np.ndarray
+    point2: np.ndarray
+    frame1: np.ndarray
+    frame2: np.ndarray
+    angle: str | None
+    slide: str | None
+
+
+@dataclass(frozen=True)
+class CoordinateLoadSpec:
+    """A torque or force ``function(t)`` on an augmented joint coordinate (000 eq. 43)."""
+
+    coordinate: str
+    function: object
+
+
+@dataclass(frozen=True)
+class PointForceSpec:
+    """A force ``function(t) * force`` (world components) at body point ``point`` (body frame)."""
+
+    body: str
+    point: np.ndarray
+    force: np.ndarray
+    function: object
+
+
+@dataclass(frozen=True)
+class SpringSpec:
+    """A spring-damper between ``points`` (body frames) of ``bodies``."""
+
+    name: str
+    bodies: tuple
+    points: tuple
+    stiffness: float
+    damping: float
+    free_length: float
+
+
+@dataclass(frozen=True)
+class FrictionSpec:
+    """Stick-slip friction (001 section 4.2) on an augmented joint coordinate."""
+
+    coordinate: str
+    stiffness: float
+    max_force: float
+
+
+@dataclass(frozen=True)
+class ServoSpec:
+    """A servo (000 eqs. 58-59, 78-84) of ``kind`` "point" (``body``, ``point``), "angle" (``body``),
+    "orientation" (``body``) or "coordinate" (``coordinate``). ``target``: the trajectory, or for an
+    orientation the callable t -> (R, omega); ``relative``: the target is added to the initial value."""
+
+    name: str
+    kind: str
+    target: object
+    body: str | None = None
+    point: np.ndarray | None = None
+    coordinate: str | None = None
+    relative: bool = False
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    """Everything a model is built from, in the order given: bodies, joints, gravity (None: none),
+    loads, springs, frictions, servos and the input coordinates paired in order with the servo rows
+    (000 eq. 84)."""
+
+    dim: int
+    bodies: tuple
+    joints: tuple
+    gravity: np.ndarray | None
+    coordinate_loads: tuple
+    point_forces: tuple
+    springs: tuple
+    frictions: tuple
+    servos: tuple
+    inputs: tuple
+
+    def grounded(self):
+        """Whether a joint or a spring is attached to the ground (which then has coordinates, held fixed)."""
+        return any(GROUND in x.bodies for x in (*self.joints, *self.springs))
+
+    def coordinate_count(self):
+        """The number n of coordinates of the model built from this specification, counted without
+        building it: the directors of the bodies and the ground, the joints' angles and slides, and
+        per elastic coordinate of a (planar) beam the coordinate and its carrier 2-vector, as
+        ``Model`` numbers them."""
+        joint_coordinates = sum(getattr(j, kind) is not None for j in self.joints for kind in ("angle", "slide"))
+        elastic = sum(b.beam.n_coordinates for b in self.bodies if b.beam is not None)
+        return (len(self.bodies) + self.grounded()) * kin.body_size(self.dim) + joint_coordinates + 3 * elastic
