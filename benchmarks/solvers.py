@@ -43,7 +43,7 @@ UMFPACK_AUTO_MAX = 5000  # unknowns: UMFPACK's automatic strategy is left out ab
 def captured_matrix(model, stepper, setup, steps=3):
     """The Newton matrix (CSC) of the stepper's last iteration after ``steps`` steps."""
     run_steps(model, setup, stepper, steps)
-    lu = stepper.lu
+    lu = stepper.system.lu
     A = sp.csc_matrix((lu._Ax.copy(), lu._Ai.copy(), lu._Ap.copy()), shape=(lu.n, lu.n))
     A.sort_indices()
     return A

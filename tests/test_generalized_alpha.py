@@ -73,7 +73,7 @@ def test_newton_matrix_is_the_derivative_of_the_residual(name):
     stepper._carry = stepper.start(0.3, q, v, states)  # continue from (q, v) with random a_n, vd_n
     stepper._carry.a, stepper._carry.vd = rng.normal(size=model.n), rng.normal(size=model.n)
     step = stepper._begin(0.3, q, v, states)
-    n, active = model.n, stepper.active
+    n, active = model.n, stepper.system.active
 
     def residual(x):
         lam = np.zeros(model.m)
@@ -81,7 +81,7 @@ def test_newton_matrix_is_the_derivative_of_the_residual(name):
         return stepper._newton_system(step, x[:n], lam)
 
     x = np.concatenate([q + 1e-3 * rng.normal(size=n), 1e3 * rng.normal(size=active.size) / stepper.scale])
-    K = stepper.pattern.matrix(residual(x)[1]).toarray()
+    K = stepper.system.pattern.matrix(residual(x)[1]).toarray()
     J = np.empty_like(K)
     for j in range(x.size):
         e = np.zeros_like(x)

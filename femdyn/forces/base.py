@@ -1,9 +1,20 @@
-"""Applied forces as batched components, each evaluated in its energy-consistent discrete form.
+"""Applied forces as batched components behind one interface for both time steppers.
 
-A component holds K instances over ``dofs`` (K, n) and returns the discrete generalised force
-``Fbar(qa, qb, t_mid, dt)`` (K, n) that enters 000 eq. 5_2 as ``F = Q - grad_bar V`` (eq. 6), its
-derivative with respect to qb for Newton, and its potential energy. Work and dissipation per step
-follow generically: ``W = Fbar.(qb - qa) + V(qb) - V(qa)`` is the non-conservative work.
+A component holds K instances over ``dofs`` (K, n) and gives, in local coordinates (K, n):
+
+* for the energy-momentum scheme the discrete generalised force ``Fbar(qa, qb, t_mid, dt)`` that
+  enters 000 eq. 5_2 as ``F = Q - grad_bar V`` (eq. 6), its derivative with respect to qb for
+  Newton, and the state and dissipation at the end of the step (``advance``, ``dissipation``);
+* for the generalized-alpha scheme (Arnold & Bruls 2007) the continuous force F(q, v, t) with
+  dF/dq and dF/dv (``continuous_force``, ``continuous_tangents``) and its own end of the step
+  (``continuous_advance``, ``continuous_dissipation``);
+* its potential energy, its internal state at the start, and the problems of an initial
+  configuration (``check_initial``).
+
+Work and dissipation per step follow generically: ``W = Fbar.(qb - qa) + V(qb) - V(qa)`` is the
+non-conservative work. No stepper asks what type a force is: the defaults below serve every
+component whose discrete form is the symmetric mid-point form of its continuous force and which
+has no internal state.
 """
 from abc import ABC, abstractmethod
 
@@ -18,6 +29,10 @@ class Force(ABC):
     # Fbar is exactly -grad_bar V, a discrete gradient (Fbar.(qb - qa) = V(qa) - V(qb)): its work W is
     # zero by construction, and the energy-momentum stepper leaves it out of the step's work
     conservative = False
+    # the force dissipates (a damper, friction): it depends on the velocities or on the history, so it
+    # has no value at an instant from (q, t) alone (``model.instantaneous`` refuses it), and only
+    # these components are asked for their ``dissipation``
+    dissipative = False
 
     def __init__(self, dofs):
         self.dofs = np.asarray(dofs, dtype=np.int64)
@@ -25,6 +40,11 @@ class Force(ABC):
     def initial_state(self, q):
         """Internal state at the initial local coordinates q (K, n)."""
         return None
+
+    def check_initial(self, q):
+        """The problems of the initial local coordinates q (K, n), as (field, message) pairs for a
+        ``ModelError``; none by default."""
+        return []
 
     def potential(self, q, state=None):
         """Total potential energy of the component (0 for non-conservative loads)."""
@@ -37,6 +57,7 @@ class Force(ABC):
             return np.zeros(len(Q))
         return np.array([self.potential(q, s) for q, s in zip(Q, states)])
 
+    # --- energy-momentum: the discrete form over a step from qa to qb ---------------------------
     @abstractmethod
     def discrete_force(self, qa, qb, t_mid, dt, state=None):
         """(K, n) generalised force over the step."""
@@ -54,5 +75,33 @@ class Force(ABC):
         return self.tangent(qa, qb, t_mid, dt, state)[:, self.tangent_mask]
 
     def advance(self, qa, qb, state):
-        """Internal state at the end of a converged step."""
+        """Internal state at the end of a converged step; none by default."""
         return state
+
+    def dissipation(self, qa, qb, state):
+        """Energy dissipated in the step, per instance (K,) or 0; asked of ``dissipative``
+        components only."""
+        return 0.0
+
+    # --- generalized-alpha: the continuous force at the step's end -----------------------------
+    def continuous_force(self, q, v, t, dt, state=None):
+        """F(q, v, t), (K, n), from the internal state at the step's start. Default: the symmetric
+        mid-point form at qa = qb = q (the same array, which components may use as a shortcut),
+        where it is the continuous force."""
+        return self.discrete_force(q, q, t, dt, state)
+
+    def continuous_tangents(self, q, v, t, dt, state=None):
+        """(F, dF/dq, dF/dv) at (q, v, t), the derivatives at ``tangent_pattern`` (K, nnz); dF/dv None
+        where F does not depend on v. Default: the mid-point form is symmetric in (qa, qb), so its
+        qb-derivative at qa = qb is half of dF/dq."""
+        return (self.continuous_force(q, v, t, dt, state), 2.0 * self.tangent_values(q, q, t, dt, state),
+                None)
+
+    def continuous_advance(self, q, state):
+        """Internal state at the end of a converged step that ends at q; none by default."""
+        return state
+
+    def continuous_dissipation(self, q, state):
+        """Energy dissipated in the step that ends at q, per instance (K,) or 0; asked of
+        ``dissipative`` components only."""
+        return 0.0

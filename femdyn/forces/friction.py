@@ -16,7 +16,14 @@ class Friction(Force):
     stick: F = E (q_mid - p_n);  slip: F = E e_b - E/2 (e_b - e_a)^2/(q_b - q_a),
     which stays finite because |q_b - q_a| >= |e_b - e_a| whenever the step slips.
     Local coordinates: the one coordinate (K, 1).
+
+    Generalized-alpha evaluates the force at the step's end q_n+1 only, by the backward-Euler return
+    map from the slip p_n of the step's start: trial e = q - p_n, slip if E |e| > F_max to
+    e = sign(e) F_max/E; force -E e, derivative 0 while slipping, else -E; new slip p = q - e,
+    dissipation F_max |p - p_n| (``continuous_force`` and the methods after it).
     """
+
+    dissipative = True
 
     def __init__(self, dofs, labels, stiffness, max_force):
         super().__init__(dofs)
@@ -58,3 +65,28 @@ class Friction(Force):
     def dissipation(self, qa, qb, state):
         """F_max |p_b - p_n| per element (>= 0)."""
         return self.F_max * np.abs(self.advance(qa, qb, state) - state)
+
+    def _backward_euler(self, q, slip_start):
+        """Backward-Euler return map of 1D perfect plasticity from the slip p_n = ``slip_start``: the
+        elastic part e (K,) and the slip mask."""
+        trial = q[:, 0] - slip_start
+        slip = self.E * np.abs(trial) > self.F_max
+        return np.where(slip, np.sign(trial) * self.F_max / self.E, trial), slip
+
+    def continuous_force(self, q, v, t, dt, state=None):
+        """-E e (K, 1) of the backward-Euler return map."""
+        return (-self.E * self._backward_euler(q, state)[0])[:, None]
+
+    def continuous_tangents(self, q, v, t, dt, state=None):
+        """The force -E e (K, 1) and its derivative (K, 1): 0 while slipping, else -E."""
+        e, slip = self._backward_euler(q, state)
+        return (-self.E * e)[:, None], np.where(slip, 0.0, -self.E)[:, None], None
+
+    def continuous_advance(self, q, state):
+        """The new slip p = q - e where the step slips, else p_n."""
+        e, slip = self._backward_euler(q, state)
+        return np.where(slip, q[:, 0] - e, state)
+
+    def continuous_dissipation(self, q, state):
+        """F_max |p - p_n| per element (>= 0)."""
+        return self.F_max * np.abs(self.continuous_advance(q, state) - state)

@@ -13,7 +13,12 @@ class SpringDamper(Force):
     grad_bar V = (V_b - V_a)/(s_b - s_a) grad s(q_mid) = k (lbar - l0) grad s(q_mid)/(l_a + l_b),
     lbar = (l_a + l_b)/2, so that grad_bar V . (qb - qa) = V(qb) - V(qa) exactly. The damper uses the discrete
     rate (l_b - l_a)/dt along the same discrete gradient of l, grad_bar l = grad s(q_mid)/(l_a + l_b),
-    so it dissipates exactly c (l_b - l_a)^2 / dt per step.
+    so it dissipates exactly c (l_b - l_a)^2 / dt per step. That loss is part of the step's work W
+    (the force is not conservative), so ``dissipation``, which counts friction's, stays zero.
+
+    Generalized-alpha takes the continuous force F = -(k (l - l0) + c dl/dt) grad l with
+    grad l = D^T e, e = r/l, r = D q, dl/dt = e.D v (``continuous_force``), as the discrete rate
+    (l_b - l_a)/dt is not the continuous one.
     """
 
     def __init__(self, dofs, labels, points1, points2, stiffness, damping, free_length):
@@ -23,6 +28,12 @@ class SpringDamper(Force):
         self.D = np.concatenate([-C1, C2], axis=2)  # x2 - x1 = D q
         self.k, self.c, self.l0 = (np.asarray(v, dtype=float) for v in (stiffness, damping, free_length))
         self.tangent_mask = np.any(self.D != 0, axis=(0, 1))[:, None] & np.any(self.D != 0, axis=(0, 1))[None, :]
+        self.dissipative = bool(np.any(self.c))
+
+    def check_initial(self, q):
+        """A spring of zero length has no direction."""
+        short = [name for name, l in zip(self.labels, self.lengths(q)) if not l > 0]
+        return [("springs", f"spring {', '.join(short)} has zero length initially")] if short else []
 
     def _length(self, q):
         r = apply(self.D, q)
@@ -59,3 +70,30 @@ class SpringDamper(Force):
         DtD = np.einsum("kin,kim->knm", self.D, self.D)
         return -(np.einsum("kn,km->knm", g, w[:, None] * df + f[:, None] * dw)
                  + (0.5 * w * f)[:, None, None] * DtD)
+
+    def _line(self, q, v):
+        """r = D q (K, d), l (K,), e = r/l, grad l = D^T e (K, n), the rate dl/dt = e.D v (K,), D v and
+        the coefficient k (l - l0) + c dl/dt (K,) of the continuous force F = -coefficient grad l."""
+        D = self.D
+        r, rv = apply(D, q), apply(D, v)
+        l = np.linalg.norm(r, axis=1)
+        e = r / l[:, None]
+        g = np.einsum("ki,kin->kn", e, D)
+        rate = np.sum(e * rv, axis=1)
+        return r, l, e, g, rv, self.k * (l - self.l0) + self.c * rate
+
+    def continuous_force(self, q, v, t, dt, state=None):
+        _, _, _, g, _, coef = self._line(q, v)
+        return -coef[:, None] * g
+
+    def continuous_tangents(self, q, v, t, dt, state=None):
+        """F, dF/dq and dF/dv at ``tangent_mask`` (K, nnz); d e/d r = (I - e e^T)/l."""
+        D = self.D
+        r, l, e, g, rv, coef = self._line(q, v)
+        P = (np.eye(r.shape[1]) - e[:, :, None] * e[:, None, :]) / l[:, None, None]  # d e/d r
+        dg = np.einsum("kin,kij,kjm->knm", D, P, D)
+        drate = np.einsum("ki,kij,kjm->km", rv, P, D)
+        k, c = self.k[:, None], self.c[:, None]
+        dF_dq = -(g[:, :, None] * (k * g + c * drate)[:, None, :] + coef[:, None, None] * dg)
+        dF_dv = -c[:, :, None] * g[:, :, None] * g[:, None, :]
+        return -coef[:, None] * g, dF_dq[:, self.tangent_mask], dF_dv[:, self.tangent_mask]

@@ -27,15 +27,18 @@ of q_n+1, and Newton solves for (q_n+1, lam) with
            [G(q_n+1),                                           0     ]],
 
 beta' = (1 - alpha_m)/((1 - alpha_f) beta h^2), gamma' = gamma/(beta h), c_n = (alpha_m a_n -
-alpha_f vd_n)/(1 - alpha_f), in the fixed pattern of the energy-momentum stepper, multipliers scaled
-by s = beta' mbar. Gbar is the force direction of a row at q_n+1: the Jacobian for joint rows, the
-Boolean input matrix B for servo rows (000 eq. 84). The constraint families and forces provide
-mid-point (discrete-gradient) forms; at qa = qb these are the continuous quantities, and because
-they are symmetric in (qa, qb) their derivative with respect to qb alone is half the full one, so
-the tangents enter doubled. Where the discrete form is not the continuous one (the damper of a
-``SpringDamper`` uses (l_b - l_a)/dt; ``Friction`` averages the return map over the step) the
-continuous force and its exact derivatives are computed here: F = -(k (l - l0) + c dl/dt) grad l,
-and friction by the backward-Euler return map with the slip of the step's start.
+alpha_f vd_n)/(1 - alpha_f), in the fixed pattern of the model's ``saddle.SaddleSystem`` (as for the
+energy-momentum stepper), multipliers scaled by s = beta' mbar. Gbar is the force direction of a row
+at q_n+1: the Jacobian for joint rows, the Boolean input matrix B for servo rows (000 eq. 84). The
+constraint families and forces provide mid-point (discrete-gradient) forms; at qa = qb these are the
+continuous quantities, and because they are symmetric in (qa, qb) their derivative with respect to
+qb alone is half the full one, so the tangents enter doubled (the defaults of
+``Force.continuous_force`` and ``continuous_tangents``). Where the discrete form is not the
+continuous one (the damper of a ``SpringDamper`` uses (l_b - l_a)/dt; ``Friction`` averages the
+return map over the step) the force gives its continuous force and exact derivatives itself:
+F = -(k (l - l0) + c dl/dt) grad l, and friction by the backward-Euler return map with the slip of the
+step's start, which also gives its state and dissipation at the step's end
+(``Force.continuous_advance``, ``continuous_dissipation``).
 
 Start: vd_0 are the consistent accelerations at (q_0, v_0, t_0), M vd_0 + Gbar^T lam_0 = F,
 G vd_0 = -d/dt(G) v - d^2 Phi/dt^2, and a_0 = vd_0. Arnold & Bruls shift a_0 to
@@ -84,17 +87,9 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse.linalg as spla
 
-from ..forces.friction import Friction
-from ..forces.spring_damper import SpringDamper
-from ..numerics.kinematics import apply
-from .energy_momentum import (
-    StepResult,
-    constraint_layout,
-    force_layout,
-    saddle_layout,
-    worked_potential,
-)
-from .newton import NewtonFailure, NewtonOptions, QuadraticStop
+from .energy_momentum import StepResult
+from .newton import Newton, NewtonFailure, NewtonOptions, QuadraticStop
+from .saddle import SaddleSystem
 
 
 def chung_hulbert(rho_inf):
@@ -129,35 +124,6 @@ class _Carry:
     potential: tuple | None = None  # (the forces' states at q, ``worked_potential`` there): the next V_n
 
 
-def _spring_damper(f, q, v):
-    """Continuous spring-damper force F = -(k (l - l0) + c dl/dt) grad l (K, n) and its derivatives
-    dF/dq, dF/dv (K, n, n); grad l = D^T e, e = r/l, r = D q."""
-    D = f.D
-    r, rv = apply(D, q), apply(D, v)
-    l = np.linalg.norm(r, axis=1)
-    e = r / l[:, None]
-    g = np.einsum("ki,kin->kn", e, D)
-    rate = np.sum(e * rv, axis=1)
-    coef = f.k * (l - f.l0) + f.c * rate
-    P = (np.eye(r.shape[1]) - e[:, :, None] * e[:, None, :]) / l[:, None, None]  # d e/d r
-    dg = np.einsum("kin,kij,kjm->knm", D, P, D)
-    drate = np.einsum("ki,kij,kjm->km", rv, P, D)
-    dF_dq = -(g[:, :, None] * (f.k[:, None] * g + f.c[:, None] * drate)[:, None, :] + coef[:, None, None] * dg)
-    dF_dv = -f.c[:, None, None] * g[:, :, None] * g[:, None, :]
-    return -coef[:, None] * g, dF_dq, dF_dv
-
-
-def _friction(f, q, slip_start):
-    """Backward-Euler return map of 1D perfect plasticity from the slip p_n (``Friction``): force
-    -E e (K, 1), its derivative (K, 1, 1), the new slip and the dissipation F_max |p - p_n| (K,)."""
-    trial = q[:, 0] - slip_start
-    slip = f.E * np.abs(trial) > f.F_max
-    e = np.where(slip, np.sign(trial) * f.F_max / f.E, trial)
-    slip_end = np.where(slip, q[:, 0] - e, slip_start)
-    return ((-f.E * e)[:, None], np.where(slip, 0.0, -f.E)[:, None, None], slip_end,
-            f.F_max * np.abs(slip_end - slip_start))
-
-
 class GeneralizedAlpha:
     """Stepper for one model and one dt (see the module docstring); ``active_rows`` selects the
     independent constraint rows, ``rho_inf`` the numerical dissipation."""
@@ -169,131 +135,84 @@ class GeneralizedAlpha:
         self.alpha_m, self.alpha_f, self.gamma, self.beta = chung_hulbert(rho_inf)
         self.beta_p = (1.0 - self.alpha_m) / ((1.0 - self.alpha_f) * self.beta * dt**2)
         self.gamma_p = self.gamma / (self.beta * dt)
-        position, self.mbar = saddle_layout(self, model, active_rows)
-        self.scale = self.beta_p * self.mbar
-        self._mass_data = self.beta_p * self.mass.data  # the Newton matrix's mass entries
-
-        rows, cols = [self.mass.row], [self.mass.col]
-        constraint_layout(self, model, position, rows, cols)
-        force_layout(self, model, rows, cols)
+        self.system = system = SaddleSystem(model, active_rows)
+        self.size = system.size
+        self.scale = self.beta_p * system.mbar
+        self._mass_data = self.beta_p * system.mass.data  # the Newton matrix's mass entries
+        self.newton = Newton(self.options, system.pattern, system.lu, model.n, system.active, self.scale,
+                             system.servos)
         self._carry = None
         self._stop = QuadraticStop()
 
+    @property
+    def factorisations(self):
+        """Newton matrices factorised so far (``accelerations`` solves without them)."""
+        return self.system.factorisations
+
     # --- forces ------------------------------------------------------------------------------
-    def _scatter(self, dofs, values):
-        return np.bincount(dofs.ravel(), weights=values.ravel(), minlength=self.model.n)
-
-    def _constant_forces(self, q, t, states):
-        F = np.zeros(self.model.n)
-        for k in self._constant:
-            f = self.model.forces[k]
-            F += self._scatter(f.dofs, f.discrete_force(q[f.dofs], q[f.dofs], t, self.dt, states[k]))
-        return F
-
-    def _varying_forces(self, q, v, t, states, tangents=False, which=None):
-        """Position/velocity dependent forces at (q, v, t) and, if ``tangents``, the Newton entries
-        -(dF/dq + gamma' dF/dv) at each force's tangent pattern (a list of arrays); ``which``: the
-        forces, default all varying ones."""
-        F, data = np.zeros(self.model.n), []
-        for k in self._varying if which is None else which:
-            f = self.model.forces[k]
-            ql = q[f.dofs]
-            if isinstance(f, SpringDamper):
-                Fl, dq, dv = _spring_damper(f, ql, v[f.dofs])
-                T = (dq + self.gamma_p * dv)[:, f.tangent_mask] if tangents else None
-            elif isinstance(f, Friction):
-                Fl, dq, _, _ = _friction(f, ql, states[k])
-                T = dq[:, f.tangent_mask] if tangents else None
-            else:  # a symmetric mid-point form: the qb-derivative at qa = qb is half of dF/dq
-                Fl = f.discrete_force(ql, ql, t, self.dt, states[k])
-                T = 2.0 * f.tangent_values(ql, ql, t, self.dt, states[k]) if tangents else None
-            F += self._scatter(f.dofs, Fl)
+    def _forces(self, q, v, t, states, which, tangents=False):
+        """The continuous forces F(q, v, t) (n,) of the forces ``which`` and, if ``tangents``, their
+        Newton entries -(dF/dq + gamma' dF/dv) at each force's tangent pattern (a list of arrays)."""
+        system, dt = self.system, self.dt
+        F, data = np.zeros(system.n), []
+        for k in which:
+            f = system.forces[k]
+            q_f, v_f = q[f.dofs], v[f.dofs]
             if tangents:
-                data.append(-T.ravel())
+                F_f, dF_dq, dF_dv = f.continuous_tangents(q_f, v_f, t, dt, states[k])
+                data.append(-(dF_dq if dF_dv is None else dF_dq + self.gamma_p * dF_dv).ravel())
+            else:
+                F_f = f.continuous_force(q_f, v_f, t, dt, states[k])
+            F += system.scatter(f.dofs, F_f)
         return F, data
 
-    def _applied(self, q, v, t, states):
-        return self._constant_forces(q, t, states) + self._varying_forces(q, v, t, states)[0]
+    def _constant_forces(self, q, t, states):
+        system = self.system
+        return system.applied(q, q, t, self.dt, states, system.constant)
 
     def _worked_forces(self, q, v, t, states, constant_forces, lam):
         """The forces whose work the trapezoidal rule takes, at (q, v, t): the constant ones, the
         non-conservative varying ones and the servo inputs (module docstring)."""
-        return (constant_forces + self._varying_forces(q, v, t, states, which=self._varying_worked)[0]
-                + self._servo_inputs(lam))
-
-    def _servo_inputs(self, lam):
-        """Generalised forces B^T u of the servo inputs u = -lam."""
-        F = np.zeros(self.model.n)
-        for fam in self._families:
-            if fam["servo"]:
-                F -= self._constraint_forces(fam, 1.0, lam)
-        return F
-
-    def _constraint_forces(self, fam, Gbar, lam):
-        return np.bincount(fam["f_cols"], weights=(Gbar * lam[fam["lam_rows"]]).ravel(), minlength=self.model.n)
-
-    # --- constraints -------------------------------------------------------------------------
-    def _linearize(self, q, lam, servo_starts):
-        """Per family phi(q), G(q), the force direction Gbar(q, q) and the full tangent
-        d(Gbar^T lam)/dq (twice the qb-derivative of the symmetric mid-point forms). Only the servo
-        families need a ``start`` (their trajectory at t); the others are evaluated at qa = qb = q,
-        where there is nothing to reuse."""
-        out = []
-        for fam, start in zip(self._families, servo_starts):
-            c = fam["c"]
-            ql = q[c.dofs]
-            phi, G, Gbar, T = c.linearize(start, ql, ql, lam[c.rows])
-            out.append((phi, G, Gbar, 2.0 * T))
-        return out
-
-    def _servo_starts(self, q, t):
-        return [fam["c"].begin_step(q[fam["c"].dofs], t) if fam["servo"] else None for fam in self._families]
+        system = self.system
+        return (constant_forces + self._forces(q, v, t, states, system.varying_worked)[0]
+                + system.servo_inputs(lam))
 
     def _system(self, q, v, lam, t, inertia, constant_forces, servo_starts, states, tangents=True):
         """Residual and (with ``tangents``, else None) Newton matrix data in pattern order; ``lam``
         holds all m multipliers."""
-        s, n = self.scale, self.model.n
-        R = np.empty(self.size)
-        F, force_data = self._varying_forces(q, v, t, states, tangents=tangents)
-        R_q = self.beta_p * (self._mass_operator @ q) - inertia - constant_forces - F
-        force, data = self._affine.contribute(None, q, lam, R, s, tangent=2.0 if tangents else None)
-        R_q += force
-        for fam, (phi, G, Gbar, T) in zip(self._families, self._linearize(q, lam, servo_starts)):
-            R_q += self._constraint_forces(fam, Gbar, lam)
-            R[fam["phi_at"]] = s * phi[fam["phi_keep"]]
-            if tangents:
-                data += [T.ravel(), s * Gbar.ravel()[fam["f_keep"]], s * G.ravel()[fam["g_keep"]]]
-        R[:n] = R_q
+        system = self.system
+        F, force_data = self._forces(q, v, t, states, system.varying, tangents)
+        R = np.empty(system.size)
+        R[: system.n] = self.beta_p * (system.mass_operator @ q) - inertia - constant_forces - F
+        data = system.constrain(R, servo_starts, q, q, lam, self.scale, tangent=2.0 if tangents else None)
         return R, (np.concatenate([self._mass_data] + data + force_data) if tangents else None)
 
     # --- start -------------------------------------------------------------------------------
     def _constraint_acceleration(self, q, v, t):
         """d/dt (G v + dPhi/dt) at fixed accelerations for the active rows: one-sided difference
         along (q + s v, t + s) (three points, exact for the quadratic, time-independent rows)."""
-        model, eps = self.model, 1e-2 * self.dt
+        model, active, eps = self.model, self.system.active, 1e-2 * self.dt
 
         def velocity_residual(s):
             qs = q + s * v
-            return model.jacobian(qs, self.active, t + s) @ v + model.phi_time_derivative(qs, t + s)[self.active]
+            return model.jacobian(qs, active, t + s) @ v + model.phi_time_derivative(qs, t + s)[active]
 
         return (-3.0 * velocity_residual(0.0) + 4.0 * velocity_residual(eps) - velocity_residual(2 * eps)) / (2 * eps)
 
     def accelerations(self, t, q, v, states):
         """Consistent accelerations vd (n,) and multipliers lam (m,) at (q, v, t):
         M vd + Gbar^T lam = F(q, v, t), G vd = -d/dt(G) v - d^2 Phi/dt^2."""
-        model, n, s = self.model, self.model.n, self.mbar
+        model, system, n, s = self.model, self.system, self.model.n, self.system.mbar
         lam = np.zeros(model.m)
-        starts = self._servo_starts(q, t)
-        data = [self.mass.data]
-        data += self._affine.contribute(None, q, lam, np.empty(self.size), s, tangent=0.0)[1]
-        for fam, (_, G, Gbar, T) in zip(self._families, self._linearize(q, lam, starts)):
-            data += [np.zeros(T.size), s * Gbar.ravel()[fam["f_keep"]], s * G.ravel()[fam["g_keep"]]]
-        data.append(np.zeros(self.pattern.entries - sum(map(len, data))))  # force tangents
-        rhs = np.concatenate([self._applied(q, v, t, states), -s * self._constraint_acceleration(q, v, t)])
-        x = spla.spsolve(self.pattern.matrix(np.concatenate(data)), rhs)
+        starts = system.begin_step(q, t, midpoint=False)
+        data = [system.mass.data] + system.constrain(np.zeros(system.size), starts, q, q, lam, s, tangent=0.0)
+        data.append(np.zeros(system.pattern.entries - sum(map(len, data))))  # force tangents
+        applied = self._constant_forces(q, t, states) + self._forces(q, v, t, states, system.varying)[0]
+        rhs = np.concatenate([applied, -s * self._constraint_acceleration(q, v, t)])
+        x = spla.spsolve(system.pattern.matrix(np.concatenate(data)), rhs)
         if not np.all(np.isfinite(x)):
-            raise NewtonFailure(t, np.inf, 0, "no consistent initial accelerations (singular system)", self.servos)
-        lam[self.active] = s * x[n:]
+            raise NewtonFailure(t, np.inf, 0, "no consistent initial accelerations (singular system)", system.servos)
+        lam[system.active] = s * x[n:]
         return x[:n], lam
 
     def start(self, t, q, v, states):
@@ -319,9 +238,9 @@ class GeneralizedAlpha:
         c_n = (self.alpha_m * start.a - self.alpha_f * start.vd) / (1.0 - self.alpha_f)
         return dict(t1=t1, qa=qa, states=states, q_known=q_known,
                     v_known=va + h * (1.0 - self.gamma) * start.a,  # v_n+1 = this + gamma' (q_n+1 - qt)
-                    inertia=self._mass_operator @ (self.beta_p * q_known - c_n),
+                    inertia=self.system.mass_operator @ (self.beta_p * q_known - c_n),
                     constant_forces=self._constant_forces(qa, t1, states),
-                    servo_starts=self._servo_starts(qa, t1))
+                    servo_starts=self.system.begin_step(qa, t1, midpoint=False))
 
     def _newton_system(self, step, qb, lam, tangents=True):
         """Residual and Newton matrix data (pattern order) at q_n+1 = qb with multipliers lam (m,)."""
@@ -337,7 +256,8 @@ class GeneralizedAlpha:
         c = self._carry
         a_guess = c.a if c.a_previous is None else 2.0 * c.a - c.a_previous
         lam = np.zeros(self.model.m)
-        lam[self.active] = lam_guess[self.active]
+        active = self.system.active
+        lam[active] = lam_guess[active]
         stop = self._stop if self.options.early_stop else None
         if stop is not None:
             stop.begin_step()
@@ -348,25 +268,21 @@ class GeneralizedAlpha:
 
     def _finish(self, step, qb, lam, iterations):
         """a, v, vd at t + dt, the new force states, the step's work and dissipation."""
-        model, dt, start = self.model, self.dt, self._carry
+        system, dt, start = self.system, self.dt, self._carry
         qa, states, t1 = step["qa"], step["states"], step["t1"]
         a = (qb - step["q_known"]) / (self.beta * dt * dt)
         vb = step["v_known"] + self.gamma * dt * a
         vd = ((1.0 - self.alpha_m) * a + self.alpha_m * start.a - self.alpha_f * start.vd) / (1.0 - self.alpha_f)
-        new_states, dissipation = [], 0.0
-        for f, s in zip(model.forces, states):
-            if isinstance(f, Friction):
-                _, _, slip, lost = _friction(f, qb[f.dofs], s)
-                new_states.append(slip)
-                dissipation += float(np.sum(lost))
-            else:
-                new_states.append(f.advance(qa[f.dofs], qb[f.dofs], s))
-                if hasattr(f, "dissipation"):
-                    dissipation += float(np.sum(f.dissipation(qa[f.dofs], qb[f.dofs], s)))
+        forces = system.forces
+        new_states = [f.continuous_advance(qb[f.dofs], s) for f, s in zip(forces, states)]
+        dissipation = 0.0
+        for k in system.dissipative:
+            f = forces[k]
+            dissipation += float(np.sum(f.continuous_dissipation(qb[f.dofs], states[k])))
         force = self._worked_forces(qb, vb, t1, states, step["constant_forces"], lam)
         known = start.potential is not None and start.potential[0] is states
-        v_a = start.potential[1] if known else worked_potential(model, qa, states, self._worked)
-        v_b = worked_potential(model, qb, new_states, self._worked)
+        v_a = start.potential[1] if known else system.worked_potential(qa, states)
+        v_b = system.worked_potential(qb, new_states)
         work = float(0.5 * (start.force + force) @ (qb - qa)) + v_b - v_a
         lam_start = start.lam
         self._carry = _Carry(t1, qb.copy(), vb.copy(), a, vd, lam.copy(), force, start.a, (new_states, v_b))

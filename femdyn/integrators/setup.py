@@ -5,7 +5,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..forces.spring_damper import SpringDamper
 from ..model.errors import ModelError
 from ..model.initial import independent_rows, project, wrong_angle_branch
 
@@ -42,11 +41,9 @@ def prepare(model, q, v, tolerance=1e-6):
     if wrong:
         raise ModelError("initial", f"the angle of joint {', '.join(wrong)} is off by pi from the "
                          "relative rotation of its bodies")
-    for f in model.forces:
-        if isinstance(f, SpringDamper):
-            short = [name for name, l in zip(f.labels, f.lengths(q[f.dofs])) if not l > 0]
-            if short:
-                raise ModelError("springs", f"spring {', '.join(short)} has zero length initially")
+    problems = [problem for f in model.forces for problem in f.check_initial(q[f.dofs])]
+    if problems:
+        raise ModelError(*problems[0])
     active, dropped = independent_rows(model, q)
     servo = set(model.input_rows.tolist())
     bad = [(row, on) for (row, on), r in zip(dropped, np.setdiff1d(np.arange(model.m), active)) if r in servo]

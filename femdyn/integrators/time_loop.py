@@ -140,4 +140,4 @@ def simulate(model, setup, dt, t_end, options=None, progress=None, integrator="e
         kinetic=model.kinetic(V), potential=model.potential_history(Q, history[: last + 1]),
         work=work[: last + 1], dissipation=dissipation[: last + 1], momentum=momentum, angular_momentum=angular,
         complete=complete, message=message, dropped=setup.dropped, integrator=integrator,
-        factorisations=stepper.lu.factorizations + stepper.lu.refactorizations)
+        factorisations=stepper.factorisations)

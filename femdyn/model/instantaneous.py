@@ -11,8 +11,6 @@ import numpy as np
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
-from ..forces.friction import Friction
-from ..forces.spring_damper import SpringDamper
 from ..joints.base import QuadraticConstraint
 from ..joints.servo import Servo
 
@@ -23,7 +21,7 @@ def _forces(model, q, t):
     F = np.zeros(model.n)
     states = model.initial_states(q)
     for f, s in zip(model.forces, states):
-        if isinstance(f, Friction) or (isinstance(f, SpringDamper) and np.any(f.c)):
+        if f.dissipative:
             raise ValueError("instantaneous dynamics with dampers or friction is not supported")
         ql = q[f.dofs]
         np.add.at(F, f.dofs, f.discrete_force(ql, ql, t, 1.0, s))

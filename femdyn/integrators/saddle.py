@@ -1,0 +1,159 @@
+"""The saddle-point system of one model that both time steppers solve in every step.
+
+The energy-momentum scheme (000 eqs. 5-7, ``energy_momentum``) and the generalized-alpha scheme
+(Arnold & Bruls 2007, ``generalized_alpha``) both solve for (q_n+1, lam) by Newton's method with
+
+    R_q   = c M q_n+1 - inertia - F + Gbar^T lam,           R_lam = s Phi(q_n+1),
+    K     = [[c M - dF/dq + d(Gbar^T lam)/dq,  s Gbar^T],
+             [s G(q_n+1),                      0       ]]
+
+in the unknowns (q_n+1, lam/s): the mass factor is c = 2/dt^2 and Gbar = Gbar(q_n, q_n+1) the
+discrete gradient of the constraints (000 eq. 26: (G(q_n) + G(q_n+1))/2 for the quadratic ones) for
+the energy-momentum scheme; c = beta' and Gbar = G(q_n+1) for generalized-alpha, whose dF/dq also
+holds gamma' dF/dv. "inertia" collects what the scheme knows from the step's start. The multipliers
+are scaled by s = c mbar, mbar the mean positive diagonal of M, so that both blocks of K have the
+same magnitude.
+
+``SaddleSystem`` is everything about that system that does not change over a run: the active
+constraint rows, the constant mass matrix M, the quadratic constraint families as one
+``AffineConstraints`` batch and the layouts of the others, the forces sorted by what the steps
+evaluate, and K's fixed sparsity pattern with the KLU factorisation on it. The pattern's entries are
+listed once, in the order mass; batch (tangent, Gbar^T, G); each other family (tangent, Gbar^T, G);
+the tangent of each force that depends on q_n+1. Every Newton iteration gives their values in that
+order, and ``SparsePattern.values`` refills the fixed pattern for KLU's refactorisation.
+"""
+import numpy as np
+
+from ..joints.batch import AffineConstraints
+from ..numerics.linalg import FixedPatternLU, operator
+from ..numerics.pattern import SparsePattern, block_entries
+
+
+class FamilyLayout:
+    """Where the Newton-matrix entries of constraint family ``c`` go -- its tangent block, the force
+    directions Gbar^T and the Jacobian G, in this order, appended to ``rows``/``cols`` -- and what the
+    assembly needs to fill them. ``position``: place of each constraint row among the active ones
+    (-1: dropped); the multiplier unknowns follow the n coordinates."""
+
+    def __init__(self, c, position, n, rows, cols):
+        t_i, t_j = block_entries(c.dofs, c.dofs, c.tangent_mask)
+        r_g, c_g = np.nonzero(c.jacobian_mask)
+        r_f, c_f = np.nonzero(c.force_mask)
+        g_rows, g_cols = position[c.rows[:, r_g]].ravel(), c.dofs[:, c_g].ravel()
+        f_rows, f_cols = position[c.rows[:, r_f]].ravel(), c.dofs[:, c_f].ravel()
+        self.g_keep, self.f_keep = g_rows >= 0, f_rows >= 0
+        rows += [t_i, f_cols[self.f_keep], n + g_rows[self.g_keep]]
+        cols += [t_j, n + f_rows[self.f_keep], g_cols[self.g_keep]]
+        phi_rows = position[c.rows]
+        self.c, self.n, self.f_cols, self.lam_rows = c, n, f_cols, c.rows[:, r_f]
+        self.phi_keep, self.phi_at = phi_rows >= 0, n + phi_rows[phi_rows >= 0]
+        self.servo = c.time_dependent
+
+    def forces(self, Gbar, lam):
+        """The constraint forces Gbar^T lam (n,) of the family; ``Gbar`` at ``force_mask`` (or 1.0:
+        the Boolean input matrix B of a servo family), ``lam`` all m multipliers."""
+        return np.bincount(self.f_cols, weights=(Gbar * lam[self.lam_rows]).ravel(), minlength=self.n)
+
+
+class SaddleSystem:
+    """The saddle-point system of ``model`` (module docstring); ``active_rows`` selects the
+    independent constraint rows (None: all)."""
+
+    def __init__(self, model, active_rows=None):
+        self.model, self.n = model, model.n
+        self.active = np.arange(model.m) if active_rows is None else np.asarray(active_rows)
+        position = -np.ones(model.m, dtype=np.int64)  # place of each row among the active ones, -1: dropped
+        position[self.active] = np.arange(self.active.size)
+        self.size = model.n + self.active.size
+        self.mass = model.mass_matrix.tocoo()
+        self.mass_operator = operator(self.mass)
+        diagonal = self.mass.diagonal()
+        positive = diagonal[diagonal > 0]
+        self.mbar = positive.mean() if positive.size else 1.0  # the multipliers' scale is c mbar
+
+        rows, cols = [self.mass.row], [self.mass.col]
+        quadratic, others = AffineConstraints.split(model.constraints)
+        self.affine = AffineConstraints(quadratic, model.n, model.m)
+        self.affine.place(position, model.n, rows, cols)
+        self.families = [FamilyLayout(c, position, model.n, rows, cols) for c in others]
+        self.servos = sorted({label for fam in self.families if fam.servo for label in fam.c.labels})
+
+        self.forces = model.forces
+        self.varying = [k for k, f in enumerate(self.forces) if f.tangent_mask is not None]  # depend on q_n+1
+        self.constant = [k for k, f in enumerate(self.forces) if f.tangent_mask is None]
+        # the forces whose work a step evaluates: the constant ones and the non-conservative varying ones
+        # (a conservative varying force, a discrete gradient, does no work: ``worked_potential``)
+        self.worked = [k not in self.varying or not f.conservative for k, f in enumerate(self.forces)]
+        self.varying_worked = [k for k in self.varying if self.worked[k]]
+        self.dissipative = [k for k, f in enumerate(self.forces) if f.dissipative]
+        for k in self.varying:
+            f = self.forces[k]
+            i, j = f.tangent_pattern()
+            rows.append(f.dofs[:, i].ravel())
+            cols.append(f.dofs[:, j].ravel())
+        self.pattern = SparsePattern((self.size,) * 2, np.concatenate(rows), np.concatenate(cols))
+        self.lu = FixedPatternLU(self.pattern.indptr, self.pattern.indices)
+
+    @property
+    def factorisations(self):
+        """Newton matrices factorised so far (pivoting factorisations and refactorisations)."""
+        return self.lu.factorizations + self.lu.refactorizations
+
+    def scatter(self, dofs, values):
+        """Local values (K, k) at ``dofs`` (K, k) summed into a vector of the n coordinates."""
+        return np.bincount(dofs.ravel(), weights=values.ravel(), minlength=self.n)
+
+    def applied(self, qa, qb, t, dt, states, which):
+        """The discrete forces Fbar(qa, qb, t, dt) (n,) of the forces ``which`` (indices) with their
+        ``states``; at qa = qb the continuous forces of the constant ones."""
+        F = np.zeros(self.n)
+        for k in which:
+            f = self.forces[k]
+            F += self.scatter(f.dofs, f.discrete_force(qa[f.dofs], qb[f.dofs], t, dt, states[k]))
+        return F
+
+    def worked_potential(self, q, states):
+        """The potential energy at q of the forces whose work a step evaluates (``worked``): the
+        share V(qb) - V(qa) of the work. The others' potential enters only the energy of the run's
+        history (``Model.potential_history``), so the steps do not evaluate it."""
+        return sum(f.potential(q[f.dofs], s) for f, s, w in zip(self.forces, states, self.worked) if w)
+
+    def servo_inputs(self, lam):
+        """Generalised forces B^T u (n,) of the servo inputs u = -lam along the Boolean input matrix
+        B (000 eq. 84)."""
+        F = np.zeros(self.n)
+        for fam in self.families:
+            if fam.servo:
+                F -= fam.forces(1.0, lam)
+        return F
+
+    def begin_step(self, qa, t_end, midpoint=True):
+        """What the constraints reuse over the step from qa to time ``t_end``: G(qa) of the affine
+        batch, then each other family's ``begin_step``. Without ``midpoint`` (Gbar = G(q_n+1),
+        generalized-alpha) only the servo families need one (their trajectory at ``t_end``); the
+        others get None, and so does the batch."""
+        if midpoint:
+            return [self.affine.jacobian(qa)] + [fam.c.begin_step(qa[fam.c.dofs], t_end) for fam in self.families]
+        return [None] + [fam.c.begin_step(qa[fam.c.dofs], t_end) if fam.servo else None for fam in self.families]
+
+    def constrain(self, R, starts, qa, qb, lam, scale, tangent=None):
+        """The constraints' part of the residual and of the Newton matrix at q_n+1 = qb: adds Gbar^T lam
+        to R[:n], writes ``scale`` Phi(qb) into the active multiplier rows of R, and returns the
+        matrix data of the constraints in pattern order (batch, then families: the tangent
+        d(Gbar^T lam)/dqb times ``tangent``, scale Gbar, scale G), or [] with ``tangent`` None.
+        ``starts`` from ``begin_step``; ``lam`` holds all m multipliers; ``qa is qb``: the continuous
+        forms at qb (each family evaluated with one array for both, see ``JointAngle``)."""
+        force, data = self.affine.contribute(starts[0], qb, lam, R, scale, tangent=tangent)
+        R_q = R[: self.n]
+        R_q += force
+        same = qa is qb
+        for fam, start in zip(self.families, starts[1:]):
+            c = fam.c
+            q_b = qb[c.dofs]
+            phi, G, Gbar, T = c.linearize(start, q_b if same else qa[c.dofs], q_b, lam[c.rows])
+            R_q += fam.forces(Gbar, lam)
+            R[fam.phi_at] = scale * phi[fam.phi_keep]
+            if tangent is not None:
+                data += [T.ravel() if tangent == 1.0 else tangent * T.ravel(), scale * Gbar.ravel()[fam.f_keep],
+                         scale * G.ravel()[fam.g_keep]]
+        return data
