@@ -5,6 +5,7 @@ import tomllib
 from conftest import angular_momentum_scale
 
 from femdyn.cli import main
+from femdyn.integrators.settings import SolverSettings
 from femdyn.integrators.setup import prepare
 from femdyn.integrators.time_loop import simulate
 from femdyn.io.case import load_case
@@ -18,8 +19,8 @@ from femdyn.joints.trajectories import (
 
 def run(path, dt=None, t_end=None):
     case = load_case(path)
-    setup = prepare(case.model, case.q0, case.v0, case.initial_tolerance)
-    return case, simulate(case.model, setup, dt or case.dt, t_end or case.t_end)
+    setup = prepare(case.model, case.q0, case.v0, case.settings.initial_tolerance)
+    return case, simulate(setup, SolverSettings(dt or case.settings.dt, t_end or case.settings.t_end))
 
 
 def effector(case, r):
@@ -131,7 +132,7 @@ def test_rpr_torques_converge_at_second_order(case_path):
     values = []
     for i in range(4):
         dt = 0.02 / 2**i
-        r = simulate(case.model, setup, dt, 3.0)
+        r = simulate(setup, SolverSettings(dt, 3.0))
         values.append(np.stack([np.interp(probes, r.t_mid, r.inputs[:, k]) for k in range(3)]))
     differences = [np.abs(b - a).max() for a, b in zip(values, values[1:])]
     orders = np.log2(np.array(differences[:-1]) / np.array(differences[1:]))
