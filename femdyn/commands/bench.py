@@ -24,6 +24,7 @@ def _levels(text):
 
 
 def add(commands):
+    """Add the ``bench convergence`` subcommand (its arguments and handler) to ``commands``."""
     bench = commands.add_parser("bench", help="benchmarks: convergence studies",
                                 description="Benchmarks that a user runs on a case.")
     studies = bench.add_subparsers(dest="study", required=True, metavar="STUDY")

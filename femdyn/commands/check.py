@@ -6,6 +6,7 @@ from .output import dropped, flexible_line, say
 
 
 def add(commands):
+    """Add the ``check`` subcommand (its arguments and handler) to ``commands``."""
     check = commands.add_parser(
         "check", help="validate a case and describe its model",
         description="Load the case and check the initial configuration without simulating; print the "

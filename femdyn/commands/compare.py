@@ -9,6 +9,7 @@ from .output import say
 
 
 def add(commands):
+    """Add the ``compare`` subcommand (its arguments and handler) to ``commands``."""
     compare = commands.add_parser(
         "compare", help="overlay a quantity from several result folders in one plot",
         description="Read the same CSV from several result folders (e.g. a case with and without joint "

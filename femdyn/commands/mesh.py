@@ -8,6 +8,7 @@ from .output import say
 
 
 def add(commands):
+    """Add the ``mesh`` subcommand (its arguments and handler) to ``commands``."""
     mesh = commands.add_parser(
         "mesh", help="write a straight-beam centre-line mesh",
         description="Write the centre line of a straight beam of N equal elements (line cells) as VTK "

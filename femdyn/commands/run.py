@@ -28,6 +28,7 @@ OPTIONS = {"dt": "--dt", "t_end": "--t-end", "integrator": "--integrator", "rho_
 
 
 def add(commands):
+    """Add the ``run`` subcommand (its arguments and handler) to ``commands``."""
     run = commands.add_parser(
         "run", help="simulate a case and write a result folder",
         description="Load the case, check the initial configuration, simulate, and write history.csv, "

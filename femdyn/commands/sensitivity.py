@@ -29,6 +29,7 @@ from .output import flexible_line, say
 
 
 def add(commands):
+    """Add the ``sensitivity`` subcommand (its arguments and handler) to ``commands``."""
     sensitivity = commands.add_parser(
         "sensitivity", help="gradients of a probe's motion w.r.t. the beam parameters E, rho, b, h",
         description="Central differences of the first probe's (or --probe's) deformed position x, y and "

@@ -45,6 +45,7 @@ def _seed(text):
 
 
 def add(commands):
+    """Add the ``sweep`` subcommand (its arguments and handler) to ``commands``."""
     sweep = commands.add_parser(
         "sweep", help="parameter sweeps and sensitivities on a dask cluster",
         description="Run the case for every sample of a design on dask.distributed workers (a LocalCluster "

@@ -13,6 +13,7 @@ def _frame(text):
 
 
 def add(commands):
+    """Add the ``view`` subcommand (its arguments and handler) to ``commands``."""
     view = commands.add_parser(
         "view", help="show a result folder's ParaView series (motion.pvd) in pyvista",
         description="Open RESULT/motion.pvd in an interactive pyvista window with a time slider, or with "

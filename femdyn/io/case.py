@@ -98,6 +98,9 @@ READ = {float: "number", int: "integer", bool: "boolean", str: "string"}  # Read
 
 @dataclass(frozen=True)
 class Case:
+    """A loaded case: its model and placed initial state, the solver settings of its runs, what a run
+    writes (``output``), its probes and the settings of its flexible bodies."""
+
     path: Path
     title: str
     source: str
@@ -373,7 +376,6 @@ def _probes(r, items, dim, bodies):
 def read_case_data(path):
     """The parsed TOML of the case file ``path`` (CaseError if it cannot be read or parsed)."""
     return _read_toml(Path(path))
-
 
 
 def load_case(path, flexible=None, overrides=None, data=None):

@@ -13,7 +13,7 @@ from ..numerics import kinematics as kin
 from .expressions import compile_time_function, evaluate_number, to_float
 
 NAME = re.compile(r"[\w-]+")
-TIME_FUNCTIONS = {
+TIME_FUNCTIONS = {  # a load's function of time: type -> (required keys, optional keys)
     "hat": (("t1", "t2", "peak"), ()),
     "sine": (("amplitude", "frequency"), ("phase", "offset")),
     "table": (("times", "values"), ()),
@@ -28,7 +28,6 @@ class CaseError(ValueError):
     def __init__(self, path, field, message):
         super().__init__(f"{path}: {field}: {message}")
         self.path, self.field, self.message = str(path), field, message
-
 
 
 def join(parent, key):
@@ -48,7 +47,6 @@ def describe(value):
     if isinstance(value, dict):
         return "a table"
     return f"a {type(value).__name__}"
-
 
 
 class Reader:

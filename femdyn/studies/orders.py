@@ -28,7 +28,6 @@ class ConvergenceError(ValueError):
         self.study = study
 
 
-
 def _ratios(h, errors):
     """Raw observed orders log(e_k/e_k+1) / log(h_k/h_k+1) (nan where an error is not positive)."""
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -92,7 +91,6 @@ def fitted_order(h, errors):
     """Slope and intercept of the least-squares line ``log e = p log h + c`` (natural logarithms)."""
     slope, intercept = np.polyfit(np.log(np.asarray(h, float)), np.log(np.asarray(errors, float)), 1)
     return float(slope), float(intercept)
-
 
 
 @dataclass
