@@ -48,6 +48,7 @@ import math
 import stat
 from dataclasses import MISSING, dataclass, fields
 from pathlib import Path
+from typing import get_type_hints
 
 import numpy as np
 import tomllib
@@ -90,7 +91,7 @@ TRAJECTORIES = {
     "circle": (("radius", "angular_speed", "t_ramp"), ()),
     "swing": (("amplitude", "angular_speed", "t_ramp"), ()),
 }
-SOLVER_TYPES = {f.name: f.type for f in fields(SolverSettings)}  # the keys of [solver] and their types
+SOLVER_TYPES = get_type_hints(SolverSettings)  # the keys of [solver] and their types
 SOLVER_REQUIRED = tuple(f.name for f in fields(SolverSettings) if f.default is MISSING)
 SOLVER_OPTIONAL = tuple(f.name for f in fields(SolverSettings) if f.default is not MISSING)
 READ = {float: "number", int: "integer", bool: "boolean", str: "string"}  # Reader methods by type

@@ -48,9 +48,9 @@ def _read(path):
         try:
             with contextlib.redirect_stderr(io.StringIO()), np.errstate(all="ignore"):
                 return getattr(meshio, file_format).read(str(path))
-        except Exception as err:  # noqa: BLE001  (only what a broken file raises; anything else goes on)
+        except Exception as err:  # noqa: BLE001  (meshio's corruption error is not public: see _meshio_error)
             if not (isinstance(err, BROKEN) or _meshio_error(err)):
-                raise
+                raise  # not a broken file's error
             detail = " ".join(str(err).split())  # on one line
             errors.append(f"{file_format}: {detail}" if detail else file_format)
     raise ValueError(f"{path}: not a mesh meshio can read (tried {'; '.join(errors)})")
