@@ -5,6 +5,7 @@ import math
 import numpy as np
 from scipy.integrate import solve_ivp
 
+from femdyn.integrators.settings import SolverSettings
 from femdyn.integrators.setup import prepare
 from femdyn.integrators.time_loop import simulate
 from femdyn.io.case import load_case
@@ -14,8 +15,8 @@ from femdyn.numerics.kinematics import rotation_3d
 
 
 def run(case, dt, t_end=None):
-    setup = prepare(case.model, case.q0, case.v0, case.initial_tolerance)
-    return simulate(case.model, setup, dt, t_end or case.t_end)
+    setup = prepare(case.model, case.q0, case.v0, case.settings.initial_tolerance)
+    return simulate(setup, SolverSettings(dt, t_end or case.settings.t_end))
 
 
 def observed_orders(errors):
@@ -104,7 +105,7 @@ def test_spatial_four_bar_drops_redundant_rows_and_conserves_energy():
     assert len(setup.dropped) == 3
     assert all(label.startswith("revolute 'D'") for label, _ in setup.dropped)
     assert all("revolute 'A'" in involved and "revolute 'C'" in involved for _, involved in setup.dropped)
-    r = simulate(model, setup, 0.01, 3.0)
+    r = simulate(setup, SolverSettings(0.01, 3.0))
     assert r.complete
     assert np.ptp(r.total) <= 1e-10 * np.abs(r.kinetic).max()
     assert r.residual.max() <= 1e-10

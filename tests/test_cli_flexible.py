@@ -18,7 +18,7 @@ from conftest import NM_BODIES_AND_JOINT
 
 from femdyn.cli import main
 from femdyn.io.tables import read_csv
-from femdyn.studies.convergence import CANTILEVER_BETA_L
+from femdyn.studies.cantilever import CANTILEVER_BETA_L
 
 E, RHO, B, H, L, P = 1e10, 100.0, 0.1, 0.1, 1.0, 100.0
 EI = E * B * H**3 / 12

@@ -11,6 +11,7 @@ from test_sweep import CANTILEVER
 
 from femdyn.cli import main
 from femdyn.studies import sweep as sweeps
+from femdyn.studies import sweep_files
 
 # the commands that write a folder, each on the case it needs (--out is added)
 WRITERS = {
@@ -108,8 +109,8 @@ def test_resuming_a_sweep_with_a_damaged_table_is_refused(cases, tmp_path, capfd
     out = tmp_path / "sweep"
     argv = command(cases, "sweep", "--out", str(out))
     plan = sweeps.plan_sweep(cases["beam"], [sweeps.parse_parameter("h=0.1,0.2")])
-    sweeps.open_folder(out, plan)
-    table = out / sweeps.TABLE
+    sweep_files.open_folder(out, plan)
+    table = out / sweep_files.TABLE
     table.unlink()
     if damage == "garbage":
         table.write_bytes(bytes(range(128, 256)) * 8)
@@ -126,8 +127,8 @@ def test_a_bad_scheduler_leaves_no_folder_and_keeps_an_earlier_sweep(cases, tmp_
     argv = ["sweep", cases["beam"], "--param", "h=0.1,0.2", "--scheduler", "not a url", "--out", str(out),
             "--quiet"]
     if restart:  # --restart would discard the earlier sweep: not before the cluster answers
-        sweeps.open_folder(out, sweeps.plan_sweep(cases["beam"], [sweeps.parse_parameter("h=0.1,0.2")]))
-        with open(out / sweeps.TABLE, "a") as table:
+        sweep_files.open_folder(out, sweeps.plan_sweep(cases["beam"], [sweeps.parse_parameter("h=0.1,0.2")]))
+        with open(out / sweep_files.TABLE, "a") as table:
             table.write("0,0.1,a row done earlier\n")
         before = {name: (out / name).read_text() for name in files(out)}
     one_line_error(capfd, main([*argv, *["--restart"] * restart]), "--scheduler: cannot reach the dask scheduler")
@@ -188,7 +189,7 @@ def test_a_folder_written_in_place_needs_no_room_beside_it(cases, tmp_path, capf
     def no_room(out):
         raise PermissionError(13, "Permission denied")
 
-    monkeypatch.setattr("femdyn.cli._partial", no_room)
+    monkeypatch.setattr("femdyn.io.folders.partial", no_room)
     assert main(command(cases, name, "--out", str(out))) == done and files(out) == written
     capfd.readouterr()
     one_line_error(capfd, main(command(cases, "run", "--out", str(tmp_path / "run"))), "--out: cannot be created")

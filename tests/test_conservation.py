@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 from conftest import angular_momentum_scale, flexible_pendulum
 
+from femdyn.integrators.settings import SolverSettings
 from femdyn.integrators.setup import prepare
 from femdyn.integrators.time_loop import simulate
 from femdyn.io.case import load_case
@@ -17,8 +18,8 @@ TOL = 1e-10
 
 def run_case(path, dt):
     case = load_case(path)
-    setup = prepare(case.model, case.q0, case.v0, case.initial_tolerance)
-    return case.model, simulate(case.model, setup, dt, case.t_end)
+    setup = prepare(case.model, case.q0, case.v0, case.settings.initial_tolerance)
+    return case.model, simulate(setup, SolverSettings(dt, case.settings.t_end))
 
 
 def assert_conserved(model, r, free):
@@ -62,7 +63,7 @@ def test_torque_free_spatial_body_conserves_energy_and_angular_momentum():
     model = b.build()
     q, v = place(model, {"top": {"position": [0.1, 0.0, 0.0], "rotation": rotation_3d([1, 1, 0], 0.4),
                                  "velocity": [0.3, -0.1, 0.2], "angular_velocity": np.array([1.0, 4.0, 0.5])}}, {})
-    r = simulate(model, prepare(model, q, v), 0.02, 10.0)
+    r = simulate(prepare(model, q, v), SolverSettings(0.02, 10.0))
     L = r.angular_momentum
     assert np.ptp(r.total) <= TOL * r.total[0]
     assert np.abs(L - L[0]).max() <= TOL * np.linalg.norm(L[0])
@@ -86,10 +87,10 @@ def damped_oscillator(damping):
 
 def test_spring_conserves_and_damper_dissipates_exactly():
     model, setup = damped_oscillator(0.0)
-    r = simulate(model, setup, 0.05, 5.0)
+    r = simulate(setup, SolverSettings(0.05, 5.0))
     assert np.ptp(r.total) <= TOL * r.total[0]
     model, setup = damped_oscillator(0.8)
-    r = simulate(model, setup, 0.05, 5.0)
+    r = simulate(setup, SolverSettings(0.05, 5.0))
     assert r.total[-1] < 0.2 * r.total[0]
     assert np.abs(r.energy_balance).max() <= TOL * r.total[0]
 
@@ -117,7 +118,7 @@ def test_unspecified_joint_rates_are_measured_from_the_bodies():
 
 def test_time_step_is_never_enlarged():
     model, setup = damped_oscillator(0.0)
-    r = simulate(model, setup, 0.4, 0.59)
+    r = simulate(setup, SolverSettings(0.4, 0.59))
     assert r.dt <= 0.4 and r.t[-1] == pytest.approx(0.59)
 
 
@@ -130,7 +131,7 @@ def test_energy_balance_checks_the_discrete_gradient_of_the_elastic_forces(monke
     from femdyn.beam.elasticity import BeamElasticity
 
     model, setup = flexible_pendulum(8)
-    exact = simulate(model, setup, 1e-3, 0.2)
+    exact = simulate(setup, SolverSettings(1e-3, 0.2))
     scale = np.abs(exact.kinetic).max()
     assert np.abs(exact.energy_balance).max() <= 1e-11 * scale
 
@@ -142,6 +143,6 @@ def test_energy_balance_checks_the_discrete_gradient_of_the_elastic_forces(monke
 
     monkeypatch.setattr(BeamElasticity, "discrete_force", midpoint)
     model, setup = flexible_pendulum(8)
-    inexact = simulate(model, setup, 1e-3, 0.2)
+    inexact = simulate(setup, SolverSettings(1e-3, 0.2))
     assert inexact.complete
     assert np.abs(inexact.energy_balance).max() >= 100 * np.abs(exact.energy_balance).max()

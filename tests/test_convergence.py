@@ -12,21 +12,23 @@ import pytest
 import scipy.linalg
 
 from femdyn.beam.body import BeamBody, Section
+from femdyn.integrators.settings import SolverSettings
 from femdyn.io.case import load_case
 from femdyn.joints.trajectories import Constant, Function
 from femdyn.model.builder import ModelBuilder
 from femdyn.model.initial import place
-from femdyn.studies.convergence import (
+from femdyn.studies.cantilever import (
     CANTILEVER_BETA_L,
-    ConvergenceError,
     beam_frequency_study,
     cantilever_roots,
+)
+from femdyn.studies.convergence import (
     convergence_benchmark,
     element_study,
-    observed_orders,
     refinement_study,
     write_study,
 )
+from femdyn.studies.orders import ConvergenceError, observed_orders
 
 MASS, STIFFNESS, AMPLITUDE, FREE_LENGTH = 2.0, 8.0, 0.3, 2.0
 SECTION, YOUNG, DENSITY, GRAVITY = (0.01, 0.01), 2.1e11, 7850.0, 9.81  # the steel cantilever
@@ -47,13 +49,14 @@ def oscillator(servo=None):
     model = b.build()
     rate = 0.0 if servo is None else float(servo.rate(0.0)[0])
     q, v = place(model, {}, {"guide": {"slide": AMPLITUDE, "slide_rate": rate}})
-    return SimpleNamespace(model=model, q0=q, v0=v, dt=0.1, t_end=1.0, title="linear oscillator")
+    return SimpleNamespace(model=model, q0=q, v0=v, settings=SolverSettings(dt=0.1, t_end=1.0),
+                           title="linear oscillator")
 
 
 def test_linear_oscillator_order_two_against_the_exact_solution():
     """The slide and the body's x against A cos(omega t_end): order 2 at every level."""
     case = oscillator()
-    exact = AMPLITUDE * math.cos(OMEGA * case.t_end)
+    exact = AMPLITUDE * math.cos(OMEGA * case.settings.t_end)
     study = refinement_study(case, ["u", "mass.x"], levels=4, reference={"u": exact, "mass.x": exact})
     assert np.allclose(study.h, [0.1, 0.05, 0.025, 0.0125])
     for name in ("u", "mass.x"):
@@ -81,7 +84,8 @@ def clamped_cantilever(elements=1, modes=None):
     b.set_gravity([0.0, -GRAVITY])
     model = b.build()
     q, v = place(model, {}, {})
-    return SimpleNamespace(model=model, q0=q, v0=v, dt=2e-4, t_end=0.05, title="clamped cantilever",
+    return SimpleNamespace(model=model, q0=q, v0=v, settings=SolverSettings(dt=2e-4, t_end=0.05),
+                           title="clamped cantilever",
                            probes=[("sensor", "beam", np.array([0.75, 0.0]))]), beam
 
 
@@ -97,7 +101,7 @@ def test_probe_elastic_deflection_order_two_against_the_modal_solution():
     f = -GRAVITY * inv.s_bar[1]  # gravity on the elastic coordinates: int rho S^T g, the body frame = world
     amplitude = phi.T @ f / omega2
     point = beam.shape_at(np.array([[0.75, 0.0]]))[0, 1] @ phi  # the point's deflection in each mode
-    exact = float(np.sum(point * amplitude * (1.0 - np.cos(np.sqrt(omega2) * case.t_end))))
+    exact = float(np.sum(point * amplitude * (1.0 - np.cos(np.sqrt(omega2) * case.settings.t_end))))
     assert exact < -1e-3  # the point has moved down by millimetres
     study = refinement_study(case, ["sensor.elastic_y", "sensor.y", "sensor.elastic_x"], levels=4,
                              reference={"sensor.elastic_y": exact, "sensor.y": exact, "sensor.elastic_x": 0.0},

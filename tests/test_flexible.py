@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from femdyn.beam.body import BeamBody, Section
-from femdyn.integrators.newton import NewtonOptions
+from femdyn.integrators.settings import SolverSettings
 from femdyn.integrators.setup import prepare
 from femdyn.integrators.time_loop import simulate
 from femdyn.io.beams import Options
@@ -15,7 +15,7 @@ from femdyn.model.initial import place
 from femdyn.numerics.kinematics import point_matrix
 
 STEEL = dict(young=2.1e11, rho=7850.0)
-TIGHT = NewtonOptions(tolerance=1e-13)
+TIGHT = dict(tolerance=1e-13)  # Newton tolerance of the conservation tests
 
 
 def free_beam(stiffening, modes=None):
@@ -38,7 +38,7 @@ def test_free_flexible_body_conserves_energy_and_momenta(stiffening, modes):
     """Everything in the director form is at most quadratic (module docstring of ``flexible``), so
     the energy-momentum scheme conserves H, p and L to the Newton tolerance, for any dt."""
     model, setup = free_beam(stiffening, modes)
-    r = simulate(model, setup, 2e-3, 0.2, TIGHT)
+    r = simulate(setup, SolverSettings(2e-3, 0.2, **TIGHT))
     assert r.complete, r.message
     elastic = r.q[:, model.flexible[0].elastic]
     assert np.abs(elastic).max() > 1e-5  # the beam really bends
@@ -100,7 +100,7 @@ def test_rigid_limit_reproduces_the_rigid_director_body():
         b.set_gravity([0.0, -9.81])
         model = b.build()
         q, v = place(model, {}, {"pivot": {"angle": -0.3, "angle_rate": 2.0}})
-        r = simulate(model, prepare(model, q, v), 0.01, 1.0, TIGHT)
+        r = simulate(prepare(model, q, v), SolverSettings(0.01, 1.0, **TIGHT))
         assert r.complete, r.message
         tip = (point_matrix([[L, 0.0]] if flexible else [[L / 2, 0.0]])[0] @ r.q[:, :6].T).T
         pendulums.append((tip, r.q[:, model.joint_coordinates["theta"]], r.total))
@@ -115,7 +115,7 @@ def effector(case_options, t_end, dt=1e-3, case="3prr_sine.toml"):
     from pathlib import Path
     c = load_case(Path(__file__).resolve().parent.parent / "cases" / case, case_options)
     setup = prepare(c.model, c.q0, c.v0)
-    r = simulate(c.model, setup, dt, t_end)
+    r = simulate(setup, SolverSettings(dt, t_end))
     assert r.complete, r.message
     name, body, X = c.probes[0]
     b = [x for x in c.model.bodies if x.name == body][0]
@@ -166,7 +166,7 @@ def spin_up(stiffening, t_end):
     b.set_inputs(["theta"])
     model = b.build()
     q, v = place(model, {}, {"hub": {"angle": 0.0}})
-    r = simulate(model, prepare(model, q, v), 0.02, t_end)
+    r = simulate(prepare(model, q, v), SolverSettings(0.02, t_end))
     tip = r.q[:, model.flexible[0].elastic] @ beam.shape_at([[10.0, 0.0]])[0, 1]
     return r, tip
 

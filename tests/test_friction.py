@@ -1,6 +1,7 @@
 """Joint friction as 1D plasticity with the energy-consistent algorithmic force (001 sections 4-6)."""
 import numpy as np
 
+from femdyn.integrators.settings import SolverSettings
 from femdyn.integrators.setup import prepare
 from femdyn.integrators.time_loop import simulate
 from femdyn.io.case import load_case
@@ -8,8 +9,8 @@ from femdyn.io.case import load_case
 
 def run(path, dt=None):
     case = load_case(path)
-    setup = prepare(case.model, case.q0, case.v0, case.initial_tolerance)
-    return case, simulate(case.model, setup, dt or case.dt, case.t_end)
+    setup = prepare(case.model, case.q0, case.v0, case.settings.initial_tolerance)
+    return case, simulate(setup, SolverSettings(dt or case.settings.dt, case.settings.t_end))
 
 
 def test_friction_oscillator_energy_balance_in_every_step(case_path):

@@ -13,6 +13,7 @@ from test_flexible import free_beam
 
 from femdyn.integrators.generalized_alpha import GeneralizedAlpha, chung_hulbert
 from femdyn.integrators.newton import NewtonOptions
+from femdyn.integrators.settings import SolverSettings
 from femdyn.integrators.setup import prepare
 from femdyn.integrators.time_loop import simulate
 from femdyn.io.case import load_case
@@ -121,7 +122,7 @@ def test_double_pendulum_converges_at_second_order(moving_double_pendulum, rho_i
     i1, i2 = model.joint_coordinates["theta1"], model.joint_coordinates["theta2"]
     eq, ev = [], []
     for dt in (0.01, 0.005, 0.0025):
-        r = simulate(model, setup, dt, 0.5, integrator=GA, rho_inf=rho_inf)
+        r = simulate(setup, SolverSettings(dt, 0.5, integrator=GA, rho_inf=rho_inf))
         assert r.complete and r.integrator == GA
         y = double_pendulum_ode(r.t, (r.q[0, i1], r.q[0, i1] + r.q[0, i2]), (2.0, 1.0))
         eq.append(max(np.abs(r.q[:, i1] - y[0]).max(), np.abs(r.q[:, i1] + r.q[:, i2] - y[1]).max()))
@@ -138,8 +139,9 @@ def test_early_stop_keeps_the_solution_within_the_tolerance_with_fewer_iteration
     the constraints hold to the tolerance, and Newton needs fewer iterations per step."""
     case = load_case(CASES / "3prr_sine.toml", overrides={"solver.t_end": 0.1})
     setup = prepare(case.model, case.q0, case.v0)
-    plain, early = (simulate(case.model, setup, case.dt, case.t_end, NewtonOptions(early_stop=flag),
-                             integrator=GA, rho_inf=case.rho_inf) for flag in (False, True))
+    plain, early = (simulate(setup, SolverSettings(case.settings.dt, case.settings.t_end, integrator=GA,
+                                                   rho_inf=case.settings.rho_inf, early_stop=flag))
+                    for flag in (False, True))
     assert plain.complete and early.complete
     tolerance = NewtonOptions().tolerance
     assert np.abs(early.q - plain.q).max() <= tolerance * max(1.0, np.abs(plain.q).max())
@@ -221,7 +223,7 @@ def test_high_frequencies_decay_by_the_spectral_radius(rho_inf):
     model, setup = oscillator(k, stretch=stretch)
     x = model.joint_coordinates["x"]
     dt = 100.0 / math.sqrt(k)
-    r = simulate(model, setup, dt, 30 * dt, integrator=GA, rho_inf=rho_inf)
+    r = simulate(setup, SolverSettings(dt, 30 * dt, integrator=GA, rho_inf=rho_inf))
     displacement = r.q[1:, x] - 10.0
     expected, radius = linear_scheme(rho_inf, 100.0, 30)
     np.testing.assert_allclose(displacement, stretch * expected, atol=1e-10)
@@ -245,7 +247,7 @@ def test_low_frequencies_keep_their_energy(rho_inf):
     model, setup = oscillator(4.0 * math.pi**2, stretch=0.3)
     losses = []
     for dt in (0.04, 0.02, 0.01):
-        r = simulate(model, setup, dt, 3.0, integrator=GA, rho_inf=rho_inf)
+        r = simulate(setup, SolverSettings(dt, 3.0, integrator=GA, rho_inf=rho_inf))
         losses.append(1.0 - r.total[-1] / r.total[0])
     assert all(loss > 0 for loss in losses)
     assert np.all(orders(losses) >= 2.5), (losses, orders(losses))
@@ -255,7 +257,7 @@ def test_low_frequencies_keep_their_energy(rho_inf):
 def test_rho_one_keeps_the_energy_of_a_linear_oscillator():
     """rho_inf = 1 is the trapezoidal rule: the energy of a linear oscillator is kept to round-off."""
     model, setup = oscillator(4.0 * math.pi**2, stretch=0.3, rate=1.0)
-    r = simulate(model, setup, 0.02, 5.0, integrator=GA, rho_inf=1.0)
+    r = simulate(setup, SolverSettings(0.02, 5.0, integrator=GA, rho_inf=1.0))
     assert np.ptp(r.total) <= 1e-10 * r.total[0]
 
 
@@ -275,7 +277,7 @@ def test_conservative_pendulum_energy_error_is_small_and_second_order():
     model, setup = swinging_pendulum()
     errors = []
     for dt in (0.02, 0.01):
-        r = simulate(model, setup, dt, 3.0, integrator=GA, rho_inf=0.8)
+        r = simulate(setup, SolverSettings(dt, 3.0, integrator=GA, rho_inf=0.8))
         drift = np.abs(r.total - r.total[0]) / r.kinetic.max()
         half = len(drift) // 2
         assert drift[half:].max() <= 2.0 * drift[:half].max()
@@ -292,7 +294,7 @@ def test_rho_one_is_only_weakly_stable_on_constraints():
     model, setup = swinging_pendulum()
     normal = {}
     for rho_inf in (1.0, 0.8):
-        r = simulate(model, setup, 0.01, 2.0, integrator=GA, rho_inf=rho_inf)
+        r = simulate(setup, SolverSettings(0.01, 2.0, integrator=GA, rho_inf=rho_inf))
         normal[rho_inf] = [np.abs(model.jacobian(r.q[k]) @ r.v[k]).max() for k in (100, 200)]
     assert normal[1.0][1] >= 10.0 * normal[1.0][0]
     assert max(normal[0.8]) <= 1e-2
@@ -307,8 +309,8 @@ def test_servo_inputs_agree_with_the_energy_momentum_scheme(case_path):
     setup = prepare(case.model, case.q0, case.v0)
     differences = []
     for dt in (0.02, 0.01):
-        g = simulate(case.model, setup, dt, 1.5, integrator=GA, rho_inf=0.8)
-        e = simulate(case.model, setup, dt, 1.5)
+        g = simulate(setup, SolverSettings(dt, 1.5, integrator=GA, rho_inf=0.8))
+        e = simulate(setup, SolverSettings(dt, 1.5))
         assert g.complete and g.residual.max() <= 1e-12
         assert np.abs(g.momentum).max() <= 1e-10
         differences.append(np.abs(g.inputs - e.inputs).max())
@@ -322,7 +324,7 @@ def test_energy_balance_with_a_torque_is_second_order(case_path):
     setup = prepare(case.model, case.q0, case.v0)
     balance = []
     for dt in (0.02, 0.01):
-        r = simulate(case.model, setup, dt, case.t_end, integrator=GA, rho_inf=0.8)
+        r = simulate(setup, SolverSettings(dt, case.settings.t_end, integrator=GA, rho_inf=0.8))
         balance.append(np.abs(r.energy_balance).max())
         assert r.work[-1] > 4.0
     assert balance[0] <= 0.03 * r.work[-1]
@@ -336,7 +338,7 @@ def test_elasticity_does_no_work_and_the_energy_error_is_second_order():
     model, setup = flexible_pendulum(8)
     energy_errors = []
     for dt in (2e-3, 1e-3, 5e-4):
-        r = simulate(model, setup, dt, 0.2, integrator=GA, rho_inf=0.9)
+        r = simulate(setup, SolverSettings(dt, 0.2, integrator=GA, rho_inf=0.9))
         assert r.complete and np.abs(r.work).max() <= 1e-14 * r.kinetic.max()
         energy_errors.append(np.abs(r.energy_balance).max())
     assert energy_errors[0] <= 2e-5 * r.kinetic.max()
@@ -345,14 +347,14 @@ def test_elasticity_does_no_work_and_the_energy_error_is_second_order():
 
 def test_simulate_keeps_the_default_and_checks_the_options():
     model, setup = oscillator(40.0, stretch=0.3)
-    r = simulate(model, setup, 0.05, 1.0)
+    r = simulate(setup, SolverSettings(0.05, 1.0))
     assert r.integrator == "energy-momentum"
     assert np.ptp(r.total) <= 1e-12 * r.total[0]
     with pytest.raises(ModelError, match="integrator"):
-        simulate(model, setup, 0.05, 1.0, integrator="newmark")
+        simulate(setup, SolverSettings(0.05, 1.0, integrator="newmark"))
     for bad in (1.5, -0.1, float("nan"), "high"):
         with pytest.raises(ModelError, match="rho_inf"):
-            simulate(model, setup, 0.05, 1.0, integrator=GA, rho_inf=bad)
+            simulate(setup, SolverSettings(0.05, 1.0, integrator=GA, rho_inf=bad))
 
 
 def test_case_file_and_command_line_select_generalized_alpha(tmp_path):
@@ -375,4 +377,4 @@ def test_case_file_and_command_line_select_generalized_alpha(tmp_path):
     text = (tmp_path / "ga.toml")
     text.write_text(case.read_text().replace("[solver]", "[solver]\nintegrator = \"generalized-alpha\"\nrho_inf = 0.5"))
     c = load_case(text)
-    assert (c.integrator, c.rho_inf) == ("generalized-alpha", 0.5)
+    assert (c.settings.integrator, c.settings.rho_inf) == ("generalized-alpha", 0.5)

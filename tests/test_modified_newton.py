@@ -12,6 +12,7 @@ from test_flexible import free_beam
 from femdyn.integrators.energy_momentum import EnergyMomentum
 from femdyn.integrators.generalized_alpha import GeneralizedAlpha
 from femdyn.integrators.newton import NewtonOptions
+from femdyn.integrators.settings import SolverSettings
 from femdyn.integrators.time_loop import simulate
 
 FULL, MODIFIED = NewtonOptions(), NewtonOptions(modified=True)
@@ -58,7 +59,7 @@ def test_a_stale_matrix_is_replaced_and_the_step_still_converges():
     factorises anew at the current iterate and lands where full Newton lands."""
     model, setup = flexible_pendulum()
     dt = 1e-3
-    later = simulate(model, setup, dt, 0.4, FULL)
+    later = simulate(setup, SolverSettings(dt, 0.4))
     assert later.complete, later.message
     d1 = later.q[-1, model.flexible[0].rigid[2:4]]
     assert abs(np.degrees(np.arctan2(-d1[1], d1[0]))) > 60.0  # far from the horizontal start
@@ -79,8 +80,8 @@ def test_energy_and_momenta_of_a_free_spinning_beam_hold_to_the_newton_tolerance
     Newton, to 1e-11 of their size. Turning by 0.03 rad per step, the beam leaves a kept matrix behind
     quickly (about 1.9 factorisations per step were measured): this run goes through the fallback."""
     model, setup = free_beam(True)
-    tight = NewtonOptions(tolerance=1e-13, modified=True)
-    r = simulate(model, setup, 2e-3, 0.2, tight)
+    tight = dict(tolerance=1e-13, newton="modified")
+    r = simulate(setup, SolverSettings(2e-3, 0.2, **tight))
     assert r.complete, r.message
     assert np.ptp(r.total) <= 1e-11 * r.total.max()
     assert np.abs(r.angular_momentum - r.angular_momentum[0]).max() <= 1e-11 * np.abs(r.angular_momentum[0]).max()

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from femdyn.forces.loads import TimeLoad
+from femdyn.integrators.settings import SolverSettings
 from femdyn.integrators.setup import prepare
 from femdyn.integrators.time_loop import simulate
 from femdyn.io.case import load_case
@@ -64,7 +65,7 @@ def test_servo_torques_equal_the_recursive_inverse_dynamics(case_path):
     setup = prepare(case.model, case.q0, case.v0)
     t_end = 0.8
     nodes = np.arange(0.02, t_end - 0.01, 0.02)
-    values = [node_values(simulate(case.model, setup, dt, t_end), dt, nodes) for dt in STEPS]
+    values = [node_values(simulate(setup, SolverSettings(dt, t_end)), dt, nodes) for dt in STEPS]
     torques = np.array([rrr.inverse_dynamics(PARAMS, *m) for m in zip(*rrr.circle_trajectory(nodes))])
     scale = np.abs(torques).max()
     assert scale > 0.1
@@ -97,7 +98,7 @@ def test_forward_dynamics_under_recursive_torques_follows_the_trajectory():
     t_end = 0.6
     pose_errors, angle_errors = [], []
     for dt in STEPS:
-        r = simulate(model, setup, dt, t_end)
+        r = simulate(setup, SolverSettings(dt, t_end))
         poses = rrr.circle_trajectory(r.t)[0]
         pose_errors.append(np.abs(rrr_platform(model, r.q) - poses).max())
         theta = np.array([rrr.inverse_kinematics(params, p) for p in poses])
@@ -125,7 +126,7 @@ def test_forward_case_converges_to_the_recursive_forward_dynamics(case_path):
     assert np.abs(reference.pose[-1]).max() > 0.01   # the platform moves
     errors, pose_errors = [], []
     for dt in STEPS:
-        r = simulate(model, setup, dt, t_end)
+        r = simulate(setup, SolverSettings(dt, t_end))
         k = np.round(t_eval / dt).astype(int)
         errors.append(np.abs(rrr_actuated(model, r.q[k]) - reference.theta).max())
         pose_errors.append(np.abs(rrr_platform(model, r.q[k]) - reference.pose).max())
@@ -136,7 +137,7 @@ def test_forward_case_converges_to_the_recursive_forward_dynamics(case_path):
 def test_servo_run_conserves_the_energy_balance(case_path):
     """The servo inputs do exactly the work that changes the energy: H - H0 = W to round-off."""
     case = load_case(case_path("3rrr_inverse.toml"))
-    r = simulate(case.model, prepare(case.model, case.q0, case.v0), 0.01, 0.8)
+    r = simulate(prepare(case.model, case.q0, case.v0), SolverSettings(0.01, 0.8))
     assert r.complete
     assert np.abs(r.energy_balance).max() <= 1e-11 * np.abs(r.total).max()
     np.testing.assert_allclose(rrr_platform(case.model, r.q), rrr.circle_trajectory(r.t)[0], rtol=0, atol=1e-12)

@@ -5,6 +5,7 @@ import tomllib
 from conftest import angular_momentum_scale
 
 from femdyn.cli import main
+from femdyn.integrators.settings import SolverSettings
 from femdyn.integrators.setup import prepare
 from femdyn.integrators.time_loop import simulate
 from femdyn.io.case import load_case
@@ -22,8 +23,8 @@ from femdyn.model.initial import place
 
 def run(path, dt=None, t_end=None):
     case = load_case(path)
-    setup = prepare(case.model, case.q0, case.v0, case.initial_tolerance)
-    return case, simulate(case.model, setup, dt or case.dt, t_end or case.t_end)
+    setup = prepare(case.model, case.q0, case.v0, case.settings.initial_tolerance)
+    return case, simulate(setup, SolverSettings(dt or case.settings.dt, t_end or case.settings.t_end))
 
 
 def effector(case, r):
@@ -135,7 +136,7 @@ def test_rpr_torques_converge_at_second_order(case_path):
     values = []
     for i in range(4):
         dt = 0.02 / 2**i
-        r = simulate(case.model, setup, dt, 3.0)
+        r = simulate(setup, SolverSettings(dt, 3.0))
         values.append(np.stack([np.interp(probes, r.t_mid, r.inputs[:, k]) for k in range(3)]))
     differences = [np.abs(b - a).max() for a, b in zip(values, values[1:])]
     orders = np.log2(np.array(differences[:-1]) / np.array(differences[1:]))
@@ -263,7 +264,7 @@ def test_runs_prepared_from_different_states_keep_their_own_servo_targets():
         np.testing.assert_array_equal(c.reference, reference)
         np.testing.assert_array_equal(c.targets(0.0), path.value(0.0))
     for s, start in zip(setups, starts):
-        r = simulate(model, s, 0.01, 0.2)
+        r = simulate(s, SolverSettings(0.01, 0.2))
         assert r.complete, r.message
         target = start + np.array([path.value(t) - path.value(0.0) for t in r.t])
         assert np.abs(tip(r.q) - target).max() <= 1e-10

@@ -10,6 +10,7 @@ axial inertia, proportionally.
 import numpy as np
 import pytest
 
+from femdyn.integrators.settings import SolverSettings
 from femdyn.integrators.setup import prepare
 from femdyn.integrators.time_loop import simulate
 from femdyn.model.instantaneous import accelerations, inverse_dynamics
@@ -65,7 +66,7 @@ def test_servo_leg_forces_equal_gauss_appell():
     nodes = np.arange(0.02, t_end - 0.01, 0.02)
     values = []
     for dt in (0.01, 0.005, 0.0025):
-        r = simulate(model, setup, dt, t_end)
+        r = simulate(setup, SolverSettings(dt, t_end))
         k = np.round(nodes / dt).astype(int)
         values.append(0.5 * (r.inputs[k - 1] + r.inputs[k]))
     forces = np.array([stewart.inverse_dynamics(PARAMS, *stewart.platform_trajectory(PARAMS, t)) for t in nodes])
@@ -132,7 +133,7 @@ def held_forces(position, rotation):
     """Leg forces of the servo holding the platform at rest under gravity: a few BEM steps."""
     model = stewart_model(PARAMS, servo=hold(position, rotation))
     setup = prepare(model, *stewart_state(model, PARAMS, position, rotation))
-    r = simulate(model, setup, 0.01, 0.03)
+    r = simulate(setup, SolverSettings(0.01, 0.03))
     np.testing.assert_allclose(r.q, np.broadcast_to(setup.q0, r.q.shape), rtol=0, atol=1e-14)   # at rest
     assert np.ptp(r.inputs, axis=0).max() <= 1e-10 * np.abs(r.inputs).max()
     return r.inputs[-1]

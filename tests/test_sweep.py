@@ -24,11 +24,14 @@ from conftest import CASES
 
 from femdyn.beam.sections import section_forces
 from femdyn.cli import main
+from femdyn.integrators.settings import SolverSettings
 from femdyn.integrators.setup import prepare
 from femdyn.integrators.time_loop import simulate
-from femdyn.io.case import CaseError, load_case, override, read_case_data
+from femdyn.io.case import CaseError, load_case, read_case_data
+from femdyn.io.overrides import override
 from femdyn.io.tables import read_csv
 from femdyn.studies import sweep as sweeps
+from femdyn.studies import sweep_cluster, sweep_files
 
 DASK = Path(sys.executable).with_name("dask")
 START_TIMEOUT = 60  # s for a scheduler or worker process to come up
@@ -152,7 +155,7 @@ def test_override_paths_are_checked(path, message):
 
 def test_max_stress_is_the_largest_section_stress_of_all_frames(cantilever):
     case = load_case(cantilever, overrides={"solver.t_end": 0.05})
-    results = simulate(case.model, prepare(case.model, case.q0, case.v0), case.dt, case.t_end)
+    results = simulate(prepare(case.model, case.q0, case.v0), SolverSettings(case.settings.dt, case.settings.t_end))
     beam = case.model.flexible[0]
     direct = max(section_forces(beam.beam, q).sigma_max.max() for q in results.q[:, beam.elastic])
     assert sweeps.outputs(case, results, "tip")["max_stress"] == pytest.approx(direct, rel=1e-12)
@@ -207,7 +210,7 @@ def test_bad_input_is_one_line(cantilever, tmp_path, capsys, argv, message):
 def test_a_different_sweep_in_the_folder_is_refused(cantilever, tmp_path, capsys):
     out = tmp_path / "sweep"
     plan = sweeps.plan_sweep(cantilever, parameters("h=0.1,0.2"))
-    assert sweeps.open_folder(out, plan) == []
+    assert sweep_files.open_folder(out, plan) == []
     code = main(["sweep", str(cantilever), "--param", "h=0.1,0.3", "--out", str(out), "--quiet"])
     assert code == 2 and "holds a different sweep (other parameters, samples)" in capsys.readouterr().err
     (tmp_path / "other").mkdir()
@@ -339,7 +342,7 @@ def test_killing_a_worker_loses_no_sample(cantilever, scheduler, tmp_path):
             rows = []
             watcher = threading.Thread(target=kill_when_busy, daemon=True)
             watcher.start()
-            sweeps.run_on_cluster(client, [plan.task(i) for i in range(len(plan.values))], rows.append)
+            sweep_cluster.run_on_cluster(client, [plan.task(i) for i in range(len(plan.values))], rows.append)
             watcher.join(timeout=30)
             assert killed and victim.wait(timeout=20) is not None
             deadline = time.monotonic() + 20
@@ -373,14 +376,14 @@ def test_an_interrupted_sweep_resumes_with_the_missing_samples(cantilever, sched
     out = tmp_path / "sweep"
     argv = ["sweep", str(cantilever), "--param", "h=0.05:0.1:6", "--scheduler", scheduler.address,
             "--out", str(out), "--quiet", "--no-plots"]
-    append = sweeps.Table.append
+    append = sweep_files.Table.append
 
     def interrupt_after_two(table, row):  # Ctrl-C once two rows are written
         append(table, row)
         if len(table.read()) == 2:
             raise KeyboardInterrupt
 
-    monkeypatch.setattr(sweeps.Table, "append", interrupt_after_two)
+    monkeypatch.setattr(sweep_files.Table, "append", interrupt_after_two)
     assert main(argv) == 130
     assert "interrupted: 2 of 6 samples are in" in capsys.readouterr().err
     monkeypatch.undo()
