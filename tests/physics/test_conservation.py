@@ -3,7 +3,7 @@ loads stop, total energy, linear and angular momentum stay at their values to ro
 and the constraints hold at every step."""
 import numpy as np
 import pytest
-from conftest import angular_momentum_scale, flexible_pendulum
+from shared import angular_momentum_scale, damped_oscillator, flexible_pendulum
 
 from femdyn.integrators.settings import SolverSettings
 from femdyn.integrators.setup import prepare
@@ -75,16 +75,6 @@ def test_torque_free_spatial_body_conserves_energy_and_angular_momentum():
     assert np.ptp(omega_body[:, 1, 2]) > 0.5
 
 
-def damped_oscillator(damping):
-    b = ModelBuilder(2)
-    b.add_body("mass", 1.5, [0.01, 0.02])
-    b.add_joint("track", "prismatic", "ground", "mass", slide="x")
-    b.add_spring_damper("spring", "ground", [0.0, 0.0], "mass", [0.0, 0.0], 40.0, damping, 1.0)
-    model = b.build()
-    q, v = place(model, {}, {"track": {"slide": 1.3, "slide_rate": 0.5}})
-    return model, prepare(model, q, v)
-
-
 def test_spring_conserves_and_damper_dissipates_exactly():
     model, setup = damped_oscillator(0.0)
     r = simulate(setup, SolverSettings(0.05, 5.0))
@@ -93,33 +83,6 @@ def test_spring_conserves_and_damper_dissipates_exactly():
     r = simulate(setup, SolverSettings(0.05, 5.0))
     assert r.total[-1] < 0.2 * r.total[0]
     assert np.abs(r.energy_balance).max() <= TOL * r.total[0]
-
-
-def test_unspecified_joint_rates_are_measured_from_the_bodies():
-    """Two bodies posed and moving consistently (relative angular velocity 3) with no joint rate
-    given: the augmented rate is measured, G v = 0 holds before projection, and the projection leaves
-    the given velocities alone."""
-    b = ModelBuilder(2)
-    b.add_body("A", 1.0, [0.01, 0.02])
-    b.add_body("B", 2.0, [0.03, 0.01])
-    b.add_joint("AB", "revolute", "A", "B", point1=[0.5, 0.0], point2=[-0.5, 0.0], angle="theta")
-    model = b.build()
-    w_a, w_b = 1.0, 4.0
-    # joint at (0.5, 0); B's centre at (1, 0): velocities of the rigid rotations about the joint
-    spec = {"A": {"position": [0.0, 0.0], "angular_velocity": w_a, "velocity": [0.0, 0.0]},
-            "B": {"position": [1.0, 0.0], "angular_velocity": w_b, "velocity": [0.0, w_a * 0.5 + w_b * 0.5]}}
-    q, v = place(model, spec, {})
-    i = model.joint_coordinates["theta"]
-    assert q[i] == pytest.approx(0.0, abs=1e-15) and v[i] == pytest.approx(w_b - w_a, rel=1e-14)
-    assert np.abs(model.jacobian(q) @ v).max() <= 1e-14
-    setup = prepare(model, q, v)
-    np.testing.assert_allclose(setup.v0, v, atol=1e-14)
-
-
-def test_time_step_is_never_enlarged():
-    model, setup = damped_oscillator(0.0)
-    r = simulate(setup, SolverSettings(0.4, 0.59))
-    assert r.dt <= 0.4 and r.t[-1] == pytest.approx(0.59)
 
 
 def test_energy_balance_checks_the_discrete_gradient_of_the_elastic_forces(monkeypatch):

@@ -1,24 +1,20 @@
-"""The generalized-alpha stepper (Arnold & Bruls 2007, index 3; Chung & Hulbert parameters): exact
-Newton matrices for every constraint family and force, second-order convergence against an
-independent minimal-coordinate solution, constraints to round-off, and the numerical dissipation
-set by rho_inf (high frequencies decay per step by the spectral radius, low ones are kept)."""
+"""The generalized-alpha stepper (Arnold & Bruls 2007, index 3; Chung & Hulbert parameters) against
+physics: second-order convergence against an independent minimal-coordinate solution, multipliers
+included, constraints to round-off, the numerical dissipation set by rho_inf (high frequencies decay
+per step by the spectral radius, low ones are kept) and energy errors of second order. Its Newton
+matrices and early stop are in ``units/test_generalized_alpha_newton.py``."""
 import math
 
 import numpy as np
 import pytest
-from conftest import CASES, flexible_pendulum
-from test_accuracy import double_pendulum_ode
-from test_components import all_joints_model
-from test_flexible import free_beam
+from shared import CASES, double_pendulum_ode, flexible_pendulum, oscillator
 
 from femdyn.integrators.generalized_alpha import GeneralizedAlpha, chung_hulbert
-from femdyn.integrators.newton import NewtonOptions
 from femdyn.integrators.settings import SolverSettings
 from femdyn.integrators.setup import prepare
 from femdyn.integrators.time_loop import simulate
 from femdyn.io.case import load_case
 from femdyn.model.builder import ModelBuilder
-from femdyn.model.errors import ModelError
 from femdyn.model.initial import place
 
 GA = "generalized-alpha"
@@ -27,73 +23,6 @@ GA = "generalized-alpha"
 def orders(errors):
     e = np.asarray(errors)
     return np.log2(e[:-1] / e[1:])
-
-
-# --- Newton matrix ---------------------------------------------------------------------------
-def friction_slipping():
-    case = load_case(CASES / "friction_oscillator.toml")
-    states = [s - 0.2 if s is not None else s for s in case.model.initial_states(case.q0)]  # |E e| > F_max
-    return case.model, case.q0, case.v0, states
-
-
-def rpr_servos():
-    case = load_case(CASES / "rpr_figure8.toml")
-    setup = prepare(case.model, case.q0, case.v0)
-    return setup.model, setup.q0, setup.v0, None
-
-
-def random_state(model, seed):
-    rng = np.random.default_rng(seed)
-    return model, rng.normal(size=model.n), rng.normal(size=model.n), None
-
-
-def beam_with_stiffening():
-    model, setup = free_beam(True)
-    return model, setup.q0 + 1e-2 * np.random.default_rng(2).normal(size=model.n), setup.v0, None
-
-
-MODELS = {
-    "planar-joints-spring-damper-loads": lambda: random_state(all_joints_model(2), 1),
-    "spatial-joints-spring-damper-loads": lambda: random_state(all_joints_model(3), 1),
-    "flexible-beam-stiffening": beam_with_stiffening,
-    "friction-slipping": friction_slipping,
-    "servos-rpr": rpr_servos,
-}
-
-
-@pytest.mark.parametrize("name", MODELS)
-def test_newton_matrix_is_the_derivative_of_the_residual(name):
-    """At random (a_n, vd_n) and off-manifold q_n+1 with large multipliers, the assembled Newton
-    matrix equals central differences of the residual in (q_n+1, scaled lam): the doubled mid-point
-    tangents of the constraint families and forces, the continuous damper (with gamma' dF/dv) and the
-    friction return map are the exact derivatives."""
-    model, q, v, states = MODELS[name]()
-    states = model.initial_states(q) if states is None else states
-    rng = np.random.default_rng(0)
-    stepper = GeneralizedAlpha(model, 0.01, rho_inf=0.7)
-    stepper._carry = stepper.start(0.3, q, v, states)  # continue from (q, v) with random a_n, vd_n
-    stepper._carry.a, stepper._carry.vd = rng.normal(size=model.n), rng.normal(size=model.n)
-    step = stepper._begin(0.3, q, v, states)
-    n, active = model.n, stepper.system.active
-
-    def residual(x):
-        lam = np.zeros(model.m)
-        lam[active] = stepper.scale * x[n:]
-        return stepper._newton_system(step, x[:n], lam)
-
-    x = np.concatenate([q + 1e-3 * rng.normal(size=n), 1e3 * rng.normal(size=active.size) / stepper.scale])
-    K = stepper.system.pattern.matrix(residual(x)[1]).toarray()
-    J = np.empty_like(K)
-    for j in range(x.size):
-        e = np.zeros_like(x)
-        e[j] = 1e-6
-        J[:, j] = (residual(x + e)[0] - residual(x - e)[0]) / 2e-6
-    # the entries beyond the mass matrix (tangents) against their own scale
-    mass = np.zeros_like(K)
-    mass[:n, :n] = stepper.beta_p * model.mass_matrix.toarray()
-    tangent = (K - mass)[:n, :n]
-    np.testing.assert_allclose(J[:n, :n] - mass[:n, :n], tangent, atol=1e-7 * np.abs(tangent).max())
-    np.testing.assert_allclose(J, K, atol=1e-8 * np.abs(K).max())
 
 
 # --- accuracy --------------------------------------------------------------------------------
@@ -133,22 +62,6 @@ def test_double_pendulum_converges_at_second_order(moving_double_pendulum, rho_i
     assert eq[-1] < 1e-4 and ev[-1] < 1e-3, (eq, ev)
 
 
-def test_early_stop_keeps_the_solution_within_the_tolerance_with_fewer_iterations():
-    """``NewtonOptions.early_stop`` on the FEM 3-PRR (0.1 s, 50 steps of 2 ms, before its motion
-    turns sensitive): the solution stays within the Newton tolerance of the plainly converged one,
-    the constraints hold to the tolerance, and Newton needs fewer iterations per step."""
-    case = load_case(CASES / "3prr_sine.toml", overrides={"solver.t_end": 0.1})
-    setup = prepare(case.model, case.q0, case.v0)
-    plain, early = (simulate(setup, SolverSettings(case.settings.dt, case.settings.t_end, integrator=GA,
-                                                   rho_inf=case.settings.rho_inf, early_stop=flag))
-                    for flag in (False, True))
-    assert plain.complete and early.complete
-    tolerance = NewtonOptions().tolerance
-    assert np.abs(early.q - plain.q).max() <= tolerance * max(1.0, np.abs(plain.q).max())
-    assert early.residual.max() <= tolerance
-    assert early.iterations[1:].mean() <= plain.iterations[1:].mean() - 0.3
-
-
 def test_multipliers_converge_at_second_order_after_the_start(moving_double_pendulum):
     """rho_inf = 0.5: the multipliers carry an O(dt) start-up transient (index 3) that decays like
     rho_inf^n; at t = 0.3 .. 0.5 s they match the exact multipliers of the reference state (from the
@@ -178,18 +91,6 @@ def test_multipliers_converge_at_second_order_after_the_start(moving_double_pend
 
 
 # --- numerical dissipation -------------------------------------------------------------------
-def oscillator(stiffness, mass=1.0, free_length=10.0, stretch=1e-3, rate=0.0):
-    """A mass on a straight guide held by a spring to the ground: a linear oscillator along the
-    guide, omega^2 = k/m. The long free length keeps the mirrored spring branch out of reach."""
-    b = ModelBuilder(2)
-    b.add_body("mass", mass, [0.01, 0.02])
-    b.add_joint("guide", "prismatic", "ground", "mass", slide="x")
-    b.add_spring_damper("spring", "ground", [0.0, 0.0], "mass", [0.0, 0.0], stiffness, 0.0, free_length)
-    model = b.build()
-    q, v = place(model, {}, {"guide": {"slide": free_length + stretch, "slide_rate": rate}})
-    return model, prepare(model, q, v)
-
-
 def linear_scheme(rho_inf, omega_h, steps):
     """The scheme written out for x'' = -omega^2 x in units of h, independently of the stepper:
     x_1..x_steps from x_0 = 1, v_0 = 0, a_0 = -omega^2, and the spectral radius of its amplification
@@ -300,24 +201,7 @@ def test_rho_one_is_only_weakly_stable_on_constraints():
     assert max(normal[0.8]) <= 1e-2
 
 
-# --- loads, servos, options --------------------------------------------------------------------
-def test_servo_inputs_agree_with_the_energy_momentum_scheme(case_path):
-    """The free-floating RPR manipulator following the figure-8 for 1.5 s (servo rows with the Boolean input
-    matrix): constraints to round-off, linear momentum stays zero (the inputs are internal), and the
-    step-mean inputs approach those of the energy-momentum scheme at second order."""
-    case = load_case(case_path("rpr_figure8.toml"))
-    setup = prepare(case.model, case.q0, case.v0)
-    differences = []
-    for dt in (0.02, 0.01):
-        g = simulate(setup, SolverSettings(dt, 1.5, integrator=GA, rho_inf=0.8))
-        e = simulate(setup, SolverSettings(dt, 1.5))
-        assert g.complete and g.residual.max() <= 1e-12
-        assert np.abs(g.momentum).max() <= 1e-10
-        differences.append(np.abs(g.inputs - e.inputs).max())
-    assert differences[1] <= 1e-3 * np.abs(e.inputs).max()
-    assert abs(orders(differences)[0] - 2.0) <= 0.2, differences
-
-
+# --- loads -------------------------------------------------------------------------------------
 def test_energy_balance_with_a_torque_is_second_order(case_path):
     """NM logo under the hat torque: H_n - H_0 - W_n (trapezoidal work) is O(dt^2), not round-off."""
     case = load_case(case_path("nm_logo.toml"))
@@ -343,38 +227,3 @@ def test_elasticity_does_no_work_and_the_energy_error_is_second_order():
         energy_errors.append(np.abs(r.energy_balance).max())
     assert energy_errors[0] <= 2e-5 * r.kinetic.max()
     assert np.all(np.abs(orders(energy_errors) - 2.0) <= 0.1), energy_errors
-
-
-def test_simulate_keeps_the_default_and_checks_the_options():
-    model, setup = oscillator(40.0, stretch=0.3)
-    r = simulate(setup, SolverSettings(0.05, 1.0))
-    assert r.integrator == "energy-momentum"
-    assert np.ptp(r.total) <= 1e-12 * r.total[0]
-    with pytest.raises(ModelError, match="integrator"):
-        simulate(setup, SolverSettings(0.05, 1.0, integrator="newmark"))
-    for bad in (1.5, -0.1, float("nan"), "high"):
-        with pytest.raises(ModelError, match="rho_inf"):
-            simulate(setup, SolverSettings(0.05, 1.0, integrator=GA, rho_inf=bad))
-
-
-def test_case_file_and_command_line_select_generalized_alpha(tmp_path):
-    """``[solver] integrator``/``rho_inf`` and ``femdyn run --integrator --rho-inf`` reach the
-    stepper: the double pendulum run through the CLI with generalized-alpha (rho_inf = 0.8, with its
-    numerical dissipation) loses energy, and its angles match the minimal-coordinate solution to
-    O(dt^2)."""
-    from femdyn.cli import main
-    from femdyn.io.tables import read_csv
-    case = CASES / "double_pendulum.toml"
-    out = tmp_path / "ga"
-    assert main(["run", str(case), "--integrator", "generalized-alpha", "--rho-inf", "0.8", "--t-end", "1",
-                 "--dt", "0.001", "--out", str(out), "--quiet", "--no-vtk", "--no-plots"]) == 0
-    history = read_csv(out / "history.csv")
-    model = load_case(case).model
-    names = list(model.joint_coordinates)
-    theta = double_pendulum_ode(history["t"], (history[names[0]][0], history[names[0]][0] + history[names[1]][0]))
-    assert np.abs(history[names[0]] - theta[0]).max() < 1e-3
-    assert history["total"][-1] < history["total"][0]  # generalized-alpha dissipates, a little
-    text = (tmp_path / "ga.toml")
-    text.write_text(case.read_text().replace("[solver]", "[solver]\nintegrator = \"generalized-alpha\"\nrho_inf = 0.5"))
-    c = load_case(text)
-    assert (c.settings.integrator, c.settings.rho_inf) == ("generalized-alpha", 0.5)

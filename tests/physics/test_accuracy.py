@@ -1,9 +1,8 @@
-"""Accuracy: observed second order of the BEM scheme (000 section 6), agreement with an independent
-minimal-coordinate solution, and the redundant spatial four-bar."""
+"""Accuracy of the energy-momentum scheme: observed second order (000 section 6) and the redundant
+spatial four-bar."""
 import math
 
 import numpy as np
-from scipy.integrate import solve_ivp
 
 from femdyn.integrators.settings import SolverSettings
 from femdyn.integrators.setup import prepare
@@ -32,42 +31,6 @@ def test_nm_logo_angle_converges_at_second_order(case_path):
     theta = [run(case, 0.05 / 2**i).q[-1, k] for i in range(5)]
     orders = observed_orders(np.abs(np.diff(theta)))
     assert np.all(np.abs(orders - 2.0) <= 0.15), orders
-
-
-def double_pendulum_ode(t_eval, theta0, rates0=(0.0, 0.0), m=1.0, l=1.0, w=0.05, g=9.81):
-    """Absolute rod angles and rates (from the horizontal) of two uniform rods (cases/double_pendulum.toml),
-    Lagrange's equations in minimal coordinates: (4, len(t_eval)) rows theta1, theta2, rates."""
-    J = m * (l**2 + w**2) / 12.0
-    a = m * l * l / 2.0
-    M11, M22 = m * l**2 / 4 + J + m * l**2, m * l**2 / 4 + J
-
-    def rhs(t, y):
-        t1, t2, w1, w2 = y
-        c, s = math.cos(t1 - t2), math.sin(t1 - t2)
-        M = np.array([[M11, a * c], [a * c, M22]])
-        f = np.array([-a * s * w2**2 - g * (m * l / 2 + m * l) * math.cos(t1),
-                      a * s * w1**2 - g * m * l / 2 * math.cos(t2)])
-        return [w1, w2, *np.linalg.solve(M, f)]
-
-    return solve_ivp(rhs, (0.0, t_eval[-1]), [*theta0, *rates0], t_eval=t_eval, method="DOP853",
-                     rtol=1e-12, atol=1e-12).y
-
-
-def test_double_pendulum_matches_minimal_coordinate_solution(case_path):
-    """Absolute angles theta1 and theta1 + theta2 against solve_ivp (rtol 1e-10): the error is
-    second order in dt (ratio 4 per halving, +- 0.15 in the order) and small in absolute terms."""
-    case = load_case(case_path("double_pendulum.toml"))
-    i1, i2 = case.model.joint_coordinates["theta1"], case.model.joint_coordinates["theta2"]
-    t_end = 2.0
-    errors = []
-    for dt in (0.004, 0.002, 0.001):
-        r = run(case, dt, t_end)
-        a1, a2 = double_pendulum_ode(r.t, (r.q[0, i1], r.q[0, i1] + r.q[0, i2]))[:2]
-        errors.append(max(np.abs(r.q[:, i1] - a1).max(), np.abs(r.q[:, i1] + r.q[:, i2] - a2).max()))
-        assert np.ptp(r.total) <= 1e-10 * np.abs(r.total).max()
-    orders = observed_orders(errors)
-    assert np.all(np.abs(orders - 2.0) <= 0.15), (errors, orders)
-    assert errors[-1] < 1e-3
 
 
 def spatial_four_bar():

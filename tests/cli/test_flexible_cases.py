@@ -3,7 +3,7 @@
 import meshio
 import numpy as np
 import pytest
-from conftest import PINNED_ARM
+from case_texts import PINNED_ARM
 from test_case_errors import run_and_check
 
 from femdyn.io.case import load_case

@@ -43,19 +43,3 @@ def test_friction_raises_the_rpr_driving_torques_where_the_joints_slide(case_pat
     assert np.all(top_rough[sliding] > top_plain[sliding])
     assert np.abs(rough.inputs).max() > 45.0  # close to F_max = 50 while sliding
     assert np.abs(rough.energy_balance).max() <= 1e-10 * np.abs(rough.total + rough.dissipation).max()
-
-
-def test_a_step_without_motion_after_a_slip_sticks():
-    """After a slip the elastic strain sits at F_max/E up to round-off; a step with q_b = q_a must
-    then stick (no slip, no dissipation) with the force at the yield level, not divide 0 by 0."""
-    from femdyn.forces.friction import Friction
-
-    f = Friction(np.array([[0]]), ["x"], [100.0], [5.0])
-    rng = np.random.default_rng(0)
-    for _ in range(1000):
-        q0, q1 = rng.normal(size=2)
-        p = f.advance(np.array([[q0]]), np.array([[q1]]), f.initial_state(np.array([[q0]])))
-        still = np.array([[q1]])
-        force = f.discrete_force(still, still, 0.0, 0.01, p)
-        assert np.isfinite(force).all() and abs(force[0, 0]) <= 5.0 * (1 + 1e-12)
-        assert f.dissipation(still, still, p)[0] == 0.0

@@ -134,28 +134,7 @@ def test_forward_case_converges_to_the_recursive_forward_dynamics(case_path):
     assert np.all(np.abs(orders(pose_errors) - 2.0) <= 0.15), pose_errors
 
 
-def test_servo_run_conserves_the_energy_balance(case_path):
-    """The servo inputs do exactly the work that changes the energy: H - H0 = W to round-off."""
-    case = load_case(case_path("3rrr_inverse.toml"))
-    r = simulate(prepare(case.model, case.q0, case.v0), SolverSettings(0.01, 0.8))
-    assert r.complete
-    assert np.abs(r.energy_balance).max() <= 1e-11 * np.abs(r.total).max()
-    np.testing.assert_allclose(rrr_platform(case.model, r.q), rrr.circle_trajectory(r.t)[0], rtol=0, atol=1e-12)
-
-
 @pytest.mark.parametrize("bad", [dict(radius=0.04, speed=1.0)])
 def test_unknown_trajectory_arguments_are_refused(bad):
     with pytest.raises(ValueError, match="speed"):
         rrr_model(PARAMS, servo=True, trajectory=bad)
-
-
-def test_circle_trajectory_in_a_case_is_validated(case_path, tmp_path, capsys):
-    """The case file's circle needs a positive ramp time: refused with one line naming the field."""
-    from femdyn.cli import main
-    text = case_path("3rrr_inverse.toml").read_text()
-    bad = tmp_path / "bad.toml"
-    bad.write_text(text.replace('type = "circle", radius = 0.04, angular_speed = "2*pi", t_ramp = 0.5',
-                                'type = "circle", radius = 0.04, angular_speed = "2*pi", t_ramp = 0.0'))
-    assert main(["check", str(bad)]) == 2
-    err = capsys.readouterr().err.strip()
-    assert "servos[0].trajectory.t_ramp" in err and "> 0" in err

@@ -198,7 +198,10 @@ def test_concurrent_distal_links_are_a_platform_singularity():
     with pytest.raises(SingularPoseError, match=r"cond\(K") as err:
         rrr.inverse_dynamics(PARAMS, pose, np.zeros(3), np.zeros(3))
     assert err.value.condition > 1e12
-    rrr.inverse_dynamics(rrr.RRRParameters(branch=(-1, -1, -1)), pose, np.zeros(3), np.zeros(3))   # other mode: regular
+    other = rrr.RRRParameters(branch=(-1, -1, -1))   # the other assembly mode at the same pose: regular
+    assert np.linalg.cond(rrr.jacobians(other, pose)[0]) < 1e3   # measured 35
+    tau = rrr.inverse_dynamics(other, pose, np.zeros(3), np.zeros(3))
+    np.testing.assert_allclose(tau, 0.0, rtol=0, atol=1e-12)   # at rest, without gravity: no torques
 
 
 def test_singularity_threshold_is_configurable():

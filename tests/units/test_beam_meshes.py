@@ -1,15 +1,13 @@
 """Beam centre-line meshes: write/read round trips, chain ordering, the body frame, the shipped 3-PRR
 link meshes (003 section 8.1), and clear errors for meshes that are not one planar open chain."""
-import pathlib
 
 import meshio
 import numpy as np
 import pytest
+from shared import MESHES
 
 from femdyn.beam import BeamBody, Section, static_deflection
 from femdyn.io.meshes import centreline_frame, read_centreline, write_straight_beam
-
-MESHES = pathlib.Path(__file__).resolve().parent.parent / "meshes"
 
 
 @pytest.mark.parametrize("suffix", [".vtu", ".msh"])

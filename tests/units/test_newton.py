@@ -3,7 +3,7 @@ refinement of the fixed-pattern KLU solves on an ill-scaled saddle-point matrix,
 convergence down to the round-off floor on a beam of 4096 elements."""
 import numpy as np
 import scipy.sparse as sp
-from conftest import flexible_pendulum
+from shared import flexible_pendulum
 
 from femdyn.integrators.energy_momentum import EnergyMomentum
 from femdyn.integrators.newton import newton_converged

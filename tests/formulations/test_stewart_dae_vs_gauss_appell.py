@@ -171,4 +171,9 @@ def test_servo_model_needs_six_legs():
     params = stewart.StewartParameters(*stewart.stewart_geometry(8))
     with pytest.raises(ValueError, match="six legs"):
         stewart_model(params, servo=True)
-    stewart_model(params, forces=[lambda t: 0.0] * 8)   # forward models take any number
+    model = stewart_model(params, forces=[lambda t: 0.0] * 8)   # forward models take any number
+    position, rotation = params.home_position + np.array([0.03, -0.02, 0.05]), rotation_3d([1.0, 2.0, 0.5], 0.12)
+    q, _ = stewart_state(model, params, position, rotation)   # eight legs assembled at a tilted pose,
+    assert np.abs(model.phi(q)).max() <= 1e-14   # on the constraints, the slides the eight leg lengths
+    np.testing.assert_allclose(stewart_legs(model, q), stewart.inverse_kinematics(params, position, rotation).lengths,
+                               rtol=0, atol=1e-15)

@@ -6,8 +6,8 @@ import pathlib
 import meshio
 import numpy as np
 import pytest
-from conftest import CASES as SHIPPED
-from conftest import NM_BODIES_AND_JOINT, PINNED_ARM
+from case_texts import NM_BODIES_AND_JOINT, PINNED_ARM
+from shared import CASES as SHIPPED
 
 from femdyn.cli import main
 

@@ -20,7 +20,7 @@ from pathlib import Path
 import distributed
 import numpy as np
 import pytest
-from conftest import CASES
+from shared import CASES
 
 from femdyn.beam.sections import section_forces
 from femdyn.cli import main
