@@ -10,7 +10,10 @@ import numpy as np
 from scipy.integrate import solve_ivp
 
 from femdyn.beam.body import BeamBody, Section
+from femdyn.integrators.settings import SolverSettings
 from femdyn.integrators.setup import prepare
+from femdyn.integrators.time_loop import simulate
+from femdyn.io.case import load_case
 from femdyn.model.builder import ModelBuilder
 from femdyn.model.initial import place
 
@@ -104,3 +107,28 @@ def angular_momentum_scale(model, results):
     cross = np.cross(Q, V) if dim == 3 else Q[..., 0] * V[..., 1] - Q[..., 1] * V[..., 0]
     magnitude = np.linalg.norm(cross, axis=-1) if dim == 3 else np.abs(cross)
     return float(np.max(np.sum(W * magnitude, axis=(1, 2))))
+
+
+def observed_orders(errors):
+    """log2 of the ratios of successive errors of a refinement by halving: the observed orders."""
+    e = np.asarray(errors)
+    return np.log2(e[:-1] / e[1:])
+
+
+def run_at(case, dt, t_end=None):
+    """The case prepared and simulated with time step dt (to its end time, or t_end)."""
+    setup = prepare(case.model, case.q0, case.v0, case.settings.initial_tolerance)
+    return simulate(setup, SolverSettings(dt, t_end or case.settings.t_end))
+
+
+def run_file(path, dt=None, t_end=None):
+    """The case file loaded and simulated (its dt and t_end unless given): (case, results)."""
+    case = load_case(path)
+    return case, run_at(case, dt or case.settings.dt, t_end)
+
+
+def effector(case, r):
+    """Centres (F, dim) and rotations (F, dim, dim) of the body named "effector" over a run."""
+    k = [b.name for b in case.model.bodies].index("effector")
+    centres, rotations = case.model.frames(r.q)
+    return centres[:, k], rotations[:, k]

@@ -2,22 +2,10 @@
 (``cases/double_pendulum.toml``) against Lagrange's equations in its two absolute rod angles
 (``shared.double_pendulum_ode``, solve_ivp with rtol 1e-12)."""
 import numpy as np
-from shared import double_pendulum_ode
+from shared import double_pendulum_ode, observed_orders
+from shared import run_at as run
 
-from femdyn.integrators.settings import SolverSettings
-from femdyn.integrators.setup import prepare
-from femdyn.integrators.time_loop import simulate
 from femdyn.io.case import load_case
-
-
-def run(case, dt, t_end=None):
-    setup = prepare(case.model, case.q0, case.v0, case.settings.initial_tolerance)
-    return simulate(setup, SolverSettings(dt, t_end or case.settings.t_end))
-
-
-def observed_orders(errors):
-    e = np.asarray(errors)
-    return np.log2(e[:-1] / e[1:])
 
 
 def test_double_pendulum_matches_minimal_coordinate_solution(case_path):

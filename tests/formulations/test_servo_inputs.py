@@ -4,6 +4,9 @@ prescribed motion, and the generalized-alpha scheme's inputs approach the energy
 at order 2."""
 import numpy as np
 import tomllib
+from shared import effector
+from shared import observed_orders as orders
+from shared import run_file as run
 
 from femdyn.integrators.settings import SolverSettings
 from femdyn.integrators.setup import prepare
@@ -13,21 +16,10 @@ from femdyn.io.case import load_case
 GA = "generalized-alpha"
 
 
-def orders(errors):
-    e = np.asarray(errors)
-    return np.log2(e[:-1] / e[1:])
 
 
-def run(path, dt=None, t_end=None):
-    case = load_case(path)
-    setup = prepare(case.model, case.q0, case.v0, case.settings.initial_tolerance)
-    return case, simulate(setup, SolverSettings(dt or case.settings.dt, t_end or case.settings.t_end))
 
 
-def effector(case, r):
-    k = [b.name for b in case.model.bodies].index("effector")
-    centres, rotations = case.model.frames(r.q)
-    return centres[:, k], rotations[:, k]
 
 
 def forward_case(path, tmp_path, inputs, t_mid):

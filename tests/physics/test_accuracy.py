@@ -3,6 +3,8 @@ spatial four-bar."""
 import math
 
 import numpy as np
+from shared import observed_orders
+from shared import run_at as run
 
 from femdyn.integrators.settings import SolverSettings
 from femdyn.integrators.setup import prepare
@@ -11,16 +13,6 @@ from femdyn.io.case import load_case
 from femdyn.model.builder import ModelBuilder
 from femdyn.model.initial import place
 from femdyn.numerics.kinematics import rotation_3d
-
-
-def run(case, dt, t_end=None):
-    setup = prepare(case.model, case.q0, case.v0, case.settings.initial_tolerance)
-    return simulate(setup, SolverSettings(dt, t_end or case.settings.t_end))
-
-
-def observed_orders(errors):
-    e = np.asarray(errors)
-    return np.log2(e[:-1] / e[1:])
 
 
 def test_nm_logo_angle_converges_at_second_order(case_path):

@@ -2,7 +2,8 @@
 follows the figure-8 exactly with zero momenta, its torques converge at order 2, and the inputs of
 the 3-RRR's servo run do exactly the work that changes its energy."""
 import numpy as np
-from shared import angular_momentum_scale
+from shared import angular_momentum_scale, effector
+from shared import run_file as run
 
 from femdyn.integrators.settings import SolverSettings
 from femdyn.integrators.setup import prepare
@@ -11,18 +12,6 @@ from femdyn.io.case import load_case
 from femdyn.joints.trajectories import FigureEight, SmoothRampAngle
 from femdyn.reference import rrr
 from femdyn.reference.models import rrr_platform
-
-
-def run(path, dt=None, t_end=None):
-    case = load_case(path)
-    setup = prepare(case.model, case.q0, case.v0, case.settings.initial_tolerance)
-    return case, simulate(setup, SolverSettings(dt or case.settings.dt, t_end or case.settings.t_end))
-
-
-def effector(case, r):
-    k = [b.name for b in case.model.bodies].index("effector")
-    centres, rotations = case.model.frames(r.q)
-    return centres[:, k], rotations[:, k]
 
 
 def test_rpr_follows_the_figure_eight_and_keeps_its_momenta(case_path):
