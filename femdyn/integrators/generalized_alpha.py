@@ -85,7 +85,6 @@ keeps the factorised matrix over steps instead; the early stop is for full Newto
 from dataclasses import dataclass
 
 import numpy as np
-import scipy.sparse.linalg as spla
 
 from .energy_momentum import StepResult
 from .newton import Newton, NewtonFailure, NewtonOptions, QuadraticStop
@@ -152,19 +151,8 @@ class GeneralizedAlpha:
     # --- forces ------------------------------------------------------------------------------
     def _forces(self, q, v, t, states, which, tangents=False):
         """The continuous forces F(q, v, t) (n,) of the forces ``which`` and, if ``tangents``, their
-        Newton entries -(dF/dq + gamma' dF/dv) at each force's tangent pattern (a list of arrays)."""
-        system, dt = self.system, self.dt
-        F, data = np.zeros(system.n), []
-        for k in which:
-            f = system.forces[k]
-            q_f, v_f = q[f.dofs], v[f.dofs]
-            if tangents:
-                F_f, dF_dq, dF_dv = f.continuous_tangents(q_f, v_f, t, dt, states[k])
-                data.append(-(dF_dq if dF_dv is None else dF_dq + self.gamma_p * dF_dv).ravel())
-            else:
-                F_f = f.continuous_force(q_f, v_f, t, dt, states[k])
-            F += system.scatter(f.dofs, F_f)
-        return F, data
+        Newton entries -(dF/dq + gamma' dF/dv) (``SaddleSystem.continuous_forces``)."""
+        return self.system.continuous_forces(q, v, t, self.dt, states, which, tangents, self.gamma_p)
 
     def _constant_forces(self, q, t, states):
         system = self.system
@@ -202,18 +190,13 @@ class GeneralizedAlpha:
     def accelerations(self, t, q, v, states):
         """Consistent accelerations vd (n,) and multipliers lam (m,) at (q, v, t):
         M vd + Gbar^T lam = F(q, v, t), G vd = -d/dt(G) v - d^2 Phi/dt^2."""
-        model, system, n, s = self.model, self.system, self.model.n, self.system.mbar
-        lam = np.zeros(model.m)
+        system = self.system
         starts = system.begin_step(q, t, midpoint=False)
-        data = [system.mass.data] + system.constrain(np.zeros(system.size), starts, q, q, lam, s, tangent=0.0)
-        data.append(np.zeros(system.pattern.entries - sum(map(len, data))))  # force tangents
         applied = self._constant_forces(q, t, states) + self._forces(q, v, t, states, system.varying)[0]
-        rhs = np.concatenate([applied, -s * self._constraint_acceleration(q, v, t)])
-        x = spla.spsolve(system.pattern.matrix(np.concatenate(data)), rhs)
-        if not np.all(np.isfinite(x)):
+        vd, lam = system.accelerations(q, starts, applied, -self._constraint_acceleration(q, v, t))
+        if not (np.all(np.isfinite(vd)) and np.all(np.isfinite(lam))):
             raise NewtonFailure(t, np.inf, 0, "no consistent initial accelerations (singular system)", system.servos)
-        lam[system.active] = s * x[n:]
-        return x[:n], lam
+        return vd, lam
 
     def start(self, t, q, v, states):
         """Starting values at (t, q, v): vd_0 = a_0 the consistent accelerations, lam_0 their

@@ -16,7 +16,7 @@ from ..numerics.linalg import SingularMatrixError
 
 class NewtonFailure(RuntimeError):
     def __init__(self, time, residual, iterations, reason, servos=()):
-        self.time, self.residual, self.iterations = time, residual, iterations
+        self.time, self.residual, self.iterations, self.reason = time, residual, iterations, reason
         hint = "Try a smaller dt, or check the initial configuration and the loads."
         if servos:
             hint += (f" The servo constraints ({', '.join(servos)}) may ask for a pose outside the "

@@ -1,4 +1,5 @@
-"""The saddle-point system of one model that both time steppers solve in every step.
+"""The saddle-point system of one model that both time steppers solve in every step (and, at rest,
+the statics and the natural modes).
 
 The energy-momentum scheme (000 eqs. 5-7, ``energy_momentum``) and the generalized-alpha scheme
 (Arnold & Bruls 2007, ``generalized_alpha``) both solve for (q_n+1, lam) by Newton's method with
@@ -14,6 +15,12 @@ holds gamma' dF/dv. "inertia" collects what the scheme knows from the step's sta
 are scaled by s = c mbar, mbar the mean positive diagonal of M, so that both blocks of K have the
 same magnitude.
 
+At rest the same system with the mass factor c = 0 is Newton's for the static equilibrium
+(``statics``; K the tangent stiffness -dF/dq + d(Gbar^T lam)/dq of the continuous forms at v = 0,
+``static``), and with c = -sigma the shifted pencil of the natural modes (``modes``); ``accelerations``
+solves [[M, Gbar^T], [G, 0]] once for consistent accelerations and multipliers (generalized-alpha's
+start, the static multipliers at rest).
+
 ``SaddleSystem`` is everything about that system that does not change over a run: the active
 constraint rows, the constant mass matrix M, the quadratic constraint families as one
 ``AffineConstraints`` batch and the layouts of the others, the forces sorted by what the steps
@@ -23,6 +30,7 @@ the tangent of each force that depends on q_n+1. Every Newton iteration gives th
 order, and ``SparsePattern.values`` refills the fixed pattern for KLU's refactorisation.
 """
 import numpy as np
+import scipy.sparse.linalg as spla
 
 from ..joints.batch import AffineConstraints
 from ..numerics.linalg import FixedPatternLU, operator
@@ -111,6 +119,50 @@ class SaddleSystem:
             f = self.forces[k]
             F += self.scatter(f.dofs, f.discrete_force(qa[f.dofs], qb[f.dofs], t, dt, states[k]))
         return F
+
+    def continuous_forces(self, q, v, t, dt, states, which, tangents=False, velocity_factor=0.0):
+        """The continuous forces F(q, v, t) (n,) of the forces ``which`` (indices) and, if ``tangents``,
+        their Newton entries -(dF/dq + velocity_factor dF/dv) at each force's tangent pattern (a list of
+        arrays; velocity_factor = gamma' for generalized-alpha, 0 where v does not follow q)."""
+        F, data = np.zeros(self.n), []
+        for k in which:
+            f = self.forces[k]
+            q_f, v_f = q[f.dofs], v[f.dofs]
+            if tangents:
+                F_f, dF_dq, dF_dv = f.continuous_tangents(q_f, v_f, t, dt, states[k])
+                if dF_dv is not None and velocity_factor:
+                    dF_dq = dF_dq + velocity_factor * dF_dv
+                data.append(-dF_dq.ravel())
+            else:
+                F_f = f.continuous_force(q_f, v_f, t, dt, states[k])
+            F += self.scatter(f.dofs, F_f)
+        return F, data
+
+    def static(self, q, lam, t, states, starts, scale, mass_factor=0.0, tangents=True):
+        """The static residual at rest, R = (-F(q, 0, t) + Gbar^T lam, scale Phi(q, t)), and (with
+        ``tangents``, else None) the data of [[mass_factor M + K, scale Gbar^T], [scale G, 0]] in pattern
+        order, K = -dF/dq + d(Gbar^T lam)/dq the tangent stiffness; ``starts`` from
+        ``begin_step(q, t, midpoint=False)`` hold the servo targets at t. The continuous forms at v = 0
+        with no step (dt = inf): a damper's force vanishes, a load is taken at t."""
+        F, force_data = self.continuous_forces(q, np.zeros(self.n), t, np.inf, states, self.varying, tangents)
+        R = np.empty(self.size)
+        R[: self.n] = -(self.applied(q, q, t, np.inf, states, self.constant) + F)
+        data = self.constrain(R, starts, q, q, lam, scale, tangent=2.0 if tangents else None)
+        return R, (np.concatenate([mass_factor * self.mass.data] + data + force_data) if tangents else None)
+
+    def accelerations(self, q, starts, applied, constraint_acceleration):
+        """The accelerations a (n,) and multipliers lam (m, zero on dropped rows) of
+        M a + Gbar^T lam = ``applied``, G a = ``constraint_acceleration`` (active rows) at q, ``starts``
+        from ``begin_step(q, t, midpoint=False)``; one sparse solve (not finite where the system is
+        singular). At rest with the constraints' accelerations zero, lam are the constraint forces of
+        the instant of release, the static multipliers where q is an equilibrium (a = 0)."""
+        s, lam = self.mbar, np.zeros(self.model.m)
+        data = [self.mass.data] + self.constrain(np.zeros(self.size), starts, q, q, lam, s, tangent=0.0)
+        data.append(np.zeros(self.pattern.entries - sum(map(len, data))))  # force tangents
+        rhs = np.concatenate([applied, s * constraint_acceleration])
+        x = spla.spsolve(self.pattern.matrix(np.concatenate(data)), rhs)
+        lam[self.active] = s * x[self.n :]
+        return x[: self.n], lam
 
     def worked_potential(self, q, states):
         """The potential energy at q of the forces whose work a step evaluates (``worked``): the
