@@ -43,8 +43,10 @@ inertia and follows the massive ones statically. Both methods condense it exactl
 condensation, R. J. Guyan, Reduction of stiffness and mass matrices, AIAA Journal 3(2) (1965) 380):
 
 - ``dense`` (``DENSE_LIMIT`` coordinates or fewer): an orthonormal Z from the SVD of G (LAPACK), (2)
-  formed densely, its massless directions condensed, then LAPACK's symmetric ``eigh`` of the
-  mass-normalised condensed stiffness; every eigenvalue of (2) is found.
+  formed densely, its massless directions condensed, then LAPACK's symmetric ``eigh`` of the inverse of
+  the mass-normalised condensed stiffness shifted by theta (below): every eigenvalue of (2) is found,
+  the lowest resolved relative to themselves, not to the stiffest (a fine beam mesh has
+  omega_max^2 / omega_1^2 ~ N^4; beam/modes.py inverts for the same reason).
 - ``sparse``: the spectral transformation Lanczos method (T. Ericsson, A. Ruhe, The spectral
   transformation Lanczos method for the numerical solution of large sparse generalized symmetric
   eigenvalue problems, Math. Comp. 35 (1980) 1251-1268) on the pencil (1) itself, with no basis of T:
@@ -61,13 +63,21 @@ condensation, R. J. Guyan, Reduction of stiffness and mass matrices, AIAA Journa
   sparse LU fills in (for a beam, Z^T K Z is dense, (n - m)^2 entries) and is as ill-conditioned as the
   chosen G_B, while (1) keeps the sparsity of the Newton matrix.
 
-The shift is sigma = -theta, theta = ``ZERO`` kappa with kappa = |K|_inf / mbar the pencil's
-stiffness-to-mass scale (mbar the mean positive diagonal of M): A - sigma B is regular with zero modes,
-and nu = 1/(omega^2 + theta) decreases with omega^2 >= 0, so the largest nu are the lowest modes,
-free motions first. An eigenvalue with |omega^2| <= ``ZERO`` kappa is a zero mode (its size is the
-round-off of the pencil, about eps kappa). Both methods end with a Rayleigh-Ritz step on the span of
-the k vectors they keep (the k eigenvalues nearest zero): the frequencies' errors are quadratic in the
-vectors', and the shapes are mass-orthonormal to round-off.
+The shift is sigma = -theta, theta = ``SHIFT`` kappa with kappa = |K|_inf / mbar the pencil's
+stiffness-to-mass scale (about its largest omega^2; mbar the mean positive diagonal of M): A - sigma B
+is regular with zero modes (theta far above their round-off, about eps kappa), and
+nu = 1/(omega^2 + theta) decreases with omega^2 >= 0, so the largest nu are the lowest modes, free
+motions first. Both methods keep the k vectors nearest zero, purify them by one application of OP
+(with the LU of the sparse method: their components along the stiff modes shrink by theta/omega^2),
+orthonormalise them in the mass metric, lowest first (Gram-Schmidt by a Cholesky factor of X^T M X,
+twice), and take omega^2 = 1/nu - theta from the Rayleigh quotient nu = x.M OP x of OP (errors
+quadratic in the vectors'). Not x.K x: on a fine mesh that sum cancels (|x|.|K| |x| / x.K x ~ N^4 for a
+smooth mode) and loses the lowest frequencies first, while OP x is as smooth as x. Nor a Rayleigh-Ritz
+step on the span: its small eigenproblem would mix the zero modes with the largest kept omega^2 at its
+round-off eps omega_k^2. A zero mode's 1/nu - theta is the round-off of theta, a few eps theta; a mode
+within ``ROUNDOFF`` eps theta (5e-22 kappa; zero modes of a 1024-element free beam come out
+below 2e-23 kappa) of zero is a zero mode. A slow physical mode stays a mode
+(the sag pendulum of an arm turned by a constant torque, omega^2 ~ 1e-17 kappa on a fine mesh).
 """
 from dataclasses import dataclass
 
@@ -82,7 +92,10 @@ from ..numerics.linalg import SingularMatrixError
 from .saddle import SaddleSystem
 
 DENSE_LIMIT = 400  # coordinates up to which the dense method is the default
-ZERO = 1e4 * np.finfo(float).eps  # zero modes and the shift, relative to the pencil's scale kappa
+EPS = np.finfo(float).eps
+SHIFT = 1e4 * EPS  # the shift -theta of both methods, relative to the pencil's scale kappa
+ROUNDOFF = 1e6  # a zero mode's |omega^2| is at most this many times eps theta (``TangentPencil.lowest``)
+MASSLESS = 1e4 * EPS  # a direction of T with less mass, relative to the most, is massless (condensed)
 SYMMETRY = 1e-9  # largest |K - K^T| relative to the largest |K| of a symmetric tangent
 COLLOCATION = 1e-8  # largest part of an input direction outside the active Jacobian's row space
 
@@ -117,6 +130,7 @@ class TangentPencil:
         self.K, self.G = K, matrix[n:, :n]
         self.M = system.mass.tocsr()
         self.kappa = float(np.asarray(abs(K).sum(axis=1)).max(initial=0.0)) / system.mbar
+        self.theta = SHIFT * self.kappa or 1.0  # no stiffness at all: every mode is a zero mode, any shift serves
         self.dimension = n - system.active.size  # of the tangent space T
 
     def _data(self, scale, mass_factor):
@@ -125,8 +139,9 @@ class TangentPencil:
 
     def lowest(self, k, method="auto"):
         """The k eigenvalues omega^2 of (2) nearest zero, ascending, the mass-normalised mode shapes
-        (n, k) and which are zero modes (Rayleigh-Ritz on the span of the shapes the method finds);
-        ``method`` "dense", "sparse" or "auto" (dense up to ``DENSE_LIMIT`` coordinates)."""
+        (n, k) and which are zero modes; ``method`` "dense", "sparse" or "auto" (dense up to
+        ``DENSE_LIMIT`` coordinates). The vectors a method finds are purified, mass-orthonormalised and
+        their Rayleigh quotients taken (module docstring)."""
         if not 0 < k <= self.dimension:
             raise ModesError(f"{k} modes asked of a mechanism with {self.dimension} degrees of freedom "
                              "(coordinates less active constraint rows)")
@@ -136,20 +151,58 @@ class TangentPencil:
             raise ValueError(f"method must be 'dense', 'sparse' or 'auto', got {method!r}")
         if method == "sparse" and k == self.dimension:
             raise ModesError("the sparse method finds fewer modes than the degrees of freedom; take 'dense'")
-        X = self._dense() if method == "dense" else self._sparse(k)
-        if X.shape[1] < k:
-            raise ModesError(f"{k} modes asked, but only {X.shape[1]} of the {self.dimension} degrees of freedom "
-                             "carry mass (the others are condensed)")
-        MX, KX = self.M @ X, self.K @ X
-        quotients = np.einsum("ik,ik->k", X, KX) / np.einsum("ik,ik->k", X, MX)
-        keep = np.argsort(np.abs(quotients), kind="stable")[:k]  # the k nearest zero (a dense X has all)
-        X, MX, KX = X[:, keep], MX[:, keep], KX[:, keep]
-        # Rayleigh-Ritz on their span: mass-orthonormal shapes and the best frequencies the span holds
-        stiffness, mass = X.T @ KX, X.T @ MX
-        omega2, Y = scipy.linalg.eigh(0.5 * (stiffness + stiffness.T), 0.5 * (mass + mass.T))
-        X = X @ Y
+        OP, B, A = self._operators()
+        if method == "dense":
+            X = self._dense()
+            if X.shape[1] < k:
+                raise ModesError(f"{k} modes asked, but only {X.shape[1]} of the {self.dimension} degrees of "
+                                 "freedom carry mass (the others are condensed)")
+            X = X[:, np.argsort(np.abs(self._quotients(X)), kind="stable")[:k]]  # the k nearest zero of all
+        else:
+            start = np.random.default_rng(0).standard_normal(A.shape[0])
+            # the Krylov space lies in range(OP), of the dimension of T at most (the finite eigenvalues)
+            lanczos = min(max(2 * k + 1, 20), self.dimension)
+            _, V = spla.eigsh(A, k, M=B, sigma=-self.theta, which="LM", OPinv=OP, v0=start, ncv=lanczos)
+            X = V[: self.model.n]
+        X = self._apply(X, B)  # purified: G x = 0, the massless coordinates condensed
+        X = X[:, np.argsort(np.abs(self._quotients(X)), kind="stable")]
+        for _ in range(2):  # Gram-Schmidt in the mass metric, lowest first (a Cholesky factor; twice is enough)
+            X = scipy.linalg.solve_triangular(scipy.linalg.cholesky(X.T @ (self.M @ X)), X.T, trans="T").T
+        nu = np.einsum("ik,ik->k", X, self.M @ self._apply(X, B))  # x.M OP x = 1/(omega^2 + theta)
+        omega2 = 1.0 / nu - self.theta
+        order = np.argsort(omega2, kind="stable")
+        omega2, X = omega2[order], X[:, order]
         X = X * np.sign(X[np.argmax(np.abs(X), axis=0), np.arange(X.shape[1])])
-        return omega2, X, np.abs(omega2) <= ZERO * self.kappa
+        return omega2, X, np.abs(omega2) <= ROUNDOFF * EPS * self.theta
+
+    def _apply(self, X, B):
+        """The q-part of OP B x for each column x (n,) of X, with one step of iterative refinement."""
+        n, pad = self.model.n, np.zeros(self.system.size - self.model.n)
+        return np.column_stack([self.system.lu.solve(B @ np.concatenate([x, pad]), refine=1)[:n] for x in X.T])
+
+    def _quotients(self, X):
+        """Rayleigh quotients x.K x / x.M x of the columns of X."""
+        return np.einsum("ik,ik->k", X, self.K @ X) / np.einsum("ik,ik->k", X, self.M @ X)
+
+    def _operators(self):
+        """OP = (A - sigma B)^-1 (KLU on the fixed pattern of the saddle system, sigma = -theta, the
+        multipliers scaled by kappa mbar), B = diag(M, 0) and A of (1) as operators on (x, mu)."""
+        system, n = self.system, self.model.n
+        data = self._data(self.kappa * system.mbar or system.mbar, self.theta)
+        try:
+            system.lu.factor(system.pattern.values(data))
+        except SingularMatrixError:
+            raise ModesError("the active constraint rows are dependent at this pose (a singular pose)") from None
+        size, mass = system.size, self.M
+
+        def inertia(x):
+            return np.concatenate([mass @ x[:n], np.zeros(size - n)])
+
+        OP = spla.LinearOperator((size, size), matvec=system.lu.solve, dtype=float)
+        B = spla.LinearOperator((size, size), matvec=inertia, dtype=float)
+        unshifted = data.copy()
+        unshifted[: system.mass.nnz] = 0.0  # ARPACK's mode 3 takes only the shape of A
+        return OP, B, system.pattern.matrix(unshifted)
 
     def _dense(self):
         """All modes of (2): Z orthonormal from the SVD of G, the massless directions of T condensed
@@ -161,43 +214,13 @@ class TangentPencil:
         Z = vt[G.shape[0]:].T
         M, K = Z.T @ (self.M @ Z), Z.T @ (self.K @ Z)
         mu, U = scipy.linalg.eigh(0.5 * (M + M.T))
-        massive = mu > ZERO * mu.max(initial=0.0)
+        massive = mu > MASSLESS * mu.max(initial=0.0)
         T, T0 = U[:, massive] / np.sqrt(mu[massive]), U[:, ~massive]  # mass-normalising; massless directions
         coupling = T0.T @ K @ T
         slave = np.linalg.solve(T0.T @ K @ T0, coupling)  # massless part per unit massive motion
         condensed = T.T @ K @ T - coupling.T @ slave
         _, Y = scipy.linalg.eigh(0.5 * (condensed + condensed.T))
         return Z @ (T @ Y - T0 @ (slave @ Y))
-
-    def _sparse(self, k):
-        """The k lowest modes of (1) by shift-invert Lanczos (ARPACK) on the saddle pencil, shift
-        -theta, purified by one more application of OP; shapes (n, k)."""
-        system, n = self.system, self.model.n
-        theta = ZERO * self.kappa or 1.0  # no stiffness at all: every mode is a zero mode, any shift serves
-        scale = self.kappa * system.mbar or system.mbar
-        data = self._data(scale, theta)
-        try:
-            system.lu.factor(system.pattern.values(data))
-        except SingularMatrixError:
-            raise ModesError("the active constraint rows are dependent at this pose (a singular pose)") from None
-        size, mass = system.size, self.M
-
-        def solve(x):
-            return system.lu.solve(x)
-
-        def inertia(x):
-            return np.concatenate([mass @ x[:n], np.zeros(size - n)])
-
-        OP = spla.LinearOperator((size, size), matvec=solve, dtype=float)
-        B = spla.LinearOperator((size, size), matvec=inertia, dtype=float)
-        unshifted = data.copy()
-        unshifted[: system.mass.nnz] = 0.0  # A of (1); ARPACK's mode 3 takes only its shape from it
-        A = system.pattern.matrix(unshifted)
-        start = np.random.default_rng(0).standard_normal(size)
-        # the Krylov space lies in range(OP), of the dimension of T at most (the finite eigenvalues)
-        lanczos = min(max(2 * k + 1, 20), self.dimension)
-        _, V = spla.eigsh(A, k, M=B, sigma=-theta, which="LM", OPinv=OP, v0=start, ncv=lanczos)
-        return np.column_stack([system.lu.solve(inertia(v), refine=1)[:n] for v in V.T])
 
 
 def describe_motion(model, q, x, share=0.05):
@@ -299,12 +322,12 @@ def static_multipliers(system, q, t, lam=None):
     return lam, system.mass_operator @ a, float(np.linalg.norm(applied) + np.linalg.norm(reactions))
 
 
-def driven(X, zero, force, scale, tolerance=1e-8):
-    """Which zero modes (columns of X (n, k) where ``zero``) the ``force`` (n,) drives: its work along the
+def unbalanced(X, force, scale, tolerance=1e-8):
+    """Which modes (columns of X (n, k)) the ``force`` (n,) left unbalanced drives: its work along the
     mode beyond ``tolerance`` times the largest work |X| ``scale`` of forces of the size ``scale`` of
-    those it is the balance of. Along such a free motion there is no equilibrium; along the others the
-    equilibrium is neutral."""
-    return zero & (np.abs(X.T @ force) > tolerance * np.linalg.norm(X, axis=0) * scale)
+    those whose balance it is (relative residual). Along such a mode the pose is not an equilibrium; a
+    free motion along which the loads do no work is a neutral one."""
+    return np.abs(X.T @ force) > tolerance * np.linalg.norm(X, axis=0) * scale
 
 
 def _check_collocated(model, q, t, rows):
@@ -334,9 +357,9 @@ def natural_modes(setup, q=None, lam=None, k=6, t=0.0, servos="held", method="au
     multipliers lam (default: those of the equilibrium at q, ``static_multipliers``); all of them where
     the mechanism has fewer degrees of freedom, none where its constraints fix it. ``servos``:
     "held" (their rows kept) or "free" (dropped); ``method``: "dense", "sparse" or "auto" (module
-    docstring). Refuses a pose off the constraints or out of equilibrium (an unbalanced static
-    correction of more than 1e-6 of the coordinates' size along the lowest modes), path-dependent
-    forces (friction) and servos that cannot be held."""
+    docstring). Refuses a pose off the constraints or out of equilibrium (forces left unbalanced that do
+    work along one of the modes found, relative to the forces balanced there: ``unbalanced``),
+    path-dependent forces (friction) and servos that cannot be held."""
     model = setup.model
     q = setup.q0 if q is None else np.asarray(q, dtype=float)
     if servos not in ("held", "free"):
@@ -351,7 +374,7 @@ def natural_modes(setup, q=None, lam=None, k=6, t=0.0, servos="held", method="au
     off = np.abs(model.phi(q, t)[setup.active_rows]).max(initial=0.0)
     if off > 1e-8 * size:
         raise ModesError(f"the pose violates the constraints by {off:.3g}: linearise on the constraint manifold")
-    lam, unbalanced, scale = static_multipliers(SaddleSystem(model, setup.active_rows), q, t, lam)
+    lam, residual, scale = static_multipliers(SaddleSystem(model, setup.active_rows), q, t, lam)
     rows = setup.active_rows if servos == "held" else np.setdiff1d(setup.active_rows, model.input_rows)
     if servos == "held":
         _check_collocated(model, q, t, rows)
@@ -361,13 +384,11 @@ def natural_modes(setup, q=None, lam=None, k=6, t=0.0, servos="held", method="au
         omega2, X, zero = pencil.lowest(k, method)
     else:  # the constraints (and held servos) fix everything: no motion is left
         omega2, X, zero = np.zeros(0), np.zeros((model.n, 0)), np.zeros(0, dtype=bool)
-    free = driven(X, zero, unbalanced, scale)
-    if free.any():
-        raise ModesError("the pose is not a static equilibrium: the loads drive the free motion "
-                         f"{describe_motion(model, q, X[:, np.argmax(free)])}")
-    correction = np.abs(X @ np.where(zero, 0.0, (X.T @ unbalanced) / np.where(zero, 1.0, np.abs(omega2))))
-    if correction.max(initial=0.0) > 1e-6 * size:
-        raise ModesError(f"the pose is not a static equilibrium (the forces left unbalanced would move it by "
-                         f"{correction.max():.3g} along the lowest modes): find one with "
-                         "statics.static_equilibrium, or give its multipliers")
+    # the forces balanced at q include the internal ones that cancel in F (elastic element forces): |K| |q|
+    driven = unbalanced(X, residual, scale + np.linalg.norm(abs(pencil.K) @ np.abs(q)))
+    if driven.any():
+        i = int(np.argmax(driven))
+        raise ModesError(f"the pose is not a static equilibrium: the forces left unbalanced drive the "
+                         f"{'free motion' if zero[i] else 'mode'} {describe_motion(model, q, X[:, i])}; find one "
+                         "with statics.static_equilibrium, or give its multipliers")
     return NaturalModes(omega2, X.T, zero, model, q, lam, t, np.asarray(rows), servos)

@@ -48,9 +48,9 @@ from .modes import (
     ModesError,
     TangentPencil,
     describe_motion,
-    driven,
     path_dependent_forces,
     static_multipliers,
+    unbalanced,
 )
 from .newton import Newton, NewtonFailure, NewtonOptions
 from .saddle import SaddleSystem
@@ -131,12 +131,12 @@ def _diagnosis(setup, t, q, lam, failure):
     if not zero.any():
         return head + ("; the mechanism has no free motion there (its lowest stiffness on the constraint "
                        "manifold is regular): start closer to an equilibrium or reduce the loads")
-    _, unbalanced, scale = static_multipliers(pencil.system, q, t, lam)
+    _, residual, scale = static_multipliers(pencil.system, q, t, lam)
     free = X[:, zero]  # mass-orthonormal
-    work = free.T @ unbalanced
+    work = free.T @ residual
     motion = free @ work  # the free motion along which the loads work most
     words = []
-    if driven(motion[:, None], np.ones(1, dtype=bool), unbalanced, scale)[0]:
+    if unbalanced(motion[:, None], residual, scale)[0]:
         words.append(f"the loads drive the free motion {describe_motion(model, q, motion)}: no equilibrium "
                      "near this configuration (a mechanism without support there, or a limit point of the "
                      "equilibrium path: start elsewhere)")

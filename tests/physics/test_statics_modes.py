@@ -503,3 +503,43 @@ def test_a_follower_load_is_refused():
     loaded.forces = model.forces + [Follower(model.body_dofs(0)[None, :], 5.0)]
     with pytest.raises(ModesError, match="not symmetric"):
         natural_modes(prepare(loaded, setup.q0, setup.v0), k=1)
+
+
+def servo_arm(elements, gravity=True):
+    """The beam of ``beam_model`` pinned to the ground at its first node instead, its joint angle held
+    by a coordinate servo (the input: the angle itself), horizontal under gravity."""
+    b = ModelBuilder(2)
+    b.add_beam("arm", BeamBody.straight(BEAM, elements, SECTION, E, RHO))
+    b.add_joint("pin", "revolute", "ground", "arm", angle="theta")
+    if gravity:
+        b.set_gravity([0.0, -G])
+    b.add_servo_coordinate("hold", "theta", Constant([0.0]))
+    b.set_inputs(["theta"])
+    model = b.build()
+    q, v = place(model, {}, {"pin": {"angle": 0.0}})
+    return model, prepare(model, q, v)
+
+
+@pytest.mark.parametrize("elements, agree", [(16, 1e-10), (256, 1e-6)])
+def test_flexible_arm_held_by_a_servo(elements, agree):
+    """A flexible arm held horizontal by a servo on its pin's angle. Statics: the input is the weight's
+    moment w L^2/2 (the deflection is across the arm: no lever arm changes to first order). Held, the
+    arm is a cantilever: the clamped beam's frequencies, the weight across it changing none of them.
+    Free (the input a constant torque), the arm turns about the pin as a pendulum whose only restoring
+    moment comes from its sag: turning it by dtheta turns the weight across the arm, whose potential
+    with the deflection condensed, -1/2 f(theta).K^-1 f(theta), f = w cos(theta), has the second
+    derivative f.K^-1 f = w L y_c, y_c = w L^4/(20 EI) the sag of the centre of mass, so
+    omega^2 = w L y_c / (m L^2/3) = 3 g w L^2 / (20 EI), to first order in the sag (1e-17 of the
+    pencil's largest omega^2 on the fine mesh: a mode, not a zero mode). 256 elements take the sparse
+    method; the two models agree there to the round-off of omega_1^2, which grows with the condition of
+    the stiffness, eps omega_max^2/omega_1^2 ~ 4e-6 (3e-8 observed)."""
+    model, setup = servo_arm(elements)
+    eq = static_equilibrium(setup)
+    w = RHO * SECTION.area * G
+    assert abs(eq.inputs[0] / (w * BEAM**2 / 2) - 1) < 1e-12
+    held = natural_modes(setup, eq.q, eq.lam, k=3)
+    clamped = natural_modes(beam_model(elements, SECTION)[1], k=3)
+    assert np.abs(held.omega2 / clamped.omega2 - 1).max() < agree
+    free = natural_modes(setup, eq.q, eq.lam, k=2, servos="free")
+    assert not free.zero.any() and not free.unstable.any()
+    assert abs(free.omega2[0] / (3 * G * w * BEAM**2 / (20 * EI)) - 1) < 1e-3
