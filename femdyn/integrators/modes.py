@@ -151,7 +151,7 @@ class TangentPencil:
             raise ValueError(f"method must be 'dense', 'sparse' or 'auto', got {method!r}")
         if method == "sparse" and k == self.dimension:
             raise ModesError("the sparse method finds fewer modes than the degrees of freedom; take 'dense'")
-        OP, B, A = self._operators()
+        self._factor()
         if method == "dense":
             X = self._dense()
             if X.shape[1] < k:
@@ -159,50 +159,52 @@ class TangentPencil:
                                  "freedom carry mass (the others are condensed)")
             X = X[:, np.argsort(np.abs(self._quotients(X)), kind="stable")[:k]]  # the k nearest zero of all
         else:
-            start = np.random.default_rng(0).standard_normal(A.shape[0])
-            # the Krylov space lies in range(OP), of the dimension of T at most (the finite eigenvalues)
-            lanczos = min(max(2 * k + 1, 20), self.dimension)
-            _, V = spla.eigsh(A, k, M=B, sigma=-self.theta, which="LM", OPinv=OP, v0=start, ncv=lanczos)
-            X = V[: self.model.n]
-        X = self._apply(X, B)  # purified: G x = 0, the massless coordinates condensed
+            X = self._sparse(k)
+        X = self._apply(X)  # purified: G x = 0, the massless coordinates condensed
         X = X[:, np.argsort(np.abs(self._quotients(X)), kind="stable")]
         for _ in range(2):  # Gram-Schmidt in the mass metric, lowest first (a Cholesky factor; twice is enough)
             X = scipy.linalg.solve_triangular(scipy.linalg.cholesky(X.T @ (self.M @ X)), X.T, trans="T").T
-        nu = np.einsum("ik,ik->k", X, self.M @ self._apply(X, B))  # x.M OP x = 1/(omega^2 + theta)
+        nu = np.einsum("ik,ik->k", X, self.M @ self._apply(X))  # x.M OP x = 1/(omega^2 + theta)
         omega2 = 1.0 / nu - self.theta
         order = np.argsort(omega2, kind="stable")
         omega2, X = omega2[order], X[:, order]
         X = X * np.sign(X[np.argmax(np.abs(X), axis=0), np.arange(X.shape[1])])
         return omega2, X, np.abs(omega2) <= ROUNDOFF * EPS * self.theta
 
-    def _apply(self, X, B):
-        """The q-part of OP B x for each column x (n,) of X, with one step of iterative refinement."""
-        n, pad = self.model.n, np.zeros(self.system.size - self.model.n)
-        return np.column_stack([self.system.lu.solve(B @ np.concatenate([x, pad]), refine=1)[:n] for x in X.T])
-
-    def _quotients(self, X):
-        """Rayleigh quotients x.K x / x.M x of the columns of X."""
-        return np.einsum("ik,ik->k", X, self.K @ X) / np.einsum("ik,ik->k", X, self.M @ X)
-
-    def _operators(self):
-        """OP = (A - sigma B)^-1 (KLU on the fixed pattern of the saddle system, sigma = -theta, the
-        multipliers scaled by kappa mbar), B = diag(M, 0) and A of (1) as operators on (x, mu)."""
-        system, n = self.system, self.model.n
-        data = self._data(self.kappa * system.mbar or system.mbar, self.theta)
+    def _factor(self):
+        """KLU of A - sigma B = [[K + theta M, s Gbar^T], [s G, 0]] on the fixed pattern of the saddle
+        system, the multipliers scaled by s = kappa mbar."""
+        system = self.system
         try:
-            system.lu.factor(system.pattern.values(data))
+            system.lu.factor(system.pattern.values(self._data(self.kappa * system.mbar or system.mbar, self.theta)))
         except SingularMatrixError:
             raise ModesError("the active constraint rows are dependent at this pose (a singular pose)") from None
-        size, mass = system.size, self.M
 
-        def inertia(x):
-            return np.concatenate([mass @ x[:n], np.zeros(size - n)])
+    def _inertia(self, x):
+        """B (x, mu) = (M x, 0)."""
+        return np.concatenate([self.M @ x[: self.model.n], np.zeros(self.system.size - self.model.n)])
 
+    def _apply(self, X):
+        """The q-part of OP B x for each column x (n,) of X, with one step of iterative refinement."""
+        return np.column_stack([self.system.lu.solve(self._inertia(x), refine=1)[: self.model.n] for x in X.T])
+
+    def _quotients(self, X):
+        """Rayleigh quotients x.K x / x.M x of the columns of X (for ordering them)."""
+        return np.einsum("ik,ik->k", X, self.K @ X) / np.einsum("ik,ik->k", X, self.M @ X)
+
+    def _sparse(self, k):
+        """k vectors (n, k) of the lowest modes by ARPACK in shift-invert mode on OP = (A - sigma B)^-1 B
+        with the factorisation of ``_factor``."""
+        system, size = self.system, self.system.size
         OP = spla.LinearOperator((size, size), matvec=system.lu.solve, dtype=float)
-        B = spla.LinearOperator((size, size), matvec=inertia, dtype=float)
-        unshifted = data.copy()
-        unshifted[: system.mass.nnz] = 0.0  # ARPACK's mode 3 takes only the shape of A
-        return OP, B, system.pattern.matrix(unshifted)
+        B = spla.LinearOperator((size, size), matvec=self._inertia, dtype=float)
+        unshifted = self._data(self.kappa * system.mbar or system.mbar, 0.0)  # A of (1): mode 3 takes its shape
+        start = np.random.default_rng(0).standard_normal(size)
+        # the Krylov space lies in range(OP), of the dimension of T at most (the finite eigenvalues)
+        lanczos = min(max(2 * k + 1, 20), self.dimension)
+        _, V = spla.eigsh(system.pattern.matrix(unshifted), k, M=B, sigma=-self.theta, which="LM", OPinv=OP,
+                          v0=start, ncv=lanczos)
+        return V[: self.model.n]
 
     def _dense(self):
         """All modes of (2): Z orthonormal from the SVD of G, the massless directions of T condensed

@@ -125,8 +125,10 @@ def _diagnosis(setup, t, q, lam, failure):
         return head + ": the iteration diverged; start closer to an equilibrium or reduce the loads"
     try:
         pencil = TangentPencil(model, q, lam, t, setup.active_rows)
+        if not pencil.dimension:  # no motion left: the matrix is singular in its constraint rows
+            raise ModesError("the active constraint rows are dependent at this pose (a singular pose)")
         _, X, zero = pencil.lowest(min(FREE_MOTIONS, pencil.dimension))
-    except ModesError as err:  # e.g. rows that depend on each other at the last iterate (a singular pose)
+    except ModesError as err:  # rows that depend on each other at the last iterate, a non-symmetric tangent
         return f"{head}: {err}"
     if not zero.any():
         return head + ("; the mechanism has no free motion there (its lowest stiffness on the constraint "
