@@ -70,8 +70,8 @@ class ModelBuilder:
         if stiffening and beam.modal_frequencies is not None:
             raise ModelError(f"body '{name}'.geometric_stiffening",
                              "needs nodal elastic coordinates (FEM or Rayleigh-Ritz), not modes")
-        inv = beam.invariants
-        self._bodies.append(BodySpec(name, inv.mass, frozen_array(np.diag(inv.second_moment)),
+        mass, _, second_moment = beam.rigid_inertia
+        self._bodies.append(BodySpec(name, mass, frozen_array(np.diag(second_moment)),
                                      frozen_array(np.ptp(beam.nodes, axis=0)), beam, bool(stiffening)))
 
     def _check_name(self, name):
