@@ -15,7 +15,6 @@ import numpy as np
 
 from ...forces.base import Force
 from ..elements import GAUSS_WEIGHTS, GAUSS_XI, curvature_rows, slope_rows
-from . import kernels
 from .embedding import hermite
 
 BENDING_XI = 0.5 + np.array([-0.5, 0.5]) / np.sqrt(3.0)  # 2-point Gauss on [0, 1]
@@ -92,6 +91,9 @@ class WorldElasticity(Force):
         return self._pattern
 
     def _evaluate(self, qa, qb, same, tangent=True):
+        # numba is imported where the kernels run, so that the command line starts 0.2 s sooner
+        from . import kernels
+
         F = np.empty(self.dofs.shape[1])
         values = np.empty(self._pattern[0].size if tangent else 0)
         kernels.step(np.ascontiguousarray(qa[0]), np.ascontiguousarray(qb[0]), same, self.dim, self.index,
@@ -122,4 +124,6 @@ class WorldElasticity(Force):
         return float(self.potential_history(q[None], None)[0])
 
     def potential_history(self, Q, states):
+        from . import kernels
+
         return kernels.energies(np.ascontiguousarray(Q[:, 0, :]), self.dim, self.index, *self.data)
