@@ -3,12 +3,11 @@ limit, the discrete gradient and its tangent, static cantilevers and an L-shaped
 theory, the section carriers of material points, and the spin-up beam under mesh refinement."""
 import numpy as np
 import pytest
-import scipy.sparse.linalg as spla
+from conftest import static_equilibrium
 
 from femdyn.beam.body import BeamBody, Section
 from femdyn.beam.modes import static_deflection
 from femdyn.integrators.newton import NewtonOptions
-from femdyn.integrators.saddle import SaddleSystem
 from femdyn.integrators.setup import prepare
 from femdyn.integrators.time_loop import simulate
 from femdyn.joints.trajectories import SpinUp
@@ -139,35 +138,6 @@ def test_tangent_is_the_derivative_of_the_discrete_force(dim, stiffening):
     work = float(np.sum(f.discrete_force(qa, qb, 0.0, 1e-3) * (qb - qa)))
     drop = f.potential(qa) - f.potential(qb)
     assert abs(work - drop) <= 1e-12 * (abs(f.potential(qa)) + abs(f.potential(qb)))
-
-
-def static_equilibrium(model, q, v=None, loads=None, tolerance=1e-13):
-    """Static equilibrium F(q) + loads = G^T lam, Phi(q) = 0 from the placed state q: Newton's method on
-    the model's saddle system with zero mass factor (the continuous forms of forces and constraints,
-    as generalized-alpha evaluates them). ``loads`` (n,): generalised forces added to the model's."""
-    setup = prepare(model, q, np.zeros(model.n) if v is None else v)
-    model, q = setup.model, setup.q0.copy()
-    system = SaddleSystem(model, setup.active_rows)
-    n, lam, states = model.n, np.zeros(model.m), model.initial_states(q)
-    loads = np.zeros(n) if loads is None else loads
-    for _ in range(30):
-        R = np.empty(system.size)
-        F, data = system.applied(q, q, 0.0, 1.0, states, system.constant) + loads, []
-        for k in system.varying:
-            f = system.forces[k]
-            force, dF_dq, _ = f.continuous_tangents(q[f.dofs], 0 * q[f.dofs], 0.0, 1.0, states[k])
-            F += system.scatter(f.dofs, force)
-            data.append(-dF_dq.ravel())
-        R[:n] = -F
-        starts = system.begin_step(q, 0.0, midpoint=False)
-        constraints = system.constrain(R, starts, q, q, lam, 1.0, tangent=2.0)
-        matrix = system.pattern.matrix(np.concatenate([0.0 * system.mass.data] + constraints + data))
-        dx = spla.spsolve(matrix.tocsc(), -R)
-        q += dx[:n]
-        lam[system.active] += dx[n:]
-        if np.abs(dx[:n]).max() <= tolerance * max(1.0, np.abs(q).max()):
-            return model, q
-    raise AssertionError("the static Newton iteration did not converge")
 
 
 def clamped(dim, n, stiffening, length=1.0):
