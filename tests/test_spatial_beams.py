@@ -254,7 +254,7 @@ def elastic_axial_strains(model, world, q):
     for el in range(index.shape[0]):
         z = np.where(index[el] >= 0, Q[np.maximum(index[el], 0)], 0.0)
         e, grad = np.zeros(t.shape[1]), np.zeros((t.shape[1], z.size))
-        kernels._strains(z, world.dim, R[el], t[el], beta[el], lam[el], gam[el], C[el], e, grad)
+        kernels._strains(z, world.dim, R[el], t[el], beta[el], lam[el], gam[el], C[el], e, grad, *kernels._work(world.dim))
         out.append(e[0])
     return np.array(out)
 

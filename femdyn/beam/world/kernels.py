@@ -37,24 +37,24 @@ from numba import njit
 
 
 @njit(cache=True)
-def _strains(z, dim, R, t, beta, lam, gam, C, e, G):
-    """The strains e (ns,) and their gradients G (ns, nz) of one element at its coordinates z."""
+def _strains(z, dim, R, t, beta, lam, gam, C, e, G, Y, CY, D, U, gY):
+    """The strains e (ns,) and their gradients G (ns, nz) of one element at its coordinates z; Y, CY
+    (4, dim) and D, U, gY (dim,) are work arrays."""
     nd = dim * dim
     ns, nz = t.shape[0], z.size
     twist = nd + 4 * dim
-    Y = np.zeros((4, dim))
     for j in range(4):
         for a in range(dim):
             acc = 0.0
             for b in range(dim):
                 acc += R[j, a, b] * z[nd + j * dim + b]
             Y[j, a] = acc
-    CY = np.zeros((4, dim))
     for j in range(4):
-        for k in range(4):
-            for a in range(dim):
-                CY[j, a] += C[j, k] * Y[k, a]
-    D, U, gY = np.zeros(dim), np.zeros(dim), np.zeros(dim)
+        for a in range(dim):
+            acc = 0.0
+            for k in range(4):
+                acc += C[j, k] * Y[k, a]
+            CY[j, a] = acc
     for i in range(ns):
         for c in range(dim):
             D[c], U[c] = 0.0, 0.0
@@ -130,32 +130,43 @@ def _gather(Q, index, z):
 
 
 @njit(cache=True)
-def step(Qa, Qb, same, dim, index, R, t, beta, lam, gam, C, k, place, F, values):
+def _work(dim):
+    """Work arrays of ``_strains``: Y, CY (4, dim), D, U, gY (dim,)."""
+    return np.zeros((4, dim)), np.zeros((4, dim)), np.zeros(dim), np.zeros(dim), np.zeros(dim)
+
+
+@njit(cache=True)
+def step(Qa, Qb, same, dim, index, R, t, beta, lam, gam, C, k, place, F, values, start, start_grad, known):
     """Forces and tangent of all elements over a step from Qa to Qb (module docstring), or with
     ``same`` the continuous ones at Qb. ``index`` (E, nz): the elements' coordinates in Q (-1:
     removed); ``R`` (E, 4, dim, dim), ``t`` (E, ns, dim), ``beta`` (E, ns, 4), ``lam`` (E, ns, 2),
     ``gam`` (E, ns), ``C`` (E, 4, 4) and ``k`` (E, ns) the strains' data; ``place`` (E, nz * nz): the
     place of each element-tangent entry in ``values`` (-1: none). F (n,) and values (nnz,) are
     overwritten with -grad_bar V and d(-grad_bar V)/dQb (with ``same``: dF/dQ); an empty ``values``
-    skips the tangent."""
+    skips the tangent. ``start`` (E, ns) and ``start_grad`` (E, ns, nz) hold the strains and their
+    gradients at Qa: read if ``known`` (Qa is the step's start, the same in every Newton iteration),
+    else written."""
     E, nz = index.shape
     ns = t.shape[1]
     za, zb = np.zeros(nz), np.zeros(nz)
-    ea, eb, ebar, weight = np.zeros(ns), np.zeros(ns), np.zeros(ns), np.zeros(ns)
-    Ga, Gb, Gm = np.zeros((ns, nz)), np.zeros((ns, nz)), np.zeros((ns, nz))
+    eb, ebar, weight = np.zeros(ns), np.zeros(ns), np.zeros(ns)
+    Gb, Gm = np.zeros((ns, nz)), np.zeros((ns, nz))
     T = np.zeros((nz, nz))
+    Y, CY, D, U, gY = _work(dim)
     F[:] = 0.0
     values[:] = 0.0
     factor = 1.0 if same else 0.5
     for el in range(E):
         _gather(Qb, index[el], zb)
-        _strains(zb, dim, R[el], t[el], beta[el], lam[el], gam[el], C[el], eb, Gb)
+        _strains(zb, dim, R[el], t[el], beta[el], lam[el], gam[el], C[el], eb, Gb, Y, CY, D, U, gY)
         if same:
             ebar[:] = eb
             Gm[:, :] = Gb
         else:
-            _gather(Qa, index[el], za)
-            _strains(za, dim, R[el], t[el], beta[el], lam[el], gam[el], C[el], ea, Ga)
+            ea, Ga = start[el], start_grad[el]
+            if not known:
+                _gather(Qa, index[el], za)
+                _strains(za, dim, R[el], t[el], beta[el], lam[el], gam[el], C[el], ea, Ga, Y, CY, D, U, gY)
             for i in range(ns):
                 ebar[i] = 0.5 * (ea[i] + eb[i])
                 for m in range(nz):
@@ -170,12 +181,13 @@ def step(Qa, Qb, same, dim, index, R, t, beta, lam, gam, C, k, place, F, values)
                 F[index[el, m]] -= acc
         if values.size == 0:
             continue
-        for r in range(nz):
-            for c in range(nz):
-                acc = 0.0
-                for i in range(ns):
-                    acc += k[el, i] * Gm[i, r] * Gb[i, c]
-                T[r, c] = factor * acc
+        T[:, :] = 0.0
+        for i in range(ns):  # factor sum_i k_i grad_m grad_b^T, row by row (most gradient entries are 0)
+            for r in range(nz):
+                a = factor * k[el, i] * Gm[i, r]
+                if a != 0.0:
+                    for c in range(nz):
+                        T[r, c] += a * Gb[i, c]
         for i in range(ns):
             weight[i] *= factor
         _add_hessians(T, weight, dim, R[el], t[el], beta[el], gam[el], C[el])
@@ -192,12 +204,13 @@ def energies(Q, dim, index, R, t, beta, lam, gam, C, k):
     E, nz = index.shape
     ns = t.shape[1]
     z, e, G = np.zeros(nz), np.zeros(ns), np.zeros((ns, nz))
+    Y, CY, D, U, gY = _work(dim)
     out = np.zeros(Q.shape[0])
     for f in range(Q.shape[0]):
         total = 0.0
         for el in range(E):
             _gather(Q[f], index[el], z)
-            _strains(z, dim, R[el], t[el], beta[el], lam[el], gam[el], C[el], e, G)
+            _strains(z, dim, R[el], t[el], beta[el], lam[el], gam[el], C[el], e, G, Y, CY, D, U, gY)
             for i in range(ns):
                 total += 0.5 * k[el, i] * e[i] * e[i]
         out[f] = total
