@@ -228,6 +228,7 @@ def test_l_frame_bending_and_torsion(stiffening):
     b.add_joint("corner", "fixed", "leg1", "leg2", point1=[a, 0.0, 0.0], relative_rotation=turn)
     b.add_point_force("leg2", [bl, 0.0, 0.0], [0.0, 0.0, P], lambda t: 1.0)
     model = b.build()
+    assert b.coordinate_count() == model.n
     assert len(model.worlds[0].points) == 1 and len(model.worlds[1].points) == 0  # the corner's section only
     q, _ = place(model, {"leg1": {"position": np.zeros(3)}}, {"corner": {}})
     model, q = static_equilibrium(model, q)
@@ -238,6 +239,46 @@ def test_l_frame_bending_and_torsion(stiffening):
         for world in model.worlds:
             axial = E * SECTION.area * elastic_axial_strains(model, world, q)
             assert np.abs(axial).max() < 10 * 1e-5 * P
+
+
+def welded(dim, joint, a, bl):
+    """Beam 2 (length b) continuing beam 1 (length a, clamped) along x, joined at beam 1's free tip by a
+    weld or by a revolute joint whose augmented angle a servo holds at zero."""
+    b = ModelBuilder(dim)
+    b.add_beam("beam1", beam(dim, 3, a))
+    b.add_beam("beam2", beam(dim, 2, bl))
+    b.add_joint("clamp", "fixed", "ground", "beam1")
+    if joint == "fixed":
+        b.add_joint("weld", "fixed", "beam1", "beam2", point1=np.eye(dim)[0] * a)
+    else:
+        b.add_joint("weld", "revolute", "beam1", "beam2", point1=np.eye(dim)[0] * a, angle="alpha")
+        b.add_servo_coordinate("hold", "alpha", SpinUp(0.0, 1.0))
+        b.set_inputs(["alpha"])
+    return b
+
+
+@pytest.mark.parametrize("dim, joint", [(2, "fixed"), (2, "revolute"), (3, "fixed")])
+def test_two_welded_beams_are_one_cantilever(dim, joint):
+    """Beam 2 continues beam 1 along x, joined at beam 1's free tip -- a material point whose section
+    carriers turn the joint frame -- by a weld, or by a revolute joint whose angle a servo holds at
+    zero (the augmented angle's rows use the turned axes too). Under a tip load it is one cantilever
+    of length L = a + b: deflection P L^3/3EI across, in each bending plane. The structure is
+    symmetric under the mirror of the load, so the linearised section rotation of the joint costs
+    O(theta^2): below 1e-9 at rotations of 1e-5. (The twist through a section carrier is the
+    L-frame's.)"""
+    a, bl = 0.6, 0.4
+    L = a + bl
+    for axis, ei in [(1, E * SECTION.iz)] + ([(2, E * SECTION.iy)] if dim == 3 else []):
+        P = 1e-5 * ei / L**2
+        b = welded(dim, joint, a, bl)
+        b.add_point_force("beam2", np.eye(dim)[0] * bl, P * np.eye(dim)[axis], lambda t: 1.0)
+        model = b.build()
+        assert b.coordinate_count() == model.n
+        assert len(model.worlds[0].points) == 1  # the joint's point on beam 1 carries a section
+        q, _ = place(model, {"beam1": {"position": np.zeros(dim)}, "beam2": {"position": np.eye(dim)[0] * a}}, {})
+        model, q = static_equilibrium(model, q)
+        tip = model.worlds[1].positions(q, [np.eye(dim)[0] * bl])[0]
+        assert abs(tip[axis] / (P * L**3 / (3 * ei)) - 1) < 1e-9, (axis, tip[axis], P * L**3 / (3 * ei))
 
 
 def elastic_axial_strains(model, world, q):

@@ -21,6 +21,10 @@ nodal slope (t_e . sigma_k = 0) and the transverse one is the Hermite beam of 00
 ``elements``/``spatial`` with ``axial="cubic"``. The strains (``kernels``) are quadratic and invariant
 under a common rotation of d, w and s.
 
+The twist psi_k is the section's rotation about d_1 relative to the frame: a torque M on the
+section does the work M . (delta theta_frame) + (M . d_1) delta psi_k, so a generalised force on psi_k
+alone is a torque between the section and the body's own frame.
+
 Reference conditions (``reference``) at the first and the last node remove unknowns: a node whose
 displacement is suppressed has no w, whose rotations are suppressed no s, whose twist is suppressed no
 psi; a suppressed component of a kept vector is the bilinear row w_k . d_a = 0 (rolled: w . d_2 = 0,
