@@ -40,7 +40,8 @@ def three_prr(model_kind, integrator, dt, t_end, repeat):
     seconds = []
     for _ in range(repeat):
         if integrator == "generalized-alpha":
-            stepper = GeneralizedAlpha(case.model, dt, setup.active_rows, case.newton_options, rho_inf=case.rho_inf)
+            stepper = GeneralizedAlpha(case.model, dt, setup.active_rows, case.settings.newton_options,
+                                       rho_inf=case.settings.rho_inf)
         else:
             stepper = EnergyMomentum(case.model, dt, setup.active_rows)
         _, _, iterations, elapsed = run_steps(case.model, setup, stepper, steps)

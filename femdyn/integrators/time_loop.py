@@ -1,37 +1,14 @@
-"""Time loop: step from a prepared initial state (``setup.prepare``) with the energy-momentum scheme
-(default) or the generalized-alpha scheme, and record the history (coordinates, energies, momenta,
-constraint residual, Newton iterations)."""
-import math
+"""Time loop: step from a prepared initial state (``setup.prepare``) under ``settings.SolverSettings``
+with the energy-momentum scheme (default) or the generalized-alpha scheme, and record the history
+(coordinates, energies, momenta, constraint residual, Newton iterations)."""
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..model.errors import ModelError
 from .energy_momentum import EnergyMomentum
 from .generalized_alpha import GeneralizedAlpha
-from .newton import NewtonFailure, NewtonOptions
-
-HISTORY_BUDGET = 2 * 1024**3  # bytes for the stored history of q and v
-INTEGRATORS = ("energy-momentum", "generalized-alpha")
-
-
-def step_count(dt, t_end):
-    """Number of equal steps to t_end with a step no larger than dt."""
-    return max(1, math.ceil(t_end / dt * (1.0 - 1e-12)))
-
-
-def check_run(coordinates, dt, t_end):
-    """Refuse a run that cannot be carried out: dt or t_end not positive, or a history too large for
-    ``coordinates``, the size of q (``Model.n``, or ``ModelBuilder.coordinate_count`` before building)."""
-    if not (dt > 0 and math.isfinite(dt)):
-        raise ModelError("dt", f"must be a positive number, got {dt}")
-    if not (t_end > 0 and math.isfinite(t_end)):
-        raise ModelError("t_end", f"must be a positive number, got {t_end}")
-    steps = t_end / dt
-    need = 2 * 8 * coordinates * steps
-    if need > HISTORY_BUDGET:
-        raise ModelError("dt", f"t_end/dt = {steps:.3g} steps would store {need / 1024**3:.3g} GiB of "
-                         f"history (limit {HISTORY_BUDGET / 1024**3:g} GiB); use a larger dt or a shorter t_end")
+from .newton import NewtonFailure
+from .settings import GENERALIZED_ALPHA
 
 
 @dataclass
@@ -75,35 +52,22 @@ class Results:
         return self.total - self.total[0] - self.work
 
 
-def check_integrator(integrator, rho_inf):
-    """Refuse an unknown integrator or a spectral radius outside [0, 1]."""
-    if integrator not in INTEGRATORS:
-        raise ModelError("integrator", f"unknown integrator {integrator!r} (known: {', '.join(INTEGRATORS)})")
-    if integrator == "generalized-alpha":
-        try:
-            inside = 0.0 <= float(rho_inf) <= 1.0
-        except (TypeError, ValueError):
-            inside = False
-        if not inside:
-            raise ModelError("rho_inf", f"must be a number in [0, 1], got {rho_inf!r}")
-
-
-def simulate(model, setup, dt, t_end, options=None, progress=None, integrator="energy-momentum", rho_inf=0.9):
-    """Integrate from t = 0 to t_end in equal steps no larger than dt; returns ``Results``, marked
-    incomplete (with the reason) if Newton fails or the run is interrupted, holding the steps
-    computed up to there. ``integrator``: "energy-momentum" (000, 001: conserves energy and momenta)
-    or "generalized-alpha" (Arnold & Bruls 2007, index 3, with the spectral radius ``rho_inf`` in
-    [0, 1] at infinite frequency: smaller values damp high frequencies more; 1 has no numerical
-    dissipation but is only weakly stable on constrained systems, see ``generalized_alpha``)."""
-    model = setup.model  # the model of this run, its servo references fixed from q0 (``prepare``)
-    check_run(model.n, dt, t_end)
-    check_integrator(integrator, rho_inf)
-    steps = step_count(dt, t_end)
-    dt = t_end / steps
-    options = options or NewtonOptions()
-    alpha = integrator == "generalized-alpha"
+def simulate(setup, settings, progress=None):
+    """Integrate the model of ``setup`` (``setup.prepare``) from t = 0 to ``settings.t_end`` in
+    ``settings.steps`` equal steps no larger than ``settings.dt`` (``settings.SolverSettings``); returns
+    ``Results``, marked incomplete (with the reason) if Newton fails or the run is interrupted, holding
+    the steps computed up to there. ``settings.integrator``: "energy-momentum" (000, 001: conserves
+    energy and momenta) or "generalized-alpha" (Arnold & Bruls 2007, index 3, with the spectral radius
+    ``settings.rho_inf`` in [0, 1] at infinite frequency: smaller values damp high frequencies more; 1 has
+    no numerical dissipation but is only weakly stable on constrained systems, see
+    ``generalized_alpha``). ``progress``: an object with ``update(step, t)``, told after every step.
+    SettingsError if the history would not fit ``settings.HISTORY_BUDGET``."""
+    model = setup.model
+    settings.check_history(model.n)
+    steps, dt, options = settings.steps, settings.step, settings.newton_options
+    alpha = settings.integrator == GENERALIZED_ALPHA
     if alpha:
-        stepper = GeneralizedAlpha(model, dt, setup.active_rows, options, rho_inf)
+        stepper = GeneralizedAlpha(model, dt, setup.active_rows, options, settings.rho_inf)
     else:
         stepper = EnergyMomentum(model, dt, setup.active_rows, options)
     q, v, lam = setup.q0.copy(), setup.v0.copy(), np.zeros(model.m)
@@ -139,5 +103,5 @@ def simulate(model, setup, dt, t_end, options=None, progress=None, integrator="e
         residual=model.residual_history(Q, t, setup.active_rows),
         kinetic=model.kinetic(V), potential=model.potential_history(Q, history[: last + 1]),
         work=work[: last + 1], dissipation=dissipation[: last + 1], momentum=momentum, angular_momentum=angular,
-        complete=complete, message=message, dropped=setup.dropped, integrator=integrator,
+        complete=complete, message=message, dropped=setup.dropped, integrator=settings.integrator,
         factorisations=stepper.factorisations)

@@ -3,8 +3,10 @@
 ``load_case(path)`` validates the file strictly, builds the model and places the initial state; it
 runs nothing (``prepare``/``simulate`` are the caller's). Every problem raises ``CaseError`` naming
 the file and the offending field by its path in the file, e.g. ``bodies[1].mass``,
-``initial.joints.NM.angle`` or ``solver.dt``. Numbers may be written as expression strings
-(``"2*pi/3"``, see ``expressions``); integers (dimension, max_iterations, every) and flags may not.
+``initial.joints.NM.angle`` or ``solver.dt`` (the typed reading is ``reader``'s; the ``[solver]``
+table becomes ``Case.settings``, an ``integrators.settings.SolverSettings``, which checks its values).
+Numbers may be written as expression strings (``"2*pi/3"``, see ``expressions``); integers (dimension,
+max_iterations, every) and flags may not.
 
 Schema::
 
@@ -40,35 +42,32 @@ Overrides (``load_case(path, overrides={...})``, ``femdyn sweep --param``) repla
 their dotted path into the file: table keys, and in an array an entry's ``name`` (arrays of named
 tables: bodies, joints, probes, springs, servos) or its index from 0, e.g. ``bodies.leg1.beam.h``,
 ``bodies.3.beam.h``, ``gravity.1``, ``loads.0.function.amplitude``, ``solver.dt``,
-``initial.bodies.platform.position.0`` (see ``override``).
+``initial.bodies.platform.position.0`` (see ``overrides``).
 """
-import copy
 import math
-import re
 import stat
-from dataclasses import dataclass
+from dataclasses import MISSING, dataclass, fields
 from pathlib import Path
+from typing import get_type_hints
 
 import numpy as np
 import tomllib
 
 from ..forces import time_functions as timefunctions
-from ..integrators.newton import NEWTON_METHODS, NewtonOptions
-from ..integrators.time_loop import INTEGRATORS, check_run, step_count
+from ..integrators.settings import SettingsError, SolverSettings
 from ..joints import trajectories
 from ..joints.registry import JOINT_TYPES
 from ..model.builder import ModelBuilder, euler_from_inertia
 from ..model.errors import GROUND, ModelError
 from ..model.initial import PLACING, place
 from ..model.model import Model
-from ..numerics import kinematics as kin
 from .beams import Options, read_beam, read_settings
-from .expressions import compile_time_function, evaluate_number, to_float
+from .overrides import override
+from .reader import CaseError, Reader, describe
 from .results import RESERVED_COLUMNS
 
 FRAMES = 500  # default number of output frames
 MAX_BYTES = 16 * 2**20  # largest case file read
-NAME = re.compile(r"[\w-]+")
 TOP_REQUIRED = ("dimension", "solver", "bodies")
 TOP_OPTIONAL = ("title", "source", "gravity", "output", "joints", "loads", "springs", "friction", "servos",
                 "control", "initial", "flexible", "probes")
@@ -92,40 +91,24 @@ TRAJECTORIES = {
     "circle": (("radius", "angular_speed", "t_ramp"), ()),
     "swing": (("amplitude", "angular_speed", "t_ramp"), ()),
 }
-TIME_FUNCTIONS = {
-    "hat": (("t1", "t2", "peak"), ()),
-    "sine": (("amplitude", "frequency"), ("phase", "offset")),
-    "table": (("times", "values"), ()),
-    "constant": (("value",), ()),
-    "expression": (("expr",), ()),
-}
-
-
-class CaseError(ValueError):
-    """A case file that cannot be used; ``str`` is ``"{path}: {field}: {message}"``."""
-
-    def __init__(self, path, field, message):
-        super().__init__(f"{path}: {field}: {message}")
-        self.path, self.field, self.message = str(path), field, message
+SOLVER_TYPES = get_type_hints(SolverSettings)  # the keys of [solver] and their types
+SOLVER_REQUIRED = tuple(f.name for f in fields(SolverSettings) if f.default is MISSING)
+SOLVER_OPTIONAL = tuple(f.name for f in fields(SolverSettings) if f.default is not MISSING)
+READ = {float: "number", int: "integer", bool: "boolean", str: "string"}  # Reader methods by type
 
 
 @dataclass(frozen=True)
 class Case:
+    """A loaded case: its model and placed initial state, the solver settings of its runs, what a run
+    writes (``output``), its probes and the settings of its flexible bodies."""
+
     path: Path
     title: str
     source: str
     model: Model
     q0: np.ndarray  # placed initial state (not yet projected onto the constraints)
     v0: np.ndarray
-    dt: float
-    t_end: float
-    tolerance: float
-    max_iterations: int
-    initial_tolerance: float
-    integrator: str  # "energy-momentum" or "generalized-alpha" (``simulate``)
-    rho_inf: float  # spectral radius of generalized-alpha
-    early_stop: bool  # Newton's early stop of generalized-alpha
-    newton: str  # "full" or "modified" Newton (``integrators.newton.Newton``)
+    settings: SolverSettings  # [solver]
     every: int | None  # write every k-th step as a VTK frame; None: about FRAMES frames
     vtk: bool
     plots: bool
@@ -133,200 +116,12 @@ class Case:
     flexible: object = None  # beams.Settings of the flexible bodies
 
     @property
-    def newton_options(self):
-        return NewtonOptions(self.tolerance, self.max_iterations, self.early_stop, self.newton == "modified")
-
-    @property
-    def steps(self):
-        """Number of time steps, as ``simulate`` takes them."""
-        return step_count(self.dt, self.t_end)
-
-    @property
     def output_every(self):
-        return self.every or math.ceil(self.steps / FRAMES)
-
-
-def _join(parent, key):
-    return f"{parent}.{key}" if parent else key
-
-
-def _describe(value):
-    """Type and value of a TOML value for error messages."""
-    if isinstance(value, bool):
-        return f"boolean {str(value).lower()}"
-    if isinstance(value, str):
-        return f"string {value!r}" if len(value) <= 60 else f"string {value[:40]!r}... ({len(value)} characters)"
-    if isinstance(value, (int, float)):
-        return f"number {value!r}"
-    if isinstance(value, list):
-        return "an array"
-    if isinstance(value, dict):
-        return "a table"
-    return f"a {type(value).__name__}"
+        return self.every or math.ceil(self.settings.steps / FRAMES)
 
 
 def _format(values):
     return "[" + ", ".join(f"{x:g}" for x in values) + "]"
-
-
-class _Reader:
-    """Typed access to the parsed file; every check raises ``CaseError`` naming the field."""
-
-    def __init__(self, path):
-        self.path = path
-
-    def fail(self, field, message):
-        raise CaseError(self.path, field, message)
-
-    def model_error(self, entry, err):
-        """Fail with the builder's ``ModelError`` about the table at ``entry``: a sub-field after the
-        builder's name of it (``joint 'NM'.axis``) is reported in the table (``joints[0].axis``)."""
-        self.fail(f"{entry}.{err.field.split('.', 1)[1]}" if "." in err.field else entry, err.message)
-
-    def mapping(self, data, field):
-        """A table with any keys (names)."""
-        if not isinstance(data, dict):
-            self.fail(field, f"expected a table, got {_describe(data)}")
-        return data
-
-    def table(self, data, field, required=(), optional=()):
-        """``data`` as a table with all ``required`` keys and some of the ``optional`` ones."""
-        known = (*required, *optional)
-        for key in self.mapping(data, field):
-            if key not in known:
-                listing = ", ".join(known) or "none"
-                self.fail(_join(field, key), f"unknown key '{key}' (known keys: {listing})")
-        for key in required:
-            if key not in data:
-                self.fail(_join(field, key), "missing")
-        return data
-
-    def typed_table(self, data, field, schema):
-        """A table with a ``type`` key choosing its keys from ``schema`` {type: (required, optional)}."""
-        kind = self.choice(self.mapping(data, field).get("type"), _join(field, "type"), schema)
-        required, optional = schema[kind]
-        self.table(data, field, ("type", *required), optional)
-        return kind
-
-    def array(self, data, field):
-        if not isinstance(data, list):
-            self.fail(field, f"expected an array, got {_describe(data)}")
-        return data
-
-    def string(self, value, field):
-        if not isinstance(value, str):
-            self.fail(field, f"expected a string, got {_describe(value)}")
-        return value
-
-    def choice(self, value, field, options):
-        if value is None:
-            self.fail(field, "missing")
-        if self.string(value, field) not in options:
-            self.fail(field, f"unknown value '{value}' (known: {', '.join(options)})")
-        return value
-
-    def name(self, value, field, taken=()):
-        """A new name: letters, digits, '_' and '-', not among ``taken``."""
-        if not NAME.fullmatch(self.string(value, field)):
-            self.fail(field, f"'{value}' is not a valid name (use letters, digits, '_' and '-')")
-        if value == GROUND:
-            self.fail(field, f"'{GROUND}' is reserved")
-        if value in taken:
-            self.fail(field, f"name '{value}' is used twice")
-        return value
-
-    def reference(self, value, field, known, what):
-        """The name of an existing ``what`` among ``known``."""
-        if self.string(value, field) not in known:
-            self.fail(field, f"unknown {what} '{value}' (known: {', '.join(known) or 'none'})")
-        return value
-
-    def boolean(self, value, field):
-        if not isinstance(value, bool):
-            self.fail(field, f"expected true or false, got {_describe(value)}")
-        return value
-
-    def integer(self, value, field, minimum, maximum=None):
-        """An integer from ``minimum`` to ``maximum`` (no upper bound if None)."""
-        if isinstance(value, bool) or not isinstance(value, int):
-            self.fail(field, f"expected an integer, got {_describe(value)}")
-        if value < minimum:
-            self.fail(field, f"must be >= {minimum}, got {value}")
-        if maximum is not None and value > maximum:
-            self.fail(field, f"must be <= {maximum}, got {value}")
-        return value
-
-    def number(self, value, field, positive=False, nonnegative=False):
-        """A finite float from a TOML number or an expression string."""
-        if isinstance(value, str):
-            try:
-                x = evaluate_number(value)
-            except ValueError as err:
-                self.fail(field, f"expected a number, got {_describe(value)}: {err}")
-        elif isinstance(value, (int, float)) and not isinstance(value, bool):
-            try:
-                x = to_float(value)
-            except ValueError as err:
-                self.fail(field, str(err))
-        else:
-            self.fail(field, f"expected a number, got {_describe(value)}")
-        if not math.isfinite(x):
-            self.fail(field, f"must be finite, got {x}")
-        if positive and not x > 0:
-            self.fail(field, f"must be > 0, got {x:g}")
-        if nonnegative and not x >= 0:
-            self.fail(field, f"must be >= 0, got {x:g}")
-        return x
-
-    def vector(self, value, field, length=None, positive=False, nonzero=False):
-        """An array of ``length`` numbers (any length >= 1 if None)."""
-        if not isinstance(value, list):
-            what = f"{length} numbers" if length else "numbers"
-            self.fail(field, f"expected an array of {what}, got {_describe(value)}")
-        if length is not None and len(value) != length:
-            self.fail(field, f"expected {length} values, got {len(value)}")
-        if not value:
-            self.fail(field, "expected at least one value")
-        x = np.array([self.number(v, f"{field}[{i}]", positive) for i, v in enumerate(value)])
-        if nonzero and not np.any(x):
-            self.fail(field, "must not be zero")
-        return x
-
-    def points(self, value, field, dim):
-        """A pair of points [[..], [..]]."""
-        if not isinstance(value, list) or len(value) != 2:
-            self.fail(field, f"expected two points [[..], [..]], got {_describe(value)}")
-        return [self.vector(p, f"{field}[{i}]", dim) for i, p in enumerate(value)]
-
-    def body_pair(self, value, field, known):
-        """Two different body names among ``known``."""
-        if not isinstance(value, list) or len(value) != 2:
-            self.fail(field, f"expected two body names [b1, b2], got {_describe(value)}")
-        b1, b2 = (self.reference(b, f"{field}[{i}]", known, "body") for i, b in enumerate(value))
-        if b1 == b2:
-            self.fail(field, f"needs two different bodies, got '{b1}' twice")
-        return b1, b2
-
-    def rotation(self, value, field):
-        """A 3x3 rotation from {axis = [..], angle = ..}."""
-        self.table(value, field, ("axis", "angle"))
-        axis = self.vector(value["axis"], f"{field}.axis", 3, nonzero=True)
-        return kin.rotation_3d(axis, self.number(value["angle"], f"{field}.angle"))
-
-    def time_function(self, value, field):
-        """A load's function of time {type = hat | sine | table | constant | expression, ...}."""
-        kind = self.typed_table(value, field, TIME_FUNCTIONS)
-        if kind == "expression":
-            try:
-                return compile_time_function(self.string(value["expr"], f"{field}.expr"))
-            except ValueError as err:
-                self.fail(f"{field}.expr", str(err))
-        read = self.vector if kind == "table" else self.number
-        args = {k: read(v, f"{field}.{k}") for k, v in value.items() if k != "type"}
-        try:
-            return getattr(timefunctions, kind)(**args)
-        except ValueError as err:
-            self.fail(field, str(err))
 
 
 def _trajectory(r, value, field, size):
@@ -584,64 +379,6 @@ def read_case_data(path):
     return _read_toml(Path(path))
 
 
-def _entry(r, array, part, field):
-    """The index of the entry of ``array`` named ``part`` (arrays of named tables) or ``part`` as an
-    index."""
-    named = [item.get("name") if isinstance(item, dict) else None for item in array]
-    if part in named:
-        return named.index(part)
-    if part.isdigit():
-        if int(part) < len(array):
-            return int(part)
-        r.fail(field, f"index {part} out of range ({len(array)} entr{'y' if len(array) == 1 else 'ies'})")
-    names = [n for n in named if isinstance(n, str)]
-    if not array:
-        r.fail(field, "the array is empty")
-    r.fail(field, f"no entry named '{part}' (names: {', '.join(names)}; or an index from 0)" if names
-           else f"expected an index from 0 to {len(array) - 1}, got '{part}'")
-
-
-def override(data, overrides, path="case"):
-    """A copy of the parsed case ``data`` with the numeric fields named by the dotted paths of
-    ``overrides`` {path: number} replaced (module docstring). A part selects a table's key, or in an
-    array the entry of that name or (if none has it) that index from 0. The field must be written in
-    the file and hold a number or an expression string; an integer field takes an integral value as an
-    integer. CaseError naming the path otherwise (``path``: the file, for the messages)."""
-    r = _Reader(path)
-    data = copy.deepcopy(data)
-    for dotted, value in overrides.items():
-        parts = dotted.split(".")
-        if not all(parts):
-            r.fail(dotted, "not a dotted path (an empty part)")
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-            r.fail(dotted, f"the override must be a finite number, got {value!r}")
-        node, parent = data, None
-        for i, part in enumerate(parts):
-            field = ".".join(parts[: i + 1])
-            if isinstance(node, dict):
-                if part not in node:
-                    listing = ", ".join(node) or "none"
-                    r.fail(field, f"no field '{part}' in {parent or 'the file'} (fields: {listing})")
-                key = part
-            elif isinstance(node, list):
-                key = _entry(r, node, part, field)
-            else:
-                r.fail(field, f"{parent} is {_describe(node)}, not a table or an array")
-            parent, container, node = field, node, node[key]
-        if isinstance(node, (dict, list)):
-            r.fail(dotted, f"is {_describe(node)}, not a number; name one of its fields")
-        if isinstance(node, str):
-            try:
-                evaluate_number(node)
-            except ValueError:
-                r.fail(dotted, f"holds {_describe(node)}, not a number")
-        elif isinstance(node, bool) or not isinstance(node, (int, float)):
-            r.fail(dotted, f"holds {_describe(node)}, not a number")
-        integral = isinstance(node, int) and float(value).is_integer()
-        container[key] = int(value) if integral else float(value)
-    return data
-
-
 def load_case(path, flexible=None, overrides=None, data=None):
     """Read, validate and build the case in the TOML file ``path`` (see the module docstring);
     ``flexible``: ``beams.Options`` overriding the flexible bodies' settings; ``overrides``: {dotted
@@ -649,23 +386,19 @@ def load_case(path, flexible=None, overrides=None, data=None):
     (``read_case_data``), where the file is not at hand (a mesh file is still looked for relative to
     ``path``)."""
     path = Path(path)
-    r = _Reader(path)
+    r = Reader(path)
     data = read_case_data(path) if data is None else data
     if overrides:
         data = override(data, overrides, path)
     data = r.table(data, "", TOP_REQUIRED, TOP_OPTIONAL)
     dim = data["dimension"]
     if type(dim) is not int or dim not in (2, 3):
-        r.fail("dimension", f"must be 2 or 3, got {_describe(dim)}")
-    solver = r.table(data["solver"], "solver", ("dt", "t_end"),
-                     ("tolerance", "max_iterations", "initial_tolerance", "integrator", "rho_inf", "early_stop",
-                      "newton"))
-    dt = r.number(solver["dt"], "solver.dt", positive=True)
-    t_end = r.number(solver["t_end"], "solver.t_end", positive=True)
+        r.fail("dimension", f"must be 2 or 3, got {describe(dim)}")
+    solver = _solver(r, data["solver"])
     try:
         builder = ModelBuilder(dim)
-        settings = read_settings(r, data.get("flexible", {}), flexible or Options())
-        bodies = _add_bodies(r, data["bodies"], builder, dim, settings)
+        beams = read_settings(r, data.get("flexible", {}), flexible or Options())
+        bodies = _add_bodies(r, data["bodies"], builder, dim, beams)
         probes = _probes(r, data.get("probes", []), dim, bodies)
         joints, coordinates = _add_joints(r, data.get("joints", []), builder, dim, bodies)
         _add_loads(r, data.get("loads", []), builder, dim, bodies, coordinates)
@@ -674,8 +407,8 @@ def load_case(path, flexible=None, overrides=None, data=None):
         _add_servos(r, data, builder, dim, bodies, coordinates)
         if "gravity" in data:
             builder.set_gravity(r.vector(data["gravity"], "gravity", dim))
-        meshed = settings.model == "fem" and any("beam" in spec for spec in data["bodies"])
-        _check_history(r, builder.coordinate_count(), dt, t_end, meshed)
+        meshed = beams.model == "fem" and any("beam" in spec for spec in data["bodies"])
+        _check_history(r, solver, builder.coordinate_count(), meshed)
         model = builder.build()
         q0, v0 = place(model, *_initial(r, data.get("initial", {}), dim, bodies, joints))
         for name, body, point in probes:
@@ -686,32 +419,12 @@ def load_case(path, flexible=None, overrides=None, data=None):
     except ModelError as err:
         r.fail(err.field, err.message)
 
-    defaults = NewtonOptions()
-    integrator = r.choice(solver.get("integrator", INTEGRATORS[0]), "solver.integrator", INTEGRATORS)
-    rho_inf = r.number(solver.get("rho_inf", 0.9), "solver.rho_inf")
-    if not 0.0 <= rho_inf <= 1.0:
-        r.fail("solver.rho_inf", f"the spectral radius must be in [0, 1], got {rho_inf:g}")
-    early_stop = r.boolean(solver.get("early_stop", False), "solver.early_stop")
-    if early_stop and integrator != "generalized-alpha":
-        r.fail("solver.early_stop", "only for integrator = \"generalized-alpha\" (the energy-momentum scheme "
-               "needs the converged residual for its conservation)")
-    newton = r.choice(solver.get("newton", NEWTON_METHODS[0]), "solver.newton", NEWTON_METHODS)
-    if early_stop and newton == "modified":
-        r.fail("solver.early_stop", "not with newton = \"modified\" (the early stop is made for full Newton's "
-               "quadratic convergence)")
     output = r.table(data.get("output", {}), "output", optional=("every", "vtk", "plots"))
     case = Case(
         path=path,
         title=r.string(data.get("title", path.stem), "title"),
         source=r.string(data.get("source", ""), "source"),
-        model=model, q0=q0, v0=v0, probes=probes, flexible=settings,
-        dt=dt, t_end=t_end,
-        tolerance=r.number(solver.get("tolerance", defaults.tolerance), "solver.tolerance", positive=True),
-        max_iterations=r.integer(solver.get("max_iterations", defaults.max_iterations),
-                                 "solver.max_iterations", 1),
-        initial_tolerance=r.number(solver.get("initial_tolerance", 1e-6), "solver.initial_tolerance",
-                                   positive=True),
-        integrator=integrator, rho_inf=rho_inf, early_stop=early_stop, newton=newton,
+        model=model, q0=q0, v0=v0, probes=probes, flexible=beams, settings=solver,
         every=r.integer(output["every"], "output.every", 1) if "every" in output else None,
         vtk=r.boolean(output.get("vtk", True), "output.vtk"),
         plots=r.boolean(output.get("plots", True), "output.plots"),
@@ -719,19 +432,22 @@ def load_case(path, flexible=None, overrides=None, data=None):
     return case
 
 
-def _check_history(r, coordinates, dt, t_end, meshed):
-    """``check_run`` for the model's ``coordinates`` before it is built (on a fine mesh that takes long);
-    ``meshed``: the case has fem beams, whose elements the message names too."""
+def _solver(r, table):
+    """The ``[solver]`` table as ``SolverSettings``: each key read by the type of its settings field,
+    its value checked by the settings (a refusal names ``solver.<field>``)."""
+    table = r.table(table, "solver", SOLVER_REQUIRED, SOLVER_OPTIONAL)
+    values = {key: getattr(r, READ[SOLVER_TYPES[key]])(value, f"solver.{key}") for key, value in table.items()}
     try:
-        check_run(coordinates, dt, t_end)
-    except ModelError as err:
+        return SolverSettings(**values)
+    except SettingsError as err:
+        r.fail(f"solver.{err.field}", err.message)
+
+
+def _check_history(r, solver, coordinates, meshed):
+    """The history check of the settings for the model's ``coordinates`` before it is built (on a fine
+    mesh that takes long); ``meshed``: the case has fem beams, whose elements the message names too."""
+    try:
+        solver.check_history(coordinates)
+    except SettingsError as err:
         fewer = "; or fewer flexible.elements" if meshed else ""
         r.fail(f"solver.{err.field}", f"{err.message} ({coordinates} coordinates{fewer})")
-
-
-def check_case_run(case):
-    """``check_run`` for the case's dt and t_end (also after command-line overrides)."""
-    try:
-        check_run(case.model.n, case.dt, case.t_end)
-    except ModelError as err:
-        raise CaseError(case.path, f"solver.{err.field}", err.message) from None

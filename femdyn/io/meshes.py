@@ -16,20 +16,27 @@ from scipy.sparse import csgraph
 
 WRITERS = {".vtu": {}, ".msh": {"file_format": "gmsh22", "binary": False}}
 READERS = (".msh", ".vtu", ".vtk")  # formats that hold line cells; meshio's other readers fail worse on bad files
-# What meshio's readers of READERS raise on a broken file besides ReadError and CorruptionError (meshio
-# 5.3, found by truncating and corrupting files of each format): ValueError (also bad UTF-8 or base64),
-# TypeError (a bad dtype), KeyError, IndexError, AssertionError, struct.error, zlib.error and
-# MemoryError (sizes read from a corrupt header).
+# What meshio's readers of READERS raise on a broken file besides its own errors (meshio 5.3, found by
+# truncating and corrupting files of each format): ValueError (also bad UTF-8 or base64), TypeError (a
+# bad dtype), KeyError, IndexError, AssertionError, struct.error, zlib.error and MemoryError (sizes read
+# from a corrupt header).
 BROKEN = (ValueError, TypeError, KeyError, IndexError, AssertionError, struct.error, zlib.error, MemoryError)
 
 
+def _meshio_error(err):
+    """Whether meshio raised ``err`` as one of its own errors: the public ``meshio.ReadError``, or the
+    error of a VTU array whose size does not fit its components, which meshio 5.3 neither exports nor
+    derives from ReadError (told apart by the package that defines its class)."""
+    return type(err).__module__.partition(".")[0] == "meshio"
+
+
 def _read(path):
-    """meshio's readers for the file's suffix, tried in turn, quietly (meshio prints warnings on
-    stderr, numpy warns of overflows in sizes read from a broken header). Not ``meshio.read``: when no
-    reader accepts a file it prints and calls ``sys.exit`` (meshio 5.3)."""
+    """The mesh in ``path``, read by each of meshio's formats for its suffix in turn
+    (``meshio.extension_to_filetypes``; the format's public module ``meshio.<format>``, whose ``read``
+    raises on a file it cannot read, where ``meshio.read`` prints and calls ``sys.exit``, meshio 5.3),
+    quietly (meshio prints warnings on stderr, numpy warns of overflows in sizes read from a broken
+    header)."""
     import meshio  # here, not at the top: the command line starts without it
-    from meshio._exceptions import CorruptionError
-    from meshio._helpers import reader_map
 
     suffix = path.suffix.lower()
     if suffix not in READERS:
@@ -40,8 +47,10 @@ def _read(path):
     for file_format in meshio.extension_to_filetypes[suffix]:
         try:
             with contextlib.redirect_stderr(io.StringIO()), np.errstate(all="ignore"):
-                return reader_map[file_format](str(path))
-        except (meshio.ReadError, CorruptionError, *BROKEN) as err:
+                return getattr(meshio, file_format).read(str(path))
+        except Exception as err:  # noqa: BLE001  (meshio's corruption error is not public: see _meshio_error)
+            if not (isinstance(err, BROKEN) or _meshio_error(err)):
+                raise  # not a broken file's error
             detail = " ".join(str(err).split())  # on one line
             errors.append(f"{file_format}: {detail}" if detail else file_format)
     raise ValueError(f"{path}: not a mesh meshio can read (tried {'; '.join(errors)})")

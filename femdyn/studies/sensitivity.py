@@ -23,13 +23,11 @@ from pathlib import Path
 
 import numpy as np
 
-from ..integrators.setup import prepare
-from ..integrators.time_loop import simulate
 from ..io.beams import PARAMETERS, Options
-from ..io.case import CaseError, check_case_run, load_case
+from ..io.case import CaseError, load_case
 from ..io.plots import DPI
 from ..io.tables import write_csv
-from ..model.errors import ModelError
+from .run import checked_settings, run_case
 
 OUTPUTS = ("x", "y", "theta")
 UNITS = {"x": "m", "y": "m", "theta": "rad"}
@@ -37,6 +35,7 @@ PARAMETER_UNITS = {"E": "Pa", "rho": "kg/m^3", "b": "m", "h": "m"}
 FACTORS = (1.0, -1.0, 2.0, -2.0)  # multiples of the step, in the order of the runs
 POOR_AGREEMENT = 1e-2  # step check: relative difference above which the gradient is suspect
 ROUNDOFF = 1e-12  # changes of an output below this (relative to max(1, |Y|)) are not resolved
+FILES = ("sensitivity.csv", "sensitivity.json", "sensitivity.png")  # written by ``write_study``
 
 
 class SensitivityError(RuntimeError):
@@ -61,7 +60,7 @@ class Plan:
     @property
     def steps(self):
         """Time steps of all runs together, for a progress bar."""
-        return self.runs * self.case.steps
+        return self.runs * self.case.settings.steps
 
 
 @dataclass
@@ -118,8 +117,7 @@ def _load(path, options, t_end):
     """The case with the flexible ``options`` and an optional end-time override."""
     case = load_case(path, options)
     if t_end is not None:
-        case = dataclasses.replace(case, t_end=t_end)
-        check_case_run(case)
+        case = dataclasses.replace(case, settings=checked_settings(case, t_end=t_end))
     return case
 
 
@@ -176,15 +174,11 @@ class _Offset:
 def _history(plan, options, label, progress, done):
     """Simulate the case with ``options``: the times (T,) and the probe's motion (T, 3).
     SensitivityError if the run stops early."""
-    case = _load(plan.case.path, options, plan.case.t_end)
+    case = _load(plan.case.path, options, plan.case.settings.t_end)
     try:
-        setup = prepare(case.model, case.q0, case.v0, tolerance=case.initial_tolerance)
-    except ModelError as err:
-        raise CaseError(case.path, err.field, f"{label}: {err.message}") from None
-    bar = None if progress is None else _Offset(progress, done)
-    results = simulate(case.model, setup, case.dt, case.t_end,
-                       case.newton_options, progress=bar,
-                       integrator=case.integrator, rho_inf=case.rho_inf)
+        results = run_case(case, None if progress is None else _Offset(progress, done)).results
+    except CaseError as err:
+        raise CaseError(err.path, err.field, f"{label}: {err.message}") from None
     if not results.complete:
         raise SensitivityError(f"the run {label} stopped early: {results.message}")
     names = [b.name for b in case.model.bodies]
@@ -206,7 +200,7 @@ def _common_value(case, key):
 
 def run_study(plan, progress=None):
     """Run the plan (``progress``: an object with ``update(step, t)`` over ``plan.steps``)."""
-    steps = plan.case.steps
+    steps = plan.case.settings.steps
     t, nominal = _history(plan, plan.options, "with the nominal parameters", progress, 0)
     floor = ROUNDOFF * np.maximum(1.0, np.abs(nominal).max(axis=0))
     parameters, run = [], 1
@@ -336,7 +330,7 @@ def write_study(folder, study):
     """Write sensitivity.csv, sensitivity.json and sensitivity.png into ``folder``; returns the
     file names."""
     folder = Path(folder)
-    write_csv(folder / "sensitivity.csv", _columns(study))
-    (folder / "sensitivity.json").write_text(json.dumps(report(study), indent=2) + "\n")
-    _plot(folder / "sensitivity.png", study)
-    return ["sensitivity.csv", "sensitivity.json", "sensitivity.png"]
+    write_csv(folder / FILES[0], _columns(study))
+    (folder / FILES[1]).write_text(json.dumps(report(study), indent=2) + "\n")
+    _plot(folder / FILES[2], study)
+    return list(FILES)

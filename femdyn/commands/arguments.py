@@ -1,0 +1,89 @@
+"""Argument types and options shared by the subcommands: finite and positive numbers, integers, the
+sensitivity parameters, and ``--flexible``/``--elements`` with the case loaded under them (``load``).
+A type refuses its text with ``argparse.ArgumentTypeError``, which the parser reports as a usage error
+(exit code 2)."""
+import argparse
+import math
+
+from ..io.beams import MAX_ELEMENTS, MODELS, Options
+from ..io.case import CaseError, load_case
+from ..studies.run import check_elements
+from ..studies.sensitivity import parse_parameters
+
+
+def finite_float(text):
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{text}' is not a number") from None
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"must be a finite number, got {text}")
+    return value
+
+
+def positive_float(text):
+    value = finite_float(text)
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"must be a positive number, got {text}")
+    return value
+
+
+def positive_int(text):
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"must be an integer >= 1, got '{text}'")
+    return int(text)
+
+
+def elements(text):
+    value = positive_int(text)
+    if value > MAX_ELEMENTS:
+        raise argparse.ArgumentTypeError(f"at most {MAX_ELEMENTS} elements, got {value}")
+    return value
+
+
+def relative_step(text):
+    value = positive_float(text)
+    if not value <= 0.1:
+        raise argparse.ArgumentTypeError(f"a relative step must be at most 0.1, got {text}")
+    return value
+
+
+def parameters(text):
+    """Sensitivity parameters ``E,rho,b,h`` (``sensitivity.parse_parameters``)."""
+    try:
+        return parse_parameters(text)
+    except ValueError as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
+
+
+def flexible_options(parser):
+    """--flexible and --elements: override the case's [flexible] settings."""
+    parser.add_argument("--flexible", choices=MODELS,
+                        help="model of the flexible (beam) bodies: fem, rayleigh-ritz or rigid (the rigid "
+                        "limit, no elastic coordinates); overrides flexible.model")
+    parser.add_argument("--elements", type=elements, metavar="N",
+                        help="elements of each straight fem beam (overrides flexible.elements)")
+
+
+def options(args):
+    """The ``beams.Options`` of --flexible and --elements."""
+    return Options(model=args.flexible, elements=args.elements)
+
+
+def load(args):
+    """The case with the --flexible/--elements overrides of ``args``, --elements first checked against
+    the history budget (``studies.run.check_elements``)."""
+    check_elements(args.case, args.flexible, args.elements)
+    case = load_case(args.case, options(args))
+    check_overrides(args, case)
+    return case
+
+
+def check_overrides(args, case):
+    """Refuse --flexible/--elements where they change nothing: no beam bodies, or no fem model."""
+    given = [option for option, value in (("--flexible", args.flexible), ("--elements", args.elements)) if value]
+    if given and not case.model.flexible:
+        raise CaseError(case.path, given[0], "the case has no flexible (beam) bodies")
+    if args.elements and case.flexible.model != "fem":
+        raise CaseError(case.path, "--elements", f"sets the elements of fem beams; the flexible bodies "
+                        f"are {case.flexible.model}")

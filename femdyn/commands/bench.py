@@ -1,0 +1,119 @@
+"""``femdyn bench convergence CASE``: the refinement study of ``studies.convergence`` in the time step or
+in the elements of every fem beam, refused before any run where a run of it could not be carried out.
+Exit code 1 if an order cannot be observed (the table and the files are written first)."""
+import argparse
+import math
+import sys
+from pathlib import Path
+
+from ..integrators.settings import SettingsError
+from ..io.case import CaseError
+from ..io.folders import output_folder
+from ..model.errors import ModelError
+from ..studies.convergence import FILES, convergence_benchmark, study_folder
+from ..studies.orders import ConvergenceError
+from .arguments import flexible_options, load, positive_float, positive_int
+from .output import say
+
+
+def _levels(text):
+    value = positive_int(text)
+    if not 2 <= value <= 12:
+        raise argparse.ArgumentTypeError(f"must be between 2 and 12, got {value}")
+    return value
+
+
+def add(commands):
+    """Add the ``bench convergence`` subcommand (its arguments and handler) to ``commands``."""
+    bench = commands.add_parser("bench", help="benchmarks: convergence studies",
+                                description="Benchmarks that a user runs on a case.")
+    studies = bench.add_subparsers(dest="study", required=True, metavar="STUDY")
+    convergence = studies.add_parser(
+        "convergence", help="refinement study in dt or in elements: errors and observed orders",
+        description="Run the case at dt, dt/2, ... (or, with --refine elements, with n, 2n, ... elements "
+        "per beam at one time step), compare the chosen outputs at the end time with a reference "
+        "(Richardson extrapolation of two finer runs by default), print a table of errors and observed "
+        "orders, and write convergence.txt, convergence.json and a log-log convergence.png. Exit code 1 "
+        "if an order cannot be observed (errors at round-off, errors that do not decrease).")
+    convergence.add_argument("case", metavar="CASE", help="case file (TOML)")
+    convergence.add_argument("--refine", choices=("dt", "elements"), default="dt",
+                             help="what is refined: the time step (default) or the elements of every fem "
+                             "beam, starting from --elements or the case's flexible.elements")
+    convergence.add_argument("--quantity", nargs="+", metavar="Q",
+                             help="outputs: a joint coordinate, BODY.x/.y/.z/.angle, PROBE.x/.y/.z/.angle and "
+                             "on a flexible body PROBE.elastic_x/.elastic_y/.elastic_angle (a probe of the case, "
+                             "e.g. the end effector), input:COORD (a servo input), energy_error (default: all "
+                             "joint coordinates and servo inputs)")
+    convergence.add_argument("--levels", type=_levels, default=4,
+                             help="number of runs dt, dt/2, ... or meshes n, 2n, ... (2 to 12, default 4)")
+    convergence.add_argument("--dt", type=positive_float, nargs="+", metavar="DT",
+                             help="explicit time steps instead of halving the case's dt; with --refine "
+                             "elements one time step for every run (default the case's)")
+    convergence.add_argument("--reference", default="richardson",
+                             help="richardson (default), finest, differences, or an exact value")
+    convergence.add_argument("--order", type=positive_float, metavar="P",
+                             help="nominal order of the Richardson reference (default 2 in dt, 4 in elements)")
+    convergence.add_argument("--time", type=positive_float, help="compare at this time (default: the end)")
+    convergence.add_argument("--t-end", type=positive_float, metavar="T", help="end time (overrides solver.t_end)")
+    convergence.add_argument("--out", type=Path, metavar="DIR",
+                             help="folder for the files (default: results/<case>_convergence, with --refine "
+                             "elements results/<case>_elements_convergence)")
+    flexible_options(convergence)
+    convergence.set_defaults(handler=handle)
+
+
+def handle(args):
+    case = load(args)
+    reference = args.reference
+    if reference not in ("richardson", "finest", "differences"):
+        try:
+            reference = float(reference)
+        except ValueError:
+            reference = float("nan")
+        if not math.isfinite(reference):
+            raise CaseError(args.case, "--reference", f"'{args.reference}' is not richardson, finest, "
+                            "differences or a finite number")
+    out = output_folder(args.out or study_folder(case.path, args.refine == "elements"), FILES["json"],
+                        "an earlier convergence study", published=False)
+    study = dict(dts=args.dt)
+    if args.refine == "elements":
+        study = _element_levels(args, case)
+    else:  # refuse runs that cannot be carried out before spending time on the others
+        smallest = min(args.dt) if args.dt else case.settings.dt / 2 ** (args.levels - 1)
+        try:
+            finest = case.settings.replace(dt=smallest / 4, t_end=args.t_end or case.settings.t_end)
+            finest.check_history(case.model.n)
+        except SettingsError as err:
+            raise CaseError(args.case, f"solver.{err.field}", f"the finest run of the study: {err.message}") from None
+    try:
+        convergence_benchmark(case, args.quantity, levels=args.levels, reference=reference, order=args.order,
+                              time=args.time, t_end=args.t_end, folder=out, echo=say, **study,
+                              log=lambda line: print(line, file=sys.stderr), progress=True)
+    except ConvergenceError as err:
+        print(f"error: {args.case}: {err}", file=sys.stderr)
+        return 1
+    except SettingsError as err:
+        raise CaseError(args.case, f"solver.{err.field}", err.message) from None
+    except ModelError as err:
+        raise CaseError(args.case, err.field, err.message) from None
+    except OSError as err:
+        raise CaseError(out, "--out", f"cannot write the study ({err.strerror or err})") from None
+    except CaseError:
+        raise
+    except ValueError as err:
+        raise CaseError(args.case, "--quantity/--dt/--time/--elements", str(err)) from None
+    return 0
+
+
+def _element_levels(args, case):
+    """The meshes n, 2n, ... (n = --elements or flexible.elements) and the one time step of a study in
+    elements, refused where they cannot be run."""
+    if not case.model.flexible:
+        raise CaseError(case.path, "--refine", "elements: the case has no flexible (beam) bodies")
+    if case.flexible.model != "fem":
+        raise CaseError(case.path, "--refine", f"elements refines fem beams; the flexible bodies are "
+                        f"{case.flexible.model} (add --flexible fem)")
+    if args.dt and len(args.dt) > 1:
+        raise CaseError(case.path, "--dt", "with --refine elements give one time step (every mesh runs with it)")
+    first = case.flexible.elements
+    return dict(elements=[first * 2**k for k in range(args.levels)], dt=args.dt[0] if args.dt else None)

@@ -1,0 +1,130 @@
+"""The solver settings of a run, checked in one place: time step and end time, the time integrator
+and its spectral radius, the Newton iteration's options and the tolerance of the initial
+configuration.
+
+``SolverSettings`` is frozen and validated when it is made and by ``replace``; every refusal is a
+``SettingsError`` (a ``ModelError``) whose ``field`` is the settings field, so that a case file reports
+``solver.<field>`` (``io.case``) and the command line the option that set it. The settings give what
+the time loop needs: the number of equal steps no larger than ``dt`` and their length, the
+``NewtonOptions``, and the check that the history of q and v of a model of a given size fits
+``HISTORY_BUDGET`` (``check_history``).
+
+The rules: dt, t_end, tolerance and initial_tolerance are positive finite numbers; rho_inf, the
+spectral radius at infinite frequency of generalized-alpha (Arnold & Bruls 2007), is in [0, 1];
+max_iterations is an integer >= 1; early_stop (``newton.QuadraticStop``) needs generalized-alpha,
+since the energy-momentum scheme needs the converged residual for its conservation, and full Newton,
+whose quadratic convergence it relies on.
+"""
+import dataclasses
+import math
+import numbers
+from dataclasses import dataclass
+
+from ..model.errors import ModelError
+from .newton import NEWTON_METHODS, NewtonOptions
+
+HISTORY_BUDGET = 2 * 1024**3  # bytes for the stored history of q and v
+INTEGRATORS = ("energy-momentum", "generalized-alpha")
+GENERALIZED_ALPHA = INTEGRATORS[1]
+
+
+class SettingsError(ModelError):
+    """Solver settings that cannot be used; ``field`` is the name of the ``SolverSettings`` field."""
+
+
+def _number(value, field):
+    """``value`` as a finite float; SettingsError unless it is a real number."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise SettingsError(field, f"must be a number, got {value!r}")
+    value = float(value)
+    if not math.isfinite(value):
+        raise SettingsError(field, f"must be a finite number, got {value}")
+    return value
+
+
+def _positive(value, field):
+    value = _number(value, field)
+    if not value > 0:
+        raise SettingsError(field, f"must be a positive number, got {value:g}")
+    return value
+
+
+def _choice(value, field, known):
+    if value not in known:
+        raise SettingsError(field, f"unknown value {value!r} (known: {', '.join(known)})")
+    return value
+
+
+@dataclass(frozen=True)
+class SolverSettings:
+    """How a run is integrated (module docstring); checked on construction and by ``replace``."""
+
+    dt: float
+    t_end: float
+    integrator: str = INTEGRATORS[0]  # "energy-momentum" (000, 001) or "generalized-alpha" (index 3)
+    rho_inf: float = 0.9  # spectral radius of generalized-alpha
+    tolerance: float = NewtonOptions.tolerance  # Newton's, on the error of q (``newton.newton_converged``)
+    max_iterations: int = NewtonOptions.max_iterations
+    early_stop: bool = False  # Newton's early stop under quadratic convergence (generalized-alpha only)
+    newton: str = NEWTON_METHODS[0]  # "full" or "modified" Newton (``newton.Newton``)
+    initial_tolerance: float = 1e-6  # largest constraint violation of the placed initial state
+
+    def __post_init__(self):
+        checked = {
+            "dt": _positive(self.dt, "dt"),
+            "t_end": _positive(self.t_end, "t_end"),
+            "integrator": _choice(self.integrator, "integrator", INTEGRATORS),
+            "rho_inf": _number(self.rho_inf, "rho_inf"),
+            "tolerance": _positive(self.tolerance, "tolerance"),
+            "initial_tolerance": _positive(self.initial_tolerance, "initial_tolerance"),
+            "newton": _choice(self.newton, "newton", NEWTON_METHODS),
+        }
+        if not 0.0 <= checked["rho_inf"] <= 1.0:
+            raise SettingsError("rho_inf", f"the spectral radius must be in [0, 1], got {checked['rho_inf']:g}")
+        iterations = self.max_iterations
+        if isinstance(iterations, bool) or not isinstance(iterations, numbers.Integral) or iterations < 1:
+            raise SettingsError("max_iterations", f"must be an integer >= 1, got {iterations!r}")
+        if not isinstance(self.early_stop, bool):
+            raise SettingsError("early_stop", f"must be true or false, got {self.early_stop!r}")
+        if self.early_stop and self.integrator != GENERALIZED_ALPHA:
+            raise SettingsError("early_stop", "only with the generalized-alpha integrator (the energy-momentum "
+                                "scheme needs the converged residual for its conservation)")
+        if self.early_stop and self.newton != "full":
+            raise SettingsError("early_stop", "not with modified Newton (the early stop is made for full "
+                                "Newton's quadratic convergence)")
+        for name, value in checked.items():
+            object.__setattr__(self, name, value)
+        object.__setattr__(self, "max_iterations", int(iterations))
+
+    def replace(self, **changes):
+        """A copy with ``changes`` (settings fields), checked as a new one. Where the integrator or the
+        Newton method changes and ``early_stop`` is not given, the early stop is kept only if it still
+        applies (generalized-alpha with full Newton): choosing another method switches it off."""
+        if self.early_stop and "early_stop" not in changes:
+            integrator = changes.get("integrator", self.integrator)
+            changes["early_stop"] = integrator == GENERALIZED_ALPHA and changes.get("newton", self.newton) == "full"
+        return dataclasses.replace(self, **changes)
+
+    @property
+    def steps(self):
+        """The number of equal steps to t_end with a step no larger than dt."""
+        return max(1, math.ceil(self.t_end / self.dt * (1.0 - 1e-12)))
+
+    @property
+    def step(self):
+        """The actual time step, t_end / steps (at most dt)."""
+        return self.t_end / self.steps
+
+    @property
+    def newton_options(self):
+        return NewtonOptions(self.tolerance, self.max_iterations, self.early_stop, self.newton == "modified")
+
+    def check_history(self, coordinates):
+        """Refuse (SettingsError on dt) a run whose history of q and v, ``coordinates`` each (``Model.n``,
+        or ``ModelBuilder.coordinate_count`` before the model is built), would exceed ``HISTORY_BUDGET``."""
+        steps = self.t_end / self.dt
+        need = 2 * 8 * coordinates * steps
+        if need > HISTORY_BUDGET:
+            raise SettingsError("dt", f"t_end/dt = {steps:.3g} steps would store {need / 1024**3:.3g} GiB of "
+                                f"history (limit {HISTORY_BUDGET / 1024**3:g} GiB); use a larger dt or a "
+                                "shorter t_end")

@@ -1,0 +1,153 @@
+"""The outputs of a run that a convergence study reads (``resolve_quantity``; ``quantity_names(model,
+probes)`` lists them for a model and the probes of its case):
+
+- ``NAME``: a joint coordinate (augmented joint angle or slide), e.g. ``theta``;
+- ``BODY.x``, ``BODY.y``, ``BODY.z``: a component of a body's centre; ``BODY.angle`` (2D): its angle,
+  continuous in time;
+- ``PROBE.x``, ``PROBE.y``, ``PROBE.z``, ``PROBE.angle`` (2D) of a probe of the case (a material point,
+  ``[[probes]]``): its deformed position and orientation, e.g. an end effector on a flexible link; on a
+  flexible body also ``PROBE.elastic_x``, ``PROBE.elastic_y`` (the world-frame elastic displacement) and
+  ``PROBE.elastic_angle`` (the section rotation theta(X)), the columns of ``probes.csv``
+  (``io.probes``, 003 eq. 4);
+- ``input:NAME``: the servo input (torque or force) on the actuated coordinate ``NAME``. Inputs are
+  per step, at the mid-times; at an inner step node the value is the mean of the two neighbouring
+  mid-step values, at the first and the last node the linear extrapolation of the two nearest ones
+  (``1.5 u_N - 0.5 u_N-1``); both are second-order accurate at the node;
+- ``energy_error``: ``max |H - H0 - W|`` up to the reading time. Its exact value is 0 (the discrete
+  energy balance of 001 eq. 14), which is always its reference. Its round-off scale is the largest of
+  T + |V|, |W| and D.
+"""
+from dataclasses import dataclass
+
+import numpy as np
+
+INPUT_PREFIX = "input:"
+ENERGY = "energy_error"
+
+
+@dataclass(frozen=True)
+class Quantity:
+    """An output of a run: ``history(results)`` is its value at every step node."""
+
+    name: str
+    description: str
+    history: object  # callable(Results) -> (N + 1,)
+    scale: object  # callable(Results) -> float, the magnitude round-off is relative to
+    exact_zero: bool = False  # its exact value is 0 (energy_error)
+    solved: bool = True  # a coordinate, position or angle: Newton's tolerance on q bounds its error
+
+
+def _node_values(mid):
+    """Values at the step nodes from values at the mid-times: inner nodes the mean of the two
+    neighbours, the end nodes the linear extrapolation of the two nearest (second order)."""
+    mid = np.asarray(mid, dtype=float)
+    if mid.size == 1:
+        return np.repeat(mid, 2)
+    inner = 0.5 * (mid[1:] + mid[:-1])
+    return np.concatenate([[1.5 * mid[0] - 0.5 * mid[1]], inner, [1.5 * mid[-1] - 0.5 * mid[-2]]])
+
+
+def quantity_names(model, probes=()):
+    """Every quantity name the model and the probes (``Case.probes``) offer (module docstring)."""
+    names = list(model.joint_coordinates) + _body_outputs(model) + list(_probe_outputs(model, probes))
+    names += [INPUT_PREFIX + c for c in getattr(model, "inputs", [])]
+    return names + [ENERGY]
+
+
+def _body_outputs(model):
+    """``BODY.x``, ``BODY.y`` (, ``BODY.z``) and in 2D ``BODY.angle`` of every body."""
+    components = list("xyz"[: model.dim]) + (["angle"] if model.dim == 2 else [])
+    return [f"{b.name}.{c}" for b in model.bodies for c in components]
+
+
+PROBE_OUTPUTS = {"x": "x of", "y": "y of", "z": "z of", "angle": "orientation of",
+                 "elastic_x": "elastic displacement x of", "elastic_y": "elastic displacement y of",
+                 "elastic_angle": "section rotation theta of"}
+
+
+def _probe_outputs(model, probes):
+    """{quantity name: (probe, description)} for the outputs of the probes (name, body, point): the
+    columns ``io.probes.probe_table`` gives for them."""
+    if not probes:
+        return {}
+    from ..io.probes import probe_table
+
+    outputs = {}
+    for probe in probes:
+        name, body, _ = probe
+        for column in probe_table(model, [probe], np.zeros((1, model.n))):
+            what = PROBE_OUTPUTS[column[len(name) + 1:]]
+            outputs[column] = (probe, f"{what} probe {name} (material point of {body})")
+    return outputs
+
+
+def default_quantities(model):
+    """Joint coordinates and servo inputs; the body centres if the model has neither."""
+    names = list(model.joint_coordinates) + [INPUT_PREFIX + c for c in getattr(model, "inputs", [])]
+    return names or [f"{b.name}.{a}" for b in model.bodies for a in "xyz"[: model.dim]]
+
+
+def resolve_quantity(model, name, probes=()):
+    """The ``Quantity`` called ``name`` in ``model`` and its case's ``probes``; ``ValueError`` naming
+    the known ones otherwise, or the clash of a probe named like a body."""
+    peak = lambda r: float(np.max(np.abs(history(r)))) if len(r.t) else 0.0
+    probe_outputs = _probe_outputs(model, probes)
+    if name in probe_outputs:
+        probe, description = probe_outputs[name]
+        if name in _body_outputs(model):
+            raise ValueError(f"'{name}' names an output of probe {probe[0]} and of the body of that name: "
+                             f"rename the probe")
+        from ..io.probes import probe_table
+
+        def history(r):
+            return probe_table(model, [probe], r.q)[name]
+
+        return Quantity(name, description, history, peak)
+    if name == ENERGY:
+        def energy(r):
+            return np.maximum.accumulate(np.abs(r.energy_balance))
+
+        def energy_scale(r):
+            return float(max(np.max(r.kinetic + np.abs(r.potential)), np.max(np.abs(r.work)),
+                             np.max(np.abs(r.dissipation))))
+
+        return Quantity(name, "max |H - H0 - W|, exact value 0", energy, energy_scale, exact_zero=True,
+                        solved=False)
+    if name.startswith(INPUT_PREFIX):
+        coordinate = name[len(INPUT_PREFIX):]
+        inputs = list(getattr(model, "inputs", []))
+        if coordinate not in inputs:
+            raise ValueError(f"unknown quantity '{name}': the servo inputs are "
+                             f"{', '.join(INPUT_PREFIX + c for c in inputs) or 'none (the model has no servos)'}")
+        k = inputs.index(coordinate)
+
+        def history(r):
+            return _node_values(r.inputs[:, k])
+
+        return Quantity(name, f"servo input on {coordinate}", history, peak, solved=False)
+    if name in model.joint_coordinates:
+        i = model.joint_coordinates[name]
+
+        def history(r):
+            return r.q[:, i]
+
+        return Quantity(name, "joint coordinate", history, peak)
+    body, _, component = name.rpartition(".")
+    index = {b.name: i for i, b in enumerate(model.bodies)}
+    axes = "xyz"[: model.dim]
+    if body in index and (component in axes or (component == "angle" and model.dim == 2)):
+        b = index[body]
+        if component == "angle":
+            def history(r):
+                _, rotation = model.frames(r.q)
+                return np.unwrap(np.arctan2(rotation[:, b, 1, 0], rotation[:, b, 0, 0]))
+
+            return Quantity(name, f"angle of body {body}", history, peak)
+        a = axes.index(component)
+
+        def history(r):
+            return model.frames(r.q)[0][:, b, a]
+
+        return Quantity(name, f"{component} of the centre of body {body}", history, peak)
+    known = quantity_names(model, probes)
+    raise ValueError(f"unknown quantity '{name}' (known: {', '.join(known)})")

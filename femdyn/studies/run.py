@@ -1,0 +1,90 @@
+"""One run of a case, as every command and study does it: the case's solver settings with any changes,
+checked for its model (``checked_settings``), the initial state prepared with the case's initial
+tolerance (``prepare_case``), the simulation with an optional progress bar and its wall time
+(``run_case``). Problems are ``CaseError``s against the case file: a setting by ``solver.<field>``
+(or the name a caller gives it, e.g. its command-line option), a configuration by its field
+(``initial``, ``servos``, ``springs``).
+
+``check_elements`` refuses a number of beam elements whose run would not fit the history budget
+before the model is built with them (a fine mesh takes long to build).
+"""
+import time
+from dataclasses import dataclass
+
+from ..integrators.settings import SettingsError, SolverSettings
+from ..integrators.setup import Setup, prepare
+from ..integrators.time_loop import Results, simulate
+from ..io.beams import Options
+from ..io.case import CaseError, load_case
+from ..model.errors import ModelError
+
+
+@dataclass
+class Run:
+    """A finished (or stopped) run: the settings it ran with, its setup, its results and the seconds
+    the simulation took."""
+
+    settings: SolverSettings
+    setup: Setup
+    results: Results
+    wall_time: float
+
+
+def _path(case):
+    return getattr(case, "path", "case")  # a case made in Python (studies) need not come from a file
+
+
+def checked_settings(case, names=None, **changes):
+    """``case.settings`` with ``changes`` (``SolverSettings.replace``), checked for the case's model
+    (the history budget); CaseError naming the field as ``names`` does ({settings field: name}, e.g. the
+    command-line options that made the changes) or as ``solver.<field>``."""
+    try:
+        settings = case.settings.replace(**changes)
+        settings.check_history(case.model.n)
+    except SettingsError as err:
+        raise CaseError(_path(case), (names or {}).get(err.field, f"solver.{err.field}"), err.message) from None
+    return settings
+
+
+def prepare_case(case):
+    """``prepare`` of the case's initial state with its initial tolerance; a configuration that cannot
+    be run is a CaseError against the case file."""
+    try:
+        return prepare(case.model, case.q0, case.v0, tolerance=case.settings.initial_tolerance)
+    except ModelError as err:
+        raise CaseError(_path(case), err.field, err.message) from None
+
+
+def run_case(case, progress=None, setup=None, **changes):
+    """Simulate ``case`` (a ``Case``, or any object with model, q0, v0 and settings) with its settings
+    changed by ``changes`` (``checked_settings``) from ``setup`` (default: ``prepare_case``);
+    ``progress``: an object with ``update(step, t)`` (``io.progress.Progress``). Returns the ``Run``,
+    whose results may be incomplete (Newton failure, Ctrl-C: ``Results.message``)."""
+    settings = checked_settings(case, **changes)
+    if setup is None:
+        setup = prepare_case(case)
+    start = time.perf_counter()
+    results = simulate(setup, settings, progress)
+    return Run(settings, setup, results, time.perf_counter() - start)
+
+
+def check_elements(path, flexible, elements, t_end=None):
+    """Refuse ``elements`` per fem beam (``--elements``) before the model is built with them if its run
+    would store too long a history (``SolverSettings.check_history``): the case in ``path`` as written is
+    built (with the ``flexible`` model, a name of ``beams.MODELS`` or None), and its beams' elastic
+    coordinates and carriers (unless modally reduced) are counted in proportion to the elements (3 (n + 1)
+    minus the suppressed ones per beam of n elements), the rest as they are. ``t_end``: the end time that
+    the case is run with, if not its own. CaseError naming --elements; nothing to check if ``elements``
+    is None."""
+    if not elements:
+        return
+    case = load_case(path, Options(model=flexible), None if t_end is None else {"solver.t_end": t_end})
+    written = case.flexible.elements  # a case without fem beams has no elastic coordinates to scale
+    if elements > written and case.flexible.modes is None:
+        elastic = 3 * sum(f.n_elastic for f in case.model.flexible)
+        coordinates = case.model.n - elastic + -(-elastic * elements // written)
+        try:
+            case.settings.check_history(coordinates)
+        except SettingsError as err:
+            raise CaseError(case.path, "--elements", f"{elements} elements per beam give about {coordinates} "
+                            f"coordinates: {err.message}, or fewer elements") from None

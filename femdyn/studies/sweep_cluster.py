@@ -1,0 +1,177 @@
+"""The Dask side of ``femdyn sweep``: a dask.distributed client to a running scheduler or to a new
+LocalCluster (``connect``), the samples of a sweep submitted to its workers (``run_on_cluster``, each
+``sweep.run_sample``) and the sensitivity study of ``femdyn sensitivity`` with one task per parameter
+(``sensitivity_study``).
+
+A worker lost mid-sweep (killed, crashed, its machine gone) has its samples re-run elsewhere by the
+scheduler (Dask's retries of lost tasks); a sample whose workers die more than ``ALLOWED_FAILURES``
+times is an error row (KilledWorker). For a LocalCluster that count is set here; an external scheduler
+uses its own ``distributed.scheduler.allowed-failures``.
+"""
+import dataclasses
+import logging
+import os
+import re
+import signal
+import threading
+import uuid
+from contextlib import contextmanager
+
+from ..io.case import CaseError
+from ..io.progress import Progress
+from ..model.errors import ModelError
+from . import sensitivity
+from .sweep import error_message, error_row, run_sample
+
+ALLOWED_FAILURES = 3  # deaths of a sample's workers that are retried (LocalCluster); then an error row
+CONNECT_TIMEOUT = "10s"
+
+
+class SweepError(RuntimeError):
+    """The sweep cannot go on: the cluster failed in a way that is no sample's fault."""
+
+
+class ConnectError(RuntimeError):
+    """The dask scheduler cannot be reached."""
+
+
+class SampleProgress(Progress):
+    """The progress bar over samples: the bar of ``Progress`` with the count of failed samples where
+    it shows the simulated time."""
+
+    errors = 0
+
+    def _line(self):
+        return re.sub(r" t=\S+", f" failed {self.errors}" if self.errors else "", super()._line())
+
+
+@contextmanager
+def connect(scheduler=None, workers=None):
+    """A dask.distributed Client to the scheduler at ``scheduler``, or to a new LocalCluster of
+    ``workers`` processes (default: one per core), one thread each, with a dashboard on a free port.
+    ConnectError if the scheduler cannot be reached."""
+    import dask
+    from distributed import Client, LocalCluster
+
+    if scheduler is not None:
+        try:
+            client = Client(scheduler, timeout=CONNECT_TIMEOUT)
+        except (OSError, ValueError, TypeError) as err:
+            raise ConnectError(f"cannot reach the dask scheduler at '{scheduler}': {err}") from None
+        with client:
+            yield client
+        return
+    count = workers or (len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count())
+    with dask.config.set({"distributed.scheduler.allowed-failures": ALLOWED_FAILURES}):
+        cluster = LocalCluster(n_workers=count, threads_per_worker=1, processes=True, dashboard_address=":0",
+                               silence_logs=logging.ERROR)
+    try:
+        with Client(cluster) as client:
+            client.register_plugin(_ignore_ctrl_c(), name="femdyn-ignore-ctrl-c")
+            yield client
+    finally:
+        cluster.close()
+
+
+def _ignore_ctrl_c():
+    """A worker plugin: the LocalCluster's worker processes ignore Ctrl-C, which a terminal sends to
+    them too; this process stops the sweep and closes them (without their tracebacks)."""
+    from distributed import WorkerPlugin
+
+    class IgnoreCtrlC(WorkerPlugin):
+        def setup(self, worker):
+            if threading.current_thread() is threading.main_thread():
+                signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+    return IgnoreCtrlC()
+
+
+def dashboard(client):
+    """The address of the scheduler's dashboard and whether it is served: a scheduler serves HTTP
+    (and reports the link) also without the dashboard (``--no-dashboard``), so the link is checked
+    by the redirect of its root to it (cheap, unlike rendering the page)."""
+    import urllib.error
+    import urllib.request
+
+    class Stay(urllib.request.HTTPRedirectHandler):
+        def redirect_request(self, *args, **kwargs):
+            return None
+
+    link = client.dashboard_link
+    try:
+        urllib.request.build_opener(Stay).open(link.rsplit("/", 1)[0] + "/", timeout=2).close()
+    except urllib.error.HTTPError as answer:
+        return link, answer.code in (301, 302, 303, 307, 308)
+    except (OSError, ValueError):
+        return link, False
+    return link, True
+
+
+def run_on_cluster(client, tasks, on_row):
+    """Submit ``tasks`` and call ``on_row(row)`` in this thread as each completes. A sample whose
+    workers died ``allowed-failures`` times is an error row; SweepError if a sample cannot be run
+    at all (the cluster's fault: cancelled futures, a worker without femdyn). Unfinished samples
+    are cancelled when this returns or raises (Ctrl-C)."""
+    from distributed import KilledWorker, as_completed
+
+    token = uuid.uuid4().hex[:12]  # keys unique on a long-lived scheduler
+    futures = {client.submit(run_sample, task, key=f"femdyn-sample-{task.sample}-{token}", pure=False): task
+               for task in tasks}
+    try:
+        for future in as_completed(list(futures)):
+            task = futures.pop(future)
+            try:
+                row = future.result()
+            except KilledWorker as err:
+                row = error_row(task, f"KilledWorker: every worker that ran this sample died, as many times "
+                                f"as the scheduler allows ({err})")
+            except Exception as err:
+                reason = " ".join(error_message(err).split())
+                raise SweepError(f"sample {task.sample} could not be run on the cluster: {reason}") from err
+            on_row(row)
+    finally:
+        if futures:
+            client.cancel(list(futures))
+
+
+def _parameter_study(plan):
+    """``sensitivity.run_study`` of a one-parameter plan (a task): (t, nominal motion, Parameter),
+    or the message of the run that stopped early."""
+    try:
+        study = sensitivity.run_study(plan)
+    except (sensitivity.SensitivityError, CaseError, ModelError) as err:
+        return str(err) if isinstance(err, sensitivity.SensitivityError) else error_message(err)
+    return study.t, study.nominal, study.parameters[0]
+
+
+def sensitivity_study(client, plan, progress=None):
+    """The study of ``plan`` (``sensitivity.plan_study``) with one task per parameter, each running
+    ``sensitivity.run_study`` for its parameter (its own nominal run and the runs at 1 +- h, 1 +- 2h):
+    the same numbers as ``femdyn sensitivity``. The tasks read the case file: the workers must see it
+    at its (absolute) path. ``progress``: a ``SampleProgress`` over the parameters. SensitivityError
+    if a run stops early."""
+    from distributed import as_completed
+
+    shipped = dataclasses.replace(plan, case=dataclasses.replace(plan.case, path=plan.case.path.resolve()))
+    token = uuid.uuid4().hex[:12]
+    futures = {client.submit(_parameter_study, dataclasses.replace(shipped, params=(name,)), pure=False,
+                             key=f"femdyn-sensitivity-{name}-{token}"): name for name in plan.params}
+    done = {}
+    try:
+        for future in as_completed(list(futures)):
+            name = futures.pop(future)
+            try:
+                result = future.result()
+            except Exception as err:
+                reason = " ".join(error_message(err).split())
+                raise SweepError(f"the study of {name} could not be run on the cluster: {reason}") from err
+            if isinstance(result, str):
+                raise sensitivity.SensitivityError(result)
+            done[name] = result
+            if progress is not None:
+                progress.update(len(done), 0.0)
+    finally:
+        if futures:
+            client.cancel(list(futures))
+    t, nominal, _ = done[plan.params[0]]
+    return sensitivity.Study(plan, t, nominal, [done[name][2] for name in plan.params])

@@ -1,0 +1,166 @@
+"""Test support used by more than one folder of tests: the repository's shipped cases and meshes,
+small models built in code with their initial states, a reference solution in minimal coordinates,
+and the scale against which a vanishing angular momentum is judged. pytest puts ``tests/`` on
+``sys.path`` (``pythonpath`` in pyproject.toml), so a test imports these as ``from shared import ...``.
+"""
+import math
+import pathlib
+
+import numpy as np
+import scipy.sparse.linalg as spla
+from scipy.integrate import solve_ivp
+
+from femdyn.beam.body import BeamBody, Section
+from femdyn.integrators.saddle import SaddleSystem
+from femdyn.integrators.settings import SolverSettings
+from femdyn.integrators.setup import prepare
+from femdyn.integrators.time_loop import simulate
+from femdyn.io.case import load_case
+from femdyn.model.builder import ModelBuilder
+from femdyn.model.initial import place
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent  # the repository
+CASES = ROOT / "cases"
+MESHES = ROOT / "meshes"
+STEEL = dict(young=2.1e11, rho=7850.0)
+TIGHT = dict(tolerance=1e-13)  # Newton tolerance of the conservation tests
+
+
+def flexible_pendulum(elements=8):
+    """A 1 m steel beam (10 x 10 mm, FFR Euler-Bernoulli with stiffening) pinned at one end and
+    released horizontally under gravity: the model of benchmarks/exudyn_flexible.py, and its
+    projected initial state."""
+    b = ModelBuilder(2)
+    b.add_beam("beam", BeamBody.straight(1.0, elements, Section.rectangle(0.01, 0.01), 2.1e11, 7850.0),
+               stiffening=True)
+    b.add_joint("pin", "revolute", "ground", "beam")
+    b.set_gravity([0.0, -9.81])
+    model = b.build()
+    q, v = place(model, {}, {"pin": {"angle": 0.0}})
+    return model, prepare(model, q, v)
+
+
+def free_beam(stiffening, modes=None):
+    """A free 1 m steel beam (10 x 10 mm), spinning and bending: no loads, no joints."""
+    beam = BeamBody.straight(1.0, 6, Section.rectangle(0.01, 0.01), STEEL["young"], STEEL["rho"], modes=modes)
+    b = ModelBuilder(2)
+    b.add_beam("beam", beam, stiffening=stiffening)
+    model = b.build()
+    q, v = place(model, {"beam": {"position": [0.2, -0.1], "angle": 0.3, "velocity": [0.5, -0.2],
+                                  "angular_velocity": 15.0}}, {})
+    f = model.flexible[0]
+    v[f.elastic] = 0.05 * np.sin(np.arange(f.n_elastic) + 1.0)  # elastic motion ...
+    v[f.carriers] = v[f.elastic, None] * q[f.rigid[2:4]]  # ... with consistent carriers c' = q' d_1
+    return model, prepare(model, q, v)
+
+
+def static_equilibrium(model, q, loads=None, tolerance=1e-13):
+    """Static equilibrium F(q) + loads = G^T lam, Phi(q) = 0 from the placed state q: Newton's method on
+    the model's saddle system with zero mass factor (the continuous forms of forces and constraints,
+    as generalized-alpha evaluates them); returns the model of the run and q. ``loads`` (n,):
+    generalised forces added to the model's."""
+    setup = prepare(model, q, np.zeros(model.n))
+    model, q = setup.model, setup.q0.copy()
+    system = SaddleSystem(model, setup.active_rows)
+    n, lam, states = model.n, np.zeros(model.m), model.initial_states(q)
+    loads = np.zeros(n) if loads is None else loads
+    for _ in range(30):
+        R = np.empty(system.size)
+        F, data = system.applied(q, q, 0.0, 1.0, states, system.constant) + loads, []
+        for k in system.varying:
+            f = system.forces[k]
+            force, dF_dq, _ = f.continuous_tangents(q[f.dofs], 0 * q[f.dofs], 0.0, 1.0, states[k])
+            F += system.scatter(f.dofs, force)
+            data.append(-dF_dq.ravel())
+        R[:n] = -F
+        starts = system.begin_step(q, 0.0, midpoint=False)
+        constraints = system.constrain(R, starts, q, q, lam, 1.0, tangent=2.0)
+        matrix = system.pattern.matrix(np.concatenate([0.0 * system.mass.data] + constraints + data))
+        dx = spla.spsolve(matrix.tocsc(), -R)
+        q += dx[:n]
+        lam[system.active] += dx[n:]
+        if np.abs(dx[:n]).max() <= tolerance * max(1.0, np.abs(q).max()):
+            return model, q
+    raise AssertionError("the static Newton iteration did not converge")
+
+
+def damped_oscillator(damping):
+    """A 1.5 kg mass on a prismatic joint to the ground, held by a spring (40 N/m, free length 1 m) with
+    the given damping, released at 1.3 m moving at 0.5 m/s."""
+    b = ModelBuilder(2)
+    b.add_body("mass", 1.5, [0.01, 0.02])
+    b.add_joint("track", "prismatic", "ground", "mass", slide="x")
+    b.add_spring_damper("spring", "ground", [0.0, 0.0], "mass", [0.0, 0.0], 40.0, damping, 1.0)
+    model = b.build()
+    q, v = place(model, {}, {"track": {"slide": 1.3, "slide_rate": 0.5}})
+    return model, prepare(model, q, v)
+
+
+def oscillator(stiffness, mass=1.0, free_length=10.0, stretch=1e-3, rate=0.0):
+    """A mass on a straight guide held by a spring to the ground: a linear oscillator along the
+    guide, omega^2 = k/m. The long free length keeps the mirrored spring branch out of reach."""
+    b = ModelBuilder(2)
+    b.add_body("mass", mass, [0.01, 0.02])
+    b.add_joint("guide", "prismatic", "ground", "mass", slide="x")
+    b.add_spring_damper("spring", "ground", [0.0, 0.0], "mass", [0.0, 0.0], stiffness, 0.0, free_length)
+    model = b.build()
+    q, v = place(model, {}, {"guide": {"slide": free_length + stretch, "slide_rate": rate}})
+    return model, prepare(model, q, v)
+
+
+def double_pendulum_ode(t_eval, theta0, rates0=(0.0, 0.0), m=1.0, l=1.0, w=0.05, g=9.81):
+    """Absolute rod angles and rates (from the horizontal) of two uniform rods (cases/double_pendulum.toml),
+    Lagrange's equations in minimal coordinates: (4, len(t_eval)) rows theta1, theta2, rates."""
+    J = m * (l**2 + w**2) / 12.0
+    a = m * l * l / 2.0
+    M11, M22 = m * l**2 / 4 + J + m * l**2, m * l**2 / 4 + J
+
+    def rhs(t, y):
+        t1, t2, w1, w2 = y
+        c, s = math.cos(t1 - t2), math.sin(t1 - t2)
+        M = np.array([[M11, a * c], [a * c, M22]])
+        f = np.array([-a * s * w2**2 - g * (m * l / 2 + m * l) * math.cos(t1),
+                      a * s * w1**2 - g * m * l / 2 * math.cos(t2)])
+        return [w1, w2, *np.linalg.solve(M, f)]
+
+    return solve_ivp(rhs, (0.0, t_eval[-1]), [*theta0, *rates0], t_eval=t_eval, method="DOP853",
+                     rtol=1e-12, atol=1e-12).y
+
+
+def angular_momentum_scale(model, results):
+    """Sum of the magnitudes of the bodies' angular-momentum contributions, max over time: the scale
+    against which a total angular momentum that happens to be zero is compared."""
+    dim = model.dim
+    nb = dim * (dim + 1)
+    k = len(model.bodies)
+    Q = results.q[:, : k * nb].reshape(len(results.t), k, dim + 1, dim)
+    V = results.v[:, : k * nb].reshape(len(results.t), k, dim + 1, dim)
+    W = model.mass_matrix.diagonal()[: k * nb].reshape(k, dim + 1, dim)[:, :, 0]
+    cross = np.cross(Q, V) if dim == 3 else Q[..., 0] * V[..., 1] - Q[..., 1] * V[..., 0]
+    magnitude = np.linalg.norm(cross, axis=-1) if dim == 3 else np.abs(cross)
+    return float(np.max(np.sum(W * magnitude, axis=(1, 2))))
+
+
+def observed_orders(errors):
+    """log2 of the ratios of successive errors of a refinement by halving: the observed orders."""
+    e = np.asarray(errors)
+    return np.log2(e[:-1] / e[1:])
+
+
+def run_at(case, dt, t_end=None):
+    """The case prepared and simulated with time step dt (to its end time, or t_end)."""
+    setup = prepare(case.model, case.q0, case.v0, case.settings.initial_tolerance)
+    return simulate(setup, SolverSettings(dt, t_end or case.settings.t_end))
+
+
+def run_file(path, dt=None, t_end=None):
+    """The case file loaded and simulated (its dt and t_end unless given): (case, results)."""
+    case = load_case(path)
+    return case, run_at(case, dt or case.settings.dt, t_end)
+
+
+def effector(case, r):
+    """Centres (F, dim) and rotations (F, dim, dim) of the body named "effector" over a run."""
+    k = [b.name for b in case.model.bodies].index("effector")
+    centres, rotations = case.model.frames(r.q)
+    return centres[:, k], rotations[:, k]
