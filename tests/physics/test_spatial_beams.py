@@ -179,6 +179,25 @@ def test_clamped_cantilever_static(dim, stiffening, n):
         assert np.abs(tip[[0, 1, 2, 4, 5]]).max() < 1e-12 * abs(tip[3]) * L
 
 
+@pytest.mark.parametrize("dim", [2, 3])
+@pytest.mark.parametrize("stiffening", [True, False], ids=["stiffening", "linear"])
+def test_self_weight_of_a_clamped_cantilever(dim, stiffening):
+    """Gravity across the clamped beam (along d_2 in the plane, d_3 in space): the consistent nodal
+    forces int rho A N^T g of the world vectors give the exact tip deflection w L^4/8EI of Hermite
+    elements (w = rho A g), at 1 and 4 elements."""
+    L, g = 1.0, 9.81
+    ei = E * (SECTION.iz if dim == 2 else SECTION.iy)
+    for n in (1, 4):
+        b = clamped(dim, n, stiffening, L)
+        b.set_gravity(-g * np.eye(dim)[dim - 1])
+        model = b.build()
+        q, _ = place(model, {}, {})
+        model, q = static_equilibrium(model, q)
+        tip = model.worlds[0].positions(q, [np.eye(dim)[0] * L])[0]
+        expected = -RHO * SECTION.area * g * L**4 / (8 * ei)
+        assert abs(tip[dim - 1] / expected - 1) < 1e-9
+
+
 def test_polyline_frame_is_the_local_body():
     """A kinked planar centre line (slopes turned by c I + s J per element): the embedded static
     solution under a tip load, read back as local coordinates, is the local body's static deflection
