@@ -42,8 +42,9 @@ from .spatial import SpatialElements
 def torsion_constant(b, h):
     """St-Venant torsion constant of a b x h rectangle (a >= c its longer and shorter side):
     J = a c^3 [1/3 - 64/pi^5 (c/a) sum_{n odd} tanh(n pi a / 2c) / n^5] (the series solution of the
-    Prandtl stress function, Timoshenko & Goodier ch. 10). The sum is (31/32) zeta(5) plus sum (tanh - 1)/n^5, whose terms fall
-    like exp(-n pi a/c): 30 of them reach round-off for every aspect ratio."""
+    Prandtl stress function, Timoshenko & Goodier ch. 10). The sum is (31/32) zeta(5) plus
+    sum (tanh - 1)/n^5, whose terms fall like exp(-n pi a/c): 30 of them reach round-off for every
+    aspect ratio."""
     a, c = np.maximum(b, h), np.minimum(b, h)
     n = 2.0 * np.arange(30) + 1.0
     series = 31.0 / 32.0 * zeta(5.0) + np.sum((np.tanh(np.multiply.outer(np.pi * a / (2.0 * c), n)) - 1.0) / n**5,
