@@ -7,9 +7,11 @@ import math
 import pathlib
 
 import numpy as np
+import scipy.sparse.linalg as spla
 from scipy.integrate import solve_ivp
 
 from femdyn.beam.body import BeamBody, Section
+from femdyn.integrators.saddle import SaddleSystem
 from femdyn.integrators.settings import SolverSettings
 from femdyn.integrators.setup import prepare
 from femdyn.integrators.time_loop import simulate
@@ -50,6 +52,36 @@ def free_beam(stiffening, modes=None):
     v[f.elastic] = 0.05 * np.sin(np.arange(f.n_elastic) + 1.0)  # elastic motion ...
     v[f.carriers] = v[f.elastic, None] * q[f.rigid[2:4]]  # ... with consistent carriers c' = q' d_1
     return model, prepare(model, q, v)
+
+
+def static_equilibrium(model, q, loads=None, tolerance=1e-13):
+    """Static equilibrium F(q) + loads = G^T lam, Phi(q) = 0 from the placed state q: Newton's method on
+    the model's saddle system with zero mass factor (the continuous forms of forces and constraints,
+    as generalized-alpha evaluates them); returns the model of the run and q. ``loads`` (n,):
+    generalised forces added to the model's."""
+    setup = prepare(model, q, np.zeros(model.n))
+    model, q = setup.model, setup.q0.copy()
+    system = SaddleSystem(model, setup.active_rows)
+    n, lam, states = model.n, np.zeros(model.m), model.initial_states(q)
+    loads = np.zeros(n) if loads is None else loads
+    for _ in range(30):
+        R = np.empty(system.size)
+        F, data = system.applied(q, q, 0.0, 1.0, states, system.constant) + loads, []
+        for k in system.varying:
+            f = system.forces[k]
+            force, dF_dq, _ = f.continuous_tangents(q[f.dofs], 0 * q[f.dofs], 0.0, 1.0, states[k])
+            F += system.scatter(f.dofs, force)
+            data.append(-dF_dq.ravel())
+        R[:n] = -F
+        starts = system.begin_step(q, 0.0, midpoint=False)
+        constraints = system.constrain(R, starts, q, q, lam, 1.0, tangent=2.0)
+        matrix = system.pattern.matrix(np.concatenate([0.0 * system.mass.data] + constraints + data))
+        dx = spla.spsolve(matrix.tocsc(), -R)
+        q += dx[:n]
+        lam[system.active] += dx[n:]
+        if np.abs(dx[:n]).max() <= tolerance * max(1.0, np.abs(q).max()):
+            return model, q
+    raise AssertionError("the static Newton iteration did not converge")
 
 
 def damped_oscillator(damping):

@@ -1,11 +1,13 @@
-"""Flexible planar beams under the floating frame of reference (003): Euler-Bernoulli elements
-batched over a body (``elements``), a beam body with reference conditions and Rayleigh-Ritz, FEM or
-modal coordinates (``body``), static and modal analyses (``modes``) and section forces (``sections``); centre-line meshes are read
-by ``femdyn.io.meshes``."""
+"""Flexible beams under the floating frame of reference (003): Euler-Bernoulli elements batched over a
+body, planar (``elements``) and spatial (``spatial``), a beam body with reference conditions
+(``reference``) and Rayleigh-Ritz, FEM or modal coordinates (``body``), static and modal analyses
+(``modes``) and section forces (``sections``); their embedding into the director bodies of a model by
+carrier vectors (``ffr``, ``elasticity``); centre-line meshes are read by ``femdyn.io.meshes``."""
 from .body import BeamBody, Section
 from .elements import BeamElements, Invariants
 from .modes import Modes, lowest_modes, natural_frequencies, static_deflection
-from .sections import SectionForces, section_forces
+from .sections import SectionForces, SpatialSectionForces, section_forces
 
-__all__ = ["BeamBody", "BeamElements", "Invariants", "Modes", "Section", "SectionForces", "lowest_modes",
-           "natural_frequencies", "section_forces", "static_deflection"]
+__all__ = ["BeamBody", "BeamElements", "Invariants", "Modes", "Section", "SectionForces",
+           "SpatialSectionForces", "lowest_modes", "natural_frequencies", "section_forces",
+           "static_deflection"]

@@ -1,115 +1,120 @@
 """A flexible beam body: a centre line of Euler-Bernoulli elements, its reference conditions and its
-elastic coordinates (FEM nodal, Rayleigh-Ritz or modal).
+elastic coordinates (FEM nodal, Rayleigh-Ritz or modal), in the plane or in space.
 
 Body frame. The nodes are given in the body frame, the frame whose origin and axes the rigid
-reference motion (the director frame ``phi, d_1, d_2``) carries: a material point sits at
+reference motion (the director frame ``phi, d_1, .., d_dim``) carries: a material point sits at
 ``x = phi + sum_a (X_a + u_a) d_a`` with ``u = S q`` (003 eqs. 1-4). ``BeamBody.straight`` and
 ``meshes.centreline_frame`` put the origin at the first node of the centre line and the x1 axis
-along its chord, as the joint frames of 003 Fig. 4.
+along its chord, as the joint frames of 003 Fig. 4. A planar centre line may be a polyline; a
+spatial one is straight, along the x1 axis (elements ``spatial.SpatialElements``: the section's
+depth h along x2, its width b along x3).
 
-Reference conditions (003 section 4) name the end conditions at the first and the last node,
-``"start-end"``, each one of
-
-- ``fixed``: ``ux, uy, theta`` suppressed,
-- ``pinned``: ``ux, uy`` suppressed, the slope stays,
-- ``rolled``: ``uy`` suppressed (the end slides along the body's x1 axis, the axial direction of a
-  straight beam), ``ux`` and the slope stay,
-- ``free``: nothing suppressed.
-
-Suppressing coordinates is the Boolean reduction ``q_nodal = B2 q`` of 003 eqs. 117 and 156. The six
-pairs of 003 section 4 are ``fixed-free`` (the default, 003 eq. 156), ``fixed-pinned``,
-``pinned-pinned``, ``pinned-free``, ``fixed-rolled`` and ``pinned-rolled``. A choice whose suppressed
-coordinates do not stop all three rigid motions of the plane (``free-free``, ``pinned-free``,
-``rolled-rolled``, ...) leaves a zero-stiffness elastic motion that duplicates the reference motion,
-so the body's stiffness and its FFR mass matrix are singular (003 section 4 says so of pinned-free);
+Reference conditions (003 section 4, ``reference``) name the end conditions at the first and the
+last node, ``"start-end"``, each one of ``fixed``, ``pinned``, ``rolled`` or ``free``. The six pairs
+of 003 section 4 are ``fixed-free`` (the default, 003 eq. 156), ``fixed-pinned``, ``pinned-pinned``,
+``pinned-free``, ``fixed-rolled`` and ``pinned-rolled``. A choice whose suppressed coordinates do not
+stop all rigid motions (3 in the plane, 6 in space: ``free-free``, ``pinned-free``,
+``rolled-rolled``, ...) leaves a zero-stiffness elastic motion that duplicates the reference motion;
 it is refused with a ``ValueError`` that names the motion left.
 
-Discretisations. FEM: one element between consecutive nodes. Rayleigh-Ritz (003 section 5): one
-element spanning the straight centre line, i.e. the shape matrix of 003 eq. 46 (linear axial,
-cubic Hermite transverse) on the end points; with ``fixed-free`` its columns are the reduced shape
-functions ``[xi, 0, 0; 0, 3xi^2 - 2xi^3, L (xi^3 - xi^2)]`` of 003 eq. 51, and the other reference
-conditions select other columns of eq. 46 in the same way. Modal reduction (either discretisation):
-``q = B2 Phi eta`` with ``Phi`` the ``modes`` lowest mass-normalised eigenvectors; ``modes=0`` removes
-every elastic coordinate and leaves the rigid body.
+Discretisations. FEM: one element between consecutive nodes; the axial shape (``elements``) is
+``"linear"`` (the element of 003) or ``"cubic"`` (the element of the world-vector beams,
+``world``). Rayleigh-Ritz (003 section 5): one element with the linear axial shape spanning the
+straight centre line, i.e. the shape matrix of 003 eq. 46 on the end points; with ``fixed-free``
+its columns are the reduced shape functions ``[xi, 0, 0; 0, 3xi^2 - 2xi^3, L (xi^3 - xi^2)]`` of
+003 eq. 51, and the other reference conditions select other columns of eq. 46 in the same way. Modal
+reduction (either discretisation): ``q = B2 Phi eta`` with ``Phi`` the ``modes`` lowest
+mass-normalised eigenvectors; ``modes=0`` removes every elastic coordinate and leaves the rigid body.
 """
 from dataclasses import dataclass
 from functools import cached_property
 
 import numpy as np
 import scipy.sparse as sp
+from scipy.special import zeta
 
-from .elements import BeamElements, frame_rotations, shape_matrix, slope_rows
+from .elements import BeamElements
 from .modes import lowest_modes
+from .reference import check_reference, suppressed_coordinates
+from .spatial import SpatialElements
 
-END_CONDITIONS = {"fixed": (0, 1, 2), "pinned": (0, 1), "rolled": (1,), "free": ()}
+
+def torsion_constant(b, h):
+    """St-Venant torsion constant of a b x h rectangle (a >= c its longer and shorter side):
+    J = a c^3 [1/3 - 64/pi^5 (c/a) sum_{n odd} tanh(n pi a / 2c) / n^5] (the series solution of the
+    Prandtl stress function, Timoshenko & Goodier ch. 10). The sum is (31/32) zeta(5) plus
+    sum (tanh - 1)/n^5, whose terms fall like exp(-n pi a/c): 30 of them reach round-off for every
+    aspect ratio."""
+    a, c = np.maximum(b, h), np.minimum(b, h)
+    n = 2.0 * np.arange(30) + 1.0
+    series = 31.0 / 32.0 * zeta(5.0) + np.sum((np.tanh(np.multiply.outer(np.pi * a / (2.0 * c), n)) - 1.0) / n**5,
+                                              axis=-1)
+    return a * c**3 * (1.0 / 3.0 - 64.0 / np.pi**5 * (c / a) * series)
 
 
 @dataclass(frozen=True)
 class Section:
-    """Cross-section: area ``A``, second moment of area ``I`` about the bending axis (normal to the
-    plane), and ``fibre``, the distance ``c`` of the outer fibre from the neutral axis (needed only for
-    stresses). Scalars, or (K,) arrays for a body whose elements differ."""
+    """Cross-section: area ``A``; ``inertia`` the second moment of area I_z for bending in the body's
+    x1-x2 plane (the plane of a planar model: the axis of bending is normal to it); ``fibre`` the
+    distance c of the outer fibre along x2 (needed only for stresses). Spatial beams also need
+    ``iy``, the second moment I_y for bending in the x1-x3 plane, ``j`` the St-Venant torsion
+    constant (not the polar moment I_y + I_z, which gives the rotary inertia of the twist) and, for
+    stresses, ``fibre_z`` along x3. Scalars, or (K,) arrays for a body whose elements differ."""
 
     area: float
     inertia: float
     fibre: float | None = None
+    iy: float | None = None
+    j: float | None = None
+    fibre_z: float | None = None
 
     def __post_init__(self):
-        for name in ("area", "inertia", "fibre"):
+        for name in ("area", "inertia", "fibre", "iy", "j", "fibre_z"):
             value = getattr(self, name)
             if value is not None and not np.all(np.asarray(value, dtype=float) > 0):
                 raise ValueError(f"section {name} must be positive, got {value}")
 
+    @property
+    def iz(self):
+        return self.inertia
+
     @classmethod
     def rectangle(cls, b, h):
-        """Rectangle of width ``b`` (normal to the plane) and depth ``h`` (in the plane):
-        ``A = b h``, ``I = b h^3 / 12``, ``c = h / 2`` (003 section 8.1)."""
-        return cls(b * h, b * h**3 / 12.0, h / 2.0)
+        """Rectangle of width ``b`` (normal to the plane, along x3) and depth ``h`` (in the plane, along
+        x2): ``A = b h``, ``I_z = b h^3 / 12``, ``c = h / 2`` (003 section 8.1), ``I_y = h b^3 / 12``,
+        ``J = torsion_constant(b, h)``, ``c_z = b / 2``."""
+        return cls(b * h, b * h**3 / 12.0, h / 2.0, h * b**3 / 12.0, torsion_constant(b, h), b / 2.0)
 
 
-def suppressed_coordinates(reference, n_nodes):
-    """Indices of the nodal coordinates ``[ux, uy, theta]`` (node after node) that the reference
-    conditions ``"start-end"`` suppress (003 eq. 156)."""
-    parts = reference.split("-") if isinstance(reference, str) else []
-    if len(parts) != 2 or not all(p in END_CONDITIONS for p in parts):
-        raise ValueError(f"reference conditions must be 'start-end' with each end one of "
-                         f"{', '.join(END_CONDITIONS)} (e.g. 'fixed-free'), got {reference!r}")
-    start, end = (np.array(END_CONDITIONS[p], dtype=np.int64) for p in parts)
-    return np.unique(np.concatenate([start, 3 * (n_nodes - 1) + end]))
+def _shear_modulus(young, shear, poisson):
+    """G given, or E / (2 (1 + nu)) from Poisson's ratio."""
+    if shear is not None:
+        if not np.all(np.asarray(shear, dtype=float) > 0):
+            raise ValueError(f"the shear modulus must be positive, got {shear}")
+        return shear
+    if poisson is None:
+        raise ValueError("a spatial beam needs its shear modulus: give shear (G) or poisson (nu)")
+    if not np.all((np.asarray(poisson, dtype=float) > -1.0) & (np.asarray(poisson, dtype=float) < 0.5)):
+        raise ValueError(f"Poisson's ratio must lie in (-1, 1/2), got {poisson}")
+    return np.asarray(young, dtype=float) / (2.0 * (1.0 + np.asarray(poisson, dtype=float)))
 
 
-def check_reference(nodes, suppressed, reference):
-    """Refuse reference conditions that leave a rigid motion of the elastic coordinates.
-
-    A rigid motion of the plane gives the nodal coordinates ``(c0 - c2 Y, c1 + c2 X, c2)``. The
-    reduced stiffness is regular exactly when no such motion vanishes on all suppressed coordinates,
-    i.e. when the 3 columns of rigid motions restricted to them have rank 3.
-    """
-    nodes = np.asarray(nodes, dtype=float)
-    size = np.ptp(nodes, axis=0).max()
-    node, component = np.divmod(suppressed, 3)
-    x, y = nodes[node, 0] / size, nodes[node, 1] / size
-    rigid = np.zeros((len(suppressed) + 3, 3))  # 3 zero rows keep the SVD defined and change nothing
-    rows = rigid[:len(suppressed)]
-    rows[np.arange(len(suppressed)), component] = 1.0
-    rows[component == 0, 2] = -y[component == 0]
-    rows[component == 1, 2] = x[component == 1]
-    _, singular, vt = np.linalg.svd(rigid)
-    rank = int(np.sum(singular > 1e-10 * max(singular.max(), 1.0)))
-    if rank == 3:
-        return
-    left = 3 - rank
-    if left == 1:
-        c0, c1, c2 = vt[-1] * [1.0, 1.0, 1.0 / size]
-        if abs(c2) * size < 1e-10 * np.hypot(c0, c1):
-            motion = f"the translation along ({c0 / np.hypot(c0, c1):.3g}, {c1 / np.hypot(c0, c1):.3g})"
-        else:
-            motion = f"the rotation about the point ({-c1 / c2 + 0.0:.6g}, {c0 / c2 + 0.0:.6g})"
-    else:
-        motion = f"{left} independent rigid motions of the plane"
-    raise ValueError(f"reference conditions {reference!r} leave {motion} to the elastic coordinates, "
-                     f"without stiffness and duplicating the reference motion: the body would be "
-                     f"singular (003 section 4); suppress more coordinates, e.g. 'fixed-free'")
+def _check_centre_line(nodes):
+    """Refuse fewer than 2 nodes, a dimension other than 2 or 3, coincident consecutive nodes, and a
+    spatial centre line that is not straight along x1 (in the order of its nodes)."""
+    if nodes.ndim != 2 or nodes.shape[1] not in (2, 3) or len(nodes) < 2:
+        raise ValueError(f"a beam centre line needs at least 2 nodes of 2 or 3 coordinates, "
+                         f"got an array of shape {nodes.shape}")
+    steps = np.linalg.norm(np.diff(nodes, axis=0), axis=1)
+    if not np.all(steps > 1e-12 * steps.max()):
+        raise ValueError(f"the centre line has coincident consecutive nodes "
+                         f"(element {int(np.argmin(steps))} has zero length)")
+    if nodes.shape[1] == 3:
+        off = np.abs(nodes[:, 1:]).max()
+        if off > 1e-12 * np.ptp(nodes[:, 0]) or not np.all(np.diff(nodes[:, 0]) > 0):
+            raise ValueError("a spatial beam's centre line runs straight along the body's x1 axis, its nodes "
+                             "in increasing x1 (y = z = 0)")
+    return steps
 
 
 class ModesError(ValueError):
@@ -122,34 +127,41 @@ class ModesError(ValueError):
 
 
 class BeamBody:
-    """A flexible planar beam body.
+    """A flexible beam body, planar or spatial.
 
-    ``nodes`` (n_nodes, 2): the centre line in the body frame, consecutive nodes joined by elements
-    (a straight line or a polyline); ``section`` a ``Section``; ``young`` (E) and ``rho`` scalars or
-    (K,) arrays; ``reference`` the reference conditions (module docstring); ``modes`` None (nodal
-    coordinates) or the number of lowest modes kept; ``eigensolver`` as in ``analysis.lowest_modes``.
+    ``nodes`` (n_nodes, 2 or 3): the centre line in the body frame, consecutive nodes joined by
+    elements (planar: a straight line or a polyline; spatial: straight along x1); ``section`` a
+    ``Section``; ``young`` (E) and ``rho`` scalars or (K,) arrays; ``reference`` the reference
+    conditions (module docstring); ``modes`` None (nodal coordinates) or the number of lowest modes
+    kept; ``eigensolver`` as in ``modes.lowest_modes``; ``axial`` the elements' axial shape
+    ("linear": 003; "cubic": the world-vector beams'); spatial beams also need ``shear`` (G) or
+    ``poisson`` (nu, G = E / (2 (1 + nu))).
 
-    The elastic coordinates ``q`` (``n_coordinates``) map to the body's nodal coordinates by
-    ``basis``: ``q_nodal = basis @ q``.
+    The elastic coordinates ``q`` (``n_coordinates``) map to the body's nodal coordinates
+    (``elements.node_size`` per node) by ``basis``: ``q_nodal = basis @ q``.
     """
 
     def __init__(self, nodes, section, young, rho, reference="fixed-free", modes=None,
-                 eigensolver="cholmod"):
+                 eigensolver="cholmod", axial="linear", shear=None, poisson=None):
         nodes = np.asarray(nodes, dtype=float)
-        if nodes.ndim != 2 or nodes.shape[1] != 2 or len(nodes) < 2:
-            raise ValueError(f"a beam centre line needs at least 2 nodes of 2 coordinates, "
-                             f"got an array of shape {nodes.shape}")
-        steps = np.hypot(*np.diff(nodes, axis=0).T)
-        if not np.all(steps > 1e-12 * steps.max()):
-            raise ValueError(f"the centre line has coincident consecutive nodes "
-                             f"(element {int(np.argmin(steps))} has zero length)")
+        steps = _check_centre_line(nodes)
         for name, value in (("young's modulus", young), ("density", rho)):
             if not np.all(np.asarray(value, dtype=float) > 0):
                 raise ValueError(f"{name} must be positive, got {value}")
+        self.dim = nodes.shape[1]
         self.section, self.young, self.rho, self.reference = section, young, rho, reference
         connectivity = np.column_stack([np.arange(len(nodes) - 1), np.arange(1, len(nodes))])
-        self.elements = BeamElements(nodes, connectivity, young, rho, section.area, section.inertia)
-        self.suppressed = suppressed_coordinates(reference, len(nodes))
+        if self.dim == 2:
+            self.shear = shear
+            self.elements = BeamElements(nodes, connectivity, young, rho, section.area, section.inertia, axial)
+        else:
+            if section.iy is None or section.j is None:
+                raise ValueError("a spatial beam's section needs iy (bending in the x1-x3 plane) and j "
+                                 "(St-Venant torsion), e.g. Section.rectangle(b, h)")
+            self.shear = _shear_modulus(young, shear, poisson)
+            self.elements = SpatialElements(nodes, connectivity, young, self.shear, rho, section.area,
+                                            section.inertia, section.iy, section.j, axial)
+        self.suppressed = suppressed_coordinates(reference, len(nodes), self.dim)
         check_reference(nodes, self.suppressed, reference)
         kept = np.setdiff1d(np.arange(self.elements.n_dofs), self.suppressed)
         boolean = sp.csc_matrix((np.ones(len(kept)), (kept, np.arange(len(kept)))),
@@ -171,27 +183,30 @@ class BeamBody:
         self.mass = self._reduce(mass)
 
     @classmethod
-    def straight(cls, length, n_elements, section, young, rho, **options):
-        """A straight beam of ``n_elements`` equal elements from the origin along the body x1 axis."""
+    def straight(cls, length, n_elements, section, young, rho, dim=2, **options):
+        """A straight beam of ``n_elements`` equal elements from the origin along the body x1 axis, in
+        ``dim`` dimensions."""
         if int(n_elements) != n_elements or n_elements < 1:
             raise ValueError(f"a beam needs at least one element, got n_elements = {n_elements}")
         if not length > 0:
             raise ValueError(f"beam length must be positive, got {length}")
-        x = np.linspace(0.0, length, int(n_elements) + 1)
-        return cls(np.column_stack([x, np.zeros_like(x)]), section, young, rho, **options)
+        nodes = np.zeros((int(n_elements) + 1, dim))
+        nodes[:, 0] = np.linspace(0.0, length, int(n_elements) + 1)
+        return cls(nodes, section, young, rho, **options)
 
     @classmethod
     def rayleigh_ritz(cls, nodes, section, young, rho, **options):
-        """The Rayleigh-Ritz body of 003 section 5: one element between the first and the last node
-        of a straight centre line (any nodes in between only have to lie on it)."""
+        """The Rayleigh-Ritz body of 003 section 5: one element with the linear axial shape between the
+        first and the last node of a straight centre line (any nodes in between only have to lie on
+        it)."""
         nodes = np.asarray(nodes, dtype=float)
         chord = nodes[-1] - nodes[0]
         rel = nodes - nodes[0]
-        offset = np.abs(chord[0] * rel[:, 1] - chord[1] * rel[:, 0]) / np.hypot(*chord)
-        if np.any(offset > 1e-9 * np.hypot(*chord)):
+        offset = np.linalg.norm(rel - np.outer(rel @ chord, chord) / (chord @ chord), axis=1)
+        if np.any(offset > 1e-9 * np.linalg.norm(chord)):
             raise ValueError(f"Rayleigh-Ritz bodies are straight (003 eqs. 45-51): a node lies "
                              f"{offset.max():.3g} off the chord of the centre line")
-        return cls(nodes[[0, -1]], section, young, rho, **options)
+        return cls(nodes[[0, -1]], section, young, rho, axial="linear", **options)
 
     def _reduce(self, matrix):
         return sp.csc_matrix(self.basis.T @ (matrix @ self.basis))
@@ -201,31 +216,50 @@ class BeamBody:
         return self.elements.nodes
 
     @property
+    def axial(self):
+        return self.elements.axial
+
+    @property
     def n_coordinates(self):
         return self.basis.shape[1]
 
     @cached_property
     def invariants(self):
-        """FFR inertia invariants (``elements.Invariants``) in the body's elastic coordinates."""
+        """FFR inertia invariants (``elements.Invariants``) in the body's elastic coordinates (planar)."""
         return self.elements.invariants().reduce(self.basis)
+
+    @cached_property
+    def rigid_inertia(self):
+        """Mass, first moment (dim,) and second moment (dim, dim) of the undeformed body in its frame."""
+        return self.elements.rigid_inertia()
+
+    @cached_property
+    def load_rows(self):
+        """int rho S dV (dim, n_coordinates): the generalised force of a force per unit mass b (body
+        frame) is its transpose times b (003 eq. 19)."""
+        return np.asarray(self.basis.T @ self.elements.load_rows().T).T
 
     def geometric_stiffness(self, axial_force):
         """Geometric stiffness in the elastic coordinates for element axial forces (K,) or (K, 2)."""
         return self._reduce(self.elements.geometric_stiffness(axial_force))
 
     def nodal_displacements(self, q):
-        """Body-frame nodal ``[ux, uy, theta]`` of the elastic coordinates ``q``: (n_nodes, 3)."""
-        return np.asarray(self.basis @ np.asarray(q, dtype=float)).reshape(-1, 3)
+        """Body-frame nodal coordinates of the elastic coordinates ``q``: (n_nodes, node_size)."""
+        return np.asarray(self.basis @ np.asarray(q, dtype=float)).reshape(-1, self.elements.node_size)
 
     def element_coordinates(self, q):
-        """Element-frame nodal coordinates ``Cbar e`` of every element: (K, 6)."""
-        nodal = np.asarray(self.basis @ np.asarray(q, dtype=float))
-        return np.einsum("kij,kj->ki", self.elements.cbar, nodal[self.elements.dofs])
+        """Element-frame nodal coordinates of every element: (K, 2 node_size) (planar: ``Cbar e``)."""
+        nodal = np.asarray(self.basis @ np.asarray(q, dtype=float))[self.elements.dofs]
+        if self.dim == 3:
+            return nodal
+        return np.einsum("kij,kj->ki", self.elements.cbar, nodal)
 
     def locate(self, points):
         """Element index (P,) and ``xi`` (P,) of body-frame points on the centre line; a point
         farther than 1e-9 of the body size from it is refused."""
         points = np.atleast_2d(np.asarray(points, dtype=float))
+        if points.shape[1] != self.dim:
+            raise ValueError(f"points on a {self.dim}D beam need {self.dim} coordinates, got {points.shape[1]}")
         start = self.nodes[self.elements.connectivity[:, 0]]
         chord = self.nodes[self.elements.connectivity[:, 1]] - start
         rel = points[:, None, :] - start[None]
@@ -247,19 +281,14 @@ class BeamBody:
         return element, xi[np.arange(len(points)), element]
 
     def shape_at(self, points):
-        """Elastic displacement ``[ux, uy]`` and section rotation ``theta`` of body-frame material
-        points on the centre line as rows on ``q``: (P, 3, n_coordinates). Rows 0-1 are ``S(X)`` of
-        003 eqs. 70-84 / 142-151; row 2 the rotation a revolute joint's angle needs."""
+        """Elastic displacement and section rotation of body-frame material points on the centre line
+        as rows on ``q``: (P, 3, n_coordinates) in the plane, rows ``[ux, uy, theta]`` (rows 0-1 are
+        ``S(X)`` of 003 eqs. 70-84 / 142-151, row 2 the rotation a revolute joint's angle needs);
+        (P, 6, n_coordinates) in space, rows ``[ux, uy, uz, psi, theta_y, theta_z]``."""
         element, xi = self.locate(points)
-        length = self.elements.length[element]
-        rot, cbar = frame_rotations(self.elements.beta[element])
-        local = np.concatenate([shape_matrix(xi[:, None], length)[:, 0],
-                                slope_rows(xi[:, None], length)[:, 0, None, :]], axis=1)  # (P, 3, 6)
-        turn = np.zeros((len(element), 3, 3))
-        turn[:, :2, :2], turn[:, 2, 2] = rot, 1.0
-        rows = np.einsum("pab,pbc,pcj->paj", turn, local, cbar)
-        full = np.zeros((len(element), 3, self.elements.n_dofs))
-        full[np.arange(len(element))[:, None, None], np.arange(3)[None, :, None],
-             self.elements.dofs[element][:, None, :]] = rows
+        rows = self.elements.point_rows(element, xi)  # (P, r, 2 node_size)
+        P, r, _ = rows.shape
+        full = np.zeros((P, r, self.elements.n_dofs))
+        full[np.arange(P)[:, None, None], np.arange(r)[None, :, None], self.elements.dofs[element][:, None, :]] = rows
         reduced = self.basis.T @ full.reshape(-1, self.elements.n_dofs).T
-        return np.asarray(reduced).T.reshape(len(element), 3, -1)
+        return np.asarray(reduced).T.reshape(P, r, -1)

@@ -2,14 +2,22 @@
 
 Linear (003 eqs. 38, 129-133): V = 1/2 q.K q summed over element blocks; the discrete gradient is
 K q_mid (exact for a quadratic). With geometric stiffening the axial energy of each element becomes
-1/2 EA int eps^2 dx with the von Karman strain eps = u' + v'^2 / 2 (element frame), the quadratic
-axial-transverse coupling that keeps a rotating beam stiff (centrifugal stiffening). eps is quadratic
-in the element coordinates e, so
+1/2 EA l eps^2 with the element-averaged von Karman strain
 
-    grad_bar V = sum_g w_g EA l eps_bar_g grad eps_g(e_mid),   eps_bar_g = (eps_g(e_a) + eps_g(e_b))/2,
+    eps = u' + (1/l) int v'^2 / 2 dx         (element frame; u' is constant along the element),
+
+the quadratic axial-transverse coupling that keeps a rotating beam stiff (centrifugal stiffening).
+Averaging the nonlinear part over the element is an assumed strain that removes membrane locking:
+with the pointwise strain u' + v'^2/2 the element's constant u' cannot follow the quadratic v'^2, so
+a bent element is stretched at its Gauss points and stiffens spuriously on coarse meshes; with the
+average, the axial force EA eps is constant along the element like the strain it can represent, and
+a load without axial force leaves it zero. eps is quadratic in the element coordinates e, so
+
+    grad_bar V = EA l eps_bar grad eps(e_mid),   eps_bar = (eps(e_a) + eps(e_b))/2,
 
 satisfies grad_bar V . (e_b - e_a) = V(e_b) - V(e_a) exactly (Gonzalez's discrete gradient through a
-quadratic strain). The integral is 5-point Gauss quadrature, exact for eps^2 (degree 8 in xi).
+quadratic strain, Gonzalez 1996). The average is 5-point Gauss quadrature, exact for v'^2 (degree 4
+in xi).
 
 Elements map to the body's elastic coordinates through its Boolean reference conditions (suppressed
 coordinates are zero); a modally reduced body keeps its reduced stiffness as one dense block and has
@@ -90,7 +98,7 @@ class BeamElasticity(Force):
         # (element forces, sum_g a_g, a_g slope_g) -> generalised force
         self._force_map = operator(sp.hstack([gather.T, U_rows.T, V_rows.T]))
         self._no_stiffening = np.zeros(U_rows.shape[0] + V_rows.shape[0])
-        self._weights = self.ea_l[:, None] * WEIGHTS  # (K, P): w_g EA l
+        self._hessians = np.einsum("p,kpi,kpj->kij", WEIGHTS, self.V, self.V)  # of the averaged v'^2 / 2
         self._strain = Recent(self._strains, self.REMEMBERED)
 
     def _assemble(self, rows, maps=None):
@@ -103,19 +111,19 @@ class BeamElasticity(Force):
         return self._pattern
 
     def _strains(self, q):
-        """eps (K, P) and the slopes (K, P) at the Gauss points for the coordinates q (n,);
-        grad eps = U + slope V. Called through ``_strain``, which remembers the last results: a step
-        evaluates force and tangent at the same few points."""
+        """eps (K,) and the slopes (K, P) at the Gauss points for the coordinates q (n,);
+        grad eps = U + sum_g w_g slope_g V_g. Called through ``_strain``, which remembers the last
+        results: a step evaluates force and tangent at the same few points."""
         K = self.ea_l.size
         strains = self._strain_map @ q
         slope = strains[K:].reshape(K, -1)
-        return strains[:K, None] + 0.5 * slope**2, slope
+        return strains[:K] + 0.5 * slope**2 @ WEIGHTS, slope
 
     def potential(self, q, state=None):
         return float(self.potential_history(q[None], None)[0])
 
     def potential_history(self, Q, states):
-        """V = sum_e 1/2 e.K_e e + sum_g 1/2 w_g EA l eps_g^2 at each of F configurations Q (F, 1, n)
+        """V = sum_e 1/2 e.K_e e + 1/2 EA l eps_e^2 at each of F configurations Q (F, 1, n)
         (the elastic coordinates): the elements' energies from the element forces, the strains from
         the strain map, both as products with the F configurations at once."""
         Q = Q[:, 0, :]
@@ -125,13 +133,13 @@ class BeamElasticity(Force):
         if self.stiffening:
             K = self.ea_l.size
             strains = self._strain_map @ Q.T  # (K + K P, F): axial strains, then the slopes
-            eps = strains[:K, None, :] + 0.5 * strains[K:].reshape(K, -1, len(Q)) ** 2
-            v += 0.5 * np.einsum("kp,kpf->f", self._weights, eps**2)
+            eps = strains[:K] + 0.5 * np.einsum("p,kpf->kf", WEIGHTS, strains[K:].reshape(K, -1, len(Q)) ** 2)
+            v += 0.5 * self.ea_l @ eps**2
         return v
 
     def _step_terms(self, qa, qb):
-        """eps_bar (K, P), the slopes at q_mid and at q_b (K, P); grad eps is affine in the
-        coordinates: grad eps(q_mid) = U + slope(q_mid) V. ``qa is qb``: the continuous terms at
+        """eps_bar (K,), the slopes at q_mid and at q_b (K, P); grad eps is affine in the
+        coordinates: grad eps(q_mid) = U + sum_g w_g slope_g(q_mid) V_g. ``qa is qb``: the continuous terms at
         that point (generalized-alpha evaluates the mid-point forms there)."""
         eps_b, slope_b = self._strain(qb[0])
         if qa is qb:
@@ -140,25 +148,27 @@ class BeamElasticity(Force):
         return 0.5 * (eps_a + eps_b), 0.5 * (slope_a + slope_b), slope_b
 
     def discrete_force(self, qa, qb, t_mid, dt, state=None):
-        """-(sum_e K_e e_mid + sum_g a_g grad eps_g(q_mid)), a_g = w_g EA l eps_bar_g (module docstring),
-        grad eps = U + slope V: the element forces, then one product of the assembled maps."""
+        """-(sum_e K_e e_mid + a_e grad eps_e(q_mid)), a_e = EA l eps_bar_e (module docstring),
+        grad eps = U + sum_g w_g slope_g V_g: the element forces, then one product of the assembled maps."""
         element_forces = self._element_forces @ (qb[0] if qa is qb else 0.5 * (qa[0] + qb[0]))
         if not self.stiffening:
             return -(self._force_map @ np.concatenate([element_forces, self._no_stiffening]))[None, :]
         eps_bar, slope_m, _ = self._step_terms(qa, qb)
-        a = self._weights * eps_bar
-        return -(self._force_map @ np.concatenate([element_forces, a.sum(axis=1), (a * slope_m).ravel()]))[None, :]
+        a = self.ea_l * eps_bar
+        return -(self._force_map @ np.concatenate([element_forces, a, (a[:, None] * WEIGHTS * slope_m).ravel()]))[None, :]
+
+    def _gradients(self, slope):
+        """grad eps = U + sum_g w_g slope_g V_g of every element (K, width) for its slopes (K, P)."""
+        return self.U[:, 0] + np.einsum("kp,kpj->kj", WEIGHTS * slope, self.V)
 
     def tangent_values(self, qa, qb, t_mid, dt, state=None):
-        """d Fbar / d qb at the pattern: -(K + sum_g w_g EA l [grad eps_g(e_mid) grad eps_g(e_b)^T
-        + eps_bar_g V_g V_g^T]) / 2 per element, grad eps = U + slope V."""
+        """d Fbar / d qb at the pattern: -(K + EA l [grad eps(e_mid) grad eps(e_b)^T
+        + eps_bar sum_g w_g V_g V_g^T]) / 2 per element."""
         T = self.blocks
         if self.stiffening:
             eps_bar, slope_m, slope_b = self._step_terms(qa, qb)
-            w = self._weights
-            grad_m = self.U + slope_m[..., None] * self.V  # (K, P, 6)
-            grad_b = grad_m if slope_b is slope_m else self.U + slope_b[..., None] * self.V
-            # both sums over the Gauss points as one product: [w grad_m, w eps_bar V]^T [grad_b, V]
-            left = np.concatenate([w[..., None] * grad_m, (w * eps_bar)[..., None] * self.V], axis=1)
-            T = T + np.swapaxes(left, 1, 2) @ np.concatenate([grad_b, self.V], axis=1)
+            grad_m = self._gradients(slope_m)
+            grad_b = grad_m if slope_b is slope_m else self._gradients(slope_b)
+            T = T + self.ea_l[:, None, None] * (grad_m[:, :, None] * grad_b[:, None, :]
+                                                + eps_bar[:, None, None] * self._hessians)
         return -0.5 * T[self._kept][None, :]

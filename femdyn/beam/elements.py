@@ -1,13 +1,17 @@
-"""Planar Euler-Bernoulli beam elements for the floating frame of reference, batched over elements.
+"""Planar Euler-Bernoulli beam elements in the floating frame of reference (003 section 6).
 
-An element joins two nodes of a body's centre line. In its own frame (x along the element, length
-``l``, ``xi = x / l``) each node carries three elastic coordinates: axial displacement ``u``,
+Each element has two nodes with three elastic coordinates: axial displacement ``u``,
 transverse displacement ``v`` and slope ``theta = dv/dx``, ordered ``[u1, v1, theta1, u2, v2, theta2]``.
-The axial field is linear, the transverse field cubic Hermite (003 eq. 46, the element shape matrix
-of eq. 109). An element at angle ``beta`` to the body's x1 axis is turned into body-frame nodal
-coordinates by the constant rotations ``C`` and ``Cbar`` of 003 eqs. 112-114, so that the
-displacement of a material point in the body frame is ``C S(xi) Cbar e`` with ``e`` the element's
-nodal coordinates in the body frame (003 eq. 110).
+The transverse field is cubic Hermite (003 eq. 46, the element shape matrix of eq. 109). The axial
+field is either linear (``axial="linear"``, 003 eq. 46: the element of 003 and its Rayleigh-Ritz
+body) or cubic Hermite with zero nodal axial slope, ``u = (1 - 3xi^2 + 2xi^3) u1 + (3xi^2 - 2xi^3)
+u2`` (``axial="cubic"``: the element of the world-vector beams, ``world``, whose nodal displacements
+are vectors interpolated with the transverse functions). Both have the axial stiffness EA/l of the
+element-averaged strain (u2 - u1)/l (003 eq. 130); they differ in the axial mass, ``m (1/3, 1/6)``
+against ``m (13/35, 9/70)``. An element at angle ``beta`` to the body's x1 axis is turned into
+body-frame nodal coordinates by the constant rotations ``C`` and ``Cbar`` of 003 eqs. 112-114, so
+that the displacement of a material point in the body frame is ``C S(xi) Cbar e`` with ``e`` the
+element's nodal coordinates in the body frame (003 eq. 110).
 
 Every function takes arrays over all ``K`` elements of a body (lengths, E, A, I, rho) and returns
 ``(K, ...)`` blocks; ``BeamElements`` evaluates them once for a centre line and assembles body
@@ -28,6 +32,13 @@ from ..numerics.pattern import SparsePattern
 _GAUSS_X, _GAUSS_W = np.polynomial.legendre.leggauss(4)
 GAUSS_XI = 0.5 * (_GAUSS_X + 1.0)  # points on [0, 1]
 GAUSS_WEIGHTS = 0.5 * _GAUSS_W  # weights on [0, 1], summing to 1
+AXIAL_SHAPES = ("linear", "cubic")
+
+
+def check_axial(axial):
+    """Refuse an axial shape other than ``AXIAL_SHAPES``."""
+    if axial not in AXIAL_SHAPES:
+        raise ValueError(f"the axial shape must be one of {', '.join(AXIAL_SHAPES)}, got {axial!r}")
 
 
 def _columns(*rows):
@@ -41,17 +52,19 @@ def _points(xi, length):
     return (xi[None, :] if xi.ndim == 1 else xi), np.asarray(length, dtype=float)[:, None]
 
 
-def shape_matrix(xi, length):
+def shape_matrix(xi, length, axial="linear"):
     """Element shape matrix ``S(xi)`` in the element frame (003 eq. 46), ``(K, P, 2, 6)``.
 
-    Row 0 is the axial displacement ``u = (1 - xi) u1 + xi u2``, row 1 the transverse displacement
+    Row 0 is the axial displacement, ``u = (1 - xi) u1 + xi u2`` (``axial="linear"``) or
+    ``(1 - 3xi^2 + 2xi^3) u1 + (3xi^2 - 2xi^3) u2`` (``"cubic"``), row 1 the transverse displacement
     with the cubic Hermite functions ``1 - 3xi^2 + 2xi^3``, ``l (xi - 2xi^2 + xi^3)``,
     ``3xi^2 - 2xi^3``, ``l (xi^3 - xi^2)``; ``length`` (K,), ``xi`` in [0, 1] either (P,), the same
     points in every element, or (K, P), points per element.
     """
     xi, le = _points(xi, length)
     zero = np.zeros_like(xi * le)
-    axial = _columns(1.0 - xi, zero, zero, xi, zero, zero)
+    h3 = 3 * xi**2 - 2 * xi**3 if axial == "cubic" else xi
+    axial = _columns(1.0 - h3, zero, zero, h3, zero, zero)
     transverse = _columns(zero, 1 - 3 * xi**2 + 2 * xi**3, le * (xi - 2 * xi**2 + xi**3),
                           zero, 3 * xi**2 - 2 * xi**3, le * (xi**3 - xi**2))
     return np.stack([axial, transverse], axis=-2)
@@ -88,17 +101,19 @@ def curvature_gradient_row(length):
     return _columns(zero, 12 / le**3, 6 / le**2, zero, -12 / le**3, 6 / le**2)
 
 
-def mass_matrices(length, rho, area):
+def mass_matrices(length, rho, area, axial="linear"):
     """Consistent element mass matrices ``S_ff`` in the element frame (003 eq. 125): ``(K, 6, 6)``.
 
-    ``m (1/3, 1/6)`` couples the axial coordinates, ``m/420 [156, 22l, 54, -13l; .., 4l^2, 13l,
-    -3l^2; ..]`` the transverse ones, with ``m = rho A l`` the element mass.
+    ``m (1/3, 1/6)`` couples the axial coordinates of the linear axial shape (``m (13/35, 9/70)``
+    those of the cubic one), ``m/420 [156, 22l, 54, -13l; .., 4l^2, 13l, -3l^2; ..]`` the
+    transverse ones, with ``m = rho A l`` the element mass.
     """
     le = np.asarray(length, dtype=float)
     m = np.asarray(rho, dtype=float) * np.asarray(area, dtype=float) * le
     one = np.ones_like(le)
     out = np.zeros(le.shape + (6, 6))
-    entries = {(0, 0): 140 * one, (0, 3): 70 * one, (3, 3): 140 * one,
+    own, other = (156, 54) if axial == "cubic" else (140, 70)
+    entries = {(0, 0): own * one, (0, 3): other * one, (3, 3): own * one,
                (1, 1): 156 * one, (1, 2): 22 * le, (1, 4): 54 * one, (1, 5): -13 * le,
                (2, 2): 4 * le**2, (2, 4): 13 * le, (2, 5): -3 * le**2,
                (4, 4): 156 * one, (4, 5): -22 * le, (5, 5): 4 * le**2}
@@ -222,11 +237,16 @@ class BeamElements:
     """The elements of one body's centre line with their section data, evaluated once.
 
     ``nodes`` (n_nodes, 2) in the body frame, ``connectivity`` (K, 2) node pairs; ``young``, ``rho``,
-    ``area``, ``inertia`` scalars or (K,) arrays. Body-level nodal coordinates are
-    ``[ux, uy, theta]`` per node in the body frame, node after node (003 eq. 111).
+    ``area``, ``inertia`` scalars or (K,) arrays; ``axial`` the axial shape (module docstring).
+    Body-level nodal coordinates are ``[ux, uy, theta]`` per node in the body frame, node after node
+    (003 eq. 111).
     """
 
-    def __init__(self, nodes, connectivity, young, rho, area, inertia):
+    node_size = 3  # nodal coordinates per node
+
+    def __init__(self, nodes, connectivity, young, rho, area, inertia, axial="linear"):
+        check_axial(axial)
+        self.axial = axial
         self.nodes = np.asarray(nodes, dtype=float)
         self.connectivity = np.asarray(connectivity, dtype=np.int64)
         k = len(self.connectivity)
@@ -254,7 +274,7 @@ class BeamElements:
 
     def mass(self):
         """Body mass matrix ``m_ff`` before reference conditions (003 eqs. 122, 125, 131)."""
-        return self.assemble(self.to_body(mass_matrices(self.length, self.rho, self.area)))
+        return self.assemble(self.to_body(mass_matrices(self.length, self.rho, self.area, self.axial)))
 
     def stiffness(self):
         """Body stiffness matrix ``K_ff`` before reference conditions (003 eqs. 129-130, 133)."""
@@ -269,7 +289,7 @@ class BeamElements:
     def body_shape(self, xi):
         """Shape matrices in the body frame, ``C S(xi) Cbar`` (003 eq. 110), ``xi`` (P,) or (K, P):
         (K, P, 2, 6)."""
-        return self.rot[:, None] @ shape_matrix(xi, self.length) @ self.cbar[:, None]
+        return self.rot[:, None] @ shape_matrix(xi, self.length, self.axial) @ self.cbar[:, None]
 
     def positions(self, xi):
         """Undeformed body-frame positions of the points ``xi`` ((P,) or (K, P)) of every element:
@@ -278,6 +298,36 @@ class BeamElements:
         end = self.nodes[self.connectivity[:, 1]]
         xi = _points(xi, self.length)[0][..., None]
         return start[:, None] * (1 - xi) + end[:, None] * xi
+
+    def point_rows(self, element, xi):
+        """Body-frame displacement ``[ux, uy]`` and section rotation ``theta`` of the points ``xi`` (P,)
+        of the elements ``element`` (P,) as rows on those elements' nodal coordinates: (P, 3, 6).
+        Rows 0-1 are ``C S(xi) Cbar`` (003 eq. 110); row 2 is the slope dv/dx of the element, the
+        rotation of the cross-section."""
+        length, xi = self.length[element], np.asarray(xi, dtype=float)[:, None]
+        local = np.concatenate([shape_matrix(xi, length, self.axial)[:, 0],
+                                slope_rows(xi, length)[:, 0, None, :]], axis=1)  # (P, 3, 6)
+        turn = np.zeros((len(element), 3, 3))
+        turn[:, :2, :2], turn[:, 2, 2] = self.rot[element], 1.0
+        return turn @ local @ self.cbar[element]
+
+    def load_rows(self):
+        """int rho S dV (2, n_dofs) in body-frame nodal coordinates (``Sbar`` of 003 eqs. 19, 126): the
+        generalised force of a force per unit mass b is its transpose times b."""
+        weight = (self.rho * self.area * self.length)[:, None] * GAUSS_WEIGHTS  # (K, P)
+        return _scatter(np.einsum("kp,kpaj->kaj", weight, self.body_shape(GAUSS_XI)), self.dofs, self.n_dofs)
+
+    def rigid_inertia(self):
+        """Mass, first moment int rho X dV (2,) and second moment int rho X X^T dV (2, 2) of the
+        undeformed body (``Invariants``): the centre line by Gauss quadrature, plus the section's
+        rho I l n n^T across each element."""
+        weight = (self.rho * self.area * self.length)[:, None] * GAUSS_WEIGHTS  # (K, P)
+        x = self.positions(GAUSS_XI)  # (K, P, 2)
+        normal = np.stack([-np.sin(self.beta), np.cos(self.beta)], axis=-1)
+        section = self.rho * self.inertia * self.length
+        second = (np.einsum("kp,kpa,kpb->ab", weight, x, x, optimize=True)
+                  + np.einsum("k,ka,kb->ab", section, normal, normal, optimize=True))
+        return float(weight.sum()), np.einsum("kp,kpa->a", weight, x), second
 
     def invariants(self):
         """FFR inertia invariants of the body (``Invariants``), before reference conditions.
@@ -289,14 +339,9 @@ class BeamElements:
         weight = (self.rho * self.area * self.length)[:, None] * GAUSS_WEIGHTS  # (K, P)
         shape = self.body_shape(GAUSS_XI)  # (K, P, 2, 6)
         x = self.positions(GAUSS_XI)  # (K, P, 2)
-        normal = np.stack([-np.sin(self.beta), np.cos(self.beta)], axis=-1)
-        section = self.rho * self.inertia * self.length
-        second = (np.einsum("kp,kpa,kpb->ab", weight, x, x, optimize=True)
-                  + np.einsum("k,ka,kb->ab", section, normal, normal, optimize=True))
-        s_bar = _scatter(np.einsum("kp,kpaj->kaj", weight, shape), self.dofs, self.n_dofs)
+        s_bar = self.load_rows()
         i_bar = _scatter(np.einsum("kp,kpa,kpbj->kabj", weight, x, shape, optimize=True),
                          self.dofs, self.n_dofs)
         blocks = np.einsum("kp,kpai,kpbj->kabij", weight, shape, shape, optimize=True)
         s_kl = tuple(tuple(self.assemble(blocks[:, a, b]) for b in range(2)) for a in range(2))
-        return Invariants(float(weight.sum()), np.einsum("kp,kpa->a", weight, x), second,
-                          s_bar, i_bar, s_kl)
+        return Invariants(*self.rigid_inertia(), s_bar, i_bar, s_kl)

@@ -54,8 +54,8 @@ def lowest_modes(stiffness, mass, k, solver="cholmod"):
 @dataclass(frozen=True)
 class Modes:
     """Natural angular frequencies ``omega`` (k,) [rad/s], the modes in the body's elastic
-    coordinates ``q`` (k, n) (mass-normalised) and as body-frame nodal ``[ux, uy, theta]``
-    (k, n_nodes, 3)."""
+    coordinates ``q`` (k, n) (mass-normalised) and as body-frame nodal coordinates (k, n_nodes,
+    node_size): ``[ux, uy, theta]`` in the plane, ``[ux, uy, uz, psi, theta_y, theta_z]`` in space."""
 
     omega: np.ndarray
     q: np.ndarray
@@ -66,7 +66,7 @@ def natural_frequencies(body, k, solver="cholmod"):
     """The ``k`` lowest free vibrations of the body about its undeformed state with the reference
     frame held fixed: ``K_ff q = omega^2 m_ff q`` (003 eqs. 41, 131-133 with q_r fixed)."""
     omega2, shapes = lowest_modes(body.stiffness, body.mass, k, solver)
-    nodal = np.asarray(body.basis @ shapes).T.reshape(k, len(body.nodes), 3)
+    nodal = np.asarray(body.basis @ shapes).T.reshape(k, len(body.nodes), body.elements.node_size)
     return Modes(np.sqrt(omega2), shapes.T, nodal)
 
 
@@ -74,13 +74,14 @@ def static_deflection(body, nodal_loads=None, body_force=None):
     """Elastic coordinates ``q`` of the static equilibrium ``K q = f`` under loads fixed in the body
     frame (reference frame held fixed).
 
-    ``nodal_loads``: ``{node: (Fx, Fy, Mz)}`` (negative node indices count from the end) or an
-    (n_nodes, 3) array, body frame; load components on suppressed coordinates are carried by the
-    reference conditions. ``body_force``: a force per unit mass (2,) in the body frame, e.g. gravity
-    turned into the body frame, with the consistent generalised force ``Sbar^T b`` (003 eq. 19; 003
-    eq. 33 evaluates S at the centre of mass instead).
+    ``nodal_loads``: ``{node: load}`` (negative node indices count from the end) or an (n_nodes,
+    node_size) array, body frame, a load per nodal coordinate: ``(Fx, Fy, Mz)`` in the plane,
+    ``(Fx, Fy, Fz, Mx, My, Mz)`` in space; load components on suppressed coordinates are carried by
+    the reference conditions. ``body_force``: a force per unit mass (dim,) in the body frame, e.g.
+    gravity turned into the body frame, with the consistent generalised force ``Sbar^T b`` (003 eq.
+    19; 003 eq. 33 evaluates S at the centre of mass instead).
     """
-    nodal = np.zeros((len(body.nodes), 3))
+    nodal = np.zeros((len(body.nodes), body.elements.node_size))
     if isinstance(nodal_loads, dict):
         for node, load in nodal_loads.items():
             nodal[node] += load
@@ -88,5 +89,5 @@ def static_deflection(body, nodal_loads=None, body_force=None):
         nodal += np.asarray(nodal_loads, dtype=float)
     force = np.asarray(body.basis.T @ nodal.ravel())
     if body_force is not None:
-        force = force + body.invariants.s_bar.T @ np.asarray(body_force, dtype=float)
+        force = force + body.load_rows.T @ np.asarray(body_force, dtype=float)
     return np.atleast_1d(spla.spsolve(body.stiffness, force))

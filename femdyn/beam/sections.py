@@ -1,5 +1,7 @@
 """Section forces and stresses of a flexible beam body, recovered from its element solution
-(Euler-Bernoulli, 003 eq. 38)."""
+(Euler-Bernoulli, 003 eq. 38): ``SectionForces`` in the plane, ``SpatialSectionForces`` in space.
+The axial force is that of the element-averaged strain (u2 - u1)/l, for either axial shape
+(``elements``): the strain the world-vector beams' dynamics uses (``world``)."""
 from dataclasses import dataclass
 
 import numpy as np
@@ -50,17 +52,67 @@ class SectionForces:
         return np.abs(self.axial) / self.area[:, None] + np.abs(self._bending())
 
 
+@dataclass(frozen=True)
+class SpatialSectionForces:
+    """Section forces of a spatial beam at the points ``xi`` of every element (arrays (K, P)), on the
+    section whose normal is +x1 (what the part beyond x exerts on the part before it): ``s`` the
+    arc length, ``axial`` N = EA du/dx, ``torque`` T = GJ dpsi/dx, the bending moments
+    ``moment_z`` M_z = EI_z v'' (about x3, bending in the x1-x2 plane, as the planar M) and
+    ``moment_y`` M_y = -EI_y w'' (about x2), the shear forces ``shear_y`` = -dM_z/dx and ``shear_z``
+    = dM_y/dx. Normal stress sigma(y, z) = N/A - M_z y/I_z + M_y z/I_y; ``sigma_max`` = |N|/A +
+    |M_z| c_y/I_z + |M_y| c_z/I_y, its largest value on a rectangle (at a corner)."""
+
+    s: np.ndarray
+    axial: np.ndarray
+    torque: np.ndarray
+    moment_y: np.ndarray
+    moment_z: np.ndarray
+    shear_y: np.ndarray
+    shear_z: np.ndarray
+    section: object
+
+    @property
+    def sigma_max(self):
+        if self.section.fibre is None or self.section.fibre_z is None:
+            raise ValueError("stresses need the outer-fibre distances c_y, c_z of the section "
+                             "(Section(..., fibre, fibre_z=..) or Section.rectangle(b, h))")
+        sec = self.section
+        return (np.abs(self.axial) / sec.area + np.abs(self.moment_z) * sec.fibre / sec.inertia
+                + np.abs(self.moment_y) * sec.fibre_z / sec.iy)
+
+
+def _spatial_section_forces(body, e, xi):
+    """N, T, M_y, M_z, Q_y, Q_z (each (K, P)) of element coordinates e (K, 12) at the points xi."""
+    el = body.elements
+    axial, curvature_y, curvature_z, gradient_y, gradient_z, twist = el.section_rows(xi)
+    ones = np.ones((1, len(xi)))
+
+    def constant(factor, rows):  # along each element
+        return (factor * np.einsum("kj,kj->k", rows, e))[:, None] * ones
+
+    def varying(factor, rows):
+        return factor[:, None] * np.einsum("kpj,kj->kp", rows, e)
+
+    ei_z, ei_y = el.young * el.iz, el.young * el.iy
+    return (constant(el.young * el.area, axial), constant(el.shear * el.torsion, twist),
+            varying(-ei_y, curvature_z), varying(ei_z, curvature_y),
+            constant(-ei_z, gradient_y), constant(-ei_y, gradient_z))
+
+
 def section_forces(body, q, xi=(0.0, 0.5, 1.0)):
     """Axial force, shear force and bending moment at the points ``xi`` of every element for the
-    elastic coordinates ``q`` (``SectionForces``)."""
+    elastic coordinates ``q``: ``SectionForces`` of a planar body, ``SpatialSectionForces`` (with
+    the torque) of a spatial one."""
     el = body.elements
     xi = np.asarray(xi, dtype=float)
-    e = body.element_coordinates(q)  # (K, 6) element frame
+    e = body.element_coordinates(q)
+    start = np.concatenate([[0.0], np.cumsum(el.length)[:-1]])
+    s = start[:, None] + el.length[:, None] * xi
+    if body.dim == 3:
+        return SpatialSectionForces(s, *_spatial_section_forces(body, e, xi), body.section)
     ea, ei = el.young * el.area, el.young * el.inertia
     ones = np.ones((1, len(xi)))
     axial = (ea * np.einsum("kj,kj->k", axial_strain_row(el.length), e))[:, None] * ones
     moment = ei[:, None] * np.einsum("kpj,kj->kp", curvature_rows(xi, el.length), e)
     shear = -(ei * np.einsum("kj,kj->k", curvature_gradient_row(el.length), e))[:, None] * ones
-    start = np.concatenate([[0.0], np.cumsum(el.length)[:-1]])
-    return SectionForces(start[:, None] + el.length[:, None] * xi, axial, shear, moment,
-                         el.area, el.inertia, body.section.fibre)
+    return SectionForces(s, axial, shear, moment, el.area, el.inertia, body.section.fibre)

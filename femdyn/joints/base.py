@@ -233,6 +233,13 @@ class JointPair(TwoBodyConstraint):
     dims = (2, 3)
     coordinates = ()
 
+    @classmethod
+    def oriented(cls, dim):
+        """Whether the pair's rows use the joint frames' axes (in ``dim`` dimensions), so that on a
+        flexible body they must turn with the section; a pair augmented with its angle or slide uses
+        them anyway (``JointAngle``, ``Slide``)."""
+        return True
+
     def __init__(self, dofs, labels, side1, side2):
         super().__init__(dofs, labels)
         self.dim, self.n1, self.n2 = side1.point.shape[1], side1.point.shape[2], side2.point.shape[2]

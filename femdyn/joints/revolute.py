@@ -6,6 +6,10 @@ from .base import JointPair
 class Revolute(JointPair):
     coordinates = ("angle",)
 
+    @classmethod
+    def oriented(cls, dim):
+        return dim == 3
+
     def build_terms(self, C1, C2, F1, F2):
         terms = [("points", C1, C2)]
         if self.dim == 3:

@@ -3,12 +3,17 @@
 Every massive coordinate belongs to a *slot*: a dim-vector of the global vector (a body's centre or
 reference point phi, its directors d_a, the carriers of a flexible body). The kinetic energy is
 T = 1/2 sum_ik v_i.(A_ik I + B_ik J) v_k over slots, with A symmetric and B skew (B = 0 in space and
-for rigid bodies; J the rotation by 90 degrees), so M = A (x) I + B (x) J. Augmented joint
-coordinates and elastic coordinates are massless (000 eq. 27; ``flexible``).
+for rigid bodies; J the rotation by 90 degrees), so M = A (x) I + B (x) J. Some massive coordinates
+are scalars instead, with T = 1/2 sum_ij S_ij v_i v_j: the twist angles of spatial beams
+(``beam.world``), whose kinetic energy rho I_p int psi'^2 / 2 is invariant under rotations of the
+slots. Augmented joint coordinates, the elastic coordinates of the carrier embedding (``beam.ffr``)
+and the section carriers of the beams' material points are massless (000 eq. 27).
 
 Momenta follow from x = sum_i N_i q_i with the slots' shape coefficients: p = int rho x' is the
 reference-point row of M times v (summed over bodies), and the angular momentum about the origin is
-L = int rho x x x' = sum_ik A_ik q_i x v_k + B_ik q_i . v_k (in the plane x x Jv = x.v).
+L = int rho x x x' = sum_ik A_ik q_i x v_k + B_ik q_i . v_k (in the plane x x Jv = x.v). The scalar
+coordinates take no part in them: a rotation of all slots leaves them and their kinetic energy
+unchanged, so they carry no momentum of the symmetry (Noether).
 """
 import numpy as np
 import scipy.sparse as sp
@@ -16,9 +21,10 @@ import scipy.sparse as sp
 
 class Inertia:
     """``slots`` (S,) first coordinate of each slot, ``A``/``B`` (S, S) sparse, ``reference`` the slots
-    of the bodies' reference points (phi), ``n`` the number of coordinates."""
+    of the bodies' reference points (phi), ``n`` the number of coordinates; ``scalars`` the scalar
+    massive coordinates with their mass matrix ``S`` (sparse)."""
 
-    def __init__(self, dim, n, slots, A, B, reference):
+    def __init__(self, dim, n, slots, A, B, reference, scalars=(), S=None):
         self.dim, self.n = dim, n
         self.slots = np.asarray(slots, dtype=np.int64)
         self.A, self.B = sp.csr_matrix(A), sp.csr_matrix(B)
@@ -32,6 +38,10 @@ class Inertia:
             rows += [index[b.row, 0], index[b.row, 1]]
             cols += [index[b.col, 1], index[b.col, 0]]
             data += [-b.data, b.data]
+        scalars = np.asarray(scalars, dtype=np.int64)
+        if scalars.size:
+            s = sp.coo_matrix(S)
+            rows, cols, data = rows + [scalars[s.row]], cols + [scalars[s.col]], data + [s.data]
         self.matrix = sp.csr_matrix((np.concatenate(data), (np.concatenate(rows), np.concatenate(cols))),
                                     shape=(n, n))
 

@@ -2,9 +2,12 @@
 
 Coordinates ``q`` are the bodies' ``[phi, d_1, .., d_dim]`` one after the other (the ground last among
 them, if any joint references it), then the augmented joint coordinates (000 eqs. 27, 49, 73), then
-per flexible body its elastic coordinates and their carrier vectors (``flexible``).
+per flexible body either its elastic coordinates and their carrier vectors (``beam.ffr``: planar
+Rayleigh-Ritz and modal bodies) or its world-vector unknowns and section carriers (``beam.world``:
+FEM bodies).
 Constraints are stacked family by family: internal orthonormality, the flexible bodies' carriers, the
-ground anchor, the joint pairs, the augmentation rows, then the servo rows. A ``Model`` is built from
+world beams' slope, held and section rows, the ground anchor, the joint pairs, the augmentation
+rows, then the servo rows. A ``Model`` is built from
 a frozen ``spec.ModelSpec`` and is immutable once built; integrators keep their own workspace. The
 relative servo targets of a run depend on its initial configuration: the run steps its own model,
 ``with_servo_references(q0)``, which shares everything with the built one but its servo families.
@@ -18,6 +21,9 @@ import scipy.sparse as sp
 
 from ..beam.elasticity import BeamElasticity
 from ..beam.ffr import FlexibleBody
+from ..beam.world import WorldBeam, WorldElasticity
+from ..beam.world.constraints import families as world_families
+from ..beam.world.inertia import gravity_weights, slot_blocks
 from ..forces.friction import Friction
 from ..forces.loads import Gravity, TimeLoad
 from ..forces.spring_damper import SpringDamper
@@ -34,6 +40,7 @@ from ..joints.slide import Slide
 from ..numerics import kinematics as kin
 from .errors import GROUND, ModelError
 from .inertia import Inertia
+from .spec import oriented_sides
 
 
 @dataclass(frozen=True)
@@ -43,7 +50,7 @@ class Body:
     euler: np.ndarray  # eigenvalues of the Euler tensor E_a (000 eq. 13)
     size: np.ndarray  # box outline edge lengths along the directors, for drawing
     offset: int  # first coordinate of the body in q
-    flexible: FlexibleBody | None = None  # the elastic coordinates of a flexible body
+    flexible: FlexibleBody | WorldBeam | None = None  # the elastic coordinates of a flexible body
 
 
 @dataclass(frozen=True)
@@ -104,16 +111,24 @@ class Model:
                 raise ModelError(f"joint '{j.name}'.points", f"need {dim} components per point")
             self.joints.append(Joint(j.name, j.type, b1, b2, j.point1, j.point2, j.frame1, j.frame2, coords))
         self.bodies = []
+        sections = spec.section_points()
         for i, b in enumerate(specs):
             flexible = None
             if b.beam is not None:
-                k, start = b.beam.n_coordinates, len(self.coordinate_names)
-                flexible = FlexibleBody(b.name, b.beam, b.stiffening, i * nb, start + np.arange(k),
-                                        start + k + np.arange(2 * k))
-                self.coordinate_names += [f"{b.name}.q{j + 1}" for j in range(k)]
-                self.coordinate_names += [f"{b.name}.c{j + 1}{a}" for j in range(k) for a in "xy"]
+                start = len(self.coordinate_names)
+                if b.name in sections:
+                    flexible = WorldBeam(b.name, b.beam, b.stiffening, i * nb, start, sections[b.name])
+                    self.coordinate_names += flexible.coordinate_names()
+                else:
+                    k = b.beam.n_coordinates
+                    flexible = FlexibleBody(b.name, b.beam, b.stiffening, i * nb, start + np.arange(k),
+                                            start + k + np.arange(2 * k))
+                    self.coordinate_names += [f"{b.name}.q{j + 1}" for j in range(k)]
+                    self.coordinate_names += [f"{b.name}.c{j + 1}{a}" for j in range(k) for a in "xy"]
             self.bodies.append(Body(b.name, b.mass, b.euler, b.size, i * nb, flexible))
         self.flexible = [b.flexible for b in self.bodies if b.flexible is not None]
+        self.carried = [f for f in self.flexible if isinstance(f, FlexibleBody)]  # the carrier embedding
+        self.worlds = [f for f in self.flexible if isinstance(f, WorldBeam)]  # the world-vector beams
         self.n = len(self.coordinate_names)
         self.gravity = spec.gravity
         self.inertia = self._inertia()
@@ -137,32 +152,41 @@ class Model:
 
     def _inertia(self):
         """Slots and mass coefficients (``inertia``): [m, E_a] on the diagonal for rigid bodies
-        (000 eq. 10), the FFR invariants for flexible ones."""
-        dim, slots, reference, A, B = self.dim, [], [], [], []
+        (000 eq. 10), the FFR invariants for bodies embedded by carriers, the quadrature of the
+        world-vector beams (``beam.world.inertia``) with their twists as scalar massive coordinates."""
+        dim, slots, reference, A, B, scalars, S = self.dim, [], [], [], [], [], []
         for b in self.bodies:
             reference.append(len(slots))
-            slots += list(b.offset + dim * np.arange(dim + 1))
-            if b.flexible is None:
-                A.append(sp.diags(np.concatenate([[b.mass], b.euler])))
-                B.append(sp.csr_matrix((dim + 1, dim + 1)))
+            if isinstance(b.flexible, WorldBeam):
+                slots += list(b.flexible.slots)
+                a, c, s = slot_blocks(b.flexible)
+                scalars += list(b.flexible.twists)
+                S.append(s)
             else:
-                slots += list(b.flexible.carriers[:, 0])
-                a, c = b.flexible.slot_blocks()
-                A.append(a)
-                B.append(c)
-        return Inertia(dim, self.n, slots, sp.block_diag(A) if A else sp.csr_matrix((0, 0)),
-                       sp.block_diag(B) if B else sp.csr_matrix((0, 0)), reference)
+                slots += list(b.offset + dim * np.arange(dim + 1))
+                if b.flexible is None:
+                    a = sp.diags(np.concatenate([[b.mass], b.euler]))
+                    c = sp.csr_matrix((dim + 1, dim + 1))
+                else:
+                    slots += list(b.flexible.carriers[:, 0])
+                    a, c = b.flexible.slot_blocks()
+            A.append(a)
+            B.append(c)
+        empty = sp.csr_matrix((0, 0))
+        return Inertia(dim, self.n, slots, sp.block_diag(A) if A else empty, sp.block_diag(B) if B else empty,
+                       reference, scalars, sp.block_diag(S) if S else empty)
 
     def _constraint_families(self, servos, inputs):
         dim = self.dim
         families = [Orthonormality(np.array([self.body_dofs(i) for i in range(len(self.bodies))]),
                                    [b.name for b in self.bodies], dim)]
-        elastic = [f for f in self.flexible if f.n_elastic]
+        elastic = [f for f in self.carried if f.n_elastic]
         if elastic:
             dofs = np.concatenate([np.column_stack([np.repeat(f.rigid[None, 2:6], f.n_elastic, axis=0),
                                                     f.carriers, f.elastic]) for f in elastic])
             labels = [f"{f.name}.q{j + 1}" for f in elastic for j in range(f.n_elastic)]
             families.append(Carrier(dofs, labels))
+        families += world_families(self.worlds)
         if self.ground is not None:
             frame = np.concatenate([np.zeros(dim), np.eye(dim).T.ravel()])  # phi = 0, d_a = e_a
             families.append(Anchor(self.body_dofs(self.ground)[None, :], [GROUND], frame[None, :]))
@@ -178,11 +202,14 @@ class Model:
             families.append(JointAngle(dofs, labels, side1.axes[i], side1.axes[k], side2.axes[i]))
         return families + self._servo_families(servos, inputs)
 
-    def material_point(self, body, point, frame=None):
+    def material_point(self, body, point, frame=None, oriented=False):
         """Local dofs, point matrix (dim, n) and axis matrices of a material point of body index
-        ``body`` (the ground included) with a joint frame (columns = axes, default identity)."""
+        ``body`` (the ground included) with a joint frame (columns = axes, default identity);
+        ``oriented``: the axes are used, and turn with the section of a world-vector beam."""
         frame = np.eye(self.dim) if frame is None else frame
         flexible = self.bodies[body].flexible if body < len(self.bodies) else None
+        if isinstance(flexible, WorldBeam):
+            return flexible.side(point, frame, oriented)
         if flexible is not None:
             return flexible.side(point, frame)
         return (self.body_dofs(body), kin.point_matrix(point)[0],
@@ -192,8 +219,9 @@ class Model:
         """Joint families with equal local widths: (dofs, labels, side1, side2, joints) each."""
         groups = {}
         for j in joints:
-            sides = (self.material_point(j.body1, j.point1, j.frame1),
-                     self.material_point(j.body2, j.point2, j.frame2))
+            oriented = oriented_sides(j.type, "angle" in j.coordinates, "slide" in j.coordinates, self.dim)
+            sides = (self.material_point(j.body1, j.point1, j.frame1, oriented[0]),
+                     self.material_point(j.body2, j.point2, j.frame2, oriented[1]))
             groups.setdefault((len(sides[0][0]), len(sides[1][0])), []).append((j, sides))
         for members in groups.values():
             js = [j for j, _ in members]
@@ -277,10 +305,13 @@ class Model:
         for members in groups.values():
             forces.append(TimeLoad(np.array([d for d, _, _ in members]), np.array([c for _, c, _ in members]),
                                    [f for _, _, f in members]))
-        elastic = [f for f in self.flexible if f.n_elastic]
+        elastic = [f for f in self.carried if f.n_elastic]
         if elastic:
             forces.append(BeamElasticity(np.concatenate([f.elastic for f in elastic])[None, :],
                                          [f.beam for f in elastic], [f.stiffening for f in elastic]))
+        worlds = [w for w in self.worlds if w.unknowns.size]
+        if worlds:
+            forces.append(WorldElasticity(worlds))
         frictions = spec.frictions
         if frictions:
             for x in frictions:
@@ -307,6 +338,8 @@ class Model:
         for i, b in enumerate(self.bodies):
             if b.flexible is None:
                 weights[self.body_dofs(i)[: self.dim]] = b.mass * g
+            elif isinstance(b.flexible, WorldBeam):
+                weights[b.flexible.slots[:, None] + np.arange(self.dim)] = gravity_weights(b.flexible, g)
             else:
                 rigid, carriers = b.flexible.gravity_weights(g)
                 weights[b.flexible.rigid] = rigid
@@ -319,7 +352,7 @@ class Model:
         """Name of every constraint row: family, joint (or body) name and row within it."""
         labels = np.empty(self.m, dtype=object)
         for c in self.constraints:
-            kind = type(c).__name__.lower()
+            kind = getattr(c, "kind", type(c).__name__.lower())
             for k, label in enumerate(c.labels):
                 for r in range(c.m):
                     labels[c.rows[k, r]] = f"{kind} '{label}'" + (f" row {r + 1}/{c.m}" if c.m > 1 else "")

@@ -6,6 +6,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..beam.world import WorldBeam, uses_world_embedding, world_unknowns
+from ..beam.world.embedding import same_point, section_size
+from ..joints.registry import JOINT_TYPES
 from ..numerics import kinematics as kin
 from .errors import GROUND
 
@@ -20,8 +23,8 @@ def frozen_array(values):
 @dataclass(frozen=True)
 class BodySpec:
     """A body: mass, Euler-tensor eigenvalues E_1..E_dim (000 eq. 13, 001 eq. 7) and the box edge
-    lengths it is drawn with; a flexible (planar) body also has its ``beam.BeamBody`` and whether its
-    geometric stiffening is added (``beam.elasticity``)."""
+    lengths it is drawn with; a flexible body also has its ``beam.BeamBody`` and whether its
+    geometric stiffening is added (``beam.elasticity``, ``beam.world``)."""
 
     name: str
     mass: float
@@ -123,11 +126,40 @@ class ModelSpec:
         """Whether a joint or a spring is attached to the ground (which then has coordinates, held fixed)."""
         return any(GROUND in x.bodies for x in (*self.joints, *self.springs))
 
+    def section_points(self):
+        """{body name: [body-frame points]}: the material points of the world-vector beams
+        (``beam.world``) that carry section carriers -- the joint points whose joint frames must turn
+        with the section (``oriented_sides``) where the section does turn (not at a fixed end), each
+        point once."""
+        worlds = {b.name: WorldBeam(b.name, b.beam, b.stiffening, 0, 0) for b in self.bodies
+                  if b.beam is not None and uses_world_embedding(b.beam)}
+        points = {name: [] for name in worlds}
+        for j in self.joints:
+            sides = oriented_sides(j.type, j.angle is not None, j.slide is not None, self.dim)
+            for oriented, body, point in zip(sides, j.bodies, (j.point1, j.point2)):
+                if (oriented and body in worlds and worlds[body].needs_section(point)
+                        and not any(same_point(point, p) for p in points[body])):
+                    points[body].append(point)
+        return points
+
     def coordinate_count(self):
         """The number n of coordinates of the model built from this specification, counted without
-        building it: the directors of the bodies and the ground, the joints' angles and slides, and
-        per elastic coordinate of a (planar) beam the coordinate and its carrier 2-vector, as
-        ``Model`` numbers them."""
+        building it: the directors of the bodies and the ground, the joints' angles and slides, per
+        elastic coordinate of a beam embedded by carriers (``beam.ffr``) the coordinate and its carrier
+        2-vector, and the unknowns and section carriers of the world-vector beams, as ``Model``
+        numbers them."""
         joint_coordinates = sum(getattr(j, kind) is not None for j in self.joints for kind in ("angle", "slide"))
-        elastic = sum(b.beam.n_coordinates for b in self.bodies if b.beam is not None)
-        return (len(self.bodies) + self.grounded()) * kin.body_size(self.dim) + joint_coordinates + 3 * elastic
+        sections = self.section_points()
+        elastic = sum(world_unknowns(b.beam) + section_size(self.dim) * len(sections[b.name])
+                      if b.name in sections else 3 * b.beam.n_coordinates
+                      for b in self.bodies if b.beam is not None)
+        return (len(self.bodies) + self.grounded()) * kin.body_size(self.dim) + joint_coordinates + elastic
+
+
+def oriented_sides(type, angle, slide, dim):
+    """Whether each side of a joint of ``type``, augmented with its angle and/or slide (booleans), uses
+    its joint frame's axes in ``dim`` dimensions: both sides of a pair whose rows use them
+    (``JointPair.oriented``) or that is augmented with its angle, and the first side of one
+    augmented with its slide (000 eqs. 27, 49)."""
+    both = JOINT_TYPES[type].oriented(dim) or angle
+    return both or slide, both

@@ -1,0 +1,217 @@
+"""Compiled element kernels of the world-vector beams' elastic energy (numba, cached on disk).
+
+An element's local coordinates are z = [d_1, .., d_dim, w_a, w_b, s_a, s_b, psi_a, psi_b] (the
+twists in space only). Its Hermite vectors are Y_j = R_j z_j, j = 0..3: w_a, w_b and the slopes
+turned by R = c I + s J in the plane (sigma_k = theta_k n_e, ``embedding``), R = I in space. Every
+strain of the element is of the one form
+
+    e_i = D_i . U_i + (gamma_i / 2) sum_jk C_jk Y_j . Y_k + lambda_i . psi,
+    D_i = sum_a t_ia d_a,   U_i = sum_j beta_ij Y_j,
+
+quadratic in z with a constant Hessian H_i and invariant under a common rotation of d, w, s:
+
+- axial, e = t_e . (w_b - w_a) / l + gamma c_e, t_e = sum_a t_a d_a the element's tangent,
+  c_e = int_0^1 |u'|^2 / 2 dxi = 1/2 Y.C Y with C_jk = int_0^1 a_j a_k dxi over the slope
+  coefficients a of u' = sum_j a_j Y_j (gamma = 1 with geometric stiffening, else 0): the
+  element-averaged Green strain of the centre line, an assumed strain free of membrane locking;
+- bending, kappa = n . u'' at the two Gauss points (in space kappa_2 = d_2 . u'', kappa_3 = d_3 . u''):
+  u'' is linear in xi, so two points integrate kappa^2 exactly;
+- torsion (space), tau = (psi_b - psi_a) / l.
+
+V = 1/2 sum_i k_i e_i^2 with k_i = EA l, EI l / 2 (each Gauss point) and GJ l. Because each e_i is
+quadratic, Gonzalez's discrete gradient (Gonzalez 1996) takes the simple form
+
+    grad_bar V(z_a, z_b) = sum_i k_i ebar_i grad e_i(z_m),   ebar_i = (e_i(z_a) + e_i(z_b)) / 2,
+
+z_m = (z_a + z_b)/2, with grad_bar V . (z_b - z_a) = V(z_b) - V(z_a) exactly (e_i(z_b) - e_i(z_a) =
+grad e_i(z_m) . (z_b - z_a) for a quadratic), and its derivative
+
+    d grad_bar V / d z_b = sum_i k_i [1/2 grad e_i(z_m) grad e_i(z_b)^T + 1/2 ebar_i H_i];
+
+at z_a = z_b = z the continuous force -sum_i k_i e_i grad e_i and its derivative -sum_i k_i
+[grad e_i grad e_i^T + e_i H_i] (generalized-alpha). The kernels loop over the elements and write
+the forces into the coordinates and the tangent into the values of its fixed sparsity pattern.
+"""
+import numpy as np
+from numba import njit
+
+
+@njit(cache=True)
+def _strains(z, dim, R, t, beta, lam, gam, C, e, G, Y, CY, D, U, gY):
+    """The strains e (ns,) and their gradients G (ns, nz) of one element at its coordinates z; Y, CY
+    (4, dim) and D, U, gY (dim,) are work arrays."""
+    nd = dim * dim
+    ns, nz = t.shape[0], z.size
+    twist = nd + 4 * dim
+    for j in range(4):
+        for a in range(dim):
+            acc = 0.0
+            for b in range(dim):
+                acc += R[j, a, b] * z[nd + j * dim + b]
+            Y[j, a] = acc
+    for j in range(4):
+        for a in range(dim):
+            acc = 0.0
+            for k in range(4):
+                acc += C[j, k] * Y[k, a]
+            CY[j, a] = acc
+    for i in range(ns):
+        for c in range(dim):
+            D[c], U[c] = 0.0, 0.0
+        for a in range(dim):
+            for c in range(dim):
+                D[c] += t[i, a] * z[a * dim + c]
+        for j in range(4):
+            for c in range(dim):
+                U[c] += beta[i, j] * Y[j, c]
+        value = 0.0
+        for c in range(dim):
+            value += D[c] * U[c]
+        if gam[i] != 0.0:
+            quadratic = 0.0
+            for j in range(4):
+                for c in range(dim):
+                    quadratic += Y[j, c] * CY[j, c]
+            value += 0.5 * gam[i] * quadratic
+        for p in range(nz - twist):
+            value += lam[i, p] * z[twist + p]
+        e[i] = value
+        for m in range(nz):
+            G[i, m] = 0.0
+        for a in range(dim):
+            for c in range(dim):
+                G[i, a * dim + c] = t[i, a] * U[c]
+        for j in range(4):
+            for c in range(dim):
+                gY[c] = beta[i, j] * D[c] + gam[i] * CY[j, c]
+            for b in range(dim):  # R_j^T gY
+                acc = 0.0
+                for c in range(dim):
+                    acc += R[j, c, b] * gY[c]
+                G[i, nd + j * dim + b] = acc
+        for p in range(nz - twist):
+            G[i, twist + p] = lam[i, p]
+
+
+@njit(cache=True)
+def _add_hessians(T, weight, dim, R, t, beta, gam, C):
+    """T (nz, nz) += sum_i weight_i H_i (the constant Hessians of the strains)."""
+    nd = dim * dim
+    for i in range(t.shape[0]):
+        w = weight[i]
+        if w == 0.0:
+            continue
+        for a in range(dim):
+            for j in range(4):
+                f = w * t[i, a] * beta[i, j]
+                if f == 0.0:
+                    continue
+                for r in range(dim):
+                    for b in range(dim):
+                        T[a * dim + r, nd + j * dim + b] += f * R[j, r, b]
+                        T[nd + j * dim + b, a * dim + r] += f * R[j, r, b]
+        if gam[i] == 0.0:
+            continue
+        for j in range(4):
+            for k in range(4):
+                f = w * gam[i] * C[j, k]
+                for b1 in range(dim):
+                    for b2 in range(dim):
+                        acc = 0.0
+                        for r in range(dim):
+                            acc += R[j, r, b1] * R[k, r, b2]
+                        T[nd + j * dim + b1, nd + k * dim + b2] += f * acc
+
+
+@njit(cache=True)
+def _gather(Q, index, z):
+    for m in range(index.size):
+        z[m] = Q[index[m]] if index[m] >= 0 else 0.0
+
+
+@njit(cache=True)
+def _work(dim):
+    """Work arrays of ``_strains``: Y, CY (4, dim), D, U, gY (dim,)."""
+    return np.zeros((4, dim)), np.zeros((4, dim)), np.zeros(dim), np.zeros(dim), np.zeros(dim)
+
+
+@njit(cache=True)
+def step(Qa, Qb, same, dim, index, R, t, beta, lam, gam, C, k, place, F, values, start, start_grad, known):
+    """Forces and tangent of all elements over a step from Qa to Qb (module docstring), or with
+    ``same`` the continuous ones at Qb. ``index`` (E, nz): the elements' coordinates in Q (-1:
+    removed); ``R`` (E, 4, dim, dim), ``t`` (E, ns, dim), ``beta`` (E, ns, 4), ``lam`` (E, ns, 2),
+    ``gam`` (E, ns), ``C`` (E, 4, 4) and ``k`` (E, ns) the strains' data; ``place`` (E, nz * nz): the
+    place of each element-tangent entry in ``values`` (-1: none). F (n,) and values (nnz,) are
+    overwritten with -grad_bar V and d(-grad_bar V)/dQb (with ``same``: dF/dQ); an empty ``values``
+    skips the tangent. ``start`` (E, ns) and ``start_grad`` (E, ns, nz) hold the strains and their
+    gradients at Qa: read if ``known`` (Qa is the step's start, the same in every Newton iteration),
+    else written."""
+    E, nz = index.shape
+    ns = t.shape[1]
+    za, zb = np.zeros(nz), np.zeros(nz)
+    eb, ebar, weight = np.zeros(ns), np.zeros(ns), np.zeros(ns)
+    Gb, Gm = np.zeros((ns, nz)), np.zeros((ns, nz))
+    T = np.zeros((nz, nz))
+    Y, CY, D, U, gY = _work(dim)
+    F[:] = 0.0
+    values[:] = 0.0
+    factor = 1.0 if same else 0.5
+    for el in range(E):
+        _gather(Qb, index[el], zb)
+        _strains(zb, dim, R[el], t[el], beta[el], lam[el], gam[el], C[el], eb, Gb, Y, CY, D, U, gY)
+        if same:
+            ebar[:] = eb
+            Gm[:, :] = Gb
+        else:
+            ea, Ga = start[el], start_grad[el]
+            if not known:
+                _gather(Qa, index[el], za)
+                _strains(za, dim, R[el], t[el], beta[el], lam[el], gam[el], C[el], ea, Ga, Y, CY, D, U, gY)
+            for i in range(ns):
+                ebar[i] = 0.5 * (ea[i] + eb[i])
+                for m in range(nz):
+                    Gm[i, m] = 0.5 * (Ga[i, m] + Gb[i, m])  # the gradients are affine in z
+        for i in range(ns):
+            weight[i] = k[el, i] * ebar[i]
+        for m in range(nz):
+            if index[el, m] >= 0:
+                acc = 0.0
+                for i in range(ns):
+                    acc += weight[i] * Gm[i, m]
+                F[index[el, m]] -= acc
+        if values.size == 0:
+            continue
+        T[:, :] = 0.0
+        for i in range(ns):  # factor sum_i k_i grad_m grad_b^T, row by row (most gradient entries are 0)
+            for r in range(nz):
+                a = factor * k[el, i] * Gm[i, r]
+                if a != 0.0:
+                    for c in range(nz):
+                        T[r, c] += a * Gb[i, c]
+        for i in range(ns):
+            weight[i] *= factor
+        _add_hessians(T, weight, dim, R[el], t[el], beta[el], gam[el], C[el])
+        for r in range(nz):
+            for c in range(nz):
+                p = place[el, r * nz + c]
+                if p >= 0:
+                    values[p] -= T[r, c]
+
+
+@njit(cache=True)
+def energies(Q, dim, index, R, t, beta, lam, gam, C, k):
+    """V = 1/2 sum_i k_i e_i^2 summed over the elements, at each row of Q (F, n): (F,)."""
+    E, nz = index.shape
+    ns = t.shape[1]
+    z, e, G = np.zeros(nz), np.zeros(ns), np.zeros((ns, nz))
+    Y, CY, D, U, gY = _work(dim)
+    out = np.zeros(Q.shape[0])
+    for f in range(Q.shape[0]):
+        total = 0.0
+        for el in range(E):
+            _gather(Q[f], index[el], z)
+            _strains(z, dim, R[el], t[el], beta[el], lam[el], gam[el], C[el], e, G, Y, CY, D, U, gY)
+            for i in range(ns):
+                total += 0.5 * k[el, i] * e[i] * e[i]
+        out[f] = total
+    return out
