@@ -12,6 +12,7 @@ from pathlib import Path
 from ..io.beams import PARAMETERS
 from ..io.case import CaseError
 from ..io.folders import default_folder, output_folder
+from ..io.interrupt import exit_code
 from ..studies import sweep_cluster as cluster
 from ..studies import sweep_files as files
 from ..studies.run import check_elements
@@ -26,7 +27,7 @@ from .arguments import (
     positive_int,
     relative_step,
 )
-from .output import INTERRUPTED, say
+from .output import say
 from .sensitivity import folder as sensitivity_folder
 from .sensitivity import publish_study
 
@@ -157,13 +158,13 @@ def handle(args):
         resume = "" if args.sensitivity else f"; the samples done are in {out}: run the same command to resume"
         print(f"error: {err}{resume}", file=sys.stderr)
         return 1
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as err:
         if args.sensitivity:
             raise
         kept = len(files.Table(out / files.TABLE, plan.columns).read())
         print(f"interrupted: {kept} of {len(plan.values)} samples are in {out / files.TABLE}; run the "
               "same command again to resume", file=sys.stderr)
-        return INTERRUPTED
+        return exit_code(err)
     if args.sensitivity:
         return publish_study(out, plan, study)
     try:

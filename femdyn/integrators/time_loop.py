@@ -31,6 +31,14 @@ from .settings import GENERALIZED_ALPHA
 RESIDUAL_LIMIT = 1e3
 
 
+def two_rows(rows):
+    """``rows`` (one per frame), or two copies of a lone row: NumPy computes a product over a single row
+    along another path, whose last bits differ, while with two rows or more a row's result does not
+    depend on the others. A history computed in chunks, wherever they end, then has the numbers of a
+    history computed at once (checked bit for bit in tests/units/test_checkpoint.py)."""
+    return np.concatenate([rows, rows]) if len(rows) == 1 else rows
+
+
 @dataclass
 class Results:
     t: np.ndarray
@@ -157,19 +165,17 @@ def _results(setup, settings, chunk, initial_total, complete, message, factorisa
     """The ``Results`` of the rows of ``chunk`` not given out before (its row 0 only if it is the
     initial state), checked (``_first_problem``): cut before the first bad row.
 
-    The energies, momenta and residuals are computed over all rows of the chunk, row 0 included, and
-    over two copies of a lone row: NumPy takes another path for a single row, whose last bits differ,
-    while with two rows or more a row's values do not depend on the others -- so a run written in
-    chunks, wherever they end, has the numbers of a run computed at once."""
+    The energies, momenta and residuals are computed over all rows of the chunk, row 0 included, so
+    over two rows at least (``two_rows``)."""
     model, dt = setup.model, settings.step
     skip = 0 if chunk.start == 0 else 1
     rows = slice(skip, chunk.rows + 1)
-    whole = slice(0, chunk.rows + 1) if chunk.rows or skip else [0, 0]
-    Q, V, states = chunk.Q[whole], chunk.V[whole], [chunk.history[k] for k in range(len(chunk.history))[whole]]
     t = np.arange(chunk.start, chunk.start + chunk.rows + 1) * dt
-    t_all = t[whole] if isinstance(whole, list) else t
+    whole = slice(0, chunk.rows + 1)
+    Q, V, times = two_rows(chunk.Q[whole]), two_rows(chunk.V[whole]), two_rows(t)
+    states = chunk.history * (2 if len(chunk.history) == 1 else 1)
     momentum, angular = model.momenta(Q, V)
-    derived = dict(residual=model.residual_history(Q, t_all, setup.active_rows), kinetic=model.kinetic(V),
+    derived = dict(residual=model.residual_history(Q, times, setup.active_rows), kinetic=model.kinetic(V),
                    potential=model.potential_history(Q, states), momentum=momentum, angular_momentum=angular)
     count = chunk.rows + 1 - skip
     r = Results(
