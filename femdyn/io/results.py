@@ -263,7 +263,7 @@ class ResultWriter:
             writer.folder = Path(folder)
             if case.vtk:
                 write_bodies(folder, [b.name for b in case.model.bodies])
-            writer._marker(None)
+            writer._marker()
 
         publish(out, start)
         writer.folder = Path(out).resolve()
@@ -290,7 +290,7 @@ class ResultWriter:
         writer = cls(out, case, meta, signals, save_every)
         if case.vtk:
             write_pvd(out / SERIES, meta["frames"])
-        writer._marker(None)
+        writer._marker()
         return writer
 
     # --- simulate's output -------------------------------------------------------------------------
@@ -331,10 +331,11 @@ class ResultWriter:
             meta["unwraps"] = {name: u.state for name, u in self.unwraps.items()}
         done = meta["next_step"] > case.settings.steps
         if checkpoint is not None and not done:
+            meta["resumes_from_t"] = checkpoint.step * case.settings.step
             self._checkpoint(checkpoint)
         if case.vtk:
             write_pvd(self.folder / SERIES, meta["frames"])
-        self._marker(checkpoint)
+        self._marker()
         _sync_folder(self.folder)
         self._next = time.monotonic() + self.save_every
 
@@ -371,7 +372,7 @@ class ResultWriter:
                                   | {SUMMARY})
         _replace(folder / SUMMARY, lambda f: f.write(jsonfile.dumps(summary).encode()))
         if stopped:
-            self._marker(None, "interrupted")
+            self._marker("interrupted")
         else:
             for name in (MARKER, CHECKPOINT):
                 (folder / name).unlink(missing_ok=True)
@@ -403,7 +404,7 @@ class ResultWriter:
         arrays.update({f"solver.{name}": np.asarray(value) for name, value in checkpoint.solver.items()})
         _replace(self.folder / CHECKPOINT, lambda f: np.savez(f, **arrays))
 
-    def _marker(self, checkpoint, state="running"):
+    def _marker(self, state="running"):
         """``incomplete.json``: the run is not finished; the folder is valid up to the last row written."""
         meta, settings = self.meta, self.case.settings
         marker = {"complete": False, "state": state, "case": meta["case"], "valid_until_t": meta.get("t_written"),
@@ -412,8 +413,8 @@ class ResultWriter:
                   "note": "every table holds valid rows up to valid_until_t (read the first 'rows' lines after "
                           "the header: a line after them may be cut off); femdyn run CASE --resume DIR "
                           "continues the run"}
-        if checkpoint is not None:
-            marker["resumes_from_t"] = checkpoint.step * settings.step
+        if "resumes_from_t" in meta:
+            marker["resumes_from_t"] = meta["resumes_from_t"]
         _replace(self.folder / MARKER, lambda f: f.write(jsonfile.dumps(marker).encode()))
 
     def _plots(self, history, probes, compare):
