@@ -36,11 +36,12 @@ def _path(case):
 
 def checked_settings(case, names=None, **changes):
     """``case.settings`` with ``changes`` (``SolverSettings.replace``), checked for the case's model
-    (the history budget); CaseError naming the field as ``names`` does ({settings field: name}, e.g. the
+    (the history budget, a representable step); CaseError naming the field as ``names`` does ({settings field: name}, e.g. the
     command-line options that made the changes) or as ``solver.<field>``."""
     try:
         settings = case.settings.replace(**changes)
         settings.check_history(case.model.n)
+        settings.check_step(case.model.mass_matrix)
     except SettingsError as err:
         raise CaseError(_path(case), (names or {}).get(err.field, f"solver.{err.field}"), err.message) from None
     return settings

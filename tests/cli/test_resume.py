@@ -95,7 +95,8 @@ def test_kill_9_leaves_a_readable_folder_that_resume_completes(sine, tmp_path, c
     assert main(["compare", str(killed), str(reference), "--table", "probes", "--columns", "effector.elastic_y",
                  "--out", str(tmp_path / "compare.png")]) == 0
     assert main(["view", str(killed), "--screenshot", str(tmp_path / "frame.png")]) == 0
-    assert f"t = {marker['valid_until_t']:g}" in capfd.readouterr().out  # the last frame saved
+    shown = float(capfd.readouterr().out.rsplit("t = ", 1)[1])  # the last frame saved: one of every 6 steps
+    assert marker["valid_until_t"] - 6 * 0.002 < shown <= marker["valid_until_t"]
     assert main(["run", argv[0], "--resume", str(killed), "--quiet"]) == 0
     assert_same_results(killed, reference)
 
