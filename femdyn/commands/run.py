@@ -163,6 +163,7 @@ def report(s, out, flexible=None):
         f"max {s['newton_iterations_max']}; Newton matrices factorised: {s['newton_factorisations']}",
         f"energy balance error max |H - H0 - W|: {s['max_abs_energy_balance']:.3g}; "
         f"energy drift (H - H0 - W at the end)/max(|H|, T): {s['energy_drift']:.3g}",
+        *([f"energy: {s['energy_expected']}"] if "energy_expected" in s else []),
         f"max constraint residual: {s['max_constraint_residual']:.3g}",
         f"dropped redundant constraints: {lost}",
         f"results in {out}: {', '.join(s['files'])}",
