@@ -26,8 +26,9 @@ from .generalized_alpha import GeneralizedAlpha
 from .newton import NewtonFailure
 from .settings import GENERALIZED_ALPHA
 
-# A converged step leaves a constraint residual of round-off, or of about the Newton tolerance times
-# max(1, |q|) with modified Newton or the early stop; a residual this many times that is no solution.
+# A converged step leaves a constraint residual of round-off, or of about the Newton tolerance times the
+# model's size max(1, |q_0|) with modified Newton or the early stop; a residual this many times that
+# is no solution.
 RESIDUAL_LIMIT = 1e3
 
 
@@ -139,9 +140,10 @@ class _Chunk:
                           float(self.work[k]), float(self.dissipation[k]), initial_total, solver)
 
 
-def _first_problem(model, r, tolerance):
+def _first_problem(r, tolerance, size):
     """(row, message) of the first row of the chunk ``r`` whose energy, work, momentum or constraint
-    residual is not finite or whose residual is far above the tolerance (``RESIDUAL_LIMIT``), or None."""
+    residual is not finite or whose residual is far above the tolerance times the model's ``size``
+    (``RESIDUAL_LIMIT``), or None."""
     quantities = {"kinetic energy": r.kinetic, "potential energy": r.potential, "work": r.work,
                   "dissipation": r.dissipation, "energy balance": r.energy_balance,
                   "linear momentum": r.momentum, "angular momentum": r.angular_momentum,
@@ -151,12 +153,12 @@ def _first_problem(model, r, tolerance):
         rows = np.flatnonzero(~np.isfinite(values.reshape(len(r.t), -1)).all(axis=1))
         if rows.size:
             bad.append((rows[0], f"the {name} is not finite at t = {r.t[rows[0]]:.6g}"))
-    limit = RESIDUAL_LIMIT * tolerance * np.maximum(1.0, np.abs(r.q).max(axis=1, initial=0.0))
+    limit = RESIDUAL_LIMIT * tolerance * size
     rows = np.flatnonzero(r.residual > limit)
     if rows.size:
         k = rows[0]
         bad.append((k, f"the constraint residual {r.residual[k]:.3g} at t = {r.t[k]:.6g} is far above the "
-                    f"Newton tolerance ({RESIDUAL_LIMIT:g} times {tolerance:g} max(1, |q|) = {limit[k]:.3g}): "
+                    f"Newton tolerance ({RESIDUAL_LIMIT:g} times {tolerance:g} max(1, |q_0|) = {limit:.3g}): "
                     "the step did not solve the equations"))
     return min(bad, key=lambda b: b[0]) if bad else None
 
@@ -185,7 +187,8 @@ def _results(setup, settings, chunk, initial_total, complete, message, factorisa
         complete=complete, message=message, dropped=setup.dropped, integrator=settings.integrator,
         factorisations=factorisations, mid_times=None if chunk.start == 0 else 0.5 * (t[1:] + t[:-1]),
         initial_total=initial_total, step=dt)
-    problem = _first_problem(model, r, settings.tolerance) if len(r.t) else None
+    size = max(1.0, float(np.abs(setup.q0).max(initial=0.0)))
+    problem = _first_problem(r, settings.tolerance, size) if len(r.t) else None
     if problem is None:
         return r
     keep, message = problem
