@@ -221,6 +221,16 @@ def _sync_folder(folder):
         os.close(fd)
 
 
+def valid_rows(folder, table):
+    """The rows of ``table`` that the marker of an incomplete result ``folder`` says are valid (the
+    rows after them, if any, may be cut off), or None for a finished result; ``valid_until_t`` too."""
+    try:
+        marker = json.loads((Path(folder) / MARKER).read_text())
+    except (OSError, ValueError):
+        return None, None
+    return marker.get("rows", {}).get(table, 0), marker.get("valid_until_t")
+
+
 def read_checkpoint(folder):
     """The run state that ``ResultWriter`` saved in ``folder``: (meta, ``Checkpoint``); CaseError
     (--resume) if the folder holds none or it cannot be read."""

@@ -91,9 +91,12 @@ def test_kill_9_leaves_a_readable_folder_that_resume_completes(sine, tmp_path, c
             lines = list(csv.reader(f))[: rows + 1]
         assert np.isfinite(np.array(lines[1:], dtype=float)).all()
         assert read_csv(killed / table, rows)["t"][-1] == marker["valid_until_t"]
+    with open(killed / "probes.csv", "a") as f:
+        f.write("1.0,0.3")  # a line cut off, as by a kill in the middle of a write
     capfd.readouterr()
     assert main(["compare", str(killed), str(reference), "--table", "probes", "--columns", "effector.elastic_y",
                  "--out", str(tmp_path / "compare.png")]) == 0
+    assert f"note: {killed} is incomplete" in capfd.readouterr().err
     assert main(["view", str(killed), "--screenshot", str(tmp_path / "frame.png")]) == 0
     shown = float(capfd.readouterr().out.rsplit("t = ", 1)[1])  # the last frame saved: one of every 6 steps
     assert marker["valid_until_t"] - 6 * 0.002 < shown <= marker["valid_until_t"]
@@ -142,3 +145,5 @@ def test_resume_refuses_a_changed_case(tmp_path, capfd):
     err = capfd.readouterr().err
     assert err.count("\n") == 1 and f"error: {out}: --resume: the run in it is not of {case} as it is now" in err
     assert (out / "incomplete.json").is_file()
+    assert main(["run", str(case), "--t-end", "0.2", "--out", str(out), "--quiet"]) == 0  # a new run replaces it
+    assert (out / "summary.json").is_file() and not (out / "incomplete.json").exists()
