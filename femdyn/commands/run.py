@@ -16,7 +16,13 @@ from ..integrators.settings import INTEGRATORS
 from ..io.case import CaseError
 from ..io.folders import default_folder, output_folder
 from ..io.progress import Progress
-from ..io.results import SAVE_SECONDS, ResultWriter, fingerprint, read_checkpoint
+from ..io.results import (
+    SAVE_SECONDS,
+    ResultWriter,
+    check_unlocked,
+    fingerprint,
+    read_checkpoint,
+)
 from ..studies.run import checked_settings, prepare_case, run_case
 from .arguments import (
     finite_float,
@@ -102,6 +108,7 @@ def handle(args):
     if args.resume is not None and args.out is not None and args.out.resolve() != args.resume.resolve():
         raise CaseError(args.out, "--out", f"a resumed run is written into its folder {args.resume}")
     out = args.resume or output_folder(args.out or default_folder(case.path))
+    check_unlocked(out, "--out" if args.resume is None else "--resume")
     setup = prepare_case(case)
     options = {field: getattr(args, field) for field in (*OPTIONS, *RUN_OPTIONS)}
     run = {"fingerprint": fingerprint(case, setup), "options": options,
@@ -126,14 +133,15 @@ def handle(args):
         print(f"error: {out}: cannot write the results: {err}", file=sys.stderr)
         return 1
     compare = []
-    for dt in args.compare_dt or ():
-        if signals.seen:
-            break
-        other = run_case(case, setup=setup, dt=dt).results
-        if not other.complete:
-            print(f"note: the comparison run with dt = {dt:g} stopped early: {other.message}", file=sys.stderr)
-        coords = {name: other.q[:, i] for name, i in case.model.joint_coordinates.items()}
-        compare.append((f"dt = {other.dt:g}", other.t, coords))
+    try:
+        for dt in () if signals.seen else args.compare_dt or ():
+            other = run_case(case, setup=setup, dt=dt).results
+            if not other.complete:
+                print(f"note: the comparison run with dt = {dt:g} stopped early: {other.message}", file=sys.stderr)
+            coords = {name: other.q[:, i] for name, i in case.model.joint_coordinates.items()}
+            compare.append((f"dt = {other.dt:g}", other.t, coords))
+    except KeyboardInterrupt:  # a signal stops the comparison runs, not the writing of the run's results
+        compare = []
     try:
         summary = writer.finish(compare)
     except OSError as err:
@@ -142,14 +150,15 @@ def handle(args):
     say(report(summary, out, flexible_line(case)))
     if "energy_warning" in summary:
         print(f"warning: {summary['energy_warning']}", file=sys.stderr)
-    if signals.seen:
+    if signals.seen and not results.complete:
         print(f"interrupted: the steps up to t = {summary['t_reached']:g} are kept in {out}; continue with "
               f"{run['command']}", file=sys.stderr)
-        return signals.exit_code
-    if not results.complete:
+    elif signals.seen:
+        print(f"interrupted after the run was complete (in {out})", file=sys.stderr)
+    elif not results.complete:
         print(f"error: the run stopped early: {results.message}", file=sys.stderr)
         return 1
-    return 0
+    return signals.exit_code if signals.seen else 0
 
 
 def report(s, out, flexible=None):

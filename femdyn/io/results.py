@@ -32,10 +32,12 @@ against the run's energy where the scheme keeps the energy (energy-momentum), an
 damping that explains it where it does not (generalized-alpha), flagging energy gained there
 (``energy_check``).
 """
+import fcntl
 import hashlib
 import json
 import os
 import time
+import zipfile
 from pathlib import Path
 
 import numpy as np
@@ -231,6 +233,27 @@ def valid_rows(folder, table):
     return marker.get("rows", {}).get(table, 0), marker.get("valid_until_t")
 
 
+LOCK = ".lock"  # held (flock) by the process that writes a run's folder, released when it ends or dies
+
+
+def _lock(folder, option="--out"):
+    """The open lock file of ``folder``, locked for this process; CaseError (naming ``option``) if
+    another process holds it (a run still writing into the folder)."""
+    handle = open(Path(folder) / LOCK, "a")
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        handle.close()
+        raise CaseError(folder, option, "a femdyn run is still writing into it") from None
+    return handle
+
+
+def check_unlocked(folder, option="--out"):
+    """CaseError (naming ``option``) if a running femdyn process writes into ``folder`` (``_lock``)."""
+    if (Path(folder) / LOCK).is_file():
+        _lock(folder, option).close()
+
+
 def read_checkpoint(folder):
     """The run state that ``ResultWriter`` saved in ``folder``: (meta, ``Checkpoint``); CaseError
     (--resume) if the folder holds none or it cannot be read."""
@@ -251,8 +274,8 @@ def read_checkpoint(folder):
                                 float(arrays["work"]), float(arrays["dissipation"]), float(arrays["initial_total"]),
                                 solver)
         meta["origin"] = arrays["origin"]
-    except (OSError, ValueError, KeyError) as err:  # a damaged file: zipfile.BadZipFile is an OSError
-        raise CaseError(path, "file", f"cannot read the checkpoint ({err})") from None
+    except (OSError, EOFError, ValueError, KeyError, zipfile.BadZipFile) as err:  # a damaged or foreign file
+        raise CaseError(path, "file", f"cannot read the checkpoint ({err or type(err).__name__})") from None
     return meta, checkpoint
 
 
@@ -269,6 +292,7 @@ class ResultWriter:
         self.unwraps = {name: Unwrap(tuple(state)) for name, state in meta["unwraps"].items()}
         self.origin = meta.pop("origin", None)  # q at t = 0, for the centre lines' displacement
         self.last = self.final = None  # the last chunk written; (step, t, q, v) of its last row
+        self.lock = None  # the folder's lock (``_lock``) while the run writes it
         self._started = time.monotonic()
         self._next = self._started + save_every
 
@@ -283,6 +307,7 @@ class ResultWriter:
 
         def start(folder):
             writer.folder = Path(folder)
+            writer.lock = _lock(folder)  # moved into place with the folder
             if case.vtk:
                 write_bodies(folder, [b.name for b in case.model.bodies])
             writer._marker()
@@ -297,7 +322,8 @@ class ResultWriter:
         cut back to where they ended at its checkpoint, later frames removed, the plots and summary of
         the interruption removed (written anew at the end)."""
         out = Path(out)
-        keep = {MARKER, CHECKPOINT, "bodies.txt", "vtk", SERIES, *meta["bytes"]}
+        lock = _lock(out, "--resume")
+        keep = {MARKER, CHECKPOINT, LOCK, "bodies.txt", "vtk", SERIES, *meta["bytes"]}
         for table, size in meta["bytes"].items():
             with open(out / table, "r+b") as f:
                 f.truncate(size)
@@ -310,6 +336,7 @@ class ResultWriter:
                 if f"vtk/{path.name}" not in frames:
                     path.unlink()
         writer = cls(out, case, meta, signals, save_every)
+        writer.lock = lock
         if case.vtk:
             write_pvd(out / SERIES, meta["frames"])
         writer._marker()
@@ -335,7 +362,7 @@ class ResultWriter:
             first = meta["next_step"]
             if first == 0:
                 self.origin = chunk.q[0].copy()
-            centres, rotations, _, _ = body_motion(model, chunk.q, chunk.v)
+            centres, rotations = model.frames(chunk.q)
             self._append(HISTORY, _history(model, chunk))
             self._append(BODIES, _bodies(model, chunk, centres, rotations))
             if len(model.inputs):
@@ -399,6 +426,9 @@ class ResultWriter:
             for name in (MARKER, CHECKPOINT):
                 (folder / name).unlink(missing_ok=True)
         _sync_folder(folder)
+        if self.lock is not None:
+            (folder / LOCK).unlink(missing_ok=True)
+            self.lock.close()
         return summary
 
     # --- files -------------------------------------------------------------------------------------

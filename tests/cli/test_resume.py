@@ -132,6 +132,24 @@ def test_sigterm_stops_like_ctrl_c_and_resume_completes(tmp_path, capfd):
     assert "holds a finished run" in capfd.readouterr().err
 
 
+def test_a_folder_being_written_is_neither_resumed_nor_replaced(tmp_path, capfd):
+    """While a run writes its folder (it holds the folder's lock), another ``femdyn run`` into it is
+    refused, with --resume or without."""
+    case = tmp_path / "logo.toml"
+    case.write_text((CASES / "nm_logo.toml").read_text().replace("t_end = 2.0", "t_end = 400.0"))
+    out = tmp_path / "out"
+    process = start([str(case)], out)
+    try:
+        capfd.readouterr()
+        for more in (["--resume", str(out)], ["--out", str(out)]):
+            assert main(["run", str(case), "--quiet", *more]) == 2
+            err = capfd.readouterr().err
+            assert err.count("\n") == 1 and f"{out}: {more[0]}: a femdyn run is still writing into it" in err, err
+    finally:
+        process.send_signal(signal.SIGINT)
+        assert process.wait() == 130
+
+
 def test_resume_refuses_a_changed_case(tmp_path, capfd):
     case = tmp_path / "logo.toml"
     case.write_text((CASES / "nm_logo.toml").read_text().replace("t_end = 2.0", "t_end = 400.0"))
@@ -145,5 +163,10 @@ def test_resume_refuses_a_changed_case(tmp_path, capfd):
     err = capfd.readouterr().err
     assert err.count("\n") == 1 and f"error: {out}: --resume: the run in it is not of {case} as it is now" in err
     assert (out / "incomplete.json").is_file()
+    checkpoint = (out / "checkpoint.npz").read_bytes()
+    (out / "checkpoint.npz").write_bytes(checkpoint[:100])  # damaged
+    assert main(["run", str(case), "--resume", str(out), "--quiet"]) == 2
+    one = capfd.readouterr().err
+    assert one.count("\n") == 1 and f"error: {out / 'checkpoint.npz'}: file: cannot read the checkpoint" in one
     assert main(["run", str(case), "--t-end", "0.2", "--out", str(out), "--quiet"]) == 0  # a new run replaces it
     assert (out / "summary.json").is_file() and not (out / "incomplete.json").exists()
