@@ -1,23 +1,30 @@
-"""Command line: ``femdyn run CASE`` simulates a case file into a result folder, ``femdyn check CASE``
-validates it and describes the model (both with ``--flexible``/``--elements`` overriding the case's
-flexible bodies), ``femdyn sensitivity CASE`` differentiates a probe's motion with respect to the beam
-parameters, ``femdyn sweep CASE`` runs parameter sweeps and that study on Dask (``sweep``),
-``femdyn view RESULT`` shows a result's ParaView series. Each subcommand is a module of ``commands``;
-this module assembles the parser and dispatches. Bad input is reported as one line
-``error: <file>: <field>: <message>`` on stderr with exit code 2.
+"""Command line: ``femdyn run CASE`` simulates a case into a result folder (``--resume DIR`` continues a
+killed or interrupted run), ``femdyn check CASE`` validates it and describes the model (both with
+``--flexible``/``--elements`` overriding the case's flexible bodies), ``femdyn sensitivity CASE``
+differentiates a probe's motion with respect to the beam parameters, ``femdyn sweep CASE`` runs
+parameter sweeps and that study on Dask (``sweep``), ``femdyn view RESULT`` shows a result's ParaView
+series. Each subcommand is a module of ``commands``; this module assembles the parser and dispatches.
+Bad input is reported as one line ``error: <file>: <field>: <message>`` on stderr with exit code 2.
 
-Exit codes: 0 done, 1 the run stopped early (Newton failure) or the results could not be written,
-2 bad input or a refused output folder, 130 interrupted (Ctrl-C).
+The subcommands (and NumPy, SciPy with them) are imported inside ``main``, after the stop signals are
+taken over (``io.interrupt.Signals``: Ctrl-C, SIGTERM and SIGHUP alike), so that a signal during the
+start-up imports ends the command with one line instead of a traceback. NumPy's floating-point warnings
+are silenced: what they would warn of -- a number that overflows or is not finite -- is checked where it
+matters and reported in one line (a refused input, or a run stopped at the step that has it).
+
+Exit codes: 0 done, 1 the run stopped early (Newton failure, a step that is no solution) or the results
+could not be written, 2 bad input or a refused output folder, 3 a sweep whose samples failed (their
+table on stderr), 128 + the signal's number after Ctrl-C (130), SIGTERM (143) or SIGHUP (129).
 """
 import argparse
 import sys
 
 from . import __version__
-from .commands import bench, check, compare, mesh, run, sensitivity, sweep, view
-from .commands.output import INTERRUPTED
-from .io.case import CaseError
+from .io.interrupt import Signals
 
-COMMANDS = (run, compare, bench, mesh, check, sensitivity, sweep, view)  # in the order of --help
+EPILOG = ("exit codes: 0 done, 1 the run stopped early or its results could not be written, 2 bad input or "
+          "a refused output folder, 3 a sweep with failed samples, 128 + signal number when interrupted "
+          "(130 Ctrl-C, 143 SIGTERM, 129 SIGHUP)")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -28,28 +35,41 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _parser():
+    from .commands import bench, check, compare, mesh, run, sensitivity, sweep, view
+
     parser = _Parser(prog="femdyn", description="Energy-momentum dynamics of parallel manipulators "
                      "(rigid director bodies, flexible FFR beams). Cases are TOML files; see femdyn/io/case.py.",
-                     epilog="exit codes: 0 done, 1 the run stopped early or its results could not be "
-                     "written, 2 bad input or a refused output folder, 130 interrupted")
+                     epilog=EPILOG)
     parser.add_argument("--version", action="version", version=f"femdyn {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for command in COMMANDS:
+    for command in (run, compare, bench, mesh, check, sensitivity, sweep, view):  # in the order of --help
         command.add(commands)
     return parser
 
 
-def main(argv=None):
-    """Run the command line ``argv`` (default: sys.argv[1:]); returns the exit code."""
+def _run(argv, signals):
+    import numpy as np
+
+    from .io.case import CaseError
+
     try:
         args = _parser().parse_args(argv)
     except SystemExit as done:  # --help, --version and usage errors
         return int(done.code or 0)
+    args.signals = signals
     try:
-        return args.handler(args)
+        with np.errstate(all="ignore"):
+            return args.handler(args)
     except CaseError as err:
         print(f"error: {err}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        print("interrupted; no results written", file=sys.stderr)
-        return INTERRUPTED
+
+
+def main(argv=None):
+    """Run the command line ``argv`` (default: sys.argv[1:]); returns the exit code."""
+    with Signals() as signals:
+        try:
+            return _run(argv, signals)
+        except KeyboardInterrupt as err:
+            print("interrupted", file=sys.stderr)
+            return 128 + getattr(err, "signum", 2)

@@ -1,9 +1,12 @@
 """``femdyn compare DIR DIR ..``: overlay the same columns of a CSV of several result folders in one PNG
-(e.g. the servo inputs of a case with and without joint friction, 001 Fig. 5a)."""
+(e.g. the servo inputs of a case with and without joint friction, 001 Fig. 5a). A folder whose run is
+still going, or was killed or interrupted (``incomplete.json``), is read up to its last valid row."""
+import sys
 from pathlib import Path
 
 from ..io.case import CaseError
 from ..io.plots import plot_overlay
+from ..io.results import valid_rows
 from ..io.tables import read_csv
 from .output import say
 
@@ -28,8 +31,12 @@ def handle(args):
     runs = []
     for folder in args.folders:
         path = folder / f"{args.table}.csv"
+        rows, until = valid_rows(folder, path.name)
+        if rows is not None:
+            print(f"note: {folder} is incomplete (a run going on, killed or interrupted): valid up to t = {until}",
+                  file=sys.stderr)
         try:
-            table = read_csv(path)
+            table = read_csv(path, rows)
         except OSError as err:
             raise CaseError(path, "file", f"cannot read ({err.strerror or err})") from None
         except ValueError as err:

@@ -1,9 +1,7 @@
-"""What the subcommands print: text on stdout that survives a closed pipe (``say``), the lines on
-dropped constraints and on flexible bodies, and the exit code of an interrupted command."""
+"""What the subcommands print: text on stdout that survives a closed pipe (``say``), and the lines on
+dropped constraints and on flexible bodies."""
 import os
 import sys
-
-INTERRUPTED = 130  # exit code after Ctrl-C
 
 
 def say(text):

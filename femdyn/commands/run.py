@@ -1,18 +1,28 @@
-"""``femdyn run CASE``: simulate a case and publish its result folder (``io.results``). Command-line
-overrides of the solver settings make new settings (``SolverSettings.replace``), checked for the model
-before anything is written; a refused setting names its option. Exit codes: 0 done, 1 the run stopped
-early (the steps so far are written) or its results could not be written, 130 Ctrl-C (the steps so far
-are written)."""
+"""``femdyn run CASE``: simulate a case into its result folder, written as the run goes
+(``io.results.ResultWriter``), and ``femdyn run CASE --resume DIR``: continue a killed or interrupted
+run from its last saved step. Command-line overrides of the solver settings make new settings
+(``SolverSettings.replace``), checked for the model before anything is written; a refused setting names
+its option. Exit codes: 0 done, 1 the run stopped early (a Newton failure, a step that is no solution:
+the steps so far are written) or its results could not be written, 2 bad input (nothing written),
+128 + the signal's number after Ctrl-C, SIGTERM or SIGHUP (130, 143, 129: the steps so far are written
+and the run can be resumed)."""
 import dataclasses
+import shlex
 import sys
 from pathlib import Path
 
 from ..integrators.newton import NEWTON_METHODS
 from ..integrators.settings import INTEGRATORS
-from ..io.folders import default_folder, output_folder, publish
-from ..io.interrupt import CtrlC
+from ..io.case import CaseError
+from ..io.folders import default_folder, output_folder
 from ..io.progress import Progress
-from ..io.results import write_results
+from ..io.results import (
+    SAVE_SECONDS,
+    ResultWriter,
+    check_unlocked,
+    fingerprint,
+    read_checkpoint,
+)
 from ..studies.run import checked_settings, prepare_case, run_case
 from .arguments import (
     finite_float,
@@ -21,10 +31,11 @@ from .arguments import (
     positive_float,
     positive_int,
 )
-from .output import INTERRUPTED, dropped, flexible_line, say
+from .output import dropped, flexible_line, say
 
 OPTIONS = {"dt": "--dt", "t_end": "--t-end", "integrator": "--integrator", "rho_inf": "--rho-inf",
            "newton": "--newton"}  # solver settings field -> the option that overrides it
+RUN_OPTIONS = ("every", "no_vtk", "no_plots", "flexible", "elements")  # the other options a resumed run keeps
 
 
 def add(commands):
@@ -54,13 +65,39 @@ def add(commands):
     run.add_argument("--no-plots", action="store_true", help="do not write the PNG plots")
     flexible_options(run)
     run.add_argument("--quiet", action="store_true", help="no progress bar")
+    run.add_argument("--resume", type=Path, metavar="DIR",
+                     help="continue the run that was killed or interrupted in the result folder DIR (it holds "
+                     "incomplete.json) from its last saved step, with the options it started with; the "
+                     "folder it ends with is that of a run that did not stop")
+    run.add_argument("--save-every", type=positive_float, default=SAVE_SECONDS, metavar="SECONDS",
+                     help=f"write the steps so far into the result folder, with what --resume needs, every "
+                     f"SECONDS of wall time (default {SAVE_SECONDS:g})")
     run.add_argument("--compare-dt", type=positive_float, nargs="+", metavar="DT",
                      help="also run with each of these time steps (quietly) and overlay the joint "
                      "coordinates of all runs in joint_coordinates_dt.png; put CASE before this option")
     run.set_defaults(handler=handle)
 
 
+def _saved_options(args, meta):
+    """Set ``args`` to the options of the run that ``--resume`` continues (``meta["options"]``); CaseError
+    naming an option given with a different value: a run resumes with the settings it started with."""
+    saved = meta["options"]
+    given = {OPTIONS.get(field, f"--{field.replace('_', '-')}"): (getattr(args, field), saved[field])
+             for field in (*OPTIONS, *RUN_OPTIONS) if getattr(args, field) not in (None, False)}
+    for option, (value, was) in given.items():
+        if value != was:
+            raise CaseError(args.resume, "--resume", f"the run in it has {option} {was}, not {value}; resume it "
+                            f"with the options it started with (or without {option})")
+    for field in (*OPTIONS, *RUN_OPTIONS):
+        setattr(args, field, saved[field])
+
+
 def handle(args):
+    signals = args.signals
+    meta = checkpoint = None
+    if args.resume is not None:
+        meta, checkpoint = read_checkpoint(args.resume)
+        _saved_options(args, meta)
     case = load(args)
     changes = {field: getattr(args, field) for field in OPTIONS if getattr(args, field) is not None}
     case = dataclasses.replace(case, settings=checked_settings(case, OPTIONS, **changes),
@@ -68,35 +105,60 @@ def handle(args):
                                plots=case.plots and not args.no_plots)
     for dt in args.compare_dt or ():  # refused before the run, not after it
         checked_settings(case, {"dt": "--compare-dt"}, dt=dt)
-    out = output_folder(args.out or default_folder(case.path))
+    if args.resume is not None and args.out is not None and args.out.resolve() != args.resume.resolve():
+        raise CaseError(args.out, "--out", f"a resumed run is written into its folder {args.resume}")
+    out = args.resume or output_folder(args.out or default_folder(case.path))
+    check_unlocked(out, "--out" if args.resume is None else "--resume")
     setup = prepare_case(case)
+    options = {field: getattr(args, field) for field in (*OPTIONS, *RUN_OPTIONS)}
+    run = {"fingerprint": fingerprint(case, setup), "options": options,
+           "command": f"femdyn run {shlex.quote(str(args.case))} --resume {shlex.quote(str(out))}"}
+    if meta is not None and meta["fingerprint"] != run["fingerprint"]:
+        raise CaseError(out, "--resume", f"the run in it is not of {case.path} as it is now (the case file, a mesh "
+                        "file or the model changed)")
+    try:
+        if meta is None:
+            writer = ResultWriter.create(out, case, run, signals, args.save_every)
+        else:
+            writer = ResultWriter.resume(out, case, meta, signals, args.save_every)
+    except OSError as err:
+        print(f"error: {out}: cannot write the results: {err}", file=sys.stderr)
+        return 1
+    first = checkpoint.step if checkpoint is not None else 0
+    try:
+        with Progress(case.settings.steps, case.path.stem, enabled=not args.quiet) as bar, signals.deferred():
+            bar.update(first, first * case.settings.step)
+            results = run_case(case, bar, setup, output=writer, resume=checkpoint).results
+    except OSError as err:
+        print(f"error: {out}: cannot write the results: {err}", file=sys.stderr)
+        return 1
     compare = []
-    with CtrlC() as ctrl_c:
-        with Progress(case.settings.steps, case.path.stem, enabled=not args.quiet) as bar:
-            run = run_case(case, bar, setup)
-        for dt in args.compare_dt or ():
-            if ctrl_c.seen:
-                break
+    try:
+        for dt in () if signals.seen else args.compare_dt or ():
             other = run_case(case, setup=setup, dt=dt).results
             if not other.complete:
-                print(f"note: the comparison run with dt = {dt:g} stopped early: {other.message}",
-                      file=sys.stderr)
+                print(f"note: the comparison run with dt = {dt:g} stopped early: {other.message}", file=sys.stderr)
             coords = {name: other.q[:, i] for name, i in case.model.joint_coordinates.items()}
             compare.append((f"dt = {other.dt:g}", other.t, coords))
-    results = run.results
+    except KeyboardInterrupt:  # a signal stops the comparison runs, not the writing of the run's results
+        compare = []
     try:
-        summary = publish(out, lambda folder: write_results(folder, case, results, run.wall_time, compare))
+        summary = writer.finish(compare)
     except OSError as err:
         print(f"error: {out}: cannot write the results: {err}", file=sys.stderr)
         return 1
     say(report(summary, out, flexible_line(case)))
-    if ctrl_c.seen:
-        print(f"interrupted: the steps up to t = {results.t[-1]:g} are kept in {out}", file=sys.stderr)
-        return INTERRUPTED
-    if not results.complete:
+    if "energy_warning" in summary:
+        print(f"warning: {summary['energy_warning']}", file=sys.stderr)
+    if signals.seen and not results.complete:
+        print(f"interrupted: the steps up to t = {summary['t_reached']:g} are kept in {out}; continue with "
+              f"{run['command']}", file=sys.stderr)
+    elif signals.seen:
+        print(f"interrupted after the run was complete (in {out})", file=sys.stderr)
+    elif not results.complete:
         print(f"error: the run stopped early: {results.message}", file=sys.stderr)
         return 1
-    return 0
+    return signals.exit_code if signals.seen else 0
 
 
 def report(s, out, flexible=None):
@@ -110,6 +172,7 @@ def report(s, out, flexible=None):
         f"max {s['newton_iterations_max']}; Newton matrices factorised: {s['newton_factorisations']}",
         f"energy balance error max |H - H0 - W|: {s['max_abs_energy_balance']:.3g}; "
         f"energy drift (H - H0 - W at the end)/max(|H|, T): {s['energy_drift']:.3g}",
+        *([f"energy: {s['energy_expected']}"] if "energy_expected" in s else []),
         f"max constraint residual: {s['max_constraint_residual']:.3g}",
         f"dropped redundant constraints: {lost}",
         f"results in {out}: {', '.join(s['files'])}",

@@ -5,7 +5,7 @@ from pathlib import Path
 
 from ..io.beams import PARAMETERS
 from ..io.folders import default_folder, output_folder, publish
-from ..io.interrupt import CtrlC
+from ..io.interrupt import Interrupted
 from ..io.progress import Progress
 from ..studies.run import check_elements
 from ..studies.sensitivity import (
@@ -57,15 +57,14 @@ def handle(args):
     plan = plan_study(args.case, args.params, args.step, args.t_end, args.probe, options(args))
     check_overrides(args, plan.case)
     out = folder(args, plan)
-    with CtrlC() as ctrl_c:
-        try:
-            with Progress(plan.steps, f"{plan.case.path.stem} sensitivity", enabled=not args.quiet) as bar:
-                study = run_study(plan, bar)
-        except SensitivityError as err:
-            if ctrl_c.seen:
-                raise KeyboardInterrupt from None
-            print(f"error: {plan.case.path}: {err}", file=sys.stderr)
-            return 1
+    try:
+        with Progress(plan.steps, f"{plan.case.path.stem} sensitivity", enabled=not args.quiet) as bar:
+            study = run_study(plan, bar)
+    except SensitivityError as err:
+        if args.signals.seen:  # the run that a signal stopped
+            raise Interrupted(args.signals.signum) from None
+        print(f"error: {plan.case.path}: {err}", file=sys.stderr)
+        return 1
     return publish_study(out, plan, study)
 
 

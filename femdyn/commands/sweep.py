@@ -1,8 +1,9 @@
 """``femdyn sweep CASE``: a parameter sweep (``studies.sweep``) or the sensitivity study on a
 dask.distributed cluster (``studies.sweep_cluster``), written into a result folder that a repeated
-command resumes (``studies.sweep_files``). Exit codes: 0 done (failed samples are rows with their
-message), 1 the cluster failed or a run of the sensitivity study stopped early, 130 Ctrl-C (the rows
-done are kept)."""
+command resumes (``studies.sweep_files``). Exit codes: 0 done, every sample with its outputs;
+``SAMPLES_FAILED`` (3) done, but samples failed (rows with their message, and a table of them on
+stderr); 1 the cluster failed or a run of the sensitivity study stopped early; 128 + the signal's number
+after Ctrl-C, SIGTERM or SIGHUP (the rows done are kept)."""
 import argparse
 import contextlib
 import sys
@@ -12,6 +13,7 @@ from pathlib import Path
 from ..io.beams import PARAMETERS
 from ..io.case import CaseError
 from ..io.folders import default_folder, output_folder
+from ..io.interrupt import exit_code
 from ..studies import sweep_cluster as cluster
 from ..studies import sweep_files as files
 from ..studies.run import check_elements
@@ -26,7 +28,7 @@ from .arguments import (
     positive_int,
     relative_step,
 )
-from .output import INTERRUPTED, say
+from .output import say
 from .sensitivity import folder as sensitivity_folder
 from .sensitivity import publish_study
 
@@ -87,6 +89,19 @@ def add(commands):
     sweep.add_argument("--no-plots", action="store_true", help="do not write the PNG plots")
     sweep.add_argument("--quiet", action="store_true", help="no progress bar")
     sweep.set_defaults(handler=handle)
+
+
+SAMPLES_FAILED = 3  # exit code of a sweep that ran to its end with failed samples
+
+
+def failure_table(plan, rows):
+    """The failed samples of ``rows`` as a table for stderr: sample, parameter values, error."""
+    failed = [r for r in sorted(rows, key=lambda r: r["sample"]) if r["error"]]
+    header = ["sample", *plan.names, "error"]
+    lines = [[str(r["sample"]), *(f"{r[n]:.6g}" for n in plan.names), r["error"]] for r in failed]
+    widths = [max(len(line[k]) for line in [header, *lines]) for k in range(len(header) - 1)]
+    return "\n".join([f"failed samples ({len(failed)} of {len(rows)}):"] + [
+        "  " + "  ".join([*(cell.ljust(w) for cell, w in zip(line, widths)), line[-1]]) for line in [header, *lines]])
 
 
 def _samples(count):
@@ -157,13 +172,13 @@ def handle(args):
         resume = "" if args.sensitivity else f"; the samples done are in {out}: run the same command to resume"
         print(f"error: {err}{resume}", file=sys.stderr)
         return 1
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as err:
         if args.sensitivity:
             raise
         kept = len(files.Table(out / files.TABLE, plan.columns).read())
         print(f"interrupted: {kept} of {len(plan.values)} samples are in {out / files.TABLE}; run the "
               "same command again to resume", file=sys.stderr)
-        return INTERRUPTED
+        return exit_code(err)
     if args.sensitivity:
         return publish_study(out, plan, study)
     try:
@@ -175,4 +190,7 @@ def handle(args):
     say(f"{_samples(len(todo))} run in {time.perf_counter() - start:.3g} s"
         + (f"; {failed} of {len(rows)} failed (see the error column)" if failed else "")
         + f"; results in {out}: {', '.join(written)}")
+    if failed:
+        print(failure_table(plan, rows), file=sys.stderr)
+        return SAMPLES_FAILED
     return 0

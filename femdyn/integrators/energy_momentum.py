@@ -55,6 +55,14 @@ class EnergyMomentum:
         """Newton matrices factorised so far."""
         return self.system.factorisations
 
+    def state(self):
+        """What the next steps depend on besides (q, v, lam) and the forces' states: Newton's state
+        and its factorisation (``time_loop.Checkpoint``); ``restore`` sets it."""
+        return self.newton.state()
+
+    def restore(self, state):
+        self.newton.restore(state)
+
     def _system(self, qa, qb, lam, t_mid, inertia, constant_forces, starts, states, tangents=True):
         """Residual and (with ``tangents``, else None) Newton matrix data in pattern order. ``lam``
         holds all m multipliers."""

@@ -148,6 +148,28 @@ class GeneralizedAlpha:
         """Newton matrices factorised so far (``accelerations`` solves without them)."""
         return self.system.factorisations
 
+    def state(self):
+        """What the next steps depend on besides (q, v, lam) and the forces' states
+        (``time_loop.Checkpoint``): Newton's state and its factorisation, the early stop's measured
+        ratios, and the end of the last step (a, vd, multipliers, worked forces and the a of the step
+        before, for the predictor); ``restore`` sets it, so the next step continues instead of
+        starting afresh."""
+        state = {**self.newton.state(), **self._stop.state()}
+        c = self._carry
+        if c is not None:
+            state.update({"alpha.t": c.t, "alpha.q": c.q, "alpha.v": c.v, "alpha.a": c.a, "alpha.vd": c.vd,
+                          "alpha.lam": c.lam, "alpha.force": c.force})
+            if c.a_previous is not None:
+                state["alpha.a_previous"] = c.a_previous
+        return state
+
+    def restore(self, state):
+        self.newton.restore(state)
+        self._stop.restore(state)
+        if "alpha.t" in state:
+            self._carry = _Carry(float(state["alpha.t"]), *(state[f"alpha.{k}"] for k in ("q", "v", "a", "vd", "lam", "force")),
+                                 state.get("alpha.a_previous"))
+
     # --- forces ------------------------------------------------------------------------------
     def _forces(self, q, v, t, states, which, tangents=False):
         """The continuous forces F(q, v, t) (n,) of the forces ``which`` and, if ``tangents``, their

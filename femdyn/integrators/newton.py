@@ -87,6 +87,16 @@ class QuadraticStop:
         self.ratios = deque(maxlen=window)
         self.steps, self.previous, self.measuring = 0, None, True
 
+    def state(self):
+        """What the next steps' decisions depend on between steps (``time_loop.Checkpoint``): the
+        measured ratios and the step count; ``restore`` continues from it."""
+        return {"stop.ratios": np.array(self.ratios, dtype=float), "stop.steps": self.steps}
+
+    def restore(self, state):
+        self.ratios.clear()
+        self.ratios.extend(state["stop.ratios"].tolist())
+        self.steps = int(state["stop.steps"])
+
     def begin_step(self):
         self.steps += 1
         self.previous = None
@@ -162,6 +172,20 @@ class Newton:
         self.factorised = False  # lu holds a factorisation that modified Newton may reuse
         self._unrefined = 0  # first solves that may go without refinement (``_first_solve``)
         self._relative_error = 0.0  # of an unrefined solve, measured by the last refinement
+
+    def state(self):
+        """What the iteration carries from one step to the next besides the factorisation (which the
+        ``lu``, a ``saddle.KeptLU``, saves itself): whether modified Newton may reuse it, and the
+        refinement pause of ``_first_solve``. With ``restore`` a resumed run takes the same decisions
+        as one that did not stop (``time_loop.Checkpoint``)."""
+        return {"newton.factorised": self.factorised, "newton.unrefined": self._unrefined,
+                "newton.relative_error": self._relative_error, **self.lu.state()}
+
+    def restore(self, state):
+        self.lu.restore(state)
+        self.factorised = bool(state["newton.factorised"])
+        self._unrefined = int(state["newton.unrefined"])
+        self._relative_error = float(state["newton.relative_error"])
 
     def solve(self, system, qb, lam, t1, stop=None):
         """Iterates from (qb, lam) until converged; ``system(qb, lam, tangents)`` gives the residual and

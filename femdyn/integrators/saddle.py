@@ -37,6 +37,50 @@ from ..numerics.linalg import FixedPatternLU, operator
 from ..numerics.pattern import SparsePattern, block_entries
 
 
+class KeptLU(FixedPatternLU):
+    """The LU of the Newton matrices, able to save and rebuild its factorisation for a resumed run
+    (``time_loop.Checkpoint``). KLU's numbers depend on the run so far: the ordering is chosen on the
+    first matrix, the pivots on the last pivoting factorisation, and every refactorisation reuses them.
+    So the values of those matrices are kept (references to the arrays factored, no copies), and
+    ``restore`` factors them again in the same order: the first (same ordering), the last pivoting one
+    with pivoting forced (same pivots), the current one by refactorisation (same factors) -- the solves
+    after a resume are then those of the run that did not stop, bit for bit."""
+
+    first = pivoted = current = None
+
+    def factor(self, values):
+        values = np.ascontiguousarray(values, dtype=np.float64)
+        pivoting = self.factorizations
+        super().factor(values)
+        if self.first is None:
+            self.first = values
+        if self.factorizations != pivoting:
+            self.pivoted = values
+        self.current = values
+
+    def state(self):
+        if self.first is None:
+            return {}
+        return {"lu.first": self.first, "lu.pivoted": self.pivoted, "lu.current": self.current,
+                "lu.pivoted_first": self.pivoted is self.first, "lu.refactored": self.current is not self.pivoted,
+                "lu.factorizations": self.factorizations, "lu.refactorizations": self.refactorizations}
+
+    def restore(self, state):
+        if "lu.first" not in state:
+            return
+        self.factor(state["lu.first"])
+        if not state["lu.pivoted_first"]:
+            self.refactor_rcond_drop = np.inf  # the refactorisation is refused: pivots chosen anew
+            try:
+                self.factor(state["lu.pivoted"])
+            finally:
+                del self.refactor_rcond_drop
+        if state["lu.refactored"]:
+            self.factor(state["lu.current"])
+        self.factorizations = int(state["lu.factorizations"])
+        self.refactorizations = int(state["lu.refactorizations"])
+
+
 class FamilyLayout:
     """Where the Newton-matrix entries of constraint family ``c`` go -- its tangent block, the force
     directions Gbar^T and the Jacobian G, in this order, appended to ``rows``/``cols`` -- and what the
@@ -100,7 +144,7 @@ class SaddleSystem:
             rows.append(f.dofs[:, i].ravel())
             cols.append(f.dofs[:, j].ravel())
         self.pattern = SparsePattern((self.size,) * 2, np.concatenate(rows), np.concatenate(cols))
-        self.lu = FixedPatternLU(self.pattern.indptr, self.pattern.indices)
+        self.lu = KeptLU(self.pattern.indptr, self.pattern.indices)
 
     @property
     def factorisations(self):

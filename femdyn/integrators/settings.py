@@ -9,21 +9,29 @@ the time loop needs: the number of equal steps no larger than ``dt`` and their l
 ``NewtonOptions``, and the check that the history of q and v of a model of a given size fits
 ``HISTORY_BUDGET`` (``check_history``).
 
-The rules: dt, t_end, tolerance and initial_tolerance are positive finite numbers; rho_inf, the
+The rules: dt, t_end, tolerance and initial_tolerance are positive finite numbers, and t_end is at
+least one step dt (a shorter t_end is refused, not silently made the step); rho_inf, the
 spectral radius at infinite frequency of generalized-alpha (Arnold & Bruls 2007), is in [0, 1];
 max_iterations is an integer >= 1; early_stop (``newton.QuadraticStop``) needs generalized-alpha,
 since the energy-momentum scheme needs the converged residual for its conservation, and full Newton,
-whose quadratic convergence it relies on.
+whose quadratic convergence it relies on. ``check_step`` refuses, for a model's masses, a step whose
+Newton matrix the steppers cannot represent: its mass terms c m / dt^2 (c up to 4) must stay within
+``REPRESENTABLE`` -- a step or end time of 1e-300 s would overflow them.
 """
 import dataclasses
 import math
 import numbers
 from dataclasses import dataclass
 
+import numpy as np
+
 from ..model.errors import ModelError
 from .newton import NEWTON_METHODS, NewtonOptions
 
 HISTORY_BUDGET = 2 * 1024**3  # bytes for the stored history of q and v
+# the range of the Newton matrix's mass terms c m / dt^2: far inside the floats, so that their sums with the
+# other entries and the residuals stay finite and normal
+REPRESENTABLE = (1e-300, 1e300)
 INTEGRATORS = ("energy-momentum", "generalized-alpha")
 GENERALIZED_ALPHA = INTEGRATORS[1]
 
@@ -89,6 +97,9 @@ class SolverSettings:
         if self.early_stop and self.integrator != GENERALIZED_ALPHA:
             raise SettingsError("early_stop", "only with the generalized-alpha integrator (the energy-momentum "
                                 "scheme needs the converged residual for its conservation)")
+        if checked["t_end"] < checked["dt"]:
+            raise SettingsError("t_end", f"{checked['t_end']:g} is shorter than one step dt = {checked['dt']:g}; give "
+                                "a dt no longer than t_end")
         if self.early_stop and self.newton != "full":
             raise SettingsError("early_stop", "not with modified Newton (the early stop is made for full "
                                 "Newton's quadratic convergence)")
@@ -118,6 +129,23 @@ class SolverSettings:
     @property
     def newton_options(self):
         return NewtonOptions(self.tolerance, self.max_iterations, self.early_stop, self.newton == "modified")
+
+    def check_step(self, mass_matrix):
+        """Refuse (SettingsError on dt) a step whose Newton matrix for the masses ``mass_matrix`` (a sparse
+        matrix) the steppers cannot represent: the mass terms c m / dt^2 (c = 2 for the energy-momentum
+        scheme, up to 4 for generalized-alpha) of the largest and of the smallest positive mass entry
+        must lie within ``REPRESENTABLE``."""
+        masses = np.abs(mass_matrix.tocsr().data)
+        masses = masses[masses > 0]
+        if not masses.size:
+            return
+        low, high = REPRESENTABLE
+        largest, smallest = 4.0 * masses.max() / self.step**2, 2.0 * masses.min() / self.step**2
+        if not (largest <= high and smallest >= low):
+            raise SettingsError("dt", f"the step {self.step:g} s with mass entries from {masses.min():g} to "
+                                f"{masses.max():g} gives Newton matrix terms m/dt^2 from {smallest:.3g} to {largest:.3g}, "
+                                f"beyond what the steppers represent ({low:g} to {high:g}): choose dt and t_end, or the "
+                                "masses, in a sensible range")
 
     def check_history(self, coordinates):
         """Refuse (SettingsError on dt) a run whose history of q and v, ``coordinates`` each (``Model.n``,

@@ -27,6 +27,10 @@ def prepare(model, q, v, tolerance=1e-6):
         raise ModelError("initial", "the initial coordinates or velocities are not finite")
     model = model.with_servo_references(q)  # from here on: the model of this run
     residual = model.phi(q)
+    if not np.isfinite(residual).all():
+        bad = model.constraint_labels()[int(np.flatnonzero(~np.isfinite(residual))[0])]
+        raise ModelError("initial", f"the initial configuration's residual of {bad} is not finite (points, positions "
+                         "or angles too large to represent)")
     worst = int(np.argmax(np.abs(residual))) if model.m else 0
     violation = float(np.abs(residual[worst])) if model.m else 0.0
     if not violation <= tolerance:

@@ -1,6 +1,22 @@
 """Time loop: step from a prepared initial state (``setup.prepare``) under ``settings.SolverSettings``
 with the energy-momentum scheme (default) or the generalized-alpha scheme, and record the history
-(coordinates, energies, momenta, constraint residual, Newton iterations)."""
+(coordinates, energies, momenta, constraint residual, Newton iterations).
+
+The history is made in chunks. Without an ``output`` the whole run is one chunk, returned as
+``Results``. With one (``io.results.ResultWriter``) every chunk goes to it when it asks for it (every
+few seconds of wall time, or when the chunk reaches ``output.capacity``), with the ``Checkpoint`` from
+which the run continues exactly as if it had not stopped: ``simulate(..., resume=checkpoint)`` gives
+the same numbers, bit for bit, as the run that went on. Nothing that changes the numbers is reset at a
+chunk boundary: what the steppers carry from step to step (generalized-alpha's a, vd, multipliers and
+predictor history, Newton's refinement pause and early-stop ratios, and KLU's ordering, pivots and
+kept factorisation, ``saddle.KeptLU``) is saved instead, so a run written in chunks has the numbers of
+a run in one piece.
+
+Every chunk is checked before it is given out: a non-finite state stops the run at that step, a
+non-finite energy, work, momentum or constraint residual, or a constraint residual far above the
+Newton tolerance (``RESIDUAL_LIMIT``), at the first row that has it; the run is then incomplete, its
+message names the quantity, and the rows before are kept.
+"""
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -9,6 +25,19 @@ from .energy_momentum import EnergyMomentum
 from .generalized_alpha import GeneralizedAlpha
 from .newton import NewtonFailure
 from .settings import GENERALIZED_ALPHA
+
+# A converged step leaves a constraint residual of round-off, or of about the Newton tolerance times the
+# model's size max(1, |q_0|) with modified Newton or the early stop; a residual this many times that
+# is no solution.
+RESIDUAL_LIMIT = 1e3
+
+
+def two_rows(rows):
+    """``rows`` (one per frame), or two copies of a lone row: NumPy computes a product over a single row
+    along another path, whose last bits differ, while with two rows or more a row's result does not
+    depend on the others. A history computed in chunks, wherever they end, then has the numbers of a
+    history computed at once (checked bit for bit in tests/units/test_checkpoint.py)."""
+    return np.concatenate([rows, rows]) if len(rows) == 1 else rows
 
 
 @dataclass
@@ -31,13 +60,18 @@ class Results:
     dropped: list = field(default_factory=list)
     integrator: str = "energy-momentum"
     factorisations: int = 0  # Newton matrices factorised (fewer than iterations with modified Newton)
+    mid_times: np.ndarray | None = None  # the inputs' times, where t does not give them (a later chunk)
+    initial_total: float | None = None  # H_0, where t does not start at 0 (a later chunk)
+    step: float | None = None  # the time step, where t has one row
 
     @property
     def t_mid(self):
-        return 0.5 * (self.t[1:] + self.t[:-1])
+        return self.mid_times if self.mid_times is not None else 0.5 * (self.t[1:] + self.t[:-1])
 
     @property
     def dt(self):
+        if self.step is not None:
+            return self.step
         return self.t[1] - self.t[0] if len(self.t) > 1 else float("nan")
 
     @property
@@ -49,18 +83,143 @@ class Results:
         """H_n - H_0 - W_n: zero to round-off for the energy-momentum scheme (001 eq. 14); O(dt^2)
         for the generalized-alpha scheme, whose work is a trapezoidal sum and which dissipates
         numerically for rho_inf < 1."""
-        return self.total - self.total[0] - self.work
+        return self.total - (self.total[0] if self.initial_total is None else self.initial_total) - self.work
 
 
-def simulate(setup, settings, progress=None):
+@dataclass
+class Checkpoint:
+    """The state of a run after ``step`` steps from which ``simulate(..., resume=checkpoint)`` goes on
+    as the run itself would have: q, v, the multipliers (Newton's start), the forces' states (friction
+    slip), the cumulative work and dissipation, H_0, and the stepper's state (``stepper.state()``:
+    Newton's, KLU's and generalized-alpha's). ``solver`` holds arrays and numbers only, by name."""
+
+    step: int
+    q: np.ndarray
+    v: np.ndarray
+    lam: np.ndarray
+    states: list
+    work: float
+    dissipation: float
+    initial_total: float
+    solver: dict
+
+
+class _Chunk:
+    """The rows of one chunk as the steps fill them: row 0 is the state the chunk starts from (step
+    ``start``: the initial state, or the last row of the chunk before), row k the state after its
+    k-th step. ``capacity`` steps at most."""
+
+    def __init__(self, model, capacity, start, q, v, lam, states, work, dissipation):
+        n = model.n
+        self.start, self.rows = start, 0
+        self.Q, self.V = np.empty((capacity + 1, n)), np.empty((capacity + 1, n))
+        self.inputs = np.empty((capacity, len(model.inputs)))
+        self.iterations = np.zeros(capacity + 1, dtype=int)
+        self.work, self.dissipation = np.zeros(capacity + 1), np.zeros(capacity + 1)
+        self.history = [states]  # the forces' states at each row, for the potential energy
+        self.Q[0], self.V[0], self.work[0], self.dissipation[0], self.lam = q, v, work, dissipation, lam
+
+    @property
+    def full(self):
+        return self.rows == len(self.inputs)
+
+    def add(self, r, inputs):
+        """Store the result ``r`` of the next step and its servo inputs; the row counts once it is
+        all there."""
+        k = self.rows
+        self.Q[k + 1], self.V[k + 1], self.iterations[k + 1] = r.q, r.v, r.iterations
+        self.inputs[k] = inputs
+        self.work[k + 1] = self.work[k] + r.work
+        self.dissipation[k + 1] = self.dissipation[k] + r.dissipation
+        self.history.append(r.states)
+        self.lam, self.rows = r.lam, k + 1
+
+    def checkpoint(self, initial_total, solver):
+        k = self.rows
+        return Checkpoint(self.start + k, self.Q[k].copy(), self.V[k].copy(), self.lam.copy(), self.history[k],
+                          float(self.work[k]), float(self.dissipation[k]), initial_total, solver)
+
+
+def _first_problem(r, tolerance, size):
+    """(row, message) of the first row of the chunk ``r`` whose energy, work, momentum or constraint
+    residual is not finite or whose residual is far above the tolerance times the model's ``size``
+    (``RESIDUAL_LIMIT``), or None."""
+    quantities = {"kinetic energy": r.kinetic, "potential energy": r.potential, "work": r.work,
+                  "dissipation": r.dissipation, "energy balance": r.energy_balance,
+                  "linear momentum": r.momentum, "angular momentum": r.angular_momentum,
+                  "constraint residual": r.residual}
+    bad = []
+    for name, values in quantities.items():
+        rows = np.flatnonzero(~np.isfinite(values.reshape(len(r.t), -1)).all(axis=1))
+        if rows.size:
+            bad.append((rows[0], f"the {name} is not finite at t = {r.t[rows[0]]:.6g}"))
+    limit = RESIDUAL_LIMIT * tolerance * size
+    rows = np.flatnonzero(r.residual > limit)
+    if rows.size:
+        k = rows[0]
+        bad.append((k, f"the constraint residual {r.residual[k]:.3g} at t = {r.t[k]:.6g} is far above the "
+                    f"Newton tolerance ({RESIDUAL_LIMIT:g} times {tolerance:g} max(1, |q_0|) = {limit:.3g}): "
+                    "the step did not solve the equations"))
+    return min(bad, key=lambda b: b[0]) if bad else None
+
+
+def _results(setup, settings, chunk, initial_total, complete, message, factorisations):
+    """The ``Results`` of the rows of ``chunk`` not given out before (its row 0 only if it is the
+    initial state), checked (``_first_problem``): cut before the first bad row.
+
+    The energies, momenta and residuals are computed over all rows of the chunk, row 0 included, so
+    over two rows at least (``two_rows``)."""
+    model, dt = setup.model, settings.step
+    skip = 0 if chunk.start == 0 else 1
+    rows = slice(skip, chunk.rows + 1)
+    t = np.arange(chunk.start, chunk.start + chunk.rows + 1) * dt
+    whole = slice(0, chunk.rows + 1)
+    Q, V, times = two_rows(chunk.Q[whole]), two_rows(chunk.V[whole]), two_rows(t)
+    states = chunk.history * (2 if len(chunk.history) == 1 else 1)
+    momentum, angular = model.momenta(Q, V)
+    derived = dict(residual=model.residual_history(Q, times, setup.active_rows), kinetic=model.kinetic(V),
+                   potential=model.potential_history(Q, states), momentum=momentum, angular_momentum=angular)
+    count = chunk.rows + 1 - skip
+    r = Results(
+        t=t[skip:], q=chunk.Q[rows], v=chunk.V[rows], inputs=chunk.inputs[: chunk.rows],
+        iterations=chunk.iterations[rows], work=chunk.work[rows], dissipation=chunk.dissipation[rows],
+        **{name: values[skip: skip + count] for name, values in derived.items()},
+        complete=complete, message=message, dropped=setup.dropped, integrator=settings.integrator,
+        factorisations=factorisations, mid_times=None if chunk.start == 0 else 0.5 * (t[1:] + t[:-1]),
+        initial_total=initial_total, step=dt)
+    size = max(1.0, float(np.abs(setup.q0).max(initial=0.0)))
+    problem = _first_problem(r, settings.tolerance, size) if len(r.t) else None
+    if problem is None:
+        return r
+    keep, message = problem
+    steps = max(0, skip + keep - 1)  # the steps whose end rows are kept
+    cut = {name: getattr(r, name)[:keep] for name in ("t", "q", "v", "iterations", "residual", "kinetic",
+                                                      "potential", "work", "dissipation", "momentum",
+                                                      "angular_momentum")}
+    return Results(**cut, inputs=r.inputs[:steps], complete=False, message=f"{message}; the run is stopped",
+                   dropped=r.dropped, integrator=r.integrator, factorisations=factorisations,
+                   mid_times=None if r.mid_times is None else r.mid_times[:steps], initial_total=initial_total,
+                   step=dt)
+
+
+def simulate(setup, settings, progress=None, output=None, resume=None):
     """Integrate the model of ``setup`` (``setup.prepare``) from t = 0 to ``settings.t_end`` in
     ``settings.steps`` equal steps no larger than ``settings.dt`` (``settings.SolverSettings``); returns
-    ``Results``, marked incomplete (with the reason) if Newton fails or the run is interrupted, holding
-    the steps computed up to there. ``settings.integrator``: "energy-momentum" (000, 001: conserves
-    energy and momenta) or "generalized-alpha" (Arnold & Bruls 2007, index 3, with the spectral radius
-    ``settings.rho_inf`` in [0, 1] at infinite frequency: smaller values damp high frequencies more; 1 has
-    no numerical dissipation but is only weakly stable on constrained systems, see
-    ``generalized_alpha``). ``progress``: an object with ``update(step, t)``, told after every step.
+    ``Results``, marked incomplete (with the reason) if Newton fails, a step is no solution (module
+    docstring) or the run is interrupted, holding the steps computed up to there. ``settings.integrator``:
+    "energy-momentum" (000, 001: conserves energy and momenta) or "generalized-alpha" (Arnold & Bruls
+    2007, index 3, with the spectral radius ``settings.rho_inf`` in [0, 1] at infinite frequency: smaller
+    values damp high frequencies more; 1 has no numerical dissipation but is only weakly stable on
+    constrained systems, see ``generalized_alpha``). ``progress``: an object with ``update(step, t)``,
+    told after every step.
+
+    ``output``: where the history goes in chunks (module docstring), an object with ``capacity(n)``
+    (the most steps of a chunk of n coordinates), ``due()`` (asked after every step: time to give out a
+    chunk, or to stop), ``stopping`` (true: a stop was asked for, the run ends here as interrupted) and
+    ``write(chunk, checkpoint)`` (a ``Results`` and the ``Checkpoint`` after its last row; None where the
+    run cannot go on from there: a bad row, or a KeyboardInterrupt that may have struck inside a step).
+    Then the last chunk is returned.
+    ``resume``: a ``Checkpoint`` to continue from instead of the initial state.
     SettingsError if the history would not fit ``settings.HISTORY_BUDGET``."""
     model = setup.model
     settings.check_history(model.n)
@@ -70,38 +229,49 @@ def simulate(setup, settings, progress=None):
         stepper = GeneralizedAlpha(model, dt, setup.active_rows, options, settings.rho_inf)
     else:
         stepper = EnergyMomentum(model, dt, setup.active_rows, options)
-    q, v, lam = setup.q0.copy(), setup.v0.copy(), np.zeros(model.m)
-    states = model.initial_states(q)
-    Q, V = np.empty((steps + 1, model.n)), np.empty((steps + 1, model.n))
-    inputs = np.empty((steps, len(model.inputs)))
-    iterations, work, dissipation = np.zeros(steps + 1, dtype=int), np.zeros(steps + 1), np.zeros(steps + 1)
-    history = [states]  # the forces' states at each step, for the potential energy
-    Q[0], V[0] = q, v
-    complete, message, last = True, "", steps
-    for k in range(steps):
-        try:
-            r = stepper.step(k * dt, q, v, lam, states)
-        except NewtonFailure as failure:
-            complete, message, last = False, str(failure), k
-            break
-        except KeyboardInterrupt:
-            complete, message, last = False, f"interrupted at t = {k * dt:.6g}", k
-            break
-        q, v, lam, states = r.q, r.v, r.lam, r.states
-        Q[k + 1], V[k + 1], iterations[k + 1] = q, v, r.iterations
-        history.append(states)
-        inputs[k] = -(0.5 * (r.lam_start + lam) if alpha else lam)[model.input_rows]
-        work[k + 1] = work[k] + r.work
-        dissipation[k + 1] = dissipation[k] + r.dissipation
-        if progress is not None:
-            progress.update(k + 1, (k + 1) * dt)
-    Q, V = Q[: last + 1], V[: last + 1]
-    momentum, angular = model.momenta(Q, V)
-    t = np.arange(last + 1) * dt
-    return Results(
-        t=t, q=Q, v=V, inputs=inputs[:last], iterations=iterations[: last + 1],
-        residual=model.residual_history(Q, t, setup.active_rows),
-        kinetic=model.kinetic(V), potential=model.potential_history(Q, history[: last + 1]),
-        work=work[: last + 1], dissipation=dissipation[: last + 1], momentum=momentum, angular_momentum=angular,
-        complete=complete, message=message, dropped=setup.dropped, integrator=settings.integrator,
-        factorisations=stepper.factorisations)
+    if resume is None:
+        start = (0, setup.q0.copy(), setup.v0.copy(), np.zeros(model.m), model.initial_states(setup.q0), 0.0, 0.0)
+        initial_total = None
+    else:
+        stepper.restore(resume.solver)
+        start = (resume.step, resume.q.copy(), resume.v.copy(), resume.lam.copy(), resume.states, resume.work,
+                 resume.dissipation)
+        initial_total = resume.initial_total
+    first, q, v, lam, states = start[:5]
+    capacity = steps - first if output is None else max(1, min(steps - first, output.capacity(model.n)))
+    chunk = _Chunk(model, capacity, *start)
+    complete, message, clean = True, "", True
+    try:
+        for k in range(first, steps):
+            try:
+                r = stepper.step(k * dt, q, v, lam, states)
+            except NewtonFailure as failure:
+                complete, message = False, str(failure)
+                break
+            if not (np.isfinite(r.q).all() and np.isfinite(r.v).all()):
+                complete, message = False, f"the state (q, v) is not finite after the step to t = {(k + 1) * dt:.6g}"
+                break
+            chunk.add(r, -(0.5 * (r.lam_start + r.lam) if alpha else r.lam)[model.input_rows])
+            q, v, lam, states = r.q, r.v, r.lam, r.states
+            if progress is not None:
+                progress.update(k + 1, (k + 1) * dt)
+            if output is not None and (output.due() or chunk.full):
+                if output.stopping:
+                    complete, message = False, f"interrupted at t = {(k + 1) * dt:.6g}"
+                    break
+                if k + 1 < steps:
+                    done = _results(setup, settings, chunk, initial_total, True, "", stepper.factorisations)
+                    initial_total = done.total[0] if initial_total is None else initial_total
+                    output.write(done, chunk.checkpoint(initial_total, stepper.state()) if done.complete else None)
+                    if not done.complete:
+                        return done
+                    chunk = _Chunk(model, min(capacity, steps - k - 1), k + 1, q, v, lam, states,
+                                   chunk.work[chunk.rows], chunk.dissipation[chunk.rows])
+    except KeyboardInterrupt:  # raised anywhere, even inside a step: the stepper's state may be half-way
+        complete, message, clean = False, f"interrupted at t = {(chunk.start + chunk.rows) * dt:.6g}", False
+    done = _results(setup, settings, chunk, initial_total, complete, message, stepper.factorisations)
+    if output is not None:
+        initial_total = done.total[0] if initial_total is None and len(done.t) else initial_total
+        resumable = clean and done.message == message  # not cut short by a bad row
+        output.write(done, chunk.checkpoint(initial_total, stepper.state()) if resumable else None)
+    return done

@@ -25,6 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from ..beam.body import BeamBody, ModesError, Section
+from ..integrators.settings import REPRESENTABLE
 from .meshes import centreline_frame, read_centreline
 
 MODELS = ("fem", "rayleigh-ritz", "rigid")
@@ -76,6 +77,34 @@ def read_settings(r, data, options):
     return Settings(model, elements, modes, stiffening, dict(options.scale))
 
 
+def _check_terms(r, f, values, nodes):
+    """Refuse a beam whose section or element matrices the steps cannot represent: the area b h, the
+    second moment b h^3/12, and the elements' stiffness (E A / l, E I / l, 12 E I / l^3) and mass
+    (rho A l, rho A l^3) terms must lie within ``settings.REPRESENTABLE`` -- a section so thin that its
+    inertia underflows to zero, or a modulus that overflows the stiffness, is refused naming the field
+    to change (the beam itself where its elements are too short or too long)."""
+    b, h, young, density = values["b"], values["h"], values["young"], values["density"]
+    low, high = REPRESENTABLE
+    lengths = np.hypot(*np.diff(nodes, axis=0).T)
+    short, long = lengths.min(), lengths.max()
+    area, inertia = b * h, b * h**3 / 12.0
+    thin = "h" if not low <= h**3 <= high else "b"
+    stiff = "young" if low <= short**3 and long <= high ** (1 / 3) else None  # else the elements' lengths
+    terms = [("the area b h", [area], "h" if abs(np.log(h)) > abs(np.log(b)) else "b"),
+             ("the second moment of area b h^3/12", [inertia], thin),
+             ("the axial stiffness E A / l of an element", [young * area / long, young * area / short], stiff),
+             ("the bending stiffness E I / l .. 12 E I / l^3 of an element",
+              [young * inertia / long, 12.0 * young * inertia / short**3], stiff),
+             ("the mass rho A l .. rho A l^3 of an element", [density * area * short**3, density * area * long],
+              stiff and "density")]
+    for term, extremes, key in terms:
+        outside = [x for x in extremes if not low <= x <= high]
+        if outside:
+            r.fail(f"{f}.{key}" if key else f, f"{term} is {outside[0]:.3g} with b = {b:g}, h = {h:g}, E = {young:g}, rho = "
+                   f"{density:g} and elements {short:.3g} to {long:.3g} long: beyond what the steps represent "
+                   f"({low:g} to {high:g})")
+
+
 def read_beam(r, spec, f, settings, folder):
     """A ``BeamBody`` from a body's ``beam`` table."""
     r.table(spec, f, *BEAM_KEYS)
@@ -98,6 +127,7 @@ def read_beam(r, spec, f, settings, folder):
         length = r.number(spec["length"], f"{f}.length", positive=True)
         nodes = np.column_stack([np.linspace(0.0, length, settings.elements + 1), np.zeros(settings.elements + 1)])
     reference = r.string(spec.get("reference", "fixed-free"), f"{f}.reference")
+    _check_terms(r, f, values, nodes)
     section = Section.rectangle(values["b"], values["h"])
     options = dict(reference=reference, modes=settings.modes)
     try:

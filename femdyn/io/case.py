@@ -410,7 +410,12 @@ def load_case(path, flexible=None, overrides=None, data=None):
         meshed = beams.model == "fem" and any("beam" in spec for spec in data["bodies"])
         _check_history(r, solver, builder.coordinate_count(), meshed)
         model = builder.build()
+        try:
+            solver.check_step(model.mass_matrix)
+        except SettingsError as err:
+            r.fail(f"solver.{err.field}", err.message)
         q0, v0 = place(model, *_initial(r, data.get("initial", {}), dim, bodies, joints))
+        _check_energy(r, model, q0, v0, data.get("initial", {}))
         for name, body, point in probes:
             try:
                 model.material_point(bodies.index(body), point)
@@ -430,6 +435,38 @@ def load_case(path, flexible=None, overrides=None, data=None):
         plots=r.boolean(output.get("plots", True), "output.plots"),
     )
     return case
+
+
+def _rates(r, initial):
+    """(field, largest |value|) of every velocity and rate that ``[initial]`` gives (read already)."""
+    fields = []
+    for kind, keys in (("bodies", ("velocity", "angular_velocity")), ("joints", ("angle_rate", "slide_rate"))):
+        for name, spec in initial.get(kind, {}).items():
+            for key in keys:
+                if key in spec:
+                    field = f"initial.{kind}.{name}.{key}"
+                    values = spec[key] if isinstance(spec[key], list) else [spec[key]]
+                    fields.append((field, max(abs(r.number(v, field)) for v in values)))
+    return fields
+
+
+def _check_energy(r, model, q0, v0, initial):
+    """Refuse a placed initial state whose kinetic or potential energy is not a finite number (or whose
+    coordinates or velocities are not): huge rates, positions or loads that the steps could not represent.
+    A kinetic energy is blamed on the largest velocity or rate given."""
+    if not (np.isfinite(q0).all() and np.isfinite(v0).all()):
+        r.fail("initial", "the placed initial coordinates or velocities are not finite (positions, angles or rates "
+               "too large)")
+    kinetic = float(model.kinetic(v0))
+    if not np.isfinite(kinetic):
+        rates = _rates(r, initial)
+        field, size = max(rates, key=lambda f: f[1]) if rates else ("initial", None)
+        given = f" (a value of {size:g})" if size is not None else ""
+        r.fail(field, f"the initial kinetic energy is not finite ({kinetic}){given}")
+    potential = float(model.potential(q0))
+    if not np.isfinite(potential):
+        r.fail("initial", f"the initial potential energy is not finite ({potential}): positions, gravity, loads or "
+               "spring stiffnesses too large")
 
 
 def _solver(r, table):

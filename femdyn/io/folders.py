@@ -24,16 +24,18 @@ def default_folder(case_path, kind=None):
     return RESULTS / (f"{stem}_{kind}" if kind else stem)
 
 
-def output_folder(out, marker="summary.json", what="a femdyn result folder", published=True):
-    """``out``, checked before any run as the folder of a new result of the kind that ``marker``
-    identifies: CaseError (--out) if it holds something else (a file, or a non-empty folder without
-    ``marker``) or cannot be written (``_try_folder``). ``published``: the result is written beside
+def output_folder(out, marker=("summary.json", "incomplete.json"), what="a femdyn result folder", published=True):
+    """``out``, checked before any run as the folder of a new result of the kind that ``marker`` (a file
+    name, or a tuple of them: any one) identifies: CaseError (--out) if it holds something else (a file,
+    or a non-empty folder without ``marker``) or cannot be written (``_try_folder``). A run's folder is
+    one with ``summary.json``, or ``incomplete.json`` while it runs or after it was killed. ``published``: the result is written beside
     ``out`` and moved there (``publish``); else into ``out`` itself."""
     try:
         if out.exists() and not out.is_dir():
             raise CaseError(out, "--out", "exists and is not a folder; not replacing it")
-        if out.is_dir() and any(out.iterdir()) and not (out / marker).is_file():
-            raise CaseError(out, "--out", f"exists and is not {what} (no {marker}); not replacing it")
+        markers = (marker,) if isinstance(marker, str) else marker
+        if out.is_dir() and any(out.iterdir()) and not any((out / name).is_file() for name in markers):
+            raise CaseError(out, "--out", f"exists and is not {what} (no {' or '.join(markers)}); not replacing it")
         _try_folder(out, published)
     except OSError as err:
         raise CaseError(out, "--out", f"cannot be created ({err.strerror or err})") from None

@@ -1,24 +1,69 @@
-"""Ctrl-C during a run: ``CtrlC`` notes whether SIGINT arrived while it was active."""
+"""Stop signals: Ctrl-C (SIGINT), SIGTERM (what batch schedulers and ``timeout`` send) and SIGHUP (a
+closed terminal) are all handled like Ctrl-C. ``Signals`` turns each into ``Interrupted`` (a
+KeyboardInterrupt that knows its signal), or, inside ``deferred()``, only notes it, so that a time
+loop can stop between two steps and leave a result it can resume (``time_loop.simulate``'s
+``output.stopping``). The exit code of a stopped command is 128 + the signal's number, as a shell
+reports a process ended by it (130 for Ctrl-C, 143 for SIGTERM, 129 for SIGHUP)."""
 import signal
 import threading
+from contextlib import contextmanager
+
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
 
-class CtrlC:
-    """Notes whether Ctrl-C arrived while active; KeyboardInterrupt is raised as usual. A run that
-    ``simulate`` ends early on Ctrl-C (returning the steps so far) is told apart from a Newton failure
-    by this flag (``seen``). Only the main thread can handle signals; elsewhere it notes nothing."""
+class Interrupted(KeyboardInterrupt):
+    """A stop signal, raised where it arrived; ``signum`` is its number."""
+
+    def __init__(self, signum):
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
+
+
+def exit_code(err=None):
+    """128 + the number of the signal that raised ``err`` (a KeyboardInterrupt; Ctrl-C by default)."""
+    return 128 + getattr(err, "signum", signal.SIGINT)
+
+
+class Signals:
+    """While active, the stop signals raise ``Interrupted``; ``signum`` is the first one seen (None
+    before). Inside ``deferred()`` the first is only noted (``pending``) and a second one raises. Only the
+    main thread can handle signals; elsewhere nothing changes."""
 
     def __enter__(self):
-        self.seen = False
-        self._previous = None
+        self.signum, self._deferred, self._previous = None, False, {}
         if threading.current_thread() is threading.main_thread():
-            self._previous = signal.signal(signal.SIGINT, self._handle)
+            for number in STOP_SIGNALS:
+                self._previous[number] = signal.signal(number, self._handle)
         return self
 
     def _handle(self, signum, frame):
-        self.seen = True
-        raise KeyboardInterrupt
+        first = self.signum is None
+        if first:
+            self.signum = signum
+        if not (self._deferred and first):
+            raise Interrupted(signum)
+
+    @property
+    def seen(self):
+        return self.signum is not None
+
+    @property
+    def pending(self):
+        """A stop signal arrived inside ``deferred()``."""
+        return self._deferred and self.signum is not None
+
+    @contextmanager
+    def deferred(self):
+        self._deferred = True
+        try:
+            yield self
+        finally:
+            self._deferred = False
+
+    @property
+    def exit_code(self):
+        return 128 + (self.signum or signal.SIGINT)
 
     def __exit__(self, *exc):
-        if self._previous is not None:
-            signal.signal(signal.SIGINT, self._previous)
+        for number, previous in self._previous.items():
+            signal.signal(number, previous)

@@ -14,6 +14,7 @@ import numpy as np
 
 from ..beam.ffr import J
 from ..beam.sections import section_forces
+from ..integrators.time_loop import two_rows
 from ..numerics import kinematics as kin
 from .vtk import Lines
 
@@ -29,15 +30,40 @@ def _rigid_points(body, X, q):
 
 
 def _angle(body, q):
-    """Angle of the director d_1 of a planar body over the frames (F,), continuous in time (unwrapped
-    from its value in (-pi, pi] at the first frame)."""
+    """Angle in (-pi, pi] of the director d_1 of a planar body over the frames (F,)."""
     d1 = q[:, body.offset + 2 : body.offset + 4]
-    return np.unwrap(np.arctan2(d1[:, 1], d1[:, 0]))
+    return np.arctan2(d1[:, 1], d1[:, 0])
+
+
+class Unwrap:
+    """``np.unwrap`` of a series given in chunks: the same numbers as for the whole series at once.
+    Each chunk goes on from the last angle before it and the correction (a sum of multiples of 2 pi)
+    reached there, which ``state`` holds (None before the first chunk)."""
+
+    def __init__(self, state=None):
+        self.state = state
+
+    def __call__(self, raw):
+        if not len(raw):
+            return raw
+        if self.state is None:
+            self.state = (float(raw[0]), 0.0)
+            return np.concatenate([raw[:1], self(raw[1:])])
+        before, correction = self.state
+        dd = np.diff(np.concatenate([[before], raw]))
+        ddmod = np.mod(dd + np.pi, 2 * np.pi) - np.pi  # as np.unwrap, period 2 pi
+        np.copyto(ddmod, np.pi, where=(ddmod == -np.pi) & (dd > 0))
+        fix = ddmod - dd
+        np.copyto(fix, 0, where=np.abs(dd) < np.pi)
+        total = np.cumsum(np.concatenate([[correction], fix]))[1:]
+        self.state = (float(raw[-1]), float(total[-1]))
+        return raw + total
 
 
 def _probe_columns(body, name, point, q, dim):
     """Columns ``name.x``, ``name.y`` [, ``name.z``], in 2D ``name.angle`` and, on a flexible body, the
-    elastic displacement ``name.elastic_x``, ``name.elastic_y`` and ``name.elastic_angle`` = theta(X)."""
+    elastic displacement ``name.elastic_x``, ``name.elastic_y`` and ``name.elastic_angle`` = theta(X);
+    the angle as the body's angle in (-pi, pi] (``probe_table`` unwraps it and adds theta(X))."""
     X = np.asarray(point, dtype=float)[None]
     rigid = _rigid_points(body, X, q)[:, 0]
     f = body.flexible
@@ -49,21 +75,29 @@ def _probe_columns(body, name, point, q, dim):
     position = f.positions(q, X)[:, 0]
     elastic = position - rigid
     theta = q[:, f.elastic] @ f.beam.shape_at(X)[0, 2]
-    return {f"{name}.x": position[:, 0], f"{name}.y": position[:, 1],
-            f"{name}.angle": _angle(body, q) + theta,
+    return {f"{name}.x": position[:, 0], f"{name}.y": position[:, 1], f"{name}.angle": _angle(body, q),
             f"{name}.elastic_x": elastic[:, 0], f"{name}.elastic_y": elastic[:, 1],
             f"{name}.elastic_angle": theta}
 
 
-def probe_table(model, probes, q):
+def probe_table(model, probes, q, unwraps=None):
     """The columns of ``probes.csv`` (without the time) for the coordinates q (F, n) of a run:
     position and orientation of every probe's deformed material point and, for probes on flexible
     bodies, its world-frame elastic displacement and section rotation (module docstring).
-    ``probes``: (name, body name, body-frame point) as in ``Case.probes``."""
+    ``probes``: (name, body name, body-frame point) as in ``Case.probes``. ``unwraps``: {probe name:
+    ``Unwrap``} where q is a chunk of a run after others (filled in for the next chunk); the columns
+    are then those of the whole run, bit for bit (``time_loop.two_rows``)."""
     index = {body.name: body for body in model.bodies}
+    unwraps = {} if unwraps is None else unwraps
     columns = {}
     for name, body, point in probes:
-        columns.update(_probe_columns(index[body], name, point, q, model.dim))
+        part = {key: values[: len(q)] for key, values in _probe_columns(index[body], name, point, two_rows(q),
+                                                                         model.dim).items()}
+        if f"{name}.angle" in part:  # continuous in time: unwrapped from its value at the first frame
+            angle = unwraps.setdefault(name, Unwrap())(part[f"{name}.angle"])
+            theta = part.get(f"{name}.elastic_angle")
+            part[f"{name}.angle"] = angle if theta is None else angle + theta
+        columns.update(part)
     return columns
 
 
@@ -103,9 +137,10 @@ def _section_fields(beam, q_elastic, xi):
     return axial, moment, np.array([s.sigma_max for s in forces]).reshape(len(forces), -1)
 
 
-def _centre_line(body, q, v, xi):
+def _centre_line(body, q, v, xi, origin):
     """Points (F, K P, 2) and point fields of the centre line of one flexible body, sampled at ``xi``
-    in every element (element ends repeated, so fields may jump between elements)."""
+    in every element (element ends repeated, so fields may jump between elements); the displacement
+    from the coordinates ``origin`` (1, n)."""
     f = body.flexible
     elements = f.beam.elements
     X = elements.positions(xi).reshape(-1, 2)
@@ -116,7 +151,7 @@ def _centre_line(body, q, v, xi):
     axial, moment, stress = _section_fields(f.beam, q[:, f.elastic], xi)
     fields = {
         "velocity": _rigid_points(body, X, v) + _elastic_points(f, shape, v),
-        "displacement": points - points[:1],
+        "displacement": points - (_rigid_points(body, X, origin) + _elastic_points(f, shape, origin)),
         "elastic_displacement": elastic,
         "axial_force": axial,
         "bending_moment": moment,
@@ -125,17 +160,19 @@ def _centre_line(body, q, v, xi):
     return points, fields
 
 
-def centre_lines(model, q, v, subdivisions=SUBDIVISIONS):
+def centre_lines(model, q, v, subdivisions=SUBDIVISIONS, origin=None):
     """The deformed centre lines of the model's flexible bodies over the frames q, v (F, n) as
     ``vtk.Lines``: every element cut into ``subdivisions`` line cells along its cubic Hermite shape
-    (003 eq. 46), with the point fields ``velocity``, ``displacement`` (from the first frame),
+    (003 eq. 46), with the point fields ``velocity``, ``displacement`` (from the coordinates ``origin``
+    (n,), default the first frame: the run's initial state where q is a later chunk of it),
     ``elastic_displacement`` (world frame), ``axial_force``, ``bending_moment`` and
     ``max_bending_stress`` = |N|/A + |M| c/I (``analysis.SectionForces``)."""
     xi = np.linspace(0.0, 1.0, subdivisions + 1)
     flexible = [(i, body) for i, body in enumerate(model.bodies) if body.flexible is not None]
+    origin = q[:1] if origin is None else np.asarray(origin)[None]
     points, fields, segments, body_id, start = [], [], [], [], 0
     for i, body in flexible:
-        p, data = _centre_line(body, q, v, xi)
+        p, data = _centre_line(body, q, v, xi, origin)
         k = len(body.flexible.beam.elements.length)
         first = start + (len(xi) * np.arange(k)[:, None] + np.arange(subdivisions)).ravel()
         segments.append(np.column_stack([first, first + 1]))

@@ -1,4 +1,5 @@
-"""The result folder of a run: CSV histories, ParaView series, plots and ``summary.json``.
+"""The result folder of a run: CSV histories, ParaView series, plots and ``summary.json``, written as
+the run goes (``ResultWriter``).
 
 ``history.csv``  time, energies, momenta, constraint residual, Newton iterations, joint coordinates
 ``inputs.csv``   servo inputs (actuator torques/forces) at the step mid-times, with ``inputs.png``
@@ -11,18 +12,53 @@
                  displacement, elastic displacement, section forces and stress (``probes.centre_lines``)
 ``summary.json`` run statistics, max |.| and RMS of the probes' elastic displacements, the list of files
 
+**Written as the run goes.** The time loop gives its history out in chunks (``time_loop.simulate``'s
+``output``), at least every ``SAVE_SECONDS`` of wall time and at most ``CHUNK_BYTES`` of q and v in
+memory; each chunk's rows are appended to the tables and its frames written, and then, in this order,
+``checkpoint.npz`` (the ``time_loop.Checkpoint`` and where each file ends) and ``incomplete.json`` (the
+marker: up to which time the folder is valid, how many rows each table holds, and the command that
+resumes the run) are replaced, each file synced to the disk first. Until the run ends the folder holds
+``incomplete.json``; after ``kill -9``, a crash or a power cut it holds every row of the chunks saved
+(a table can end in rows after them, or in a line cut off: read ``rows`` lines of it, as femdyn's
+readers do). ``femdyn run CASE --resume DIR`` (``ResultWriter.resume``) cuts the tables back to the
+checkpoint and goes on from it; the folder it ends with is the one of a run that did not stop, file
+for file (but the wall time). When the run ends -- complete, or stopped by a failure -- the plots and
+``summary.json`` are written (from the tables) and the marker and checkpoint removed; a run stopped by
+a signal keeps them, so that it can be resumed.
+
 The energy drift is the energy balance at the end, H_end - H_0 - W_end (so the work of the loads does
-not count as drift), relative to max(|H|, T) over the run.
+not count as drift), relative to max(|H|, T) over the run. The summary flags a balance error large
+against the run's energy where the scheme keeps the energy (energy-momentum), and states the numerical
+damping that explains it where it does not (generalized-alpha), flagging energy gained there
+(``energy_check``).
 """
+import fcntl
+import hashlib
 import json
+import os
+import time
+import zipfile
 from pathlib import Path
 
 import numpy as np
 
+from ..integrators.generalized_alpha import chung_hulbert
+from ..integrators.time_loop import Checkpoint
+from . import jsonfile
+from .folders import publish
 from .plots import plot_energy_momentum, plot_overlay, plot_probes, plot_series
-from .probes import centre_lines, elastic_statistics, probe_table
-from .tables import write_csv
-from .vtk import write_vtk_series
+from .probes import Unwrap, centre_lines, elastic_statistics, probe_table
+from .reader import CaseError
+from .tables import append_csv, read_csv
+from .vtk import write_bodies, write_pvd, write_vtk_frames
+
+HISTORY, BODIES, INPUTS, PROBES = "history.csv", "bodies.csv", "inputs.csv", "probes.csv"
+SUMMARY, MARKER, CHECKPOINT, SERIES = "summary.json", "incomplete.json", "checkpoint.npz", "motion.pvd"
+SAVE_SECONDS = 2.0  # wall time between the chunks written (femdyn run --save-every)
+CHUNK_BYTES = 64 * 2**20  # q and v of a chunk held in memory at most
+ENERGY_FLAG = 1e-6  # energy balance error, relative to the energy, flagged for the energy-momentum scheme
+GAIN_FLAG = 1e-2  # energy gained, relative to the energy, flagged for generalized-alpha
+FORMAT = "femdyn run 1"
 
 
 def body_motion(model, q, v):
@@ -75,87 +111,394 @@ def _bodies(model, results, centres, rotations):
     return columns
 
 
-def _summary(case, results, wall_time):
-    model = case.model
-    steps = len(results.t) - 1
-    active = model.m - len(results.dropped)
-    scale = max(np.abs(results.total).max(), results.kinetic.max()) or 1.0
-    newton = results.iterations[1:]
-    return {
+def amplitude_per_step(rho_inf, omega_dt):
+    """The factor by which generalized-alpha with ``rho_inf`` shrinks the amplitude of an undamped
+    oscillation of frequency omega in a step dt (the spectral radius of its amplification matrix,
+    Chung & Hulbert 1993): 1 - O((omega dt)^4) for resolved motion, rho_inf for omega dt -> infinity."""
+    alpha_m, alpha_f, gamma, beta = chung_hulbert(rho_inf)
+    w2 = omega_dt**2
+    # (q, v, a) of the step's end from its start: q1 = q + v + (1/2 - beta) a + beta a1, v1 = v + (1 - gamma) a
+    # + gamma a1, (1 - alpha_m) a1 + alpha_m a = -w2 ((1 - alpha_f) q1 + alpha_f q)   (dt = 1)
+    left = np.array([[1.0, 0.0, -beta], [0.0, 1.0, -gamma], [(1 - alpha_f) * w2, 0.0, 1 - alpha_m]])
+    right = np.array([[1.0, 1.0, 0.5 - beta], [0.0, 1.0, 1 - gamma], [-alpha_f * w2, 0.0, -alpha_m]])
+    return float(np.abs(np.linalg.eigvals(np.linalg.solve(left, right))).max())
+
+
+def energy_check(settings, history):
+    """What the summary says of the energy balance H - H0 - W in the columns ``history``, relative to the
+    energy of the run (the largest of |H0|, the kinetic energy and |W|: a spurious spike of the potential
+    energy does not count): for the energy-momentum scheme, which keeps it to round-off, a warning above
+    ``ENERGY_FLAG``; for generalized-alpha the numerical damping expected, and a warning where the
+    balance shows energy gained beyond ``GAIN_FLAG`` (damping only takes energy away)."""
+    balance = history["energy_balance"]
+    if not len(balance):
+        return {}
+    energy = max(abs(history["total"][0]), history["kinetic"].max(), np.abs(history["work"]).max()) or 1.0
+    check = {"energy_balance_relative": float(np.abs(balance).max() / energy)}
+    if settings.integrator == "generalized-alpha":
+        rho, gain = settings.rho_inf, float(max(balance.max(), 0.0) / energy)
+        check["energy_expected"] = (
+            f"generalized-alpha (rho_inf = {rho:g}) damps numerically: per step the amplitude of motion at "
+            f"omega dt = 0.1 shrinks by a factor {amplitude_per_step(rho, 0.1):.7f}, at omega dt = 1 by "
+            f"{amplitude_per_step(rho, 1.0):.4f}, at omega dt >> 1 by rho_inf = {rho:g}: the energy balance "
+            "shows that loss")
+        if gain > GAIN_FLAG:
+            check["energy_warning"] = (
+                f"the energy balance shows {gain:.3g} of the run's energy gained, which generalized-alpha's "
+                "damping cannot explain: the steps do not resolve the motion (a stiff or ill-scaled model: try "
+                "a smaller dt)")
+    elif check["energy_balance_relative"] > ENERGY_FLAG:
+        check["energy_warning"] = (
+            f"the energy balance error is {check['energy_balance_relative']:.3g} of the run's energy, where the "
+            f"energy-momentum scheme keeps it to round-off (flagged above {ENERGY_FLAG:g}): the steps are not "
+            "converged to the energy (a stiff or ill-scaled model: try a smaller dt or tolerance)")
+    return check
+
+
+def _summary(case, history, last, wall_time):
+    """The run figures of ``summary.json`` from the columns of ``history.csv`` and the last chunk
+    ``last`` (whether complete, its message, dropped constraints, factorisations)."""
+    model, settings = case.model, case.settings
+    steps = len(history["t"]) - 1
+    active = model.m - len(last.dropped)
+    total, kinetic, balance = history["total"], history["kinetic"], history["energy_balance"]
+    scale = max(np.abs(total).max(initial=0.0), kinetic.max(initial=0.0)) or 1.0
+    newton = history["newton_iterations"][1:]
+    summary = {
         "case": str(case.path),
         "title": case.title,
-        "dt": float(results.dt) if steps else case.settings.step,
-        "t_end": case.settings.t_end,
-        "t_reached": float(results.t[-1]),
-        "steps": steps,
-        "steps_planned": case.settings.steps,
-        "complete": bool(results.complete),
-        "message": results.message,
+        "dt": settings.step,
+        "t_end": settings.t_end,
+        "t_reached": float(history["t"][-1]) if steps >= 0 else 0.0,
+        "steps": max(steps, 0),
+        "steps_planned": settings.steps,
+        "complete": bool(last.complete),
+        "message": last.message,
         "n": model.n,
         "m": model.m,
         "active_constraints": active,
         "degrees_of_freedom": model.n - active,
-        "dropped_constraints": [{"constraint": row, "depends_on": list(on)} for row, on in results.dropped],
-        "max_abs_energy_balance": float(np.abs(results.energy_balance).max()),
-        "energy_drift": float(results.energy_balance[-1] / scale),
-        "max_constraint_residual": float(results.residual.max()),
-        "newton_iterations_mean": float(newton.mean()) if steps else 0.0,
+        "dropped_constraints": [{"constraint": row, "depends_on": list(on)} for row, on in last.dropped],
+        "integrator": settings.integrator,
+        "max_abs_energy_balance": float(np.abs(balance).max(initial=0.0)),
+        "energy_drift": float(balance[-1] / scale) if steps >= 0 else 0.0,
+        "max_constraint_residual": float(history["constraint_residual"].max(initial=0.0)),
+        "newton_iterations_mean": float(newton.mean()) if steps > 0 else 0.0,
         "newton_iterations_max": int(newton.max(initial=0)),
-        "newton": case.settings.newton,
-        "newton_factorisations": results.factorisations,
+        "newton": settings.newton,
+        "newton_factorisations": last.factorisations,
         "wall_time_s": wall_time,
-        "ms_per_step": 1e3 * wall_time / steps if steps else 0.0,
+        "ms_per_step": 1e3 * wall_time / steps if steps > 0 else 0.0,
         "output_every": case.output_every,
     }
+    summary.update(energy_check(settings, history))
+    return summary
 
 
-def write_results(folder, case, results, wall_time, compare=None):
-    """Write the result files of ``results`` (a run of ``case``) into ``folder``; returns the summary.
+def fingerprint(case, setup):
+    """A digest of what a run computes: the case file, the model's mass matrix and its prepared initial
+    state (a mesh file the case reads changes these); a resumed run must have the same."""
+    digest = hashlib.sha256(Path(case.path).read_bytes())
+    for array in (setup.q0, setup.v0, case.model.mass_matrix.tocsr().data):
+        digest.update(np.ascontiguousarray(array, dtype=float).tobytes())
+    return digest.hexdigest()
 
-    ``compare``: optional list of (label, t, {coordinate name: values}) from runs with other time
-    steps, overlaid with this run's joint coordinates in ``joint_coordinates_dt.png``.
-    """
+
+def _replace(path, write):
+    """Write ``path`` through ``write(file)`` beside it, sync it and move it into place: a reader, and the
+    folder after a crash, has the old file or the new one."""
+    partial = path.with_name(f".{path.name}.partial")
+    with open(partial, "wb") as f:
+        write(f)
+        f.flush()
+        os.fsync(f.fileno())
+    partial.replace(path)
+
+
+def _sync_folder(folder):
+    fd = os.open(folder, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def valid_rows(folder, table):
+    """The rows of ``table`` that the marker of an incomplete result ``folder`` says are valid (the
+    rows after them, if any, may be cut off), or None for a finished result; ``valid_until_t`` too."""
+    try:
+        marker = json.loads((Path(folder) / MARKER).read_text())
+    except (OSError, ValueError):
+        return None, None
+    return marker.get("rows", {}).get(table, 0), marker.get("valid_until_t")
+
+
+LOCK = ".lock"  # held (flock) by the process that writes a run's folder, released when it ends or dies
+
+
+def _lock(folder, option="--out"):
+    """The open lock file of ``folder``, locked for this process; CaseError (naming ``option``) if
+    another process holds it (a run still writing into the folder)."""
+    handle = open(Path(folder) / LOCK, "a")
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        handle.close()
+        raise CaseError(folder, option, "a femdyn run is still writing into it") from None
+    return handle
+
+
+def check_unlocked(folder, option="--out"):
+    """CaseError (naming ``option``) if a running femdyn process writes into ``folder`` (``_lock``)."""
+    if (Path(folder) / LOCK).is_file():
+        _lock(folder, option).close()
+
+
+def read_checkpoint(folder):
+    """The run state that ``ResultWriter`` saved in ``folder``: (meta, ``Checkpoint``); CaseError
+    (--resume) if the folder holds none or it cannot be read."""
     folder = Path(folder)
-    folder.mkdir(parents=True, exist_ok=True)
-    model = case.model
-    centres, rotations, velocities, omega = body_motion(model, results.q, results.v)
-    write_csv(folder / "history.csv", _history(model, results))
-    write_csv(folder / "bodies.csv", _bodies(model, results, centres, rotations))
-    inputs = {name: results.inputs[:, k] for k, name in enumerate(model.inputs)}
-    if inputs:  # servo inputs act over each step: reported at the mid-times (000 eq. 59)
-        write_csv(folder / "inputs.csv", {"t": results.t_mid, **inputs})
-    probes = probe_table(model, case.probes, results.q)
-    if probes:
-        write_csv(folder / "probes.csv", {"t": results.t, **probes})
-    if case.vtk:
-        frames = np.unique(np.append(np.arange(0, len(results.t), case.output_every), len(results.t) - 1))
-        lines = centre_lines(model, results.q[frames], results.v[frames]) if model.flexible else None
-        write_vtk_series(folder, results.t[frames], centres[frames], rotations[frames],
-                         [b.size for b in model.bodies], [b.name for b in model.bodies],
-                         velocities[frames], omega[frames], lines)
-    if case.plots:
-        angular = results.angular_momentum
-        plot_energy_momentum(folder / "energy.png", results.t, results.kinetic, results.potential,
-                             results.total, angular[:, 0] if angular.shape[1] == 1 else angular,
-                             results.momentum, case.title)
-        coordinates = {name: results.q[:, i] for name, i in model.joint_coordinates.items()}
+    path = folder / CHECKPOINT
+    if not (folder / MARKER).is_file() or not path.is_file():
+        what = "a finished run" if (folder / SUMMARY).is_file() else "no interrupted femdyn run"
+        raise CaseError(folder, "--resume", f"holds {what} (no {MARKER} and {CHECKPOINT}): nothing to resume")
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            arrays = {name: data[name] for name in data.files}
+        meta = json.loads(str(arrays.pop("meta")))
+        if meta.get("format") != FORMAT:
+            raise ValueError(f"format {meta.get('format')!r}, not {FORMAT!r}")
+        states = [arrays.get(f"state.{k}") for k in range(int(arrays["states"]))]
+        solver = {name.removeprefix("solver."): value for name, value in arrays.items() if name.startswith("solver.")}
+        checkpoint = Checkpoint(int(arrays["step"]), arrays["q"], arrays["v"], arrays["lam"], states,
+                                float(arrays["work"]), float(arrays["dissipation"]), float(arrays["initial_total"]),
+                                solver)
+        meta["origin"] = arrays["origin"]
+    except (OSError, EOFError, ValueError, KeyError, zipfile.BadZipFile) as err:  # a damaged or foreign file
+        raise CaseError(path, "file", f"cannot read the checkpoint ({err or type(err).__name__})") from None
+    return meta, checkpoint
+
+
+class ResultWriter:
+    """``time_loop.simulate``'s ``output`` for a run of ``case`` into ``folder`` (module docstring):
+    ``create`` starts a new folder, ``resume`` an interrupted one, ``finish`` ends it. ``meta`` is what
+    the folder records about the run and its files (``FORMAT``, the ``fingerprint``, the options, where
+    each table ends, the frames, the probes' unwrapping, the wall time so far); ``signals``: an
+    ``interrupt.Signals`` whose pending signal stops the run; ``save_every``: seconds between chunks."""
+
+    def __init__(self, folder, case, meta, signals=None, save_every=SAVE_SECONDS):
+        self.folder, self.case, self.meta, self.signals = Path(folder), case, meta, signals
+        self.save_every = save_every
+        self.unwraps = {name: Unwrap(tuple(state)) for name, state in meta["unwraps"].items()}
+        self.origin = meta.pop("origin", None)  # q at t = 0, for the centre lines' displacement
+        self.last = self.final = None  # the last chunk written; (step, t, q, v) of its last row
+        self.lock = None  # the folder's lock (``_lock``) while the run writes it
+        self._started = time.monotonic()
+        self._next = self._started + save_every
+
+    @classmethod
+    def create(cls, out, case, run, signals=None, save_every=SAVE_SECONDS):
+        """Publish a new result folder at ``out`` (``folders.publish``: an earlier one there is replaced
+        now, so that nothing shows an older result while the new run goes or after it died) holding the
+        marker; ``run``: {"fingerprint", "options", "command"} of the run."""
+        writer = cls(out, case, {"format": FORMAT, "case": str(case.path), **run, "bytes": {}, "rows": {},
+                                 "frames": [], "frame_count": 0, "next_step": 0, "unwraps": {}, "wall_time": 0.0},
+                     signals, save_every)
+
+        def start(folder):
+            writer.folder = Path(folder)
+            writer.lock = _lock(folder)  # moved into place with the folder
+            if case.vtk:
+                write_bodies(folder, [b.name for b in case.model.bodies])
+            writer._marker()
+
+        publish(out, start)
+        writer.folder = Path(out).resolve()
+        return writer
+
+    @classmethod
+    def resume(cls, out, case, meta, signals=None, save_every=SAVE_SECONDS):
+        """Take up the interrupted run in ``out`` whose ``meta`` ``read_checkpoint`` has read: the tables
+        cut back to where they ended at its checkpoint, later frames removed, the plots and summary of
+        the interruption removed (written anew at the end)."""
+        out = Path(out)
+        lock = _lock(out, "--resume")
+        keep = {MARKER, CHECKPOINT, LOCK, "bodies.txt", "vtk", SERIES, *meta["bytes"]}
+        for table, size in meta["bytes"].items():
+            with open(out / table, "r+b") as f:
+                f.truncate(size)
+        frames = {entry[2] for entry in meta["frames"]}
+        for path in out.iterdir():
+            if path.name not in keep:
+                path.unlink()
+        if (out / "vtk").is_dir():
+            for path in (out / "vtk").iterdir():
+                if f"vtk/{path.name}" not in frames:
+                    path.unlink()
+        writer = cls(out, case, meta, signals, save_every)
+        writer.lock = lock
+        if case.vtk:
+            write_pvd(out / SERIES, meta["frames"])
+        writer._marker()
+        return writer
+
+    # --- simulate's output -------------------------------------------------------------------------
+    def capacity(self, n):
+        return max(1, CHUNK_BYTES // (16 * n))
+
+    def due(self):
+        return self.stopping or time.monotonic() >= self._next
+
+    @property
+    def stopping(self):
+        return self.signals is not None and self.signals.pending
+
+    def write(self, chunk, checkpoint):
+        """Append the rows of ``chunk`` and its frames, then save ``checkpoint`` (unless None, or the run
+        is done) and the marker (module docstring)."""
+        model, case, meta = self.case.model, self.case, self.meta
+        self.last = chunk
+        if len(chunk.t):
+            first = meta["next_step"]
+            if first == 0:
+                self.origin = chunk.q[0].copy()
+            centres, rotations = model.frames(chunk.q)
+            self._append(HISTORY, _history(model, chunk))
+            self._append(BODIES, _bodies(model, chunk, centres, rotations))
+            if len(model.inputs):
+                self._append(INPUTS, {"t": chunk.t_mid, **{name: chunk.inputs[:, k] for k, name in enumerate(model.inputs)}})
+            if case.probes:
+                self._append(PROBES, {"t": chunk.t, **probe_table(model, case.probes, chunk.q, self.unwraps)})
+            steps = first + np.arange(len(chunk.t))
+            frames = np.flatnonzero(steps % case.output_every == 0)
+            if case.vtk and frames.size:
+                meta["frames"] += self._frames(meta["frame_count"], chunk.t[frames], chunk.q[frames], chunk.v[frames])
+                meta["frame_count"] += frames.size
+            meta["next_step"] = first + len(chunk.t)
+            self.final = (int(steps[-1]), chunk.t[-1], chunk.q[-1:], chunk.v[-1:])
+            meta["t_written"] = float(chunk.t[-1])
+            meta["unwraps"] = {name: u.state for name, u in self.unwraps.items()}
+        done = meta["next_step"] > case.settings.steps
+        if checkpoint is not None and not done:
+            meta["resumes_from_t"] = checkpoint.step * case.settings.step
+            self._checkpoint(checkpoint)
+        if case.vtk:
+            write_pvd(self.folder / SERIES, meta["frames"])
+        self._marker()
+        _sync_folder(self.folder)
+        self._next = time.monotonic() + self.save_every
+
+    # --- the end -----------------------------------------------------------------------------------
+    @property
+    def wall_time(self):
+        """Seconds of the run so far, the runs before a resume included."""
+        return self.meta["wall_time"] + time.monotonic() - self._started
+
+    def finish(self, compare=None, wall_time=None):
+        """The plots and ``summary.json`` from the tables, the last step as a frame (if it is not one),
+        and -- unless a signal stopped the run, which may then be resumed -- the marker and checkpoint
+        removed; returns the summary. ``compare``: (label, t, {coordinate: values}) of runs with other
+        time steps, for ``joint_coordinates_dt.png``; ``wall_time``: of the run, if not ``self.wall_time``."""
+        case, model, folder, last = self.case, self.case.model, self.folder, self.last
+        wall_time = self.wall_time if wall_time is None else wall_time
+        if case.vtk and self.final is not None:
+            step, t, q, v = self.final
+            extra = [] if step % case.output_every == 0 else self._frames(self.meta["frame_count"], [t], q, v)
+            write_pvd(folder / SERIES, self.meta["frames"] + extra)
+        rows = self.meta["rows"]
+        history = read_csv(folder / HISTORY, rows.get(HISTORY)) if HISTORY in rows else _history(model, last)
+        probes = read_csv(folder / PROBES, rows[PROBES]) if PROBES in rows else {}
+        if case.plots and HISTORY in rows:
+            self._plots(history, probes, compare)
+        summary = _summary(case, history, last, wall_time)
+        if probes:
+            summary["probes"] = elastic_statistics(probes, case.probes)
+        stopped = last.message.startswith("interrupted")
+        if stopped:
+            summary["resume"] = self.meta["command"]
+        summary["files"] = sorted({p.name + "/" if p.is_dir() else p.name for p in folder.iterdir()
+                                   if not p.name.startswith(".")} - ({MARKER, CHECKPOINT} if not stopped else set())
+                                  | {SUMMARY})
+        _replace(folder / SUMMARY, lambda f: f.write(jsonfile.dumps(summary).encode()))
+        if stopped:
+            self._marker("interrupted")
+        else:
+            for name in (MARKER, CHECKPOINT):
+                (folder / name).unlink(missing_ok=True)
+        _sync_folder(folder)
+        if self.lock is not None:
+            (folder / LOCK).unlink(missing_ok=True)
+            self.lock.close()
+        return summary
+
+    # --- files -------------------------------------------------------------------------------------
+    def _append(self, table, columns):
+        meta = self.meta
+        meta["bytes"][table] = append_csv(self.folder / table, columns)
+        meta["rows"][table] = meta["rows"].get(table, 0) + len(next(iter(columns.values())))
+
+    def _frames(self, number, t, q, v):
+        """Write the frames (t, q, v) from frame ``number`` on; returns their entries of ``motion.pvd``."""
+        model = self.case.model
+        centres, rotations, velocities, omega = body_motion(model, q, v)
+        lines = centre_lines(model, q, v, origin=self.origin) if model.flexible else None
+        entries = write_vtk_frames(self.folder, number, np.asarray(t), centres, rotations,
+                                   [b.size for b in model.bodies], [b.name for b in model.bodies], velocities,
+                                   omega, lines)
+        return [[float(time_), part, name] for time_, part, name in entries]
+
+    def _checkpoint(self, checkpoint):
+        arrays = {"q": checkpoint.q, "v": checkpoint.v, "lam": checkpoint.lam, "step": checkpoint.step,
+                  "work": checkpoint.work, "dissipation": checkpoint.dissipation,
+                  "initial_total": checkpoint.initial_total, "states": len(checkpoint.states), "origin": self.origin,
+                  "meta": np.array(json.dumps({**self.meta, "wall_time": self.wall_time}))}
+        arrays.update({f"state.{k}": np.asarray(s) for k, s in enumerate(checkpoint.states) if s is not None})
+        arrays.update({f"solver.{name}": np.asarray(value) for name, value in checkpoint.solver.items()})
+        _replace(self.folder / CHECKPOINT, lambda f: np.savez(f, **arrays))
+
+    def _marker(self, state="running"):
+        """``incomplete.json``: the run is not finished; the folder is valid up to the last row written."""
+        meta, settings = self.meta, self.case.settings
+        marker = {"complete": False, "state": state, "case": meta["case"], "valid_until_t": meta.get("t_written"),
+                  "steps_written": max(meta["next_step"] - 1, 0), "steps_planned": settings.steps,
+                  "rows": meta["rows"], "resume": meta["command"],
+                  "note": "every table holds valid rows up to valid_until_t (read the first 'rows' lines after "
+                          "the header: a line after them may be cut off); femdyn run CASE --resume DIR "
+                          "continues the run"}
+        if "resumes_from_t" in meta:
+            marker["resumes_from_t"] = meta["resumes_from_t"]
+        _replace(self.folder / MARKER, lambda f: f.write(jsonfile.dumps(marker).encode()))
+
+    def _plots(self, history, probes, compare):
+        case, model, folder = self.case, self.case.model, self.folder
+        t = history["t"]
+        axes = "xyz"
+        angular = np.column_stack([history[f"angular_momentum_{a}"] for a in axes if f"angular_momentum_{a}" in history])
+        momentum = np.column_stack([history[f"momentum_{a}"] for a in axes[: model.dim]])
+        plot_energy_momentum(folder / "energy.png", t, history["kinetic"], history["potential"], history["total"],
+                             angular[:, 0] if angular.shape[1] == 1 else angular, momentum, case.title)
+        coordinates = {name: history[name] for name in model.joint_coordinates}
         if coordinates:
-            plot_series(folder / "joint_coordinates.png", results.t, coordinates, "joint coordinate",
-                        case.title)
-        if inputs:
-            plot_series(folder / "inputs.png", results.t_mid, inputs, "servo input (torque or force)",
-                        case.title)
+            plot_series(folder / "joint_coordinates.png", t, coordinates, "joint coordinate", case.title)
+        if INPUTS in self.meta["rows"]:
+            inputs = read_csv(folder / INPUTS, self.meta["rows"][INPUTS])
+            plot_series(folder / "inputs.png", inputs.pop("t"), inputs, "servo input (torque or force)", case.title)
         if coordinates and compare:
-            runs = [(f"{name}, dt = {results.dt:g}", results.t, y) for name, y in coordinates.items()]
-            runs += [(f"{name}, {label}", t, values[name])
-                     for label, t, values in compare for name in coordinates]
+            runs = [(f"{name}, dt = {case.settings.step:g}", t, y) for name, y in coordinates.items()]
+            runs += [(f"{name}, {label}", times, values[name]) for label, times, values in compare for name in coordinates]
             plot_overlay(folder / "joint_coordinates_dt.png", runs, "joint coordinate", case.title)
         if probes:
-            plot_probes(folder / "probes.png", results.t, probes, [p[0] for p in case.probes], case.title)
-    summary = _summary(case, results, wall_time)
-    if probes:
-        summary["probes"] = elastic_statistics(probes, case.probes)
-    summary["files"] = sorted([p.name + "/" if p.is_dir() else p.name for p in folder.iterdir()]
-                              + ["summary.json"])
-    (folder / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
-    return summary
+            plot_probes(folder / "probes.png", t, probes, [p[0] for p in case.probes], case.title)
+
+
+def write_results(folder, case, results, wall_time=0.0, compare=None):
+    """Write the result files of ``results`` (a whole run of ``case``, from t = 0) into
+    ``folder`` (made if missing) at once; returns the summary. ``compare`` as for ``ResultWriter.finish``."""
+    Path(folder).mkdir(parents=True, exist_ok=True)
+    if case.vtk:
+        write_bodies(folder, [b.name for b in case.model.bodies])
+    writer = ResultWriter(folder, case, {"format": FORMAT, "case": str(case.path), "command": None, "bytes": {},
+                                         "rows": {}, "frames": [], "frame_count": 0, "next_step": 0, "unwraps": {},
+                                         "wall_time": wall_time})
+    writer.write(results, None)
+    return writer.finish(compare, wall_time)

@@ -64,13 +64,15 @@ def _corner_velocities(v, omega, arms):
     return _to_3d(v[:, None, :] + spin)
 
 
-def _write_pvd(path, entries):
-    """Write a ParaView collection file of (time, part, file) ``entries``."""
+def write_pvd(path, entries):
+    """Write a ParaView collection file of (time, part, file) ``entries``; a reader sees the old file or
+    the new one, never a part (written beside it and moved into place)."""
     entries = "\n".join(
         f'    <DataSet timestep="{float(t)!r}" group="" part="{part}" file="{f}"/>'
         for t, part, f in entries
     )
-    path.write_text(
+    partial = path.with_name(f".{path.name}.partial")
+    partial.write_text(
         '<?xml version="1.0"?>\n'
         '<VTKFile type="Collection" version="0.1" byte_order="LittleEndian">\n'
         "  <Collection>\n"
@@ -78,6 +80,7 @@ def _write_pvd(path, entries):
         "  </Collection>\n"
         "</VTKFile>\n"
     )
+    partial.replace(path)
 
 
 def _box_mesh(position, rotation, local, velocity, omega, body_ids):
@@ -128,25 +131,34 @@ def _check_lines(lines, n_frames, n_bodies, dim):
             raise ValueError(f"line point field {name!r} must have shape (F, P[, dim])")
 
 
-def write_vtk_series(
-    folder,
-    times,
-    positions,
-    rotations,
-    sizes,
-    body_names,
-    velocities=None,
-    angular_velocities=None,
-    lines=None,
-):
-    """Write the body outlines of a motion as a ParaView time series.
+def write_vtk_series(folder, times, positions, rotations, sizes, body_names, velocities=None,
+                     angular_velocities=None, lines=None):
+    """Write the body outlines of a motion as a ParaView time series: its frames
+    (``write_vtk_frames``), ``bodies.txt`` and ``motion.pvd``; returns the path of ``motion.pvd``."""
+    folder = Path(folder)
+    entries = write_vtk_frames(folder, 0, times, positions, rotations, sizes, body_names, velocities,
+                               angular_velocities, lines)
+    write_bodies(folder, body_names)
+    pvd = folder / "motion.pvd"
+    write_pvd(pvd, entries)
+    return pvd
+
+
+def write_bodies(folder, body_names):
+    """``bodies.txt``: one ``body_id name`` line per body."""
+    (Path(folder) / "bodies.txt").write_text("".join(f"{i} {name}\n" for i, name in enumerate(body_names)))
+
+
+def write_vtk_frames(folder, first, times, positions, rotations, sizes, body_names, velocities=None,
+                     angular_velocities=None, lines=None):
+    """Write the body outlines of frames ``first``, ``first`` + 1, .. of a motion; returns their
+    (time, part, file) entries of ``motion.pvd`` (``write_pvd``).
 
     Parameters
     ----------
     folder : pathlib.Path
-        Output folder; receives ``vtk/frame_NNNNN.vtu`` (boxes),
-        ``vtk/lines_NNNNN.vtu`` (with ``lines``), ``motion.pvd`` and
-        ``bodies.txt`` (one ``body_id name`` line per body).
+        Output folder; receives ``vtk/frame_NNNNN.vtu`` (boxes) and
+        ``vtk/lines_NNNNN.vtu`` (with ``lines``), NNNNN from ``first`` on.
     times : (F,) array
         Simulation time of each frame.
     positions : (F, B, dim) array
@@ -168,8 +180,8 @@ def write_vtk_series(
 
     Returns
     -------
-    pathlib.Path
-        Path of the written ``motion.pvd``.
+    list
+        The (time, part, file) entries of the frames.
     """
     import meshio
 
@@ -209,22 +221,16 @@ def write_vtk_series(
     vtk_dir.mkdir(parents=True, exist_ok=True)
     entries = []
     for k in range(n_frames):
-        part = 0
+        part, number = 0, first + k
         if len(boxed):
-            name = f"vtk/frame_{k:05d}.vtu"
+            name = f"vtk/frame_{number:05d}.vtu"
             meshio.write(folder / name, _box_mesh(positions[k, boxed], rotations[k, boxed], local,
                                                   velocities[k, boxed], angular_velocities[k, boxed],
                                                   boxed))
             entries.append((times[k], part, name))
             part += 1
         if lines is not None:
-            name = f"vtk/lines_{k:05d}.vtu"
+            name = f"vtk/lines_{number:05d}.vtu"
             meshio.write(folder / name, _line_mesh(lines, k))
             entries.append((times[k], part, name))
-
-    (folder / "bodies.txt").write_text(
-        "".join(f"{i} {name}\n" for i, name in enumerate(body_names))
-    )
-    pvd = folder / "motion.pvd"
-    _write_pvd(pvd, entries)
-    return pvd
+    return entries

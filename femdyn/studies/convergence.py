@@ -21,7 +21,6 @@ The command ``femdyn bench convergence CASE [--refine elements]`` is ``convergen
 print the table, write ``convergence.txt``, ``convergence.json`` and ``convergence.png``
 (``write_study``).
 """
-import json
 import sys
 from pathlib import Path
 from typing import NamedTuple
@@ -29,6 +28,7 @@ from typing import NamedTuple
 import numpy as np
 
 from ..integrators.settings import SettingsError
+from ..io import jsonfile
 from ..io.beams import Options
 from ..io.case import load_case
 from ..io.folders import default_folder
@@ -349,7 +349,7 @@ def write_study(study, folder):
     folder.mkdir(parents=True, exist_ok=True)
     paths = {key: folder / name for key, name in FILES.items()}
     paths["table"].write_text(study.table() + "\n")
-    paths["json"].write_text(json.dumps(study.to_dict(), indent=2) + "\n")
+    paths["json"].write_text(jsonfile.dumps(study.to_dict()))
     plot_study(study, paths["plot"])
     return paths
 

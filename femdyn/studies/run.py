@@ -36,11 +36,12 @@ def _path(case):
 
 def checked_settings(case, names=None, **changes):
     """``case.settings`` with ``changes`` (``SolverSettings.replace``), checked for the case's model
-    (the history budget); CaseError naming the field as ``names`` does ({settings field: name}, e.g. the
+    (the history budget, a representable step); CaseError naming the field as ``names`` does ({settings field: name}, e.g. the
     command-line options that made the changes) or as ``solver.<field>``."""
     try:
         settings = case.settings.replace(**changes)
         settings.check_history(case.model.n)
+        settings.check_step(case.model.mass_matrix)
     except SettingsError as err:
         raise CaseError(_path(case), (names or {}).get(err.field, f"solver.{err.field}"), err.message) from None
     return settings
@@ -55,16 +56,18 @@ def prepare_case(case):
         raise CaseError(_path(case), err.field, err.message) from None
 
 
-def run_case(case, progress=None, setup=None, **changes):
+def run_case(case, progress=None, setup=None, output=None, resume=None, **changes):
     """Simulate ``case`` (a ``Case``, or any object with model, q0, v0 and settings) with its settings
     changed by ``changes`` (``checked_settings``) from ``setup`` (default: ``prepare_case``);
-    ``progress``: an object with ``update(step, t)`` (``io.progress.Progress``). Returns the ``Run``,
-    whose results may be incomplete (Newton failure, Ctrl-C: ``Results.message``)."""
+    ``progress``: an object with ``update(step, t)`` (``io.progress.Progress``); ``output``, ``resume``:
+    where the history goes in chunks and the checkpoint to go on from (``time_loop.simulate``). Returns
+    the ``Run``, whose results (with ``output``: the last chunk) may be incomplete (Newton failure, a
+    step that is no solution, Ctrl-C: ``Results.message``)."""
     settings = checked_settings(case, **changes)
     if setup is None:
         setup = prepare_case(case)
     start = time.perf_counter()
-    results = simulate(setup, settings, progress)
+    results = simulate(setup, settings, progress, output, resume)
     return Run(settings, setup, results, time.perf_counter() - start)
 
 

@@ -17,12 +17,12 @@ unresolved: its difference quotient is round-off, and its step check is not judg
 Runs (nominal, then +h, -h, +2h, -2h per parameter) are independent and sequential.
 """
 import dataclasses
-import json
 from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
+from ..io import jsonfile
 from ..io.beams import PARAMETERS, Options
 from ..io.case import CaseError, load_case
 from ..io.plots import DPI
@@ -331,6 +331,6 @@ def write_study(folder, study):
     file names."""
     folder = Path(folder)
     write_csv(folder / FILES[0], _columns(study))
-    (folder / FILES[1]).write_text(json.dumps(report(study), indent=2) + "\n")
+    (folder / FILES[1]).write_text(jsonfile.dumps(report(study)))
     _plot(folder / FILES[2], study)
     return list(FILES)

@@ -5,8 +5,11 @@ LocalCluster (``connect``), the samples of a sweep submitted to its workers (``r
 
 A worker lost mid-sweep (killed, crashed, its machine gone) has its samples re-run elsewhere by the
 scheduler (Dask's retries of lost tasks); a sample whose workers die more than ``ALLOWED_FAILURES``
-times is an error row (KilledWorker). For a LocalCluster that count is set here; an external scheduler
-uses its own ``distributed.scheduler.allowed-failures``.
+times (KilledWorker) is submitted once more when all others are done -- the deaths may have been the
+workers' fault, not the sample's -- and is an error row if its workers die again. For a LocalCluster
+that count is set here; an external scheduler uses its own ``distributed.scheduler.allowed-failures``.
+Dask's own log (a scheduler's or client's errors about dead workers, with their tracebacks) is
+silenced in this process while connected: what it reports becomes the sample's row.
 """
 import dataclasses
 import logging
@@ -53,24 +56,30 @@ def connect(scheduler=None, workers=None):
     import dask
     from distributed import Client, LocalCluster
 
-    if scheduler is not None:
-        try:
-            client = Client(scheduler, timeout=CONNECT_TIMEOUT)
-        except (OSError, ValueError, TypeError) as err:
-            raise ConnectError(f"cannot reach the dask scheduler at '{scheduler}': {err}") from None
-        with client:
-            yield client
-        return
-    count = workers or (len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count())
-    with dask.config.set({"distributed.scheduler.allowed-failures": ALLOWED_FAILURES}):
-        cluster = LocalCluster(n_workers=count, threads_per_worker=1, processes=True, dashboard_address=":0",
-                               silence_logs=logging.ERROR)
+    log = logging.getLogger("distributed")
+    level = log.level
+    log.setLevel(logging.CRITICAL + 1)
     try:
-        with Client(cluster) as client:
-            client.register_plugin(_ignore_ctrl_c(), name="femdyn-ignore-ctrl-c")
-            yield client
+        if scheduler is not None:
+            try:
+                client = Client(scheduler, timeout=CONNECT_TIMEOUT)
+            except (OSError, ValueError, TypeError) as err:
+                raise ConnectError(f"cannot reach the dask scheduler at '{scheduler}': {err}") from None
+            with client:
+                yield client
+            return
+        count = workers or (len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count())
+        with dask.config.set({"distributed.scheduler.allowed-failures": ALLOWED_FAILURES}):
+            cluster = LocalCluster(n_workers=count, threads_per_worker=1, processes=True, dashboard_address=":0",
+                                   silence_logs=logging.CRITICAL + 1)
+        try:
+            with Client(cluster) as client:
+                client.register_plugin(_ignore_ctrl_c(), name="femdyn-ignore-ctrl-c")
+                yield client
+        finally:
+            cluster.close()
     finally:
-        cluster.close()
+        log.setLevel(level)
 
 
 def _ignore_ctrl_c():
@@ -109,29 +118,40 @@ def dashboard(client):
 
 def run_on_cluster(client, tasks, on_row):
     """Submit ``tasks`` and call ``on_row(row)`` in this thread as each completes. A sample whose
-    workers died ``allowed-failures`` times is an error row; SweepError if a sample cannot be run
-    at all (the cluster's fault: cancelled futures, a worker without femdyn). Unfinished samples
-    are cancelled when this returns or raises (Ctrl-C)."""
+    workers died ``allowed-failures`` times is submitted once more at the end, and is an error row if
+    they die again; SweepError if a sample cannot be run at all (the cluster's fault: cancelled futures,
+    a worker without femdyn). Unfinished samples are cancelled when this returns or raises (Ctrl-C)."""
+    token = uuid.uuid4().hex[:12]  # keys unique on a long-lived scheduler
+    lost = _run_tasks(client, tasks, on_row, token)
+    if lost:
+        for task in _run_tasks(client, lost, on_row, f"{token}-retry"):
+            on_row(error_row(task, "KilledWorker: every worker that ran this sample died, as many times as the "
+                             "scheduler allows, and again when it was run once more at the end"))
+
+
+def _run_tasks(client, tasks, on_row, token):
+    """Run ``tasks`` (``run_on_cluster``); returns those whose workers died (KilledWorker)."""
     from distributed import KilledWorker, as_completed
 
-    token = uuid.uuid4().hex[:12]  # keys unique on a long-lived scheduler
     futures = {client.submit(run_sample, task, key=f"femdyn-sample-{task.sample}-{token}", pure=False): task
                for task in tasks}
+    lost = []
     try:
         for future in as_completed(list(futures)):
             task = futures.pop(future)
             try:
                 row = future.result()
-            except KilledWorker as err:
-                row = error_row(task, f"KilledWorker: every worker that ran this sample died, as many times "
-                                f"as the scheduler allows ({err})")
-            except Exception as err:
+            except KilledWorker:
+                lost.append(task)
+                continue
+            except Exception as err:  # noqa: BLE001  (anything else is the cluster's fault: one line, then stop)
                 reason = " ".join(error_message(err).split())
                 raise SweepError(f"sample {task.sample} could not be run on the cluster: {reason}") from err
             on_row(row)
     finally:
         if futures:
             client.cancel(list(futures))
+    return lost
 
 
 def _parameter_study(plan):
@@ -162,7 +182,7 @@ def sensitivity_study(client, plan, progress=None):
             name = futures.pop(future)
             try:
                 result = future.result()
-            except Exception as err:
+            except Exception as err:  # noqa: BLE001  (anything is the cluster's fault here: one line, then stop)
                 reason = " ".join(error_message(err).split())
                 raise SweepError(f"the study of {name} could not be run on the cluster: {reason}") from err
             if isinstance(result, str):

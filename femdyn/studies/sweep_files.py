@@ -16,6 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..io import jsonfile
 from ..io.case import CaseError
 from ..io.plots import DPI
 
@@ -128,7 +129,7 @@ def write_folder(out, sweep, done, restart=False):
                 (out / name).unlink(missing_ok=True)
         out.mkdir(parents=True, exist_ok=True)
         if not (out / PLAN).is_file():
-            (out / PLAN).write_text(json.dumps(sweep.describe(), indent=1) + "\n")
+            (out / PLAN).write_text(jsonfile.dumps(sweep.describe(), indent=1))
         Table(out / TABLE, sweep.columns).write(done)
     except OSError as err:
         raise CaseError(out, "--out", f"cannot write the sweep's files ({err.strerror or err})") from None

@@ -357,11 +357,18 @@ def test_killing_a_worker_loses_no_sample(cantilever, scheduler, tmp_path):
 
 
 def test_failing_samples_are_error_rows(cantilever, scheduler, tmp_path, capsys):
+    """The sweep runs to its end and exits with code 3, its failed samples in a table on stderr."""
     out = tmp_path / "sweep"
     argv = ["sweep", str(cantilever), "--param", "h=0.1,-0.1", "--param", "solver.max_iterations=20,1",
             "--scheduler", scheduler.address, "--out", str(out), "--quiet", "--no-plots"]
-    assert main(argv) == 0
-    assert "3 of 4 failed (see the error column)" in capsys.readouterr().out
+    assert main(argv) == 3
+    printed = capsys.readouterr()
+    assert "3 of 4 failed (see the error column)" in printed.out
+    table = printed.err.splitlines()
+    assert table[:2] == ["failed samples (3 of 4):", "  sample  h     solver.max_iterations  error"]
+    assert table[2].startswith("  1       0.1   1                      RuntimeError: the run stopped early: ")
+    assert table[3] == "  2       -0.1  20                     bodies[0].beam.h: must be > 0, got -0.1"
+    assert len(table) == 5 and "Traceback" not in printed.err
     rows = read_rows(out / "samples.csv")
     assert [r["error"] for r in rows[:1]] == [""] and rows[0]["elastic_max"] > 0
     assert rows[1]["error"].startswith("RuntimeError: the run stopped early: ")  # Newton in 1 iteration
@@ -406,11 +413,40 @@ def test_resume_runs_failed_samples_again_on_request(cantilever, scheduler, tmp_
     out = tmp_path / "sweep"
     argv = ["sweep", str(cantilever), "--param", "h=0.1,-0.1", "--scheduler", scheduler.address,
             "--out", str(out), "--quiet", "--no-plots"]
-    assert main(argv) == 0 and main(argv) == 0
+    assert main(argv) == 3 and main(argv) == 3
     assert "resuming: 2 done, 0 to run" in capsys.readouterr().out
-    assert main([*argv, "--retry-errors"]) == 0
+    assert main([*argv, "--retry-errors"]) == 3
     assert "resuming: 1 done, 1 to run" in capsys.readouterr().out
     assert len(read_rows(out / "samples.csv")) == 2
+
+
+@pytest.mark.parametrize("deaths, code", [(1, 0), (2, 3)])
+def test_a_sample_whose_workers_die_is_retried_once_at_the_end(cantilever, tmp_path, capfd, monkeypatch, deaths,
+                                                                code):
+    """Sample 1 kills every LocalCluster worker that runs it, ``deaths`` times (a worker preload,
+    dying_worker.py); the scheduler gives up after the first death (allowed-failures 0). Run once more
+    when the others are done, it succeeds after one death; after two it is an error row, the sweep's
+    exit code is 3 and its table names it. Dask's log of the deaths reaches no one."""
+    import dask
+
+    monkeypatch.setenv("FEMDYN_TEST_DEATHS", str(tmp_path / "deaths.txt"))
+    monkeypatch.setenv("FEMDYN_TEST_DEATH_COUNT", str(deaths))
+    monkeypatch.setattr(sweep_cluster, "ALLOWED_FAILURES", 0)
+    out = tmp_path / "sweep"
+    with dask.config.set({"distributed.worker.preload": [str(Path(__file__).with_name("dying_worker.py"))]}):
+        assert main(["sweep", str(cantilever), "--param", "h=0.1,0.2,0.3", "--workers", "2", "--out", str(out),
+                     "--quiet", "--no-plots"]) == code
+    assert len((tmp_path / "deaths.txt").read_text().splitlines()) == deaths
+    rows = read_rows(out / "samples.csv")
+    assert [r["sample"] for r in rows] == [0, 1, 2] and not rows[0]["error"] and not rows[2]["error"]
+    err = capfd.readouterr().err
+    assert "Traceback" not in err and "distributed" not in err and "ERROR" not in err, err
+    if code:
+        assert rows[1]["error"].startswith("KilledWorker: every worker that ran this sample died")
+        assert err.splitlines()[:3] == ["failed samples (1 of 3):", "  sample  h    error",
+                                        f"  1       0.2  {rows[1]['error']}"]
+    else:
+        assert not rows[1]["error"] and rows[1]["elastic_max"] > 0 and not err
 
 
 # --- sensitivities -------------------------------------------------------------------------------

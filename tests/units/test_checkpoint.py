@@ -1,0 +1,76 @@
+"""A run given out in chunks, and a run resumed from any chunk's checkpoint, have the numbers of the run
+computed in one piece, bit for bit: with both integrators, full and modified Newton, generalized-alpha's
+early stop, friction states, servo inputs and flexible bodies. And the probes' angles unwrapped chunk by
+chunk are those of ``np.unwrap`` of the whole series."""
+import copy
+
+import numpy as np
+import pytest
+from shared import CASES
+
+from femdyn.integrators.setup import prepare
+from femdyn.integrators.time_loop import simulate
+from femdyn.io.case import load_case
+from femdyn.io.probes import Unwrap
+
+FIELDS = ("t", "q", "v", "iterations", "residual", "kinetic", "potential", "work", "dissipation", "momentum",
+          "angular_momentum", "energy_balance", "inputs", "t_mid")
+
+
+class Chunks:
+    """An ``output`` that asks for a chunk every ``every`` steps and keeps the chunks and checkpoints."""
+
+    stopping = False
+
+    def __init__(self, every):
+        self.every, self.calls, self.chunks, self.checkpoints = every, 0, [], []
+
+    def capacity(self, n):
+        return 10**9
+
+    def due(self):
+        self.calls += 1
+        return self.calls % self.every == 0
+
+    def write(self, chunk, checkpoint):
+        self.chunks.append(chunk)
+        self.checkpoints.append(copy.deepcopy(checkpoint))
+
+
+def joined(chunks, name):
+    return np.concatenate([getattr(c, name) for c in chunks])
+
+
+@pytest.mark.parametrize("name, changes", [
+    ("nm_logo.toml", {}),
+    ("rpr_figure8_friction.toml", {"t_end": 1.0}),  # servo inputs, friction
+    ("3prr_sine.toml", {"t_end": 0.3}),  # generalized-alpha with the early stop, flexible links
+    ("3prr_pulse.toml", {"t_end": 0.3, "newton": "modified", "early_stop": False}),
+    ("double_pendulum.toml", {"newton": "modified", "t_end": 3.0}),  # a factorisation kept over steps
+    ("3rrr_inverse.toml", {}),
+])
+def test_chunks_and_resumed_runs_equal_the_run_in_one_piece(name, changes):
+    case = load_case(CASES / name)
+    settings = case.settings.replace(**changes)
+    setup = prepare(case.model, case.q0, case.v0, settings.initial_tolerance)
+    whole = simulate(setup, settings)
+    assert whole.complete
+    chunked = Chunks(7)
+    last = simulate(setup, settings, output=chunked)
+    assert last is chunked.chunks[-1] and len(chunked.chunks) > 5
+    for field in FIELDS:
+        assert np.array_equal(joined(chunked.chunks, field), getattr(whole, field)), field
+    for k in (0, len(chunked.checkpoints) // 2, len(chunked.checkpoints) - 2):  # resumed from 3 checkpoints
+        again = Chunks(5)
+        simulate(setup, settings, output=again, resume=chunked.checkpoints[k])
+        for field in FIELDS:
+            assert np.array_equal(joined(chunked.chunks[: k + 1] + again.chunks, field), getattr(whole, field)), field
+    assert again.chunks[-1].factorisations == whole.factorisations
+
+
+def test_unwrap_in_chunks_is_unwrap_at_once():
+    rng = np.random.default_rng(3)
+    angles = np.angle(np.exp(1j * np.cumsum(rng.normal(0.0, 2.0, 400))))  # wrapped, with jumps near pi
+    cuts = np.sort(rng.choice(np.arange(1, 400), 30, replace=False))
+    unwrap = Unwrap()
+    assert np.array_equal(np.concatenate([unwrap(part) for part in np.split(angles, cuts)]), np.unwrap(angles))
