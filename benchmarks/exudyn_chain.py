@@ -180,10 +180,11 @@ def femdyn_split(fc, dt=SPLIT_DT, steps=SPLIT_STEPS, scheme=DEFAULT_SCHEME):
     """Time per step split by wrapping the stepper's parts (those that exist in this femdyn version)."""
     model, setup = fc.model, fc.setup
     stepper = femdyn_stepper(model, dt, setup.active_rows, scheme)
+    holder = getattr(stepper, "system", stepper)  # the pattern and the LU moved into the SaddleSystem
     parts = {"assembly (residual + constraint kernels, _system)": (stepper, "_system"),
-             "CSC refill (pattern.values)": (getattr(stepper, "pattern", None), "values"),
-             "KLU factorisation (lu.factor)": (getattr(stepper, "lu", None), "factor"),
-             "KLU solve (lu.solve)": (getattr(stepper, "lu", None), "solve"),
+             "CSC refill (pattern.values)": (getattr(holder, "pattern", None), "values"),
+             "KLU factorisation (lu.factor)": (getattr(holder, "lu", None), "factor"),
+             "KLU solve (lu.solve)": (getattr(holder, "lu", None), "solve"),
              "end of step: velocities, work, states (_finish)": (stepper, "_finish")}
     timers = {}
     for label, (owner, name) in parts.items():
