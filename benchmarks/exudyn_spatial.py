@@ -262,7 +262,8 @@ def print_summary(results):
               f"estimates femdyn {res['references']['femdyn']['error_estimate']:.1e}, Exudyn "
               f"{res['references']['exudyn']['error_estimate']:.1e}; runs below {res['error_floor']:.1e} stay out")
         for row in res["same_dt"]:
-            print(f"    dt {row['dt']:<8g} time ratio {row['time_ratio']:6.2f}   error femdyn {row['femdyn_error']:.2e}, "
+            print(f"    dt {row['dt']:<8g} time ratio {row['time_ratio']:6.2f}   "
+                  f"error femdyn {row['femdyn_error']:.2e}, "
                   f"Exudyn {row['exudyn_error']:.2e} (ratio {row['error_ratio']:.2f})")
         for code, orders in res["observed_orders"].items():
             print(f"observed orders {code:7s}: " + ", ".join(f"{o['order']:.2f}" for o in orders))

@@ -226,7 +226,8 @@ def main():
                                                   f"{row[m]['newton_per_step']:6.2f}" for m in kinds)
               + f" {row['ratio_spatial_planar']:9.2f} {row['ratio_spatial_planar_median_of_rounds']:10.2f} "
                 f"{row['ratio_per_iteration']:8.2f} {growth:9.2f} {row['spatial']['rss_peak_mib']:7.0f} "
-                f"{row['planar']['rss_peak_mib']:7.0f}" + (f" {row.get('ratio_spatial_ffr', 0):7.2f}" if args.with_ffr else ""))
+                f"{row['planar']['rss_peak_mib']:7.0f}"
+              + (f" {row.get('ratio_spatial_ffr', 0):7.2f}" if args.with_ffr else ""))
     by_n = {r["elements"]: r for r in rows}
     summary = dict(max_ratio_spatial_planar=max(r["ratio_spatial_planar"] for r in rows), target_ratio=TARGET_RATIO,
                    exponent_spatial_all=slope([(r["elements"], r["spatial"]["ms_per_step"]) for r in rows]),
