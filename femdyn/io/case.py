@@ -20,7 +20,7 @@ Schema::
               newton = "full" (default) | "modified" (``NewtonOptions.modified``; not with early_stop)
     [output]  optional every, vtk, plots
     [[bodies]]   name, mass, euler = [..] | inertia = [J1, J2, J3] (3D); optional size = [..]
-                 or (2D) name, beam = {..}: a flexible body, with [flexible] settings (see ``beams``)
+                 or name, beam = {..}: a flexible body (2D and 3D), with [flexible] settings (see ``beams``)
     [[probes]]   name, body, point       material points whose motion (and elastic part) is recorded
     [[joints]]   name, type, bodies = [b1, b2]; optional points, axis, relative_rotation, angle, slide
     [[loads]]    type = "joint": coordinate, function
@@ -240,10 +240,11 @@ def _add_bodies(r, items, builder, dim, flexible):
         if "beam" in r.mapping(item, f):
             r.table(item, f, ("name", "beam"))
             name = r.name(item["name"], f"{f}.name", names)
-            if dim != 2:
-                r.fail(f"{f}.beam", "flexible beam bodies exist only in 2D models")
-            beam = read_beam(r, item["beam"], f"{f}.beam", flexible, r.path.parent)
-            builder.add_beam(name, beam, flexible.stiffening)
+            beam = read_beam(r, item["beam"], f"{f}.beam", flexible, r.path.parent, dim)
+            try:
+                builder.add_beam(name, beam, flexible.stiffening)
+            except ModelError as err:  # what the builder refuses of a beam body
+                r.model_error(f, err)
             names.append(name)
             continue
         r.table(item, f, ("name", "mass"), ("euler", "inertia", "size"))
@@ -397,7 +398,7 @@ def load_case(path, flexible=None, overrides=None, data=None):
     solver = _solver(r, data["solver"])
     try:
         builder = ModelBuilder(dim)
-        beams = read_settings(r, data.get("flexible", {}), flexible or Options())
+        beams = read_settings(r, data.get("flexible", {}), flexible or Options(), dim)
         bodies = _add_bodies(r, data["bodies"], builder, dim, beams)
         probes = _probes(r, data.get("probes", []), dim, bodies)
         joints, coordinates = _add_joints(r, data.get("joints", []), builder, dim, bodies)
