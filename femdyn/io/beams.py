@@ -146,7 +146,7 @@ def _section(r, spec, f, dim, scale, young, density, nodes):
     if not rectangle and not general:
         r.fail(f, f"the section is missing: give b and h (a rectangle) or {', '.join(GENERAL[dim])}")
     if rectangle:
-        b, h = (r.number(spec[k], f"{f}.{k}", positive=True) * scale.get(k, 1.0) if k in spec
+        b, h = (np.float64(r.number(spec[k], f"{f}.{k}", positive=True)) * scale.get(k, 1.0) if k in spec
                 else r.fail(f"{f}.{k}", f"missing: a rectangle needs b and h (given: {rectangle[0]})")
                 for k in RECTANGLE)
         thin = "h" if not REPRESENTABLE[0] <= h**3 <= REPRESENTABLE[1] else "b"
