@@ -44,11 +44,12 @@ def add(commands):
 
 
 def table(rows):
-    """The modes as a table with units."""
+    """The modes as a table with units (each mode by its three most moved bodies; all of them in
+    modes.json)."""
     lines = [f"{'mode':>4}  {'omega [rad/s]':>14}  {'f [Hz]':>12}  shape"]
     for r in rows:
         kind = " (zero: a free motion)" if r["zero"] else " (unstable)" if r["unstable"] else ""
-        lines.append(f"{r['mode']:>4}  {r['omega_rad_s']:>14.6g}  {r['frequency_hz']:>12.6g}  {r['description']}{kind}")
+        lines.append(f"{r['mode']:>4}  {r['omega_rad_s']:>14.6g}  {r['frequency_hz']:>12.6g}  {r['summary']}{kind}")
     return lines
 
 

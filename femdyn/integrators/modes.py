@@ -240,12 +240,13 @@ def _deformation(body, x):
     return float(speeds[k]), X[k], elastic[k] / speeds[k] if speeds[k] > 0 else elastic[k]
 
 
-def describe_motion(model, q, x, share=0.05):
+def describe_motion(model, q, x, share=0.05, most=None):
     """The motion x (n,) at q in words: each body it moves by at least ``share`` of the most moved one
     (the speed of its reference point plus its angular speed times half its size) as a translation
     along a direction or a rotation about a point (planar) or an axis (spatial), and each flexible body
     it deforms by as much as the deformation where it is largest (body-frame point and direction); a
-    motion that moves no body by the coordinates it moves most. For messages, not for a hot path."""
+    motion that moves no body by the coordinates it moves most; ``most``: only that many bodies, the
+    most moved first, and how many more. For messages, not for a hot path."""
     dim, nb = model.dim, kin.body_size(model.dim)
     twists = []
     for body in model.bodies:
@@ -264,11 +265,14 @@ def describe_motion(model, q, x, share=0.05):
     if not largest > 0:
         top = np.argsort(-np.abs(x))[:3]
         return "motion of " + ", ".join(f"'{model.coordinate_names[i]}'" for i in top if x[i]) + " (no body moves)"
-    words = [_rigid_motion(name, phi, v, omega, size) for name, phi, v, omega, speed, size in twists
+    words = [(speed, _rigid_motion(name, phi, v, omega, size)) for name, phi, v, omega, speed, size in twists
              if speed >= share * largest]
-    words += [f"deformation of '{name}', largest at {_vector(X)} along {_vector(direction)}"
+    words += [(speed, f"deformation of '{name}', largest at {_vector(X)} along {_vector(direction)}")
               for name, (speed, X, direction) in deformations if speed >= share * largest]
-    return ", ".join(words)
+    if most is not None and len(words) > most:
+        kept = sorted(words, key=lambda w: -w[0])[:most]
+        return ", ".join(w for _, w in kept) + f" and {len(words) - most} more bodies"
+    return ", ".join(w for _, w in words)
 
 
 def _vector(v, scale=1.0):
@@ -323,9 +327,9 @@ class NaturalModes:
         """Frequencies [Hz]."""
         return self.omega / (2.0 * np.pi)
 
-    def describe(self, i):
-        """Mode i in words (``describe_motion``)."""
-        return describe_motion(self.model, self.q, self.shapes[i])
+    def describe(self, i, most=None):
+        """Mode i in words (``describe_motion``; ``most``: the most moved bodies only)."""
+        return describe_motion(self.model, self.q, self.shapes[i], most=most)
 
 
 def static_multipliers(system, q, t, lam=None):

@@ -154,7 +154,7 @@ def write_modes(folder, case, modes, vtk=True):
     folder.mkdir(parents=True, exist_ok=True)
     model = case.model
     rows = [{"mode": i + 1, "omega_rad_s": float(w), "frequency_hz": float(f), "zero": bool(z), "unstable": bool(u),
-             "description": modes.describe(i)}
+             "description": modes.describe(i), "summary": modes.describe(i, most=3)}
             for i, (w, f, z, u) in enumerate(zip(modes.omega, modes.frequency, modes.zero, modes.unstable))]
     write_csv(folder / "modes.csv", {"mode": [r["mode"] for r in rows], "omega_rad_s": modes.omega,
                                      "frequency_hz": modes.frequency})
