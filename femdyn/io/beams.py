@@ -200,6 +200,9 @@ def _centre_line(r, spec, f, dim, settings, folder):
         except ValueError as err:
             r.fail(f"{f}.mesh", str(err))
         chord = np.linalg.norm(points[-1] - points[0])
+        if not chord > 1e-12 * np.ptp(points, axis=0).max():
+            r.fail(f"{f}.mesh", f"{path}: the beam's direction is undefined: its centre line ends where it starts "
+                   "(the body's x1 axis runs along the chord from the first to the last node)")
         if chord_offset(points) > 1e-9 * chord:
             if dim == 3:
                 r.fail(f"{f}.mesh", f"{path}: a curved centre line is not supported in 3D yet; build the link "
