@@ -1,5 +1,6 @@
 """Command line: ``femdyn run CASE`` simulates a case into a result folder (``--resume DIR`` continues a
-killed or interrupted run), ``femdyn check CASE`` validates it and describes the model (both with
+killed or interrupted run), ``femdyn static CASE`` and ``femdyn modes CASE`` solve its static
+equilibrium and the natural modes there, ``femdyn check CASE`` validates it and describes the model (both with
 ``--flexible``/``--elements`` overriding the case's flexible bodies), ``femdyn sensitivity CASE``
 differentiates a probe's motion with respect to the beam parameters, ``femdyn sweep CASE`` runs
 parameter sweeps and that study on Dask (``sweep``), ``femdyn view RESULT`` shows a result's ParaView
@@ -35,14 +36,25 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _parser():
-    from .commands import bench, check, compare, mesh, run, sensitivity, sweep, view
+    from .commands import (
+        bench,
+        check,
+        compare,
+        mesh,
+        modes,
+        run,
+        sensitivity,
+        static,
+        sweep,
+        view,
+    )
 
     parser = _Parser(prog="femdyn", description="Energy-momentum dynamics of parallel manipulators "
                      "(rigid director bodies, flexible FFR beams). Cases are TOML files; see femdyn/io/case.py.",
                      epilog=EPILOG)
     parser.add_argument("--version", action="version", version=f"femdyn {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for command in (run, compare, bench, mesh, check, sensitivity, sweep, view):  # in the order of --help
+    for command in (run, static, modes, compare, bench, mesh, check, sensitivity, sweep, view):  # in --help order
         command.add(commands)
     return parser
 

@@ -31,8 +31,8 @@ def flexible_pendulum(elements=8):
     released horizontally under gravity: the model of benchmarks/exudyn_flexible.py, and its
     projected initial state."""
     b = ModelBuilder(2)
-    b.add_beam("beam", BeamBody.straight(1.0, elements, Section.rectangle(0.01, 0.01), 2.1e11, 7850.0),
-               stiffening=True)
+    b.add_beam("beam", BeamBody.straight(1.0, elements, Section.rectangle(0.01, 0.01), 2.1e11, 7850.0,
+                                         axial="linear"), stiffening=True)
     b.add_joint("pin", "revolute", "ground", "beam")
     b.set_gravity([0.0, -9.81])
     model = b.build()
@@ -42,7 +42,8 @@ def flexible_pendulum(elements=8):
 
 def free_beam(stiffening, modes=None):
     """A free 1 m steel beam (10 x 10 mm), spinning and bending: no loads, no joints."""
-    beam = BeamBody.straight(1.0, 6, Section.rectangle(0.01, 0.01), STEEL["young"], STEEL["rho"], modes=modes)
+    beam = BeamBody.straight(1.0, 6, Section.rectangle(0.01, 0.01), STEEL["young"], STEEL["rho"], modes=modes,
+                             axial="linear")
     b = ModelBuilder(2)
     b.add_beam("beam", beam, stiffening=stiffening)
     model = b.build()

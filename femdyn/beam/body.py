@@ -18,8 +18,8 @@ stop all rigid motions (3 in the plane, 6 in space: ``free-free``, ``pinned-free
 it is refused with a ``ValueError`` that names the motion left.
 
 Discretisations. FEM: one element between consecutive nodes; the axial shape (``elements``) is
-``"linear"`` (the element of 003) or ``"cubic"`` (the element of the world-vector beams,
-``world``). Rayleigh-Ritz (003 section 5): one element with the linear axial shape spanning the
+``"cubic"`` (the default: the element of the world-vector beams, ``world``, free of membrane locking)
+or ``"linear"`` (the element of 003, embedded by carriers, ``ffr``). Rayleigh-Ritz (003 section 5): one element with the linear axial shape spanning the
 straight centre line, i.e. the shape matrix of 003 eq. 46 on the end points; with ``fixed-free``
 its columns are the reduced shape functions ``[xi, 0, 0; 0, 3xi^2 - 2xi^3, L (xi^3 - xi^2)]`` of
 003 eq. 51, and the other reference conditions select other columns of eq. 46 in the same way. Modal
@@ -78,6 +78,11 @@ class Section:
     def iz(self):
         return self.inertia
 
+    def has_fibres(self, dim):
+        """Whether the outer-fibre distances that stresses need are known: c along x2, in space also
+        c_z along x3."""
+        return self.fibre is not None and (dim == 2 or self.fibre_z is not None)
+
     @classmethod
     def rectangle(cls, b, h):
         """Rectangle of width ``b`` (normal to the plane, along x3) and depth ``h`` (in the plane, along
@@ -97,6 +102,15 @@ def _shear_modulus(young, shear, poisson):
     if not np.all((np.asarray(poisson, dtype=float) > -1.0) & (np.asarray(poisson, dtype=float) < 0.5)):
         raise ValueError(f"Poisson's ratio must lie in (-1, 1/2), got {poisson}")
     return np.asarray(young, dtype=float) / (2.0 * (1.0 + np.asarray(poisson, dtype=float)))
+
+
+def chord_offset(nodes):
+    """The largest distance of the nodes (n, dim) of a centre line from its chord, the straight line
+    through its first and last node (0 for a straight centre line)."""
+    nodes = np.asarray(nodes, dtype=float)
+    chord = nodes[-1] - nodes[0]
+    rel = nodes - nodes[0]
+    return float(np.linalg.norm(rel - np.outer(rel @ chord, chord) / (chord @ chord), axis=1).max())
 
 
 def _check_centre_line(nodes):
@@ -134,7 +148,7 @@ class BeamBody:
     ``Section``; ``young`` (E) and ``rho`` scalars or (K,) arrays; ``reference`` the reference
     conditions (module docstring); ``modes`` None (nodal coordinates) or the number of lowest modes
     kept; ``eigensolver`` as in ``modes.lowest_modes``; ``axial`` the elements' axial shape
-    ("linear": 003; "cubic": the world-vector beams'); spatial beams also need ``shear`` (G) or
+    ("cubic", the default: the world-vector beams'; "linear": 003's, embedded by carriers); spatial beams also need ``shear`` (G) or
     ``poisson`` (nu, G = E / (2 (1 + nu))).
 
     The elastic coordinates ``q`` (``n_coordinates``) map to the body's nodal coordinates
@@ -142,7 +156,7 @@ class BeamBody:
     """
 
     def __init__(self, nodes, section, young, rho, reference="fixed-free", modes=None,
-                 eigensolver="cholmod", axial="linear", shear=None, poisson=None):
+                 eigensolver="cholmod", axial="cubic", shear=None, poisson=None):
         nodes = np.asarray(nodes, dtype=float)
         steps = _check_centre_line(nodes)
         for name, value in (("young's modulus", young), ("density", rho)):
@@ -200,12 +214,10 @@ class BeamBody:
         first and the last node of a straight centre line (any nodes in between only have to lie on
         it)."""
         nodes = np.asarray(nodes, dtype=float)
-        chord = nodes[-1] - nodes[0]
-        rel = nodes - nodes[0]
-        offset = np.linalg.norm(rel - np.outer(rel @ chord, chord) / (chord @ chord), axis=1)
-        if np.any(offset > 1e-9 * np.linalg.norm(chord)):
+        offset = chord_offset(nodes)
+        if offset > 1e-9 * np.linalg.norm(nodes[-1] - nodes[0]):
             raise ValueError(f"Rayleigh-Ritz bodies are straight (003 eqs. 45-51): a node lies "
-                             f"{offset.max():.3g} off the chord of the centre line")
+                             f"{offset:.3g} off the chord of the centre line")
         return cls(nodes[[0, -1]], section, young, rho, axial="linear", **options)
 
     def _reduce(self, matrix):
@@ -248,11 +260,14 @@ class BeamBody:
         return np.asarray(self.basis @ np.asarray(q, dtype=float)).reshape(-1, self.elements.node_size)
 
     def element_coordinates(self, q):
-        """Element-frame nodal coordinates of every element: (K, 2 node_size) (planar: ``Cbar e``)."""
-        nodal = np.asarray(self.basis @ np.asarray(q, dtype=float))[self.elements.dofs]
+        """Element-frame nodal coordinates of every element for the elastic coordinates q (...,
+        n_coordinates): (..., K, 2 node_size) (planar: ``Cbar e``)."""
+        q = np.asarray(q, dtype=float)
+        flat = q.reshape(int(np.prod(q.shape[:-1])), q.shape[-1])
+        nodal = np.asarray(self.basis @ flat.T).T.reshape(q.shape[:-1] + (-1,))[..., self.elements.dofs]
         if self.dim == 3:
             return nodal
-        return np.einsum("kij,kj->ki", self.elements.cbar, nodal)
+        return np.einsum("kij,...kj->...ki", self.elements.cbar, nodal)
 
     def locate(self, points):
         """Element index (P,) and ``xi`` (P,) of body-frame points on the centre line; a point

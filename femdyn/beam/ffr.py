@@ -48,7 +48,12 @@ def _carrier_blocks(s1, s2):
 class FlexibleBody:
     """The director-form coordinates of one ``BeamBody``. ``offset``: its ``[phi, d_1, d_2]`` in the
     global vector; ``elastic``: the global indices of its elastic coordinates (n,); ``carriers``: those
-    of its carrier vectors (n, 2)."""
+    of its carrier vectors (n, 2).
+
+    What outputs read of a flexible body is the same for both embeddings (this one and
+    ``world.WorldBeam``): ``beam``, ``rigid`` (the frame's coordinates), ``n_coordinates``,
+    ``elastic_coordinates(q)``, ``positions(q, X)``, ``element_points(q, xi)`` and
+    ``with_elastic(q, v, elastic, rate)``."""
 
     def __init__(self, name, beam, stiffening, offset, elastic, carriers):
         self.name, self.beam, self.stiffening = name, beam, stiffening
@@ -61,6 +66,11 @@ class FlexibleBody:
     @property
     def n_elastic(self):
         return len(self.elastic)
+
+    @property
+    def n_coordinates(self):
+        """The model coordinates of the body's elastic part: its elastic coordinates and carriers."""
+        return 3 * self.n_elastic
 
     def slot_blocks(self):
         """Mass-matrix coefficients (A, B) over the body's slots [phi, d_1, d_2, c_1..c_n] (module
@@ -105,6 +115,41 @@ class FlexibleBody:
             axes.append(np.concatenate([kin.direction_matrix(a)[0],
                                         _carrier_blocks(turned[0] * r[2], turned[1] * r[2])], axis=1))
         return np.concatenate([self.rigid, self.carriers[used].ravel()]), point, axes
+
+    def elastic_coordinates(self, q):
+        """The body's elastic coordinates (..., n_coordinates of the ``BeamBody``) for coordinates q
+        (..., n)."""
+        return q[..., self.elastic]
+
+    def with_elastic(self, q, v, elastic, rate=None):
+        """Copies of the coordinates q and velocities v (n,) whose body has the elastic coordinates
+        ``elastic`` and their ``rate`` (default zero): the carriers c_j = q_j d_1 and their rates
+        c_j' = q_j' d_1 + q_j d_1', with the frame's d_1 and d_1' of q and v."""
+        q, v = np.array(q, dtype=float), np.array(v, dtype=float)
+        elastic = np.asarray(elastic, dtype=float)
+        rate = np.zeros_like(elastic) if rate is None else np.asarray(rate, dtype=float)
+        d1, d1_rate = q[self.rigid[2:4]], v[self.rigid[2:4]]
+        q[self.elastic], v[self.elastic] = elastic, rate
+        q[self.carriers] = elastic[:, None] * d1
+        v[self.carriers] = rate[:, None] * d1 + elastic[:, None] * d1_rate
+        return q, v
+
+    def element_points(self, q, xi):
+        """World positions (..., K, P, 2) of the points ``xi`` (P,) of every element for coordinates q
+        (..., n): ``phi + X_a d_a + sum_i (S_1i I + S_2i J) c_i`` with the body-frame shape matrices
+        ``C S(xi) Cbar`` of the nodal coordinates i (003 eq. 110), whose carriers are the body's
+        carriers mapped by the basis (q_nodal = B q). Linear in q: applied to velocities, the
+        material velocities."""
+        elements = self.beam.elements
+        rigid = kin.material_points(q[..., self.rigid], elements.positions(xi).reshape(-1, 2))
+        shape = elements.body_shape(xi)  # (K, P, 2, 6)
+        carriers = q[..., self.carriers]  # (..., n, 2)
+        flat = np.moveaxis(carriers, -2, 0).reshape(self.n_elastic, 2 * int(np.prod(q.shape[:-1])))
+        nodal = np.asarray(self.beam.basis @ flat).reshape((-1,) + carriers.shape[:-2] + (2,))
+        nodal = np.moveaxis(nodal, 0, -2)[..., elements.dofs, :]  # (..., K, 6, 2)
+        u = (np.einsum("kpj,...kja->...kpa", shape[:, :, 0], nodal)
+             + np.einsum("kpj,ab,...kjb->...kpa", shape[:, :, 1], J, nodal))
+        return rigid.reshape(u.shape) + u
 
     def positions(self, q, X):
         """World positions (..., P, 2) of body-frame points X (P, 2) for coordinates q (..., n_global)."""

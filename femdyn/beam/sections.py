@@ -73,25 +73,32 @@ class SpatialSectionForces:
 
     @property
     def sigma_max(self):
-        if self.section.fibre is None or self.section.fibre_z is None:
+        if not self.section.has_fibres(3):
             raise ValueError("stresses need the outer-fibre distances c_y, c_z of the section "
                              "(Section(..., fibre, fibre_z=..) or Section.rectangle(b, h))")
         sec = self.section
-        return (np.abs(self.axial) / sec.area + np.abs(self.moment_z) * sec.fibre / sec.inertia
-                + np.abs(self.moment_y) * sec.fibre_z / sec.iy)
+
+        def per_element(value):  # a scalar, or (K,) against the (..., K, P) section forces
+            value = np.asarray(value, dtype=float)
+            return value[:, None] if value.ndim else value
+
+        return (np.abs(self.axial) / per_element(sec.area)
+                + np.abs(self.moment_z) * per_element(np.asarray(sec.fibre) / sec.inertia)
+                + np.abs(self.moment_y) * per_element(np.asarray(sec.fibre_z) / sec.iy))
 
 
 def _spatial_section_forces(body, e, xi):
-    """N, T, M_y, M_z, Q_y, Q_z (each (K, P)) of element coordinates e (K, 12) at the points xi."""
+    """N, T, M_y, M_z, Q_y, Q_z (each (..., K, P)) of element coordinates e (..., K, 12) at the points
+    xi."""
     el = body.elements
     axial, curvature_y, curvature_z, gradient_y, gradient_z, twist = el.section_rows(xi)
-    ones = np.ones((1, len(xi)))
+    ones = np.ones(len(xi))
 
     def constant(factor, rows):  # along each element
-        return (factor * np.einsum("kj,kj->k", rows, e))[:, None] * ones
+        return (factor * np.einsum("kj,...kj->...k", rows, e))[..., None] * ones
 
     def varying(factor, rows):
-        return factor[:, None] * np.einsum("kpj,kj->kp", rows, e)
+        return factor[:, None] * np.einsum("kpj,...kj->...kp", rows, e)
 
     ei_z, ei_y = el.young * el.iz, el.young * el.iy
     return (constant(el.young * el.area, axial), constant(el.shear * el.torsion, twist),
@@ -101,8 +108,9 @@ def _spatial_section_forces(body, e, xi):
 
 def section_forces(body, q, xi=(0.0, 0.5, 1.0)):
     """Axial force, shear force and bending moment at the points ``xi`` of every element for the
-    elastic coordinates ``q``: ``SectionForces`` of a planar body, ``SpatialSectionForces`` (with
-    the torque) of a spatial one."""
+    elastic coordinates ``q`` (n_coordinates,) or, for several states at once, (..., n_coordinates):
+    ``SectionForces`` of a planar body, ``SpatialSectionForces`` (with the torque) of a spatial one,
+    whose forces are (..., K, P)."""
     el = body.elements
     xi = np.asarray(xi, dtype=float)
     e = body.element_coordinates(q)
@@ -111,8 +119,8 @@ def section_forces(body, q, xi=(0.0, 0.5, 1.0)):
     if body.dim == 3:
         return SpatialSectionForces(s, *_spatial_section_forces(body, e, xi), body.section)
     ea, ei = el.young * el.area, el.young * el.inertia
-    ones = np.ones((1, len(xi)))
-    axial = (ea * np.einsum("kj,kj->k", axial_strain_row(el.length), e))[:, None] * ones
-    moment = ei[:, None] * np.einsum("kpj,kj->kp", curvature_rows(xi, el.length), e)
-    shear = -(ei * np.einsum("kj,kj->k", curvature_gradient_row(el.length), e))[:, None] * ones
+    ones = np.ones(len(xi))
+    axial = (ea * np.einsum("kj,...kj->...k", axial_strain_row(el.length), e))[..., None] * ones
+    moment = ei[:, None] * np.einsum("kpj,...kj->...kp", curvature_rows(xi, el.length), e)
+    shear = -(ei * np.einsum("kj,...kj->...k", curvature_gradient_row(el.length), e))[..., None] * ones
     return SectionForces(s, axial, shear, moment, el.area, el.inertia, body.section.fibre)

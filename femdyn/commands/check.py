@@ -25,7 +25,7 @@ def handle(args):
     active = len(setup.active_rows)
     lines = [f"{case.path}: {case.title}", f"dimension {model.dim}", *filter(None, [flexible_line(case)]),
              f"bodies ({len(model.bodies)}):"]
-    lines += [f"  {b.name}: mass {b.mass:g}, Euler values {', '.join(f'{e:g}' for e in b.euler)}"
+    lines += [f"  {b.name}: mass {b.mass:g}, Euler values {', '.join(f'{e:g}' for e in b.euler)}{_beam(b.flexible)}"
               for b in model.bodies]
     lines.append(f"joints ({len(model.joints)}):")
     for j in model.joints:
@@ -34,9 +34,39 @@ def handle(args):
     lines += [
         f"coordinates n = {model.n}, constraints m = {model.m}, active rows {active}, "
         f"degrees of freedom {model.n - active}",
+        f"  coordinates: {_coordinate_kinds(model)}",
+        f"  constraint rows: {_constraint_kinds(model)}",
         f"dropped constraints: {dropped(setup.dropped)}",
         f"initial constraint violation {setup.initial_violation:.3g} "
         f"(tolerance {case.settings.initial_tolerance:g})",
     ]
     say("\n".join(lines))
     return 0
+
+
+def _beam(flexible):
+    """', beam of K elements, L m, N coordinates' for a flexible body ('' for a rigid one)."""
+    if flexible is None:
+        return ""
+    elements = flexible.beam.elements
+    return (f"; beam of {len(elements.length)} element{'s' * (len(elements.length) > 1)}, "
+            f"{elements.length.sum():g} m, {flexible.beam.n_coordinates} elastic coordinates in "
+            f"{flexible.n_coordinates} model coordinates")
+
+
+def _coordinate_kinds(model):
+    """The model's coordinates by kind: the bodies' frames, the joint coordinates, the flexible bodies'
+    elastic parts."""
+    flexible = sum(f.n_coordinates for f in model.flexible)
+    joints = len(model.joint_coordinates)
+    return f"body frames {model.n - joints - flexible}, joint coordinates {joints}, flexible bodies {flexible}"
+
+
+def _constraint_kinds(model):
+    """The constraint rows by kind (the first word of their labels: orthonormality, anchor, a joint type,
+    the flexible bodies' slope, carrier and section rows, servo), in the order of the rows."""
+    kinds = {}
+    for label in model.constraint_labels():
+        kind = label.split(" ")[0]
+        kinds[kind] = kinds.get(kind, 0) + 1
+    return ", ".join(f"{kind} {count}" for kind, count in kinds.items()) or "none"

@@ -30,4 +30,4 @@ def flexible_line(case):
     parts += [f"{s.modes} modes per body"] if s.modes and s.model != "rigid" else []
     parts += ["geometric stiffening"] if s.stiffening else []
     return (f"flexible bodies ({len(bodies)}): {', '.join(parts)}; "
-            f"{sum(b.n_elastic for b in bodies)} elastic coordinates")
+            f"{sum(b.beam.n_coordinates for b in bodies)} elastic coordinates")

@@ -225,11 +225,28 @@ class TangentPencil:
         return Z @ (T @ Y - T0 @ (slave @ Y))
 
 
-def describe_motion(model, q, x, share=0.05):
+def _deformation(body, x):
+    """The largest elastic speed of a flexible body's centre-line points for the velocity x (n,): its
+    size, the body-frame point where it is reached and its direction (world axes); None for a rigid one."""
+    f = body.flexible
+    if f is None or not f.beam.n_coordinates:
+        return None
+    xi = np.linspace(0.0, 1.0, 5)
+    dim = f.beam.dim
+    X = f.beam.elements.positions(xi).reshape(-1, dim)
+    elastic = f.element_points(x[None], xi).reshape(-1, dim) - kin.material_points(x[f.rigid], X)
+    speeds = np.linalg.norm(elastic, axis=1)
+    k = int(np.argmax(speeds))
+    return float(speeds[k]), X[k], elastic[k] / speeds[k] if speeds[k] > 0 else elastic[k]
+
+
+def describe_motion(model, q, x, share=0.05, most=None):
     """The motion x (n,) at q in words: each body it moves by at least ``share`` of the most moved one
     (the speed of its reference point plus its angular speed times half its size) as a translation
-    along a direction or a rotation about a point (planar) or an axis (spatial); a motion that moves no
-    body by the coordinates it moves most. For messages, not for a hot path."""
+    along a direction or a rotation about a point (planar) or an axis (spatial), and each flexible body
+    it deforms by as much as the deformation where it is largest (body-frame point and direction); a
+    motion that moves no body by the coordinates it moves most; ``most``: only that many bodies, the
+    most moved first, and how many more. For messages, not for a hot path."""
     dim, nb = model.dim, kin.body_size(model.dim)
     twists = []
     for body in model.bodies:
@@ -242,13 +259,20 @@ def describe_motion(model, q, x, share=0.05):
             omega = 0.5 * np.sum(np.cross(D, dD), axis=0)
         size = 0.5 * float(np.max(body.size))
         twists.append((body.name, phi, v, omega, np.linalg.norm(v) + np.linalg.norm(omega) * size, size))
-    largest = max((t[4] for t in twists), default=0.0)
+    deformations = [(body.name, _deformation(body, x)) for body in model.bodies]
+    deformations = [(name, d) for name, d in deformations if d is not None]
+    largest = max([t[4] for t in twists] + [d[0] for _, d in deformations], default=0.0)
     if not largest > 0:
         top = np.argsort(-np.abs(x))[:3]
         return "motion of " + ", ".join(f"'{model.coordinate_names[i]}'" for i in top if x[i]) + " (no body moves)"
-    words = [_rigid_motion(name, phi, v, omega, size) for name, phi, v, omega, speed, size in twists
+    words = [(speed, _rigid_motion(name, phi, v, omega, size)) for name, phi, v, omega, speed, size in twists
              if speed >= share * largest]
-    return ", ".join(words)
+    words += [(speed, f"deformation of '{name}', largest at {_vector(X)} along {_vector(direction)}")
+              for name, (speed, X, direction) in deformations if speed >= share * largest]
+    if most is not None and len(words) > most:
+        kept = sorted(words, key=lambda w: -w[0])[:most]
+        return ", ".join(w for _, w in kept) + f" and {len(words) - most} more bodies"
+    return ", ".join(w for _, w in words)
 
 
 def _vector(v, scale=1.0):
@@ -303,9 +327,9 @@ class NaturalModes:
         """Frequencies [Hz]."""
         return self.omega / (2.0 * np.pi)
 
-    def describe(self, i):
-        """Mode i in words (``describe_motion``)."""
-        return describe_motion(self.model, self.q, self.shapes[i])
+    def describe(self, i, most=None):
+        """Mode i in words (``describe_motion``; ``most``: the most moved bodies only)."""
+        return describe_motion(self.model, self.q, self.shapes[i], most=most)
 
 
 def static_multipliers(system, q, t, lam=None):

@@ -20,7 +20,7 @@ Schema::
               newton = "full" (default) | "modified" (``NewtonOptions.modified``; not with early_stop)
     [output]  optional every, vtk, plots
     [[bodies]]   name, mass, euler = [..] | inertia = [J1, J2, J3] (3D); optional size = [..]
-                 or (2D) name, beam = {..}: a flexible body, with [flexible] settings (see ``beams``)
+                 or name, beam = {..}: a flexible body (2D and 3D), with [flexible] settings (see ``beams``)
     [[probes]]   name, body, point       material points whose motion (and elastic part) is recorded
     [[joints]]   name, type, bodies = [b1, b2]; optional points, axis, relative_rotation, angle, slide
     [[loads]]    type = "joint": coordinate, function
@@ -29,10 +29,18 @@ Schema::
     [[friction]] coordinate, stiffness, max_force          (stick-slip joint friction, 001 sec. 4.2)
     [[servos]]   type = "point": name, body, trajectory; optional point, relative (default true)
                  type = "angle" (2D): name, body, trajectory; optional relative
+                 type = "orientation" (3D): name, body, trajectory: the Euler angles [roll, pitch, yaw]
+                        (rad) about the world axes x, y, z in that order, R = Rz(yaw) Ry(pitch) Rx(roll);
+                        or with axis = [..] the angle (1 component) of a rotation about that world axis;
+                        optional relative (default true: R(t) = R_traj(t) R_traj(0)^T R_0, the rotation
+                        since t = 0 applied to the initial orientation R_0; false: R(t) = R_traj(t));
+                        its three rows need three inputs (``servo.ServoOrientation``, one per model)
                  type = "coordinate": name, coordinate, trajectory; optional relative
                  trajectory = {type = figure8 (ax, ay, angle), smooth_ramp (t1, t2, t3, rate),
                                circle (radius, angular_speed, t_ramp), swing (amplitude,
-                               angular_speed, t_ramp), polynomial (coefficients),
+                               angular_speed, t_ramp), harmonic (angular_speed, t_ramp; sine,
+                               versine: sine sin psi + versine (1 - cos psi), psi the smoothly
+                               started phase), polynomial (coefficients),
                                spline | table (times, values), constant}
     [control]    inputs = [coordinate, ..]  one actuated coordinate per servo row, in order
     [initial.bodies.NAME]   position, angle (2D) | rotation = {axis, angle} (3D), velocity, angular_velocity
@@ -80,6 +88,7 @@ SERVOS = {  # type -> (required keys, optional keys)
     "point": (("name", "body", "trajectory"), ("point", "relative")),
     "angle": (("name", "body", "trajectory"), ("relative",)),
     "coordinate": (("name", "coordinate", "trajectory"), ("relative",)),
+    "orientation": (("name", "body", "trajectory"), ("axis", "relative")),
 }
 TRAJECTORIES = {
     "figure8": (("ax", "ay", "angle"), ()),
@@ -90,6 +99,7 @@ TRAJECTORIES = {
     "constant": (("value",), ()),
     "circle": (("radius", "angular_speed", "t_ramp"), ()),
     "swing": (("amplitude", "angular_speed", "t_ramp"), ()),
+    "harmonic": (("angular_speed", "t_ramp"), ("sine", "versine")),
 }
 SOLVER_TYPES = get_type_hints(SolverSettings)  # the keys of [solver] and their types
 SOLVER_REQUIRED = tuple(f.name for f in fields(SolverSettings) if f.default is MISSING)
@@ -124,6 +134,11 @@ def _format(values):
     return "[" + ", ".join(f"{x:g}" for x in values) + "]"
 
 
+def _components(r, value, field):
+    """An array of numbers, or one number as an array of one."""
+    return r.vector(value, field) if isinstance(value, list) else np.array([r.number(value, field)])
+
+
 def _trajectory(r, value, field, size):
     """A servo trajectory table (see ``femdyn.joints.trajectories``) with ``size`` components."""
     kind = r.typed_table(value, field, TRAJECTORIES)
@@ -143,6 +158,14 @@ def _trajectory(r, value, field, size):
             tr = (trajectories.Circle if kind == "circle" else trajectories.Swing)(
                 r.number(value[first], f"{field}.{first}"), r.number(value["angular_speed"], f"{field}.angular_speed"),
                 r.number(value["t_ramp"], f"{field}.t_ramp", positive=True))
+        elif kind == "harmonic":
+            amplitudes = {k: _components(r, value[k], f"{field}.{k}") for k in ("sine", "versine") if k in value}
+            if not amplitudes:
+                r.fail(field, "needs sine or versine (or both): the amplitudes of sin psi and 1 - cos psi")
+            zero = np.zeros_like(next(iter(amplitudes.values())))
+            tr = trajectories.Harmonic(amplitudes.get("sine", zero), amplitudes.get("versine", zero),
+                                       r.number(value["angular_speed"], f"{field}.angular_speed"),
+                                       r.number(value["t_ramp"], f"{field}.t_ramp", positive=True))
         elif kind == "constant":
             v = value["value"]
             tr = trajectories.Constant(r.vector(v, f"{field}.value") if isinstance(v, list) else [r.number(v, f"{field}.value")])
@@ -185,10 +208,17 @@ def _add_servos(r, data, builder, dim, bodies, coordinates):
                 builder.add_servo_point(name, body, point, trajectory, relative)
             except ModelError as err:  # a point off a beam's centre line
                 r.model_error(f, err)
+        elif kind == "orientation":
+            if dim == 2:
+                r.fail(f"{f}.type", 'orientation servos exist only in 3D models (a 2D body\'s angle: type = "angle")')
+            axis = r.vector(item["axis"], f"{f}.axis", 3, nonzero=True) if "axis" in item else None
+            angles = _trajectory(r, item["trajectory"], f"{f}.trajectory", 3 if axis is None else 1)
+            rotation = trajectories.EulerAngles(angles) if axis is None else trajectories.AxisAngle(axis, angles)
+            builder.add_servo_orientation(name, body, rotation, relative)
         elif dim == 2:
             builder.add_servo_angle(name, body, _trajectory(r, item["trajectory"], f"{f}.trajectory", 1), relative)
         else:
-            r.fail(f"{f}.type", "angle servos exist only in 2D models")
+            r.fail(f"{f}.type", 'angle servos exist only in 2D models (a 3D body\'s orientation: type = "orientation")')
     control = r.table(data.get("control", {}), "control", optional=("inputs",))
     inputs = [r.reference(c, f"control.inputs[{k}]", coordinates, "joint coordinate")
               for k, c in enumerate(r.array(control.get("inputs", []), "control.inputs"))]
@@ -240,10 +270,11 @@ def _add_bodies(r, items, builder, dim, flexible):
         if "beam" in r.mapping(item, f):
             r.table(item, f, ("name", "beam"))
             name = r.name(item["name"], f"{f}.name", names)
-            if dim != 2:
-                r.fail(f"{f}.beam", "flexible beam bodies exist only in 2D models")
-            beam = read_beam(r, item["beam"], f"{f}.beam", flexible, r.path.parent)
-            builder.add_beam(name, beam, flexible.stiffening)
+            beam = read_beam(r, item["beam"], f"{f}.beam", flexible, r.path.parent, dim)
+            try:
+                builder.add_beam(name, beam, flexible.stiffening)
+            except ModelError as err:  # what the builder refuses of a beam body
+                r.model_error(f, err)
             names.append(name)
             continue
         r.table(item, f, ("name", "mass"), ("euler", "inertia", "size"))
@@ -397,7 +428,7 @@ def load_case(path, flexible=None, overrides=None, data=None):
     solver = _solver(r, data["solver"])
     try:
         builder = ModelBuilder(dim)
-        beams = read_settings(r, data.get("flexible", {}), flexible or Options())
+        beams = read_settings(r, data.get("flexible", {}), flexible or Options(), dim)
         bodies = _add_bodies(r, data["bodies"], builder, dim, beams)
         probes = _probes(r, data.get("probes", []), dim, bodies)
         joints, coordinates = _add_joints(r, data.get("joints", []), builder, dim, bodies)

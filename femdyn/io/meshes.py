@@ -1,8 +1,8 @@
 """Beam centre-line meshes: read a line mesh with meshio (gmsh ``.msh``, VTK ``.vtu`` or legacy ``.vtk``),
 write a straight beam of n elements, and move a centre line into its body frame.
 
-A centre line is one unbranched open chain of ``line`` cells in a plane (z constant); other cells
-(vertices, points of the geometry) are ignored.
+A centre line is one unbranched open chain of ``line`` cells, in a plane (z constant) for a planar
+beam, anywhere in space for a spatial one; other cells (vertices, points of the geometry) are ignored.
 """
 import contextlib
 import io
@@ -56,13 +56,13 @@ def _read(path):
     raise ValueError(f"{path}: not a mesh meshio can read (tried {'; '.join(errors)})")
 
 
-def read_centreline(path):
-    """Nodes (n_nodes, 2) of the centre line in ``path``, ordered from one end to the other.
+def read_centreline(path, dim=2):
+    """Nodes (n_nodes, dim) of the centre line in ``path``, ordered from one end to the other.
 
     The chain starts at the end its line cells run away from (if the cells are oriented
     consistently), else at the end with the lower point index. A missing or unreadable file, a mesh
-    without line cells, a non-planar, branched, closed or disconnected centre line raise
-    ``ValueError`` naming the file.
+    without line cells, a branched, closed or disconnected centre line and, for ``dim`` = 2, a
+    non-planar one raise ``ValueError`` naming the file.
     """
     path = pathlib.Path(path)
     if not path.is_file():
@@ -89,7 +89,7 @@ def read_centreline(path):
         bad = int(used[~np.isfinite(points[used]).all(axis=1)][0])
         raise ValueError(f"{path}: point {bad} of the centre line is not finite ({points[bad].tolist()})")
     size = np.ptp(points[used], axis=0).max()
-    if points.shape[1] > 2 and np.ptp(points[used, 2]) > 1e-12 * size:
+    if dim == 2 and points.shape[1] > 2 and np.ptp(points[used, 2]) > 1e-12 * size:
         raise ValueError(f"{path}: the centre line is not planar (z varies by "
                          f"{np.ptp(points[used, 2]):.3g}); planar beams need a constant z")
     degree = np.bincount(lines.ravel(), minlength=len(points))
@@ -110,7 +110,7 @@ def read_centreline(path):
     sources = ends[np.isin(ends, lines[:, 0])]
     start = sources[0] if len(sources) == 1 else ends.min()
     order = csgraph.depth_first_order(graph, start, directed=False, return_predecessors=False)
-    return points[order, :2]
+    return np.pad(points[order], [(0, 0), (0, max(0, dim - points.shape[1]))])[:, :dim]
 
 
 def centreline_frame(points):

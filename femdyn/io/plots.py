@@ -74,10 +74,12 @@ def plot_overlay(path, runs, ylabel, title):
 
 def plot_probes(path, t, columns, names, title):
     """Probe motion over time as in 003 Figs. 8-11: position components and orientation (left
-    column), and for probes on flexible bodies the elastic displacement and section rotation (right
-    column). ``columns`` holds ``NAME.QUANTITY`` series as in ``probes.csv``, one line per probe."""
+    column), and for probes on flexible bodies the elastic displacement and section rotation (world
+    frame; right columns). ``columns`` holds ``NAME.QUANTITY`` series as in ``probes.csv``, one line
+    per probe."""
     panels = [[q for q in quantities if any(f"{n}.{q}" in columns for n in names)]
-              for quantities in (("x", "y", "z", "angle"), ("elastic_x", "elastic_y", "elastic_angle"))]
+              for quantities in (("x", "y", "z", "angle"), ("elastic_x", "elastic_y", "elastic_z", "elastic_angle"),
+                                 ("elastic_rx", "elastic_ry", "elastic_rz"))]
     panels = [p for p in panels if p]  # three rows each: x, y, angle (2D) or x, y, z (3D)
     rows = max(len(p) for p in panels)
     fig, axes = pyplot().subplots(rows, len(panels), sharex=True, squeeze=False,

@@ -2,31 +2,38 @@
 and the deformed centre lines of the flexible bodies drawn in ParaView.
 
 A material point with body-frame position ``X`` has the rigid reference position ``phi + X_a d_a``
-(001 eq. 4, ``kinematics.point_matrix``). On a flexible body the elastic displacement ``u = S(X) q``
-moves it further by ``u_a d_a`` (003 eq. 4), in director form ``sum_j (S_1j I + S_2j J) c_j`` with the
-carriers ``c_j = q_j d_1`` (``flexible``): the deformed position is linear in the coordinates, so the
-same map applied to the velocities gives the material velocity. The elastic displacement reported is
-deformed minus rigid reference position, in the world frame. The section at ``X`` is turned by
-``theta(X)``, the slope of the centre line (the third row of ``BeamBody.shape_at``); a probe's
-orientation is the angle of ``d_1`` plus ``theta(X)`` (003 Figs. 10-11 plot this absolute value).
+(001 eq. 4, ``kinematics.material_points``). On a flexible body the elastic displacement ``u = S(X) q``
+moves it further by ``u_a d_a`` (003 eq. 4). Both embeddings of flexible bodies (carriers,
+``beam.ffr``; world vectors, ``beam.world``) give the deformed positions as linear maps of the
+coordinates (``positions``, ``element_points``: the same maps applied to the velocities give the
+material velocities) and the body's elastic coordinates q (``elastic_coordinates``); nothing here asks
+which embedding a body has. The elastic displacement reported is deformed minus rigid reference
+position, in the world frame and, in space, also along the body's directors d_1, d_2, d_3
+(``elastic_1``..``elastic_3``). The section at ``X`` is turned by the rotation rows of
+``BeamBody.shape_at`` applied to q: ``theta(X)``, the slope of the centre line, in the plane (a
+probe's orientation is the angle of ``d_1`` plus ``theta(X)``, which 003 Figs. 10-11 plot); in space
+the small rotation (psi, theta_y, theta_z) about the directors (``elastic_r1``..``elastic_r3``: the
+twist and the two bending rotations), in the world frame psi d_1 + theta_y d_2 + theta_z d_3
+(``elastic_rx``..``elastic_rz``).
 """
 import numpy as np
 
-from ..beam.ffr import J
 from ..beam.sections import section_forces
 from ..integrators.time_loop import two_rows
 from ..numerics import kinematics as kin
 from .vtk import Lines
 
 SUBDIVISIONS = 8  # segments per element of a drawn centre line (cubic Hermite shape, 003 eq. 46)
-ELASTIC = ("elastic_x", "elastic_y", "elastic_angle")
+ELASTIC = {  # the elastic columns of a probe on a flexible body, by dimension
+    2: ("elastic_x", "elastic_y", "elastic_angle"),
+    3: ("elastic_x", "elastic_y", "elastic_z", "elastic_rx", "elastic_ry", "elastic_rz",
+        "elastic_1", "elastic_2", "elastic_3", "elastic_r1", "elastic_r2", "elastic_r3"),
+}
 
 
-def _rigid_points(body, X, q):
-    """Rigid reference positions ``phi + X_a d_a`` (F, P, dim) of body-frame points X (P, dim) for the
-    coordinates q (F, n) (001 eq. 4)."""
-    dofs = body.offset + np.arange(kin.body_size(X.shape[1]))
-    return np.einsum("pin,fn->fpi", kin.point_matrix(X), q[:, dofs])
+def _body_coordinates(body, q, dim):
+    """The coordinates [phi, d_1, .., d_dim] of ``body`` over the frames q (F, n): (F, dim (dim + 1))."""
+    return q[:, body.offset + np.arange(kin.body_size(dim))]
 
 
 def _angle(body, q):
@@ -62,22 +69,29 @@ class Unwrap:
 
 def _probe_columns(body, name, point, q, dim):
     """Columns ``name.x``, ``name.y`` [, ``name.z``], in 2D ``name.angle`` and, on a flexible body, the
-    elastic displacement ``name.elastic_x``, ``name.elastic_y`` and ``name.elastic_angle`` = theta(X);
-    the angle as the body's angle in (-pi, pi] (``probe_table`` unwraps it and adds theta(X))."""
+    elastic columns ``ELASTIC[dim]`` (module docstring); the angle as the body's angle in (-pi, pi]
+    (``probe_table`` unwraps it and adds theta(X))."""
     X = np.asarray(point, dtype=float)[None]
-    rigid = _rigid_points(body, X, q)[:, 0]
+    frame = _body_coordinates(body, q, dim)
+    rigid = kin.material_points(frame, X)[:, 0]
     f = body.flexible
+    position = rigid if f is None else f.positions(q, X)[:, 0]
+    columns = {f"{name}.{axis}": position[:, i] for i, axis in enumerate("xyz"[:dim])}
+    if dim == 2:
+        columns[f"{name}.angle"] = _angle(body, q)
     if f is None:
-        columns = {f"{name}.{axis}": rigid[:, i] for i, axis in enumerate("xyz"[:dim])}
-        if dim == 2:
-            columns[f"{name}.angle"] = _angle(body, q)
         return columns
-    position = f.positions(q, X)[:, 0]
     elastic = position - rigid
-    theta = q[:, f.elastic] @ f.beam.shape_at(X)[0, 2]
-    return {f"{name}.x": position[:, 0], f"{name}.y": position[:, 1], f"{name}.angle": _angle(body, q),
-            f"{name}.elastic_x": elastic[:, 0], f"{name}.elastic_y": elastic[:, 1],
-            f"{name}.elastic_angle": theta}
+    rotation = f.elastic_coordinates(q) @ f.beam.shape_at(X)[0, dim:].T  # (F, 1) or (F, 3), on the directors
+    if dim == 2:
+        values = [elastic[:, 0], elastic[:, 1], rotation[:, 0]]
+    else:
+        directors = frame[:, 3:].reshape(-1, 3, 3)  # rows d_a
+        along = np.einsum("fab,fb->fa", directors, elastic)
+        turned = np.einsum("fab,fa->fb", directors, rotation)
+        values = [*elastic.T, *turned.T, *along.T, *rotation.T]
+    columns.update({f"{name}.{column}": value for column, value in zip(ELASTIC[dim], values)})
+    return columns
 
 
 def probe_table(model, probes, q, unwraps=None):
@@ -105,57 +119,43 @@ def elastic_statistics(columns, probes):
     """Max |.| and RMS over the frames of the elastic components of every probe on a flexible body:
     {probe: {component: {"max_abs", "rms"}}}, for ``summary.json``."""
     stats = {}
+    components = dict.fromkeys(ELASTIC[2] + ELASTIC[3])
     for name, _, _ in probes:
-        values = {c: columns[f"{name}.{c}"] for c in ELASTIC if f"{name}.{c}" in columns}
+        values = {c: columns[f"{name}.{c}"] for c in components if f"{name}.{c}" in columns}
         if values:
             stats[name] = {c: {"max_abs": float(np.abs(v).max()), "rms": float(np.sqrt(np.mean(v**2)))}
                            for c, v in values.items()}
     return stats
 
 
-def _elastic_points(f, shape, q):
-    """World elastic displacements (F, K P, 2) of the points whose body-frame shape matrices
-    ``C S(xi) Cbar`` are ``shape`` (K, P, 2, 6) (003 eq. 110): ``sum_i (S_1i I + S_2i J) c_i`` over the
-    nodal coordinates i, whose carriers are the body's carriers mapped by the basis (q_nodal = B q)."""
-    frames = len(q)
-    carriers = np.moveaxis(q[:, f.carriers], 0, 1).reshape(f.n_elastic, 2 * frames)
-    nodal = np.asarray(f.beam.basis @ carriers).reshape(-1, frames, 2)[f.beam.elements.dofs]  # (K, 6, F, 2)
-    u = (np.einsum("kpj,kjfa->fkpa", shape[:, :, 0], nodal)
-         + np.einsum("kpj,ab,kjfb->fkpa", shape[:, :, 1], J, nodal))
-    return u.reshape(frames, -1, 2)
-
-
-def _section_fields(beam, q_elastic, xi):
-    """Axial force N, bending moment M and largest normal stress |N|/A + |M| c/I at the points ``xi``
-    of every element over the frames, each (F, K P), from ``analysis.section_forces`` (one state per
-    call); the stress is NaN for a section without outer-fibre distance c."""
-    forces = [section_forces(beam, q, xi) for q in q_elastic]
-    axial = np.array([s.axial for s in forces]).reshape(len(forces), -1)
-    moment = np.array([s.moment for s in forces]).reshape(len(forces), -1)
-    if beam.section.fibre is None:
-        return axial, moment, np.full_like(axial, np.nan)
-    return axial, moment, np.array([s.sigma_max for s in forces]).reshape(len(forces), -1)
+def _section_fields(beam, elastic, xi):
+    """The section forces at the points ``xi`` of every element over the frames, each (F, K P), from
+    ``sections.section_forces`` of the elastic coordinates (F, k): the axial force N, in the plane the
+    bending moment M, in space the torque T and both bending moments M_y, M_z, and the largest normal
+    stress |N|/A + |M| c/I (space: + |M_y| c_z/I_y), NaN for a section without outer-fibre distances."""
+    forces = section_forces(beam, elastic, xi)
+    names = ({"axial_force": "axial", "bending_moment": "moment"} if beam.dim == 2 else
+             {"axial_force": "axial", "torque": "torque", "bending_moment_y": "moment_y",
+              "bending_moment_z": "moment_z"})
+    fields = {name: getattr(forces, key).reshape(len(elastic), -1) for name, key in names.items()}
+    stress = forces.sigma_max if beam.section.has_fibres(beam.dim) else np.full_like(forces.axial, np.nan)
+    fields["max_bending_stress"] = stress.reshape(len(elastic), -1)
+    return fields
 
 
 def _centre_line(body, q, v, xi, origin):
-    """Points (F, K P, 2) and point fields of the centre line of one flexible body, sampled at ``xi``
+    """Points (F, K P, dim) and point fields of the centre line of one flexible body, sampled at ``xi``
     in every element (element ends repeated, so fields may jump between elements); the displacement
     from the coordinates ``origin`` (1, n)."""
     f = body.flexible
-    elements = f.beam.elements
-    X = elements.positions(xi).reshape(-1, 2)
-    shape = elements.body_shape(xi)
-    rigid = _rigid_points(body, X, q)
-    elastic = _elastic_points(f, shape, q)
-    points = rigid + elastic
-    axial, moment, stress = _section_fields(f.beam, q[:, f.elastic], xi)
+    dim = f.beam.dim
+    rigid = kin.material_points(q[:, f.rigid], f.beam.elements.positions(xi).reshape(-1, dim))
+    points = f.element_points(q, xi).reshape(len(q), -1, dim)
     fields = {
-        "velocity": _rigid_points(body, X, v) + _elastic_points(f, shape, v),
-        "displacement": points - (_rigid_points(body, X, origin) + _elastic_points(f, shape, origin)),
-        "elastic_displacement": elastic,
-        "axial_force": axial,
-        "bending_moment": moment,
-        "max_bending_stress": stress,
+        "velocity": f.element_points(v, xi).reshape(len(v), -1, dim),
+        "displacement": points - f.element_points(origin, xi).reshape(1, -1, dim),
+        "elastic_displacement": points - rigid,
+        **_section_fields(f.beam, f.elastic_coordinates(q), xi),
     }
     return points, fields
 
@@ -165,8 +165,12 @@ def centre_lines(model, q, v, subdivisions=SUBDIVISIONS, origin=None):
     ``vtk.Lines``: every element cut into ``subdivisions`` line cells along its cubic Hermite shape
     (003 eq. 46), with the point fields ``velocity``, ``displacement`` (from the coordinates ``origin``
     (n,), default the first frame: the run's initial state where q is a later chunk of it),
-    ``elastic_displacement`` (world frame), ``axial_force``, ``bending_moment`` and
-    ``max_bending_stress`` = |N|/A + |M| c/I (``analysis.SectionForces``)."""
+    ``elastic_displacement`` (world frame), the section forces (``axial_force``, in the plane
+    ``bending_moment``, in space ``torque``, ``bending_moment_y``, ``bending_moment_z``) and
+    ``max_bending_stress`` (``_section_fields``). A frame's values do not depend on the other frames
+    given with it (``time_loop.two_rows``)."""
+    frames = len(q)
+    q, v = two_rows(q), two_rows(v)
     xi = np.linspace(0.0, 1.0, subdivisions + 1)
     flexible = [(i, body) for i, body in enumerate(model.bodies) if body.flexible is not None]
     origin = q[:1] if origin is None else np.asarray(origin)[None]
@@ -177,8 +181,8 @@ def centre_lines(model, q, v, subdivisions=SUBDIVISIONS, origin=None):
         first = start + (len(xi) * np.arange(k)[:, None] + np.arange(subdivisions)).ravel()
         segments.append(np.column_stack([first, first + 1]))
         body_id.append(np.full(len(first), i))
-        points.append(p)
-        fields.append(data)
+        points.append(p[:frames])
+        fields.append({name: values[:frames] for name, values in data.items()})
         start += p.shape[1]
     return Lines(np.concatenate(points, axis=1), np.concatenate(segments), np.concatenate(body_id),
                  {name: np.concatenate([d[name] for d in fields], axis=1) for name in fields[0]})

@@ -190,22 +190,30 @@ class ServoOrientation(Servo):
     """Spatial body orientation: the directors follow a target rotation R(t) (columns r_1..3), by the
     three rows r_2.d_3 = 0, r_3.d_1 = 0, r_1.d_2 = 0 (linear in q for given t; independent near
     R(t)). Local coordinates: d_1, d_2, d_3 (9), then the actuated coordinate. ``rotation(t)``
-    returns (R, omega) with the target's angular velocity omega (R' = omega x R)."""
+    returns (R, omega) with the target's angular velocity omega (R' = omega x R); an absolute servo
+    follows it, a relative one R(t) = rotation(t) rotation(0)^T R_0 from the body's initial orientation
+    R_0 (the rotation of the trajectory since t = 0, in world axes, applied to R_0: the same omega)."""
 
     PAIRS = ((1, 2), (2, 0), (0, 1))  # row k: r_a . d_b
 
-    def __init__(self, dofs, labels, rotation, rows):
+    def __init__(self, dofs, labels, rotation, rows, relative=False):
         super().__init__(dofs, labels)
         self.rotation, self.row = rotation, np.asarray(rows)  # which of the three rows
+        self.relative = relative
+        self.reference = _read_only(np.eye(3))  # R(t) = rotation(t) @ reference
 
     @classmethod
     def from_rows(cls, dofs, rows):
         if len({id(r.target) for r in rows}) > 1:
             raise ValueError("one orientation servo per model is supported")
-        return cls(dofs, [r.servo for r in rows], rows[0].target, [r.component for r in rows])
+        return cls(dofs, [r.servo for r in rows], rows[0].target, [r.component for r in rows], rows[0].relative)
+
+    def _target(self, t):
+        R, omega = self.rotation(t)
+        return R @ self.reference, omega
 
     def coefficients(self, t):
-        R, _ = self.rotation(t)
+        R, _ = self._target(t)
         a = np.zeros((self.count, 9))
         for k, (i, j) in enumerate(self.PAIRS):
             a[self.row == k, 3 * j : 3 * j + 3] = R[:, i]
@@ -215,19 +223,23 @@ class ServoOrientation(Servo):
         return np.zeros(self.count)
 
     def time_derivative(self, q, t):
-        R, omega = self.rotation(t)
+        R, omega = self._target(t)
         rates = np.cross(omega, R.T)  # rows: r_i'
         return np.array([rates[self.PAIRS[k][0]] @ q[n, 3 * self.PAIRS[k][1] : 3 * self.PAIRS[k][1] + 3]
                          for n, k in enumerate(self.row)])
 
     def referenced(self, q):
-        """Absolute targets: nothing to fix, the family itself."""
-        return self
+        """A relative servo with its reference rotation(0)^T R_0 fixed from the initial directors (rows of
+        q[:, :9]); an absolute one is the family itself."""
+        if not self.relative:
+            return self
+        start = q[0, :9].reshape(3, 3).T  # columns d_1, d_2, d_3
+        return _with_reference(self, self.rotation(0.0)[0].T @ start)
 
     def on_branch(self, q, t=0.0):
         """The three rows also hold for directors turned by pi about a target axis: require
         r_k . d_k > 0 for k = 1, 2, 3 (a positive diagonal of R(t)^T [d_1 d_2 d_3])."""
-        R, _ = self.rotation(t)
+        R, _ = self._target(t)
         D = q[:, :9].reshape(-1, 3, 3)  # rows d_1, d_2, d_3
         return np.all(np.einsum("ik,nki->nk", R, D) > 0, axis=1)
 
@@ -241,7 +253,7 @@ def _read_only(values):
 
 def _with_reference(family, reference):
     """A new family like ``family`` (the same rows, coordinates and trajectories) with the start values
-    ``reference`` (K,)."""
+    ``reference`` (K,; an orientation servo's reference rotation (3, 3))."""
     new = copy.copy(family)
     new.reference = _read_only(reference)
     return new

@@ -16,6 +16,8 @@ from abc import ABC, abstractmethod
 
 import numpy as np
 
+from ..numerics.kinematics import rotation_3d
+
 
 def smooth_step(x):
     """S(x) = 126 x^5 - 420 x^6 + 540 x^7 - 315 x^8 + 70 x^9 on [0, 1], 0 before, 1 after."""
@@ -168,46 +170,93 @@ def smooth_start(t, t_ramp):
     return s, smooth_step(x), 630.0 * x**4 * (1.0 - x) ** 4 / t_ramp
 
 
-class _SmoothPhase(Trajectory):
-    """Motions driven by the phase psi(t) = angular_speed s(t) of ``smooth_start``."""
+class Harmonic(Trajectory):
+    """A motion from rest along the smooth phase psi(t) = angular_speed s(t) of ``smooth_start`` (its
+    rate rises from 0 to angular_speed over t_ramp): ``sine`` sin psi + ``versine`` (1 - cos psi),
+    each a vector of the trajectory's components, zero at t = 0 with zero rate. It writes the platform
+    paths of ``femdyn.reference``: ``Circle``, ``Swing`` and the position and Euler angles of
+    ``stewart.platform_trajectory`` (sine = (r, 0, heave), versine = (0, r, 0); angles roll, pitch, yaw:
+    sine = (0, 0, yaw), versine = (tilt, 0, 0))."""
 
-    def __init__(self, amplitude, angular_speed, t_ramp):
+    def __init__(self, sine, versine, angular_speed, t_ramp):
         if not t_ramp > 0:
             raise ValueError(f"t_ramp must be > 0, got {t_ramp}")
-        self.amplitude, self.angular_speed, self.t_ramp = float(amplitude), float(angular_speed), float(t_ramp)
+        self.sine, self.versine = np.atleast_1d(np.asarray(sine, dtype=float)), np.atleast_1d(np.asarray(versine, dtype=float))
+        if self.sine.shape != self.versine.shape or self.sine.ndim != 1:
+            raise ValueError(f"sine and versine need the same number of components, got {self.sine.size} and "
+                             f"{self.versine.size}")
+        self.size = self.sine.size
+        self.angular_speed, self.t_ramp = float(angular_speed), float(t_ramp)
 
     def _phase(self, t):
         s, s_dot, _ = smooth_start(float(t), self.t_ramp)
         return self.angular_speed * s, self.angular_speed * s_dot
 
-
-class Circle(_SmoothPhase):
-    """A planar point on a circle from rest: amplitude (sin psi, 1 - cos psi), relative to the start
-    (the amplitude is the radius; the centre of the circle is at (0, radius) from the start point);
-    the platform path of ``femdyn.reference.rrr.circle_trajectory``."""
-
-    size = 2
-
     def value(self, t):
         psi, _ = self._phase(t)
-        return self.amplitude * np.array([np.sin(psi), 1.0 - np.cos(psi)])
+        return self.sine * np.sin(psi) + self.versine * (1.0 - np.cos(psi))
 
     def rate(self, t):
         psi, rate = self._phase(t)
-        return self.amplitude * rate * np.array([np.cos(psi), np.sin(psi)])
+        return rate * (self.sine * np.cos(psi) + self.versine * np.sin(psi))
 
 
-class Swing(_SmoothPhase):
+class Circle(Harmonic):
+    """A planar point on a circle from rest: radius (sin psi, 1 - cos psi), relative to the start (the
+    centre of the circle is at (0, radius) from the start point); the platform path of
+    ``femdyn.reference.rrr.circle_trajectory``."""
+
+    def __init__(self, radius, angular_speed, t_ramp):
+        super().__init__([radius, 0.0], [0.0, radius], angular_speed, t_ramp)
+
+
+class Swing(Harmonic):
     """A scalar swinging in step with ``Circle``: amplitude sin psi(t), the same psi(t) (e.g. the
     platform angle of ``femdyn.reference.rrr.circle_trajectory``, amplitude = its ``rotation``)."""
 
-    def value(self, t):
-        psi, _ = self._phase(t)
-        return np.array([self.amplitude * np.sin(psi)])
+    def __init__(self, amplitude, angular_speed, t_ramp):
+        super().__init__([amplitude], [0.0], angular_speed, t_ramp)
 
-    def rate(self, t):
-        psi, rate = self._phase(t)
-        return np.array([self.amplitude * np.cos(psi) * rate])
+
+def _basis_rotation(axis, angle):
+    """Rotation by ``angle`` about the coordinate axis ``axis`` (0, 1, 2)."""
+    return rotation_3d(np.eye(3)[axis], angle)
+
+
+class EulerAngles:
+    """A rotation target R(t) (``servo.ServoOrientation``) from a 3-component trajectory of Tait-Bryan
+    angles (roll phi, pitch theta, yaw psi) about the fixed world axes x, y, z in that order:
+    R = Rz(psi) Ry(theta) Rx(phi) (roll-pitch-yaw, e.g. J. Craig, Introduction to Robotics, 3rd ed.,
+    2005, section 2.8, X-Y-Z fixed angles). Its angular velocity in the world frame is
+    omega = psi' e_z + theta' Rz e_y + phi' Rz Ry e_x. Called with t: (R, omega)."""
+
+    def __init__(self, angles):
+        if angles.size != 3:
+            raise ValueError(f"Euler angles need a trajectory of 3 components (roll, pitch, yaw), got {angles.size}")
+        self.angles = angles
+
+    def __call__(self, t):
+        roll, pitch, yaw = self.angles.value(t)
+        rates = self.angles.rate(t)
+        Rz, Ry, Rx = _basis_rotation(2, yaw), _basis_rotation(1, pitch), _basis_rotation(0, roll)
+        omega = rates[2] * np.eye(3)[2] + rates[1] * Rz[:, 1] + rates[0] * (Rz @ Ry)[:, 0]
+        return Rz @ Ry @ Rx, omega
+
+
+class AxisAngle:
+    """A rotation target R(t) = rotation about the fixed unit ``axis`` by the angle of a 1-component
+    trajectory (Rodrigues), omega = angle' axis. Called with t: (R, omega)."""
+
+    def __init__(self, axis, angle):
+        axis = np.asarray(axis, dtype=float)
+        if axis.shape != (3,) or not np.linalg.norm(axis) > 0:
+            raise ValueError(f"the rotation axis needs 3 components, not all zero, got {axis.tolist()}")
+        if angle.size != 1:
+            raise ValueError(f"the angle about an axis is a trajectory of 1 component, got {angle.size}")
+        self.axis, self.angle = axis / np.linalg.norm(axis), angle
+
+    def __call__(self, t):
+        return rotation_3d(self.axis, self.angle.value(t)[0]), self.angle.rate(t)[0] * self.axis
 
 
 class SpinUp(Trajectory):

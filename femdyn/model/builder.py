@@ -174,10 +174,11 @@ class ModelBuilder:
         angle if ``relative`` (000 eq. 82 for a constant trajectory)."""
         self._servos.append(ServoSpec(name, "angle", trajectory, body=body, relative=relative))
 
-    def add_servo_orientation(self, name, body, rotation):
-        """Servo (spatial): the body's directors follow the absolute target rotation, given by a
-        callable ``rotation(t) -> (R, omega)`` (3 rows)."""
-        self._servos.append(ServoSpec(name, "orientation", rotation, body=body))
+    def add_servo_orientation(self, name, body, rotation, relative=False):
+        """Servo (spatial): the body's directors follow the target rotation, given by a callable
+        ``rotation(t) -> (R, omega)`` (3 rows; ``trajectories.EulerAngles``, ``AxisAngle``), absolute or,
+        if ``relative``, applied to the body's initial orientation (``servo.ServoOrientation``)."""
+        self._servos.append(ServoSpec(name, "orientation", rotation, body=body, relative=relative))
 
     def add_servo_coordinate(self, name, coordinate, trajectory, relative=True):
         """Servo: augmented coordinate ``coordinate`` follows ``trajectory`` (1 component)."""

@@ -31,6 +31,17 @@ def direction_matrix(a):
     return _kron_rows(np.hstack([np.zeros((a.shape[0], 1)), a]), a.shape[1])
 
 
+def material_points(body, X):
+    """World positions ``phi + X_a d_a`` (..., P, dim) of body-frame points X (P, dim) for the body
+    coordinates ``body`` = [phi, d_1, .., d_dim] (..., dim (dim + 1)) of one body (001 eq. 4);
+    applied to velocities, the rigid velocities of the points."""
+    X = np.atleast_2d(np.asarray(X, dtype=float))
+    dim = X.shape[-1]
+    body = np.asarray(body, dtype=float)
+    directors = body[..., dim:].reshape(body.shape[:-1] + (dim, dim))  # rows d_a
+    return body[..., None, :dim] + np.einsum("pa,...ab->...pb", X, directors)
+
+
 def apply(matrix, q):
     """Batched product: (K, r, n) matrices times (K, n) coordinates -> (K, r)."""
     return np.einsum("krn,kn->kr", matrix, q)

@@ -74,9 +74,9 @@ def run_case(case, progress=None, setup=None, output=None, resume=None, **change
 def check_elements(path, flexible, elements, t_end=None):
     """Refuse ``elements`` per fem beam (``--elements``) before the model is built with them if its run
     would store too long a history (``SolverSettings.check_history``): the case in ``path`` as written is
-    built (with the ``flexible`` model, a name of ``beams.MODELS`` or None), and its beams' elastic
-    coordinates and carriers (unless modally reduced) are counted in proportion to the elements (3 (n + 1)
-    minus the suppressed ones per beam of n elements), the rest as they are. ``t_end``: the end time that
+    built (with the ``flexible`` model, a name of ``beams.MODELS`` or None), and the coordinates of its
+    beams' elastic parts (unless modally reduced: nodal unknowns and carriers, ``n_coordinates`` of either
+    embedding) are counted in proportion to the elements, the rest as they are. ``t_end``: the end time that
     the case is run with, if not its own. CaseError naming --elements; nothing to check if ``elements``
     is None."""
     if not elements:
@@ -84,7 +84,7 @@ def check_elements(path, flexible, elements, t_end=None):
     case = load_case(path, Options(model=flexible), None if t_end is None else {"solver.t_end": t_end})
     written = case.flexible.elements  # a case without fem beams has no elastic coordinates to scale
     if elements > written and case.flexible.modes is None:
-        elastic = 3 * sum(f.n_elastic for f in case.model.flexible)
+        elastic = sum(f.n_coordinates for f in case.model.flexible)
         coordinates = case.model.n - elastic + -(-elastic * elements // written)
         try:
             case.settings.check_history(coordinates)

@@ -1,6 +1,6 @@
 """Sensitivity of a probe's motion to the beam parameters E, rho, b, h (003 section 8.4, Figs. 12-14).
 
-The outputs are the probe's deformed position ``x, y`` (``FlexibleBody.positions``) and orientation
+The outputs are the probe's deformed position ``x, y`` (``io.probes.probe_table``) and orientation
 ``theta`` = angle of d_1 + section rotation theta(X) over the time history. A parameter is scaled by
 the same factor ``s`` in every beam body, and the derivative is taken by central differences with a
 relative step h:
@@ -26,6 +26,7 @@ from ..io import jsonfile
 from ..io.beams import PARAMETERS, Options
 from ..io.case import CaseError, load_case
 from ..io.plots import DPI
+from ..io.probes import probe_table
 from ..io.tables import write_csv
 from .run import checked_settings, run_case
 
@@ -141,24 +142,18 @@ def plan_study(path, params, step, t_end=None, probe=None, options=None):
     if not case.model.flexible:
         raise CaseError(case.path, "bodies", "the case has no flexible (beam) bodies, whose parameters "
                         f"{', '.join(PARAMETERS)} the study varies")
+    if case.model.dim != 2:
+        raise CaseError(case.path, "dimension", "the sensitivity study of x, y and theta is planar; for a 3D case "
+                        "vary the beam parameters with femdyn sweep --param")
     return Plan(case, _probe(case, probe), tuple(params), step, options)
 
 
-def probe_motion(model, q, body, point):
-    """x, y and orientation theta (unwrapped over time) of the material ``point`` of ``model.bodies
-    [body]`` over the history q (T, n): (T, 3). theta = angle of d_1 plus, on a flexible body, the
-    section rotation theta(X) of the elastic coordinates."""
-    b, X = model.bodies[body], np.asarray(point, dtype=float)
-    d1 = q[:, b.offset + 2 : b.offset + 4]
-    theta = np.arctan2(d1[:, 1], d1[:, 0])
-    flexible = b.flexible
-    if flexible is None:
-        xy = q[:, b.offset : b.offset + 2] + X[0] * d1 + X[1] * q[:, b.offset + 4 : b.offset + 6]
-    else:
-        xy = flexible.positions(q, X[None])[:, 0]
-        if flexible.n_elastic:
-            theta = theta + q[:, flexible.elastic] @ flexible.beam.shape_at(X[None])[0, 2]
-    return np.column_stack([xy, np.unwrap(theta)])
+def probe_motion(model, q, probe):
+    """x, y and orientation theta (unwrapped over time) of the ``probe`` (name, body name, point) over
+    the history q (T, n): (T, 3), the columns x, y and angle of ``io.probes.probe_table``: theta = angle
+    of d_1 plus, on a flexible body, the section rotation theta(X)."""
+    columns = probe_table(model, [probe], q)
+    return np.column_stack([columns[f"{probe[0]}.{c}"] for c in ("x", "y", "angle")])
 
 
 class _Offset:
@@ -181,9 +176,7 @@ def _history(plan, options, label, progress, done):
         raise CaseError(err.path, err.field, f"{label}: {err.message}") from None
     if not results.complete:
         raise SensitivityError(f"the run {label} stopped early: {results.message}")
-    names = [b.name for b in case.model.bodies]
-    _, body, point = plan.probe
-    return results.t, probe_motion(case.model, results.q, names.index(body), point)
+    return results.t, probe_motion(case.model, results.q, plan.probe)
 
 
 def _beam_values(beam, key):

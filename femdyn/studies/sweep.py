@@ -40,8 +40,8 @@ from .run import run_case
 
 DESIGNS = ("factorial", "lhs")
 OUTPUTS = {  # row columns after the parameters: description (unit)
-    "elastic_max": "max over time of the probe's elastic displacement |(u_x, u_y)| (m)",
-    "elastic_rms": "RMS over time of the probe's elastic displacement |(u_x, u_y)| (m)",
+    "elastic_max": "max over time of the probe's elastic displacement |(u_x, u_y[, u_z])| (m)",
+    "elastic_rms": "RMS over time of the probe's elastic displacement |(u_x, u_y[, u_z])| (m)",
     "elastic_angle_max": "max over time of |section rotation| at the probe (rad)",
     "max_stress": "max over time, beams and element ends/middles of |N|/A + |M| c/I (Pa)",
     "energy_error": "max over time of |H - H0 - W|, the energy balance (J)",
@@ -269,20 +269,12 @@ def plan_sweep(path, parameters, design="factorial", samples=None, seed=0, probe
 
 def _max_stress(model, q):
     """Max over the frames q (F, n), the beams and the element points xi = 0, 1/2, 1 of
-    sigma_max = |N|/A + |M| c/I (``analysis.SectionForces``); NaN without elastic coordinates. The
-    section forces are linear in the elastic coordinates: their maps are taken once, from unit
-    coordinates, and applied to all frames."""
+    sigma_max = |N|/A + |M| c/I (in space + |M_y| c_z/I_y; ``sections``), the section forces of all
+    frames at once; NaN without elastic coordinates or outer-fibre distances."""
     largest = np.nan
     for f in model.flexible:
-        if not f.n_elastic:
-            continue
-        unit = [section_forces(f.beam, e) for e in np.eye(f.n_elastic)]
-        qe = q[:, f.elastic]  # (F, k)
-        frames = {name: np.einsum("fj,jkp->kfp", qe, np.array([getattr(u, name) for u in unit]))
-                  .reshape(len(unit[0].axial), -1) for name in ("axial", "moment")}
-        forces = dataclasses.replace(unit[0], **frames)
-        if forces.fibre is not None:
-            largest = np.fmax(largest, forces.sigma_max.max())
+        if f.beam.n_coordinates and f.beam.section.has_fibres(model.dim):
+            largest = np.fmax(largest, section_forces(f.beam, f.elastic_coordinates(q)).sigma_max.max())
     return float(largest)
 
 
@@ -292,9 +284,12 @@ def outputs(case, results, probe):
     if probe is not None:
         columns = probe_table(case.model, [p for p in case.probes if p[0] == probe], results.q)
         if f"{probe}.elastic_x" in columns:
-            u = np.hypot(columns[f"{probe}.elastic_x"], columns[f"{probe}.elastic_y"])
+            axes = "xyz"[:case.model.dim]
+            u = np.linalg.norm([columns[f"{probe}.elastic_{a}"] for a in axes], axis=0)
+            turned = ([columns[f"{probe}.elastic_angle"]] if case.model.dim == 2
+                      else [columns[f"{probe}.elastic_r{a}"] for a in axes])
             row.update(elastic_max=float(u.max()), elastic_rms=float(np.sqrt(np.mean(u**2))),
-                       elastic_angle_max=float(np.abs(columns[f"{probe}.elastic_angle"]).max()))
+                       elastic_angle_max=float(np.linalg.norm(turned, axis=0).max()))
     newton = results.iterations[1:]
     row.update(max_stress=_max_stress(case.model, results.q),
                energy_error=float(np.abs(results.energy_balance).max()),

@@ -121,7 +121,7 @@ def test_an_energy_error_the_scheme_should_not_have_is_flagged(tmp_path, capfd):
     loose = tmp_path / "loose.toml"
     loose.write_text((CASES / "double_pendulum.toml").read_text().replace("[solver]", "[solver]\ntolerance = 1e-4\nnewton = 'modified'"))
     stiff = tmp_path / "stiff.toml"
-    stiff.write_text(PRR.replace("young = 70e9", "young = 7e31"))
+    stiff.write_text(PRR.replace("young = 70e9", "young = 7e31").replace('model = "fem"', 'model = "fem"\naxial = "linear"'))
     for case, flagged in ((loose, True), (stiff, True), (CASES / "double_pendulum.toml", False),
                           (CASES / "3prr_sine.toml", False)):
         out = tmp_path / f"{case.stem}-{flagged}"

@@ -359,6 +359,6 @@ def test_spatial_refusals():
     with pytest.raises(ModelError, match="modes"):
         ModelBuilder(3).add_beam("b", beam(3, 4, modes=2))
     with pytest.raises(ModelError, match="axial"):
-        ModelBuilder(3).add_beam("b", BeamBody.straight(1.0, 4, SECTION, E, RHO, dim=3, poisson=NU))
+        ModelBuilder(3).add_beam("b", BeamBody.straight(1.0, 4, SECTION, E, RHO, dim=3, poisson=NU, axial="linear"))
     with pytest.raises(ModelError, match="2D beam in a 3D model"):
         ModelBuilder(3).add_beam("b", beam(2, 4))

@@ -47,7 +47,7 @@ def _section(world, X, carriers):
     n, nd = dofs.size, dim * dim
     d = [_select(n, a * dim, dim) for a in range(dim)]
     u = np.zeros((dim, n))
-    u[:, nd + carriers.size:nd + carriers.size + keep.size] = slope[0, :, elastic + keep]
+    u[:, nd + carriers.size:nd + carriers.size + keep.size] = slope[0][:, elastic + keep]  # (dim, keep)
     if dim == 2:
         c, s = world.tangent[world.beam.locate(X)[0][0]]
         r, normal = _select(n, nd, 2), -s * d[0] + c * d[1]

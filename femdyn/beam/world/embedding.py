@@ -111,10 +111,11 @@ class WorldBeam:
     first unknown; ``points`` (P, dim): the body-frame material points that carry section carriers.
     Unknowns are numbered node after node (w, s, psi where kept), then the carriers point after point.
     ``w``, ``s`` (n_nodes, dim) and ``psi`` (n_nodes,) hold their global indices, -1 where removed.
+    Outputs read it through the interface it shares with the carrier embedding (``ffr.FlexibleBody``).
     """
 
     def __init__(self, name, beam, stiffening, offset, start, points=()):
-        self.name, self.beam, self.stiffening = name, beam, stiffening
+        self.name, self.beam, self.stiffening, self.start = name, beam, stiffening, start
         dim = self.dim = beam.dim
         self.rigid = offset + np.arange(kin.body_size(dim))
         kept, self.held = nodal_layout(beam)
@@ -186,17 +187,13 @@ class WorldBeam:
             R[:, 2:] = (c[:, None, None] * np.eye(2) + s[:, None, None] * J)[:, None]
         return R
 
-    def _locate(self, X):
-        X = np.atleast_2d(np.asarray(X, dtype=float))
-        element, xi = self.beam.locate(X)
-        return X, element, xi
-
     def point_maps(self, X):
         """The position x(X) and the slope u'(X) of body-frame points X (P, dim) on the centre line, and
         the twist psi(X) (linear along the element), as linear maps: the global columns (P, n) of
         [phi, d_a, w_a, w_b, s_a, s_b] (-1 for a removed vector), the position matrices (P, dim, n),
         the slope matrices (P, dim, n) and the twist's columns (P, 2) and coefficients (P, 2)."""
-        X, element, xi = self._locate(X)
+        X = np.atleast_2d(np.asarray(X, dtype=float))
+        element, xi = self.beam.locate(X)
         P, dim = len(X), self.dim
         length = self.length[element]
         values = hermite(shape_matrix(xi[:, None], length)[:, 0, 1])  # (P, 4): H1, H3, l G1, l G2
@@ -259,6 +256,61 @@ class WorldBeam:
         applied to velocities, the material velocities (the map is linear)."""
         columns, position, _, _, _ = self.point_maps(X)
         return np.einsum("pin,...pn->...pi", position, padded(q)[..., columns])
+
+    def element_points(self, q, xi):
+        """World positions (..., K, P, dim) of the points ``xi`` (P,) of every element for coordinates q
+        (..., n): ``phi + X_a d_a + u_e(xi)`` (module docstring), element by element without locating
+        the points. Linear in q: applied to velocities, the material velocities."""
+        dim, elements = self.dim, np.arange(len(self.length))
+        rigid = kin.material_points(q[..., self.rigid], self.beam.elements.positions(xi).reshape(-1, dim))
+        values = hermite(shape_matrix(xi, self.length)[:, :, 1])  # (K, P, 4): H1, H3, l G1, l G2
+        vectors = padded(q)[..., self.element_columns(elements)].reshape(q.shape[:-1] + (len(elements), 4, dim))
+        hermite_vectors = np.einsum("kjab,...kjb->...kja", self.turns(elements), vectors)  # w_a, w_b, sigma_a, sigma_b
+        u = np.einsum("kpj,...kja->...kpa", values, hermite_vectors)
+        return rigid.reshape(u.shape) + u
+
+    def with_elastic(self, q, v, elastic, rate=None):
+        """Copies of the coordinates q and velocities v (n,) whose body has the elastic coordinates
+        ``elastic`` (n_coordinates of the ``BeamBody``) and their ``rate`` (default zero), the inverse
+        of ``elastic_coordinates``: the nodal world vectors w_k = u_a d_a, s_k = theta_k d_2 (space:
+        theta_z d_2 - theta_y d_3), the twists and the section carriers (``constraints``: r =
+        theta(X) d_1; space m_2 = psi d_3 - theta_z d_1, m_3 = theta_y d_1 - psi d_2), all bilinear in
+        (local values, directors), so that their rates are f(rate, d) + f(values, d') with the
+        frame's d and d' of q and v."""
+        q, v = np.array(q, dtype=float), np.array(v, dtype=float)
+        elastic = np.asarray(elastic, dtype=float)
+        rate = np.zeros_like(elastic) if rate is None else np.asarray(rate, dtype=float)
+        dim = self.dim
+        d, d_rate = q[self.d].reshape(dim, dim), v[self.d].reshape(dim, dim)
+        kept = np.concatenate([self.unknowns, self.carriers.ravel()])
+        q[kept] = self._world_values(elastic, d)
+        v[kept] = self._world_values(rate, d) + self._world_values(elastic, d_rate)
+        return q, v
+
+    def _world_values(self, elastic, d):
+        """The unknowns and carriers (``with_elastic``) of local values ``elastic`` for director rows d
+        (bilinear in both), in the order of ``unknowns`` and ``carriers``."""
+        dim, beam = self.dim, self.beam
+        nodal = beam.nodal_displacements(elastic)  # (n_nodes, node_size)
+        out, start = np.zeros(self.n_coordinates), self.start
+        w = nodal[:, :dim] @ d
+        if dim == 2:
+            s, turn = nodal[:, 2, None] * d[1], np.ones(0)
+        else:
+            s, turn = nodal[:, 5, None] * d[1] - nodal[:, 4, None] * d[2], nodal[:, 3]
+        for index, values in ((self.w, w), (self.s, s), (self.psi[:, None], turn[:, None] if dim == 3 else None)):
+            if values is not None:
+                mask = index >= 0
+                out[index[mask] - start] = values[mask]
+        if len(self.points):
+            rows = beam.shape_at(self.points)[:, dim:] @ elastic  # (P, 1) or (P, 3): theta or (psi, theta_y, theta_z)
+            if dim == 2:
+                carried = rows[:, :1] * d[0]
+            else:
+                psi, theta_y, theta_z = rows.T[:, :, None]
+                carried = np.concatenate([psi * d[2] - theta_z * d[0], theta_y * d[0] - psi * d[1]], axis=1)
+            out[self.carriers.ravel() - start] = carried.ravel()
+        return out
 
     def elastic_coordinates(self, q):
         """The body's elastic coordinates (..., n_coordinates of the ``BeamBody``) for coordinates q

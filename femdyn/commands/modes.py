@@ -1,0 +1,78 @@
+"""``femdyn modes CASE``: the natural frequencies and mode shapes of a case's mechanism linearised at
+its static equilibrium (``integrators.statics``, ``integrators.modes``), servos held or free, at the
+initial configuration or at a time of a run (``--at T --result DIR``: Newton starts from the run's pose
+there); the table printed with units, ``modes.csv``, ``modes.json`` and one ParaView series per mode
+that animates it (``io.equilibrium``). Exit code 1 if there is no equilibrium or the linearisation is
+refused (its reason on one line)."""
+import dataclasses
+import sys
+from pathlib import Path
+
+from ..integrators.modes import ModesError, natural_modes
+from ..integrators.statics import StaticsError, static_equilibrium
+from ..io.case import CaseError
+from ..io.equilibrium import MODES, pose_at, write_modes
+from ..io.folders import default_folder, output_folder, publish
+from ..studies.run import prepare_case
+from .arguments import finite_float, flexible_options, load, positive_int
+from .output import flexible_line, say
+
+
+def add(commands):
+    """Add the ``modes`` subcommand (its arguments and handler) to ``commands``."""
+    modes = commands.add_parser(
+        "modes", help="natural frequencies and mode shapes of the mechanism at its static equilibrium",
+        description="Find the static equilibrium of the case at --at (from its initial configuration, or from "
+        "the pose of the run in --result at that time), linearise there and compute the --count lowest natural "
+        "modes on the constraint manifold (servos held or free). Prints the frequencies in rad/s and Hz and "
+        "each mode in words; writes modes.csv, modes.json and mode_<k>.pvd (a ParaView series animating mode "
+        "k over one period). Exit code 1 if there is no equilibrium or the linearisation is refused.")
+    modes.add_argument("case", metavar="CASE", help="case file (TOML)")
+    modes.add_argument("--count", type=positive_int, default=6, metavar="K", help="number of modes (default 6)")
+    modes.add_argument("--at", type=finite_float, default=0.0, metavar="T",
+                       help="time [s] of the loads and servo targets of the equilibrium (default 0)")
+    modes.add_argument("--result", type=Path, metavar="DIR",
+                       help="a result folder of a run of the case: the equilibrium starts from its pose at --at")
+    modes.add_argument("--servos", choices=("held", "free"), default="held",
+                       help="servo rows kept (held, default) or dropped (free, their inputs constant)")
+    modes.add_argument("--out", type=Path, metavar="DIR",
+                       help="folder for the files (default: results/<case>_modes); an existing folder is "
+                       "replaced only if it is empty or an earlier modes folder (has modes.json)")
+    modes.add_argument("--no-vtk", action="store_true", help="do not write the ParaView series")
+    flexible_options(modes)
+    modes.set_defaults(handler=handle)
+
+
+def table(rows):
+    """The modes as a table with units (each mode by its three most moved bodies; all of them in
+    modes.json)."""
+    lines = [f"{'mode':>4}  {'omega [rad/s]':>14}  {'f [Hz]':>12}  shape"]
+    for r in rows:
+        kind = " (zero: a free motion)" if r["zero"] else " (unstable)" if r["unstable"] else ""
+        lines.append(f"{r['mode']:>4}  {r['omega_rad_s']:>14.6g}  {r['frequency_hz']:>12.6g}  {r['summary']}{kind}")
+    return lines
+
+
+def handle(args):
+    case = load(args)
+    out = output_folder(args.out or default_folder(case.path, "modes"), MODES, "an earlier modes folder")
+    setup = prepare_case(case)
+    if args.result is not None:
+        setup = dataclasses.replace(setup, q0=pose_at(args.result, setup.model, args.at))
+    try:
+        equilibrium = static_equilibrium(setup, t=args.at)
+        modes = natural_modes(setup, equilibrium.q, equilibrium.lam, k=args.count, t=args.at, servos=args.servos)
+    except (StaticsError, ModesError) as err:
+        print(f"error: {case.path}: {' '.join(str(err).split())}", file=sys.stderr)
+        return 1
+    except ValueError as err:
+        raise CaseError(case.path, "--count", str(err)) from None
+    try:
+        rows = publish(out, lambda folder: write_modes(folder, case, modes, vtk=not args.no_vtk))
+    except OSError as err:
+        print(f"error: {out}: cannot write the modes: {err}", file=sys.stderr)
+        return 1
+    head = (f"natural modes at the static equilibrium at t = {args.at:g} s ({equilibrium.iterations} Newton "
+            f"iterations), servos {args.servos}: {len(rows)} of {args.count} asked")
+    say("\n".join(filter(None, [flexible_line(case), head, *table(rows), f"results in {out}"])))
+    return 0

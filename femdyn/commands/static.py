@@ -1,0 +1,80 @@
+"""``femdyn static CASE``: the static equilibrium of a case under gravity and its loads at a time, the
+servos held at their targets (``integrators.statics``), written as the result folder of a run with one
+frame (``io.equilibrium``); it prints the servo inputs that hold the pose and every probe's deflection,
+the end effector's static deflection. Exit code 1 if there is no equilibrium (its reason on one line)."""
+import dataclasses
+import sys
+from pathlib import Path
+
+from ..integrators.statics import StaticsError, static_equilibrium
+from ..io.equilibrium import write_static
+from ..io.folders import default_folder, output_folder, publish
+from ..io.probes import ELASTIC
+from ..studies.run import prepare_case
+from .arguments import finite_float, flexible_options, load
+from .output import flexible_line, say
+
+
+def add(commands):
+    """Add the ``static`` subcommand (its arguments and handler) to ``commands``."""
+    static = commands.add_parser(
+        "static", help="static equilibrium under gravity and the loads, servos held; the deflection it implies",
+        description="Solve the static equilibrium of the case (Newton's method from its initial configuration, "
+        "gravity and loads taken at --at, servos held at their targets there, dampers carrying nothing) and "
+        "write it as the result folder of a run with one frame (history.csv, bodies.csv, probes.csv, the "
+        "ParaView frame, summary.json with the equilibrium, static.json). Prints the servo inputs that hold "
+        "the pose and every probe's displacement from the initial configuration and elastic deflection. "
+        "Exit code 1 if there is no equilibrium.")
+    static.add_argument("case", metavar="CASE", help="case file (TOML)")
+    static.add_argument("--at", type=finite_float, default=0.0, metavar="T",
+                        help="time [s] of the loads and the servo targets (default 0)")
+    static.add_argument("--out", type=Path, metavar="DIR",
+                        help="result folder (default: results/<case>_static); an existing folder is replaced "
+                        "only if it is empty or an earlier result folder")
+    static.add_argument("--no-vtk", action="store_true", help="do not write the ParaView frame")
+    flexible_options(static)
+    static.set_defaults(handler=handle)
+
+
+def _vector(values, unit):
+    return "(" + ", ".join(f"{v:.6g}" for v in values) + f") {unit}"
+
+
+def report(case, static):
+    """The lines printed for the equilibrium ``static`` (the part ``io.equilibrium.write_static`` returns)."""
+    dim = case.model.dim
+    lines = [f"static equilibrium at t = {static['t']:g} s: {static['newton_iterations']} Newton iterations, "
+             f"force residual {static['force_residual']:.3g}, constraint residual {static['constraint_residual']:.3g}"]
+    if static["inputs"]:
+        lines.append("servo inputs holding the pose: " + ", ".join(
+            f"{name} = {entry['value']:.6g} {entry['unit']}" for name, entry in static["inputs"].items()))
+    for name, entry in static["probes"].items():
+        line = f"probe {name}: displacement from the initial configuration {_vector(entry['displacement'], 'm')}"
+        if "elastic_x" in entry:
+            world = [entry[c] for c in ELASTIC[dim][:dim]]
+            turned = [entry["elastic_angle"]] if dim == 2 else [entry[f"elastic_r{a}"] for a in "xyz"]
+            line += f"; elastic deflection {_vector(world, 'm')} (world axes)"
+            if dim == 3:
+                line += f", {_vector([entry[f'elastic_{a}'] for a in '123'], 'm')} (along the body's d1, d2, d3)"
+            line += f", section rotation {_vector(turned, 'rad')}"
+        lines.append(line)
+    return lines
+
+
+def handle(args):
+    case = load(args)
+    case = dataclasses.replace(case, plots=False, vtk=case.vtk and not args.no_vtk)
+    out = output_folder(args.out or default_folder(case.path, "static"))
+    setup = prepare_case(case)
+    try:
+        equilibrium = static_equilibrium(setup, t=args.at)
+    except StaticsError as err:
+        print(f"error: {case.path}: {' '.join(str(err).split())}", file=sys.stderr)
+        return 1
+    try:
+        static = publish(out, lambda folder: write_static(folder, case, equilibrium, setup.q0))
+    except OSError as err:
+        print(f"error: {out}: cannot write the results: {err}", file=sys.stderr)
+        return 1
+    say("\n".join(filter(None, [flexible_line(case), *report(case, static), f"results in {out}"])))
+    return 0

@@ -1,0 +1,179 @@
+"""Result folders of a static equilibrium (``femdyn static``) and of the natural modes at one
+(``femdyn modes``), and the pose of a run's result folder at a time, from which they may start.
+
+Static. The equilibrium (``integrators.statics.Equilibrium``) is written as the result folder of a run
+with one frame (``results.write_results``): ``history.csv``, ``bodies.csv``, ``probes.csv`` and the
+ParaView frame at the equilibrium's time t, ``summary.json`` with ``"static"``: Newton's iterations,
+the residuals, the servo inputs that hold the pose (000 eq. 84: the multipliers of the servo rows,
+in N or N m by the actuated coordinate) and every probe's deflection (``deflections``). A probe's
+deflection is its displacement from the configuration the equilibrium started from (the case's
+initial state: undeformed, so the static deflection of the end effector) and, on a flexible body, its
+elastic displacement and section rotation (``probes``).
+
+Modes. ``modes.csv`` and ``modes.json`` list the natural modes (``integrators.modes.NaturalModes``):
+angular frequency [rad/s], frequency [Hz], whether zero (a free motion) or unstable, and the mode in
+words; ``mode_<k>.pvd`` animates mode k over one period: F frames q = q_eq + a sin(2 pi s) x_k with
+v = 2 pi f a cos(2 pi s) x_k at s = 0, 1/F, .. (the ParaView time is s, the fraction of the period), the
+amplitude a such that the largest motion of a body's box corner or a centre-line point is
+``AMPLITUDE`` times the model's size.
+
+Pose of a run. ``pose_at(folder, model, t)``: the coordinates of the frames and joint coordinates at the
+row of ``bodies.csv`` and ``history.csv`` nearest t (an incomplete folder: its valid rows), the elastic
+coordinates zero: a start for Newton, not a state of the run.
+"""
+from pathlib import Path
+
+import numpy as np
+
+from ..integrators.time_loop import Results
+from ..numerics import kinematics as kin
+from . import jsonfile
+from .probes import ELASTIC, centre_lines, probe_table
+from .reader import CaseError
+from .results import BODIES, HISTORY, body_motion, valid_rows, write_results
+from .tables import read_csv, write_csv
+from .vtk import write_pvd, write_vtk_frames
+
+STATIC, MODES = "static.json", "modes.json"
+FRAMES = 24  # frames of one period of a mode
+AMPLITUDE = 0.05  # largest motion of a mode's animation, relative to the model's size
+
+
+def input_unit(model, coordinate):
+    """The unit of the input on an actuated coordinate: N m on a joint angle, N on a slide."""
+    angles = {joint.coordinates.get("angle") for joint in model.joints}
+    return "N m" if model.joint_coordinates[coordinate] in angles else "N"
+
+
+def deflections(case, q, start):
+    """{probe: {"displacement": world displacement of the probe's material point from the coordinates
+    ``start`` to ``q`` [m], and on a flexible body the ``ELASTIC`` columns at q (elastic displacement in
+    m, section rotation in rad)}}."""
+    columns = probe_table(case.model, case.probes, np.stack([start, q]))
+    axes = "xyz"[:case.model.dim]
+    out = {}
+    for name, _, _ in case.probes:
+        entry = {"displacement": [float(np.diff(columns[f"{name}.{a}"])[0]) for a in axes]}
+        entry.update({c: float(columns[f"{name}.{c}"][1]) for c in ELASTIC[case.model.dim] if f"{name}.{c}" in columns})
+        out[name] = entry
+    return out
+
+
+def _one_frame(model, t, q, iterations, residual):
+    """``Results`` of the single frame (t, q) at rest."""
+    dim = model.dim
+    zero = np.zeros(1)
+    return Results(np.array([t]), q[None], np.zeros((1, model.n)), np.zeros((0, len(model.inputs))),
+                   np.array([iterations]), np.array([residual]), zero, np.array([model.potential(q)]), zero, zero,
+                   np.zeros((1, dim)), np.zeros((1, 1 if dim == 2 else 3)), step=float("nan"))
+
+
+def write_static(folder, case, equilibrium, start):
+    """Write the result folder of ``equilibrium`` of ``case`` (module docstring) started from the
+    coordinates ``start``; returns the static part of the summary."""
+    model = case.model
+    static = {
+        "t": equilibrium.t,
+        "newton_iterations": equilibrium.iterations,
+        "force_residual": equilibrium.force_residual,
+        "constraint_residual": equilibrium.constraint_residual,
+        "inputs": {name: {"value": float(u), "unit": input_unit(model, name)}
+                   for name, u in zip(model.inputs, equilibrium.inputs)},
+        "probes": deflections(case, equilibrium.q, start),
+        "dropped_constraints": [{"constraint": row, "depends_on": list(on)} for row, on in equilibrium.dropped],
+    }
+    Path(folder).mkdir(parents=True, exist_ok=True)
+    (Path(folder) / STATIC).write_text(jsonfile.dumps(static))
+    results = _one_frame(model, equilibrium.t, equilibrium.q, equilibrium.iterations, equilibrium.constraint_residual)
+    summary = write_results(folder, case, results)
+    summary["static"] = static
+    (Path(folder) / "summary.json").write_text(jsonfile.dumps(summary))
+    return static
+
+
+def pose_at(folder, model, t):
+    """Coordinates (n,) of the run in the result ``folder`` at the row nearest time t (module
+    docstring); CaseError (--result, --at) if the folder is not a run's of this model or t outside it."""
+    folder = Path(folder)
+    try:
+        bodies, history = (read_csv(folder / table, valid_rows(folder, table)[0]) for table in (BODIES, HISTORY))
+    except (OSError, ValueError) as err:
+        raise CaseError(folder, "--result", f"not a readable femdyn result folder ({err})") from None
+    dim = model.dim
+    names = [f"{b.name}.{c}" for b in model.bodies
+             for c in (("x", "y", "angle") if dim == 2 else (*"xyz", *(f"d{a}{i}" for a in "123" for i in "xyz")))]
+    missing = [c for c in [*names, *model.joint_coordinates] if c not in bodies and c not in history]
+    if missing or not len(bodies.get("t", ())):
+        raise CaseError(folder, "--result", f"not a result of this case (no column {missing[0] if missing else 't'})")
+    times = bodies["t"]
+    k = int(np.argmin(np.abs(times - t)))
+    step = float(np.median(np.diff(times))) if len(times) > 1 else 0.0
+    if abs(times[k] - t) > 0.5 * step + 1e-12 * max(1.0, abs(t)):
+        raise CaseError(folder, "--at", f"t = {t:g} s is outside the run in it ({times[0]:g} to {times[-1]:g} s)")
+    q = np.zeros(model.n)
+    for i, body in enumerate(model.bodies):
+        at = body.offset
+        q[at:at + dim] = [bodies[f"{body.name}.{a}"][k] for a in "xyz"[:dim]]
+        if dim == 2:
+            q[at + 2:at + 6] = kin.rotation_2d(bodies[f"{body.name}.angle"][k]).T.ravel()
+        else:
+            q[at + 3:at + 12] = [bodies[f"{body.name}.d{a}{c}"][k] for a in "123" for c in "xyz"]
+    if model.ground is not None:
+        q[model.ground * kin.body_size(dim):(model.ground + 1) * kin.body_size(dim)] = \
+            np.concatenate([np.zeros(dim), np.eye(dim).ravel()])
+    for name, index in model.joint_coordinates.items():
+        q[index] = history[name][min(k, len(history[name]) - 1)]
+    return q
+
+
+def _largest_motion(model, x):
+    """The largest speed of a body's box corner or a flexible body's centre-line point for the velocity
+    x (n,) (the motion of a mode)."""
+    dim = model.dim
+    corners = np.array(np.meshgrid(*[[-0.5, 0.5]] * dim)).reshape(dim, -1).T
+    speeds = [0.0]
+    for body in model.bodies:
+        if body.flexible is None:
+            local = kin.material_points(x[body.offset + np.arange(kin.body_size(dim))], corners * body.size)
+        else:
+            local = body.flexible.element_points(x[None], np.linspace(0.0, 1.0, 5))
+        speeds.append(float(np.linalg.norm(local, axis=-1).max()))
+    return max(speeds)
+
+
+def _model_size(model, q):
+    """The extent of the model at q: the spread of the bodies' centres and their largest box."""
+    centres, _ = model.frames(q)
+    return float(max(np.ptp(centres, axis=0).max(), max(float(np.max(b.size)) for b in model.bodies)))
+
+
+def write_modes(folder, case, modes, vtk=True):
+    """Write ``modes.csv``, ``modes.json`` and (``vtk``) the series ``mode_<k>.pvd`` of ``modes`` (a
+    ``NaturalModes`` of ``case``'s model) into ``folder`` (module docstring); returns the list of rows."""
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    model = case.model
+    rows = [{"mode": i + 1, "omega_rad_s": float(w), "frequency_hz": float(f), "zero": bool(z), "unstable": bool(u),
+             "description": modes.describe(i), "summary": modes.describe(i, most=3)}
+            for i, (w, f, z, u) in enumerate(zip(modes.omega, modes.frequency, modes.zero, modes.unstable))]
+    write_csv(folder / "modes.csv", {"mode": [r["mode"] for r in rows], "omega_rad_s": modes.omega,
+                                     "frequency_hz": modes.frequency})
+    (folder / MODES).write_text(jsonfile.dumps({
+        "case": str(case.path), "t": modes.t, "servos": modes.servos, "coordinates": model.n,
+        "active_constraints": int(len(modes.rows)), "modes": rows,
+        "series": "mode_<k>.pvd: one period, time = fraction of the period"}))
+    if vtk:
+        size = _model_size(model, modes.q)
+        phase = np.arange(FRAMES) / FRAMES
+        for i, (shape, omega) in enumerate(zip(modes.shapes, modes.omega)):
+            largest = _largest_motion(model, shape)
+            amplitude = AMPLITUDE * size / largest if largest > 0 else 0.0
+            q = modes.q + amplitude * np.sin(2 * np.pi * phase)[:, None] * shape
+            v = amplitude * np.nan_to_num(omega) * np.cos(2 * np.pi * phase)[:, None] * shape
+            centres, rotations, velocities, spin = body_motion(model, q, v)
+            lines = centre_lines(model, q, v, origin=modes.q) if model.flexible else None
+            sub = f"mode_{i + 1}"
+            entries = write_vtk_frames(folder / sub, 0, phase, centres, rotations, [b.size for b in model.bodies],
+                                       [b.name for b in model.bodies], velocities, spin, lines)
+            write_pvd(folder / f"{sub}.pvd", [(t, part, f"{sub}/{name}") for t, part, name in entries])
+    return rows

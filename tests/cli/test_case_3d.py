@@ -1,0 +1,169 @@
+"""Case files of 3D models with flexible bodies and orientation servos: what they refuse, one line each
+(``error: FILE: FIELD: message``, exit code 2, nothing written), the 3D centre-line meshes they read, and
+what ``femdyn check`` reports of them."""
+import numpy as np
+import pytest
+
+from femdyn.cli import main
+from femdyn.io.case import load_case
+
+BEAM = 'beam = {length = 1.0, young = 70e9, density = 2700, b = 0.02, h = 0.04, poisson = 0.33}'
+CASE = f"""\
+dimension = 3
+gravity = [0.0, 0.0, -9.81]
+[solver]
+dt = 0.001
+t_end = 0.003
+[flexible]
+elements = 4
+[[bodies]]
+name = "beam"
+{BEAM}
+[[bodies]]
+name = "hub"
+mass = 1.0
+inertia = [0.01, 0.01, 0.01]
+[[joints]]
+name = "clamp"
+type = "fixed"
+bodies = ["ground", "beam"]
+[[joints]]
+name = "spin"
+type = "spherical"
+bodies = ["ground", "hub"]
+points = [[0.0, 0.0, 0.5], [0.0, 0.0, 0.0]]
+[[probes]]
+name = "tip"
+body = "beam"
+point = [1.0, 0.0, 0.0]
+[initial.bodies.beam]
+position = [0.0, 0.0, 0.0]
+[initial.bodies.hub]
+position = [0.0, 0.0, 0.5]
+"""
+GENERAL = 'area = 8e-4, iy = 2.667e-8, iz = 1.0667e-7, j = 7.3e-8'
+REFUSED = {  # what is replaced, by what, the field and words of the message
+    "no-section": (", b = 0.02, h = 0.04", "", "bodies[0].beam: the section is missing"),
+    "half-rectangle": (", h = 0.04", "", "bodies[0].beam.h: missing: a rectangle needs b and h"),
+    "both-sections": ("b = 0.02", f"b = 0.02, {GENERAL}", "bodies[0].beam.area: give either b and h"),
+    "general-incomplete": ("b = 0.02, h = 0.04", "area = 8e-4, iy = 2.667e-8, iz = 1.0667e-7",
+                           "bodies[0].beam.j: missing: a general section needs area, iy, iz, j"),
+    "poisson-high": ("poisson = 0.33", "poisson = 0.5", "bodies[0].beam.poisson: Poisson's ratio must lie in (-1, 0.5)"),
+    "poisson-low": ("poisson = 0.33", "poisson = -1.0", "bodies[0].beam.poisson: Poisson's ratio must lie in (-1, 0.5)"),
+    "poisson-and-shear": ("poisson = 0.33", "poisson = 0.33, shear = 26e9", "bodies[0].beam.shear: give one of poisson or shear"),
+    "no-poisson": (", poisson = 0.33", "", "bodies[0].beam: a 3D beam needs poisson"),
+    "rayleigh-ritz": ("elements = 4", 'elements = 4\nmodel = "rayleigh-ritz"',
+                      "flexible.model: Rayleigh-Ritz bodies (003 eq. 51) are not supported in 3D models yet"),
+    "modes": ("elements = 4", "elements = 4\nmodes = 3\ngeometric_stiffening = false",
+              "flexible.modes: modal reduction of 3D beams is not supported yet"),
+    "linear-axial": ("elements = 4", 'elements = 4\naxial = "linear"', "flexible.axial: 3D beams have the cubic axial shape"),
+    "2d-only-servo": ("[initial.bodies.beam]", '[[servos]]\nname = "s"\ntype = "angle"\nbody = "hub"\n'
+                      'trajectory = {type = "constant", value = 0.0}\n[initial.bodies.beam]',
+                      'servos[0].type: angle servos exist only in 2D models (a 3D body\'s orientation: type = "orientation")'),
+    "euler-components": ("[initial.bodies.beam]", '[[servos]]\nname = "s"\ntype = "orientation"\nbody = "hub"\n'
+                         'trajectory = {type = "constant", value = [0.0, 0.0]}\n[initial.bodies.beam]',
+                         "servos[0].trajectory: needs 3 components"),
+    "axis-zero": ("[initial.bodies.beam]", '[[servos]]\nname = "s"\ntype = "orientation"\nbody = "hub"\n'
+                  'axis = [0.0, 0.0, 0.0]\ntrajectory = {type = "constant", value = 0.0}\n[initial.bodies.beam]',
+                  "servos[0].axis: must not be zero"),
+    "axis-angle-components": ("[initial.bodies.beam]", '[[servos]]\nname = "s"\ntype = "orientation"\nbody = "hub"\n'
+                              'axis = [0.0, 0.0, 1.0]\ntrajectory = {type = "constant", value = [0.0, 0.0, 0.0]}\n'
+                              '[initial.bodies.beam]', "servos[0].trajectory: needs 1 component, this trajectory has 3"),
+    "harmonic-sizes": ("[initial.bodies.beam]", '[[servos]]\nname = "s"\ntype = "orientation"\nbody = "hub"\n'
+                       'trajectory = {type = "harmonic", sine = [0.1, 0.0, 0.0], versine = [0.1], angular_speed = 1.0, '
+                       't_ramp = 0.5}\n[initial.bodies.beam]',
+                       "servos[0].trajectory: sine and versine need the same number of components"),
+    "servos-without-inputs": ("[initial.bodies.beam]", '[[servos]]\nname = "s"\ntype = "orientation"\nbody = "hub"\n'
+                              'trajectory = {type = "constant", value = [0.0, 0.0, 0.0]}\n[initial.bodies.beam]',
+                              "control.inputs: 3 servo rows need as many input coordinates, got 0"),
+}
+REFUSED_2D = {  # 3D-only fields in a 2D case and the reverse
+    "iy-in-2d": ("b = 0.02, h = 0.04", "area = 8e-4, iz = 1.0667e-7, iy = 2.667e-8", "bodies[0].beam.iy: only for beams in 3D models"),
+    "poisson-in-2d": ("h = 0.04", "h = 0.04, poisson = 0.3", "bodies[0].beam.poisson: only for beams in 3D models"),
+    "orientation-in-2d": ("[initial.bodies.beam]", '[[servos]]\nname = "s"\ntype = "orientation"\nbody = "hub"\n'
+                          'trajectory = {type = "constant", value = [0.0, 0.0, 0.0]}\n[initial.bodies.beam]',
+                          "servos[0].type: orientation servos exist only in 3D models"),
+    "rotation-in-2d": ("position = [0.0, 0.0]", "position = [0.0, 0.0]\nrotation = {axis = [0.0, 0.0, 1.0], angle = 0.1}",
+                       "initial.bodies.beam.rotation: unknown key 'rotation'"),
+}
+CASE_2D = """\
+dimension = 2
+[solver]
+dt = 0.001
+t_end = 0.003
+[[bodies]]
+name = "beam"
+beam = {length = 1.0, young = 70e9, density = 2700, b = 0.02, h = 0.04}
+[[bodies]]
+name = "hub"
+mass = 1.0
+euler = [0.01, 0.01]
+[[joints]]
+name = "clamp"
+type = "fixed"
+bodies = ["ground", "beam"]
+[initial.bodies.beam]
+position = [0.0, 0.0]
+[initial.bodies.hub]
+position = [0.0, 0.5]
+"""
+
+
+def one_line_error(capsys, code, text):
+    err = capsys.readouterr().err
+    assert code == 2 and err.startswith("error: ") and err.count("\n") == 1 and "Traceback" not in err, err
+    assert text in err, err
+
+
+@pytest.mark.parametrize("name", [*REFUSED, *REFUSED_2D])
+def test_refused_in_one_line(name, tmp_path, capsys):
+    old, new, message = REFUSED[name] if name in REFUSED else REFUSED_2D[name]
+    text = CASE if name in REFUSED else CASE_2D
+    assert old in text
+    path = tmp_path / "case.toml"
+    path.write_text(text.replace(old, new, 1))
+    one_line_error(capsys, main(["check", str(path)]), f"{path}: {message}")
+    one_line_error(capsys, main(["run", str(path), "--out", str(tmp_path / "out"), "--quiet"]), f"{path}: {message}")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["case.toml"]
+
+
+def write_mesh(path, points):
+    import meshio
+
+    lines = np.column_stack([np.arange(len(points) - 1), np.arange(1, len(points))])
+    meshio.write(path, meshio.Mesh(np.asarray(points, dtype=float), [("line", lines)]))
+
+
+def test_3d_meshes(tmp_path, capsys):
+    """A straight line mesh anywhere in space is a beam of its chord's length, meshed with the case's
+    elements along the body's x1 axis; a curved one is refused with the way to build it, one whose
+    centre line ends where it starts has no direction."""
+    direction = np.array([1.0, 2.0, 2.0]) / 3.0
+    write_mesh(tmp_path / "straight.vtu", 0.3 + np.outer(np.linspace(0.0, 1.5, 4), direction))
+    write_mesh(tmp_path / "curved.vtu", [[0, 0, 0], [0.5, 0.0, 0.1], [1.0, 0.2, 0.0]])
+    write_mesh(tmp_path / "back.vtu", [[0, 0, 0], [0.5, 0.3, 0.1], [0.0, 0.0, 0.0]])
+    path = tmp_path / "case.toml"
+    path.write_text(CASE.replace("length = 1.0", 'mesh = "straight.vtu"'))
+    beam = load_case(path).model.bodies[0].flexible.beam
+    np.testing.assert_allclose(beam.nodes, np.column_stack([np.linspace(0, 1.5, 5), np.zeros((5, 2))]), atol=1e-15)
+    path.write_text(CASE.replace("length = 1.0", 'mesh = "curved.vtu"'))
+    one_line_error(capsys, main(["check", str(path)]), "bodies[0].beam.mesh: " + str(tmp_path / "curved.vtu")
+                   + ": a curved centre line is not supported in 3D yet; build the link from straight beam bodies "
+                   "joined end to end by fixed joints")
+    path.write_text(CASE.replace("length = 1.0", 'mesh = "back.vtu"'))
+    one_line_error(capsys, main(["check", str(path)]), "the beam's direction is undefined: its centre line ends where "
+                   "it starts")
+
+
+def test_check_reports_the_3d_flexible_model(tmp_path, capsys):
+    """The beam (4 elements, fixed-free: 4 nodes of w, s (3 each) and psi) has 28 coordinates for its 24
+    elastic ones; the rows: 2 x 6 orthonormality, 4 slope rows s_k . d_1 = 0, the ground's 12, 3 spherical
+    and 6 fixed: 37, leaving the hub's 3 rotations and the 24 elastic coordinates."""
+    path = tmp_path / "case.toml"
+    path.write_text(CASE)
+    assert main(["check", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "beam of 4 elements, 1 m, 24 elastic coordinates in 28 model coordinates" in out
+    assert "coordinates n = 64, constraints m = 37" in out and "degrees of freedom 27" in out
+    assert "coordinates: body frames 36, joint coordinates 0, flexible bodies 28" in out
+    assert "constraint rows: orthonormality 12, slope 4, anchor 12, spherical 3, fixed 6" in out
