@@ -6,7 +6,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..model.errors import ModelError
-from ..model.initial import independent_rows, project, wrong_angle_branch
+from ..model.initial import check_inertia_fixed, independent_rows, project, wrong_angle_branch
 
 
 @dataclass
@@ -54,5 +54,6 @@ def prepare(model, q, v, tolerance=1e-6):
     if bad:
         raise ModelError("servos", "servo constraints that depend on the joints or on each other: "
                          + "; ".join(f"{row} (with {', '.join(on) or 'the bodies'})" for row, on in bad))
+    check_inertia_fixed(model, q, active)
     q, v = project(model, q, v, active)
     return Setup(model, q, v, active, dropped, violation)

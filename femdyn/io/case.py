@@ -20,6 +20,7 @@ Schema::
               newton = "full" (default) | "modified" (``NewtonOptions.modified``; not with early_stop)
     [output]  optional every, vtk, plots
     [[bodies]]   name, mass, euler = [..] | inertia = [J1, J2, J3] (3D); optional size = [..]
+                 (values >= 0: a point mass has all zero, a flat disc J2 = J1 + J3)
                  or name, beam = {..}: a flexible body (2D and 3D), with [flexible] settings (see ``beams``)
     [[probes]]   name, body, point       material points whose motion (and elastic part) is recorded
     [[joints]]   name, type, bodies = [b1, b2]; optional points, axis, relative_rotation, angle, slide
@@ -36,11 +37,13 @@ Schema::
                         since t = 0 applied to the initial orientation R_0; false: R(t) = R_traj(t));
                         its three rows need three inputs (``servo.ServoOrientation``, one per model)
                  type = "coordinate": name, coordinate, trajectory; optional relative
-                 trajectory = {type = figure8 (ax, ay, angle), smooth_ramp (t1, t2, t3, rate),
-                               circle (radius, angular_speed, t_ramp), swing (amplitude,
-                               angular_speed, t_ramp), harmonic (angular_speed, t_ramp; sine,
-                               versine: sine sin psi + versine (1 - cos psi), psi the smoothly
-                               started phase), polynomial (coefficients),
+                 trajectory = {type = figure8 (ax, ay, angle), smooth_ramp (t1, rate; optional t2,
+                               t3: without them the rate is held after t1), spin_up (angular_speed,
+                               t_ramp: Kane's spin-up law), circle (radius, angular_speed), swing
+                               (amplitude, angular_speed), harmonic (angular_speed; sine, versine:
+                               sine sin psi + versine (1 - cos psi)) -- these three with optional
+                               t_ramp: psi starts smoothly over t_ramp (absent or 0: psi = w t, the
+                               plain sine), polynomial (coefficients),
                                spline | table (times, values), constant}
     [control]    inputs = [coordinate, ..]  one actuated coordinate per servo row, in order
     [initial.bodies.NAME]   position, angle (2D) | rotation = {axis, angle} (3D), velocity, angular_velocity
@@ -92,14 +95,15 @@ SERVOS = {  # type -> (required keys, optional keys)
 }
 TRAJECTORIES = {
     "figure8": (("ax", "ay", "angle"), ()),
-    "smooth_ramp": (("t1", "t2", "t3", "rate"), ()),
+    "smooth_ramp": (("t1", "rate"), ("t2", "t3")),
+    "spin_up": (("angular_speed", "t_ramp"), ()),
     "polynomial": (("coefficients",), ()),
     "spline": (("times", "values"), ()),
     "table": (("times", "values"), ()),
     "constant": (("value",), ()),
-    "circle": (("radius", "angular_speed", "t_ramp"), ()),
-    "swing": (("amplitude", "angular_speed", "t_ramp"), ()),
-    "harmonic": (("angular_speed", "t_ramp"), ("sine", "versine")),
+    "circle": (("radius", "angular_speed"), ("t_ramp",)),
+    "swing": (("amplitude", "angular_speed"), ("t_ramp",)),
+    "harmonic": (("angular_speed",), ("t_ramp", "sine", "versine")),
 }
 SOLVER_TYPES = get_type_hints(SolverSettings)  # the keys of [solver] and their types
 SOLVER_REQUIRED = tuple(f.name for f in fields(SolverSettings) if f.default is MISSING)
@@ -139,6 +143,11 @@ def _components(r, value, field):
     return r.vector(value, field) if isinstance(value, list) else np.array([r.number(value, field)])
 
 
+def _ramp(r, value, field):
+    """The start-up time t_ramp of a harmonic trajectory (>= 0; absent or 0: no ramp, the plain sine)."""
+    return r.number(value["t_ramp"], f"{field}.t_ramp", nonnegative=True) if "t_ramp" in value else 0.0
+
+
 def _trajectory(r, value, field, size):
     """A servo trajectory table (see ``femdyn.joints.trajectories``) with ``size`` components."""
     kind = r.typed_table(value, field, TRAJECTORIES)
@@ -147,7 +156,12 @@ def _trajectory(r, value, field, size):
             tr = trajectories.FigureEight(r.number(value["ax"], f"{field}.ax"), r.number(value["ay"], f"{field}.ay"),
                                           _trajectory(r, value["angle"], f"{field}.angle", 1))
         elif kind == "smooth_ramp":
-            tr = trajectories.SmoothRampAngle(*(r.number(value[k], f"{field}.{k}") for k in ("t1", "t2", "t3", "rate")))
+            ends = [r.number(value[k], f"{field}.{k}") if k in value else np.inf for k in ("t2", "t3")]
+            tr = trajectories.SmoothRampAngle(r.number(value["t1"], f"{field}.t1"), *ends,
+                                              r.number(value["rate"], f"{field}.rate"))
+        elif kind == "spin_up":
+            tr = trajectories.SpinUp(r.number(value["angular_speed"], f"{field}.angular_speed"),
+                                     r.number(value["t_ramp"], f"{field}.t_ramp", positive=True))
         elif kind == "polynomial":
             rows = r.array(value["coefficients"], f"{field}.coefficients")
             if not rows:
@@ -157,7 +171,7 @@ def _trajectory(r, value, field, size):
             first = "radius" if kind == "circle" else "amplitude"
             tr = (trajectories.Circle if kind == "circle" else trajectories.Swing)(
                 r.number(value[first], f"{field}.{first}"), r.number(value["angular_speed"], f"{field}.angular_speed"),
-                r.number(value["t_ramp"], f"{field}.t_ramp", positive=True))
+                _ramp(r, value, field))
         elif kind == "harmonic":
             amplitudes = {k: _components(r, value[k], f"{field}.{k}") for k in ("sine", "versine") if k in value}
             if not amplitudes:
@@ -165,7 +179,7 @@ def _trajectory(r, value, field, size):
             zero = np.zeros_like(next(iter(amplitudes.values())))
             tr = trajectories.Harmonic(amplitudes.get("sine", zero), amplitudes.get("versine", zero),
                                        r.number(value["angular_speed"], f"{field}.angular_speed"),
-                                       r.number(value["t_ramp"], f"{field}.t_ramp", positive=True))
+                                       _ramp(r, value, field))
         elif kind == "constant":
             v = value["value"]
             tr = trajectories.Constant(r.vector(v, f"{field}.value") if isinstance(v, list) else [r.number(v, f"{field}.value")])
@@ -283,15 +297,17 @@ def _add_bodies(r, items, builder, dim, flexible):
         if ("euler" in item) == ("inertia" in item):
             r.fail(f, "give exactly one of euler or inertia")
         if "euler" in item:
-            euler = r.vector(item["euler"], f"{f}.euler", dim, positive=True)
+            euler = r.vector(item["euler"], f"{f}.euler", dim, nonnegative=True)
         elif dim == 2:
             r.fail(f"{f}.inertia", "only in 3D models; give euler = [E1, E2] in 2D")
         else:
-            inertia = r.vector(item["inertia"], f"{f}.inertia", 3, positive=True)
+            inertia = r.vector(item["inertia"], f"{f}.inertia", 3, nonnegative=True)
             euler = euler_from_inertia(inertia)
-            if not np.all(euler > 0):
-                r.fail(f"{f}.inertia", f"principal moments {_format(inertia)} violate the triangle "
-                                       f"inequality J1 < J2 + J3 etc. (Euler values {_format(euler)})")
+            if not np.all(euler >= 0):
+                i = int(np.argmin(euler))
+                j, k = (x + 1 for x in range(3) if x != i)
+                r.fail(f"{f}.inertia", f"principal moments {_format(inertia)}: J{i + 1} > J{j} + J{k} (no body has "
+                                       f"that; J{i + 1} = J{j} + J{k} is a flat body)")
         size = r.vector(item["size"], f"{f}.size", dim, positive=True) if "size" in item else None
         builder.add_body(name, mass, euler, size)
         names.append(name)

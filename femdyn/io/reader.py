@@ -158,7 +158,7 @@ class Reader:
             self.fail(field, f"must be >= 0, got {x:g}")
         return x
 
-    def vector(self, value, field, length=None, positive=False, nonzero=False):
+    def vector(self, value, field, length=None, positive=False, nonzero=False, nonnegative=False):
         """An array of ``length`` numbers (any length >= 1 if None)."""
         if not isinstance(value, list):
             what = f"{length} numbers" if length else "numbers"
@@ -167,7 +167,7 @@ class Reader:
             self.fail(field, f"expected {length} values, got {len(value)}")
         if not value:
             self.fail(field, "expected at least one value")
-        x = np.array([self.number(v, f"{field}[{i}]", positive) for i, v in enumerate(value)])
+        x = np.array([self.number(v, f"{field}[{i}]", positive, nonnegative) for i, v in enumerate(value)])
         if nonzero and not np.any(x):
             self.fail(field, "must not be zero")
         return x

@@ -44,24 +44,32 @@ class Trajectory(ABC):
 
 
 class SmoothRampAngle(Trajectory):
-    """The angle s(t) of 000 eqs. 79-81 (see the module docstring)."""
+    """The angle s(t) of 000 eqs. 79-81 (see the module docstring). Without t2 and t3 (both infinite)
+    the rate ramps up to omega0 over [0, t1] and is held from there on: s = omega0 (t - t1/2) for
+    t >= t1 (I(1) = 1/2), a drive run up to a constant speed."""
 
-    def __init__(self, t1, t2, t3, omega0):
-        if not 0.0 < t1 <= t2 < t3:
+    def __init__(self, t1, t2=np.inf, t3=np.inf, omega0=1.0):
+        if np.isinf(t2) != np.isinf(t3):
+            raise ValueError("needs both t2 and t3 (a ramp down), or neither (the rate held after t1)")
+        if not (0.0 < t1 <= t2 < t3 or (0.0 < t1 < np.inf and np.isinf(t3))):
             raise ValueError("needs 0 < t1 <= t2 < t3")
         self.t1, self.t2, self.t3, self.omega0 = float(t1), float(t2), float(t3), float(omega0)
+        self.held = np.isinf(self.t3)
 
     def value(self, t):
         t1, t2, t3, w = self.t1, self.t2, self.t3, self.omega0
         t = min(float(t), t3)
         s = t1 * w * smooth_step_integral(t / t1) + w * max(t - t1, 0.0)
+        if self.held:
+            return np.array([s])
         return np.array([s - (t3 - t2) * w * smooth_step_integral((t - t2) / (t3 - t2))])
 
     def rate(self, t):
         t1, t2, t3, w = self.t1, self.t2, self.t3, self.omega0
         if t >= t3:
             return np.zeros(1)
-        return np.array([w * (smooth_step(t / t1) - smooth_step((t - t2) / (t3 - t2)))])
+        down = 0.0 if self.held else smooth_step((t - t2) / (t3 - t2))
+        return np.array([w * (smooth_step(t / t1) - down)])
 
 
 class FigureEight(Trajectory):
@@ -162,9 +170,11 @@ class Function(Trajectory):
 
 def smooth_start(t, t_ramp):
     """Path parameter s(t) whose rate rises from 0 to 1 along the smooth step S(t/t_ramp) over
-    [0, t_ramp] (000 eq. 80, s_1 with omega_0 = 1) and then stays 1. Returns (s, s_dot, s_ddot),
-    each shaped like t."""
+    [0, t_ramp] (000 eq. 80, s_1 with omega_0 = 1) and then stays 1; t_ramp = 0: s = t, no ramp.
+    Returns (s, s_dot, s_ddot), each shaped like t."""
     t = np.asarray(t, dtype=float)
+    if t_ramp == 0:
+        return t.copy(), np.ones_like(t), np.zeros_like(t)
     x = np.clip(t / t_ramp, 0.0, 1.0)
     s = t_ramp * smooth_step_integral(x) + np.maximum(t - t_ramp, 0.0)
     return s, smooth_step(x), 630.0 * x**4 * (1.0 - x) ** 4 / t_ramp
@@ -172,15 +182,16 @@ def smooth_start(t, t_ramp):
 
 class Harmonic(Trajectory):
     """A motion from rest along the smooth phase psi(t) = angular_speed s(t) of ``smooth_start`` (its
-    rate rises from 0 to angular_speed over t_ramp): ``sine`` sin psi + ``versine`` (1 - cos psi),
+    rate rises from 0 to angular_speed over t_ramp; t_ramp = 0: the plain psi = angular_speed t, which
+    starts at the full rate): ``sine`` sin psi + ``versine`` (1 - cos psi),
     each a vector of the trajectory's components, zero at t = 0 with zero rate. It writes the platform
     paths of ``femdyn.reference``: ``Circle``, ``Swing`` and the position and Euler angles of
     ``stewart.platform_trajectory`` (sine = (r, 0, heave), versine = (0, r, 0); angles roll, pitch, yaw:
     sine = (0, 0, yaw), versine = (tilt, 0, 0))."""
 
-    def __init__(self, sine, versine, angular_speed, t_ramp):
-        if not t_ramp > 0:
-            raise ValueError(f"t_ramp must be > 0, got {t_ramp}")
+    def __init__(self, sine, versine, angular_speed, t_ramp=0.0):
+        if not t_ramp >= 0:
+            raise ValueError(f"t_ramp must be >= 0, got {t_ramp}")
         self.sine, self.versine = np.atleast_1d(np.asarray(sine, dtype=float)), np.atleast_1d(np.asarray(versine, dtype=float))
         if self.sine.shape != self.versine.shape or self.sine.ndim != 1:
             raise ValueError(f"sine and versine need the same number of components, got {self.sine.size} and "
@@ -206,7 +217,7 @@ class Circle(Harmonic):
     centre of the circle is at (0, radius) from the start point); the platform path of
     ``femdyn.reference.rrr.circle_trajectory``."""
 
-    def __init__(self, radius, angular_speed, t_ramp):
+    def __init__(self, radius, angular_speed, t_ramp=0.0):
         super().__init__([radius, 0.0], [0.0, radius], angular_speed, t_ramp)
 
 
@@ -214,7 +225,7 @@ class Swing(Harmonic):
     """A scalar swinging in step with ``Circle``: amplitude sin psi(t), the same psi(t) (e.g. the
     platform angle of ``femdyn.reference.rrr.circle_trajectory``, amplitude = its ``rotation``)."""
 
-    def __init__(self, amplitude, angular_speed, t_ramp):
+    def __init__(self, amplitude, angular_speed, t_ramp=0.0):
         super().__init__([amplitude], [0.0], angular_speed, t_ramp)
 
 

@@ -31,6 +31,9 @@ def axis_frame(axis):
     return np.column_stack([n, f[:, 0], f[:, 1]])
 
 
+STEEL_DENSITY = 7850.0  # kg/m^3: the drawn size of bodies without extent along a direction
+
+
 def euler_from_inertia(J):
     """Euler-tensor eigenvalues from principal moments of inertia: E_i = (J_j + J_k - J_i)/2."""
     J = np.asarray(J, dtype=float)
@@ -50,15 +53,22 @@ class ModelBuilder:
         self._inputs = ()
 
     def add_body(self, name, mass, euler, size=None):
-        """A rigid body with mass and Euler-tensor eigenvalues E_1..E_dim (000 eq. 13, 001 eq. 7)."""
+        """A rigid body with mass and Euler-tensor eigenvalues E_1..E_dim (000 eq. 13, 001 eq. 7),
+        E_a = int X_a^2 dm >= 0. A zero value is a body without extent along d_a: a flat body (a disc
+        or plate, E_3 = 0: J_2 = J_1 + J_3), a slender rod (all but E_1 zero) or a point mass (all
+        zero). Its director d_a then carries no mass; the orthonormality rows fix it where another
+        director has mass, and the joints must fix a point mass's rotation (``setup.prepare`` checks
+        that the mass matrix is positive definite on the motions the constraints allow)."""
         euler = np.asarray(euler, dtype=float)
         self._check_name(name)
         if not mass > 0:
             raise ModelError(f"body '{name}'.mass", f"must be > 0, got {mass}")
-        if euler.shape != (self.dim,) or not np.all(euler > 0):
-            raise ModelError(f"body '{name}'.euler", f"needs {self.dim} values > 0, got {euler.tolist()}")
+        if euler.shape != (self.dim,) or not np.all(euler >= 0):
+            raise ModelError(f"body '{name}'.euler", f"needs {self.dim} values >= 0, got {euler.tolist()}")
         if size is None:  # the uniform box with the same Euler tensor: E_a = m l_a^2 / 12
             size = np.sqrt(12.0 * euler / mass)
+            if not np.all(size > 0):  # drawn as a box of steel's density in its flat directions
+                size = np.where(size > 0, size, (mass / STEEL_DENSITY) ** (1.0 / self.dim))
         self._bodies.append(BodySpec(name, float(mass), frozen_array(euler), frozen_array(size)))
 
     def add_beam(self, name, beam, stiffening=False):

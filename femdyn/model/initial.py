@@ -18,7 +18,7 @@ from sksparse.cholmod import CholmodNotPositiveDefiniteError, cholesky
 from ..joints.angle import JointAngle
 from ..joints.slide import Slide
 from ..numerics import kinematics as kin
-from .errors import ModelError
+from .errors import GROUND, ModelError
 
 PLACING = {"revolute": ("angle",), "prismatic": ("slide",), "cylindrical": ("angle", "slide"), "fixed": ()}
 
@@ -199,6 +199,42 @@ def independent_rows(model, q, tolerance=1e-9, block=64):
                            if not labels[r].startswith(("orthonormality", "anchor"))})
         report.append((labels[row], involved))
     return active, report
+
+
+DENSE_LIMIT = 3000  # coordinates up to which a refusal of ``check_inertia_fixed`` names the bodies moved
+
+
+def check_inertia_fixed(model, q, rows, tolerance=1e-13):
+    """Refuses a body without rotational inertia along some director (a point mass, a rod, a flat
+    body: E_a = 0, ``ModelBuilder.add_body``) whose massless motion the constraints leave free: the
+    saddle-point matrix [[M, G^T], [G, 0]] of every step is regular exactly when M is positive definite
+    on the null space of G, i.e. when M + s G^T G is (s > 0; G the independent ``rows`` at q, each row
+    normalised, s the mean positive mass entry). Only models with such bodies are checked (one sparse
+    Cholesky factorisation; a refusal names the bodies that the undetermined motion moves, found from
+    the matrix's eigenvector of least eigenvalue)."""
+    flat = [b.name for b in model.bodies if b.flexible is None and b.name != GROUND and np.any(b.euler == 0)]
+    if not flat:
+        return
+    G = model.jacobian(q, rows)
+    norms = np.sqrt(np.asarray(G.multiply(G).sum(axis=1)).ravel())
+    G = sp.diags(1.0 / np.where(norms > 0, norms, 1.0)) @ G
+    M = model.mass_matrix
+    diagonal = M.diagonal()
+    s = diagonal[diagonal > 0].mean()
+    try:
+        D = cholesky((M + s * (G.T @ G)).tocsc(), mode="simplicial").D()
+        regular = D.min() > tolerance * D.max()
+    except CholmodNotPositiveDefiniteError:
+        regular = False
+    if not regular:
+        if model.n <= DENSE_LIMIT:  # name the bodies that the undetermined motion moves
+            _, vectors = np.linalg.eigh((M + s * (G.T @ G)).toarray())
+            moved = np.abs(vectors[:, 0]) > 1e-6 * np.abs(vectors[:, 0]).max()
+            flat = [b.name for b in model.bodies if b.name in flat
+                    and moved[b.offset : b.offset + model.dim * (model.dim + 1)].any()] or flat
+        raise ModelError("bodies", f"{', '.join(flat)}: no rotational inertia about some axis (euler or inertia "
+                         "values of 0), and the joints leave that rotation free, so the motion is undetermined; "
+                         "give the body inertia, or join it so that its rotation is fixed")
 
 
 def project(model, q, v, rows, tolerance=1e-13, max_iterations=20):

@@ -1,7 +1,9 @@
 """Servo constraints on the command line: a trajectory that leaves the workspace stops the run with the
 time and the servo names (exit code 1, the steps before kept); dependent servo rows, an input listed
-twice, an absolute angle off by pi and a circle without a ramp time are refused in one line (exit
+twice, an absolute angle off by pi and trajectories with impossible times are refused in one line (exit
 code 2)."""
+import pytest
+
 from femdyn.cli import main
 
 SERVO_ARM = """\
@@ -87,13 +89,21 @@ def test_absolute_angle_servo_turned_by_pi_is_refused(tmp_path, capsys, case_pat
     assert err.startswith(f"error: {case}: servos:") and "turned by pi" in err and "\n" not in err
 
 
-def test_circle_trajectory_in_a_case_is_validated(case_path, tmp_path, capsys):
-    """The case file's circle needs a positive ramp time: refused with one line naming the field."""
+@pytest.mark.parametrize("old, new, field, words", [
+    ("t_ramp = 0.5", "t_ramp = -0.5", "servos[0].trajectory.t_ramp", ">= 0"),  # 0 or none: the plain sine
+    ('type = "circle", radius = 0.04, angular_speed = "2*pi", t_ramp = 0.5',
+     'type = "smooth_ramp", t1 = 0.5, t2 = 1.0, rate = 1.0', "servos[0].trajectory", "both t2 and t3"),
+    ('type = "circle", radius = 0.04, angular_speed = "2*pi", t_ramp = 0.5',
+     'type = "spin_up", angular_speed = 1.0, t_ramp = 0.0', "servos[0].trajectory.t_ramp", "> 0"),
+])
+def test_trajectories_in_a_case_are_validated(case_path, tmp_path, capsys, old, new, field, words):
+    """A negative ramp time, a ramp down without its end, a spin-up without a ramp: refused with one line
+    naming the field."""
     from femdyn.cli import main
     text = case_path("3rrr_inverse.toml").read_text()
+    assert old in text
     bad = tmp_path / "bad.toml"
-    bad.write_text(text.replace('type = "circle", radius = 0.04, angular_speed = "2*pi", t_ramp = 0.5',
-                                'type = "circle", radius = 0.04, angular_speed = "2*pi", t_ramp = 0.0'))
+    bad.write_text(text.replace(old, new, 1))
     assert main(["check", str(bad)]) == 2
     err = capsys.readouterr().err.strip()
-    assert "servos[0].trajectory.t_ramp" in err and "> 0" in err
+    assert field in err and words in err and "\n" not in err
