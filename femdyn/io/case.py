@@ -21,6 +21,8 @@ Schema::
     [output]  optional every, vtk, plots
     [[bodies]]   name, mass, euler = [..] | inertia = [J1, J2, J3] (3D); optional size = [..]
                  (values >= 0: a point mass has all zero, a flat disc J2 = J1 + J3)
+    [[attachments]] name, body, point, mass; optional euler | inertia (default: a point mass): a mass
+                 welded at a material point of a rigid or flexible body (``_add_attachments``)
                  or name, beam = {..}: a flexible body (2D and 3D), with [flexible] settings (see ``beams``)
     [[probes]]   name, body, point       material points whose motion (and elastic part) is recorded
     [[joints]]   name, type, bodies = [b1, b2]; optional points, axis, relative_rotation, angle, slide
@@ -81,7 +83,7 @@ FRAMES = 500  # default number of output frames
 MAX_BYTES = 16 * 2**20  # largest case file read
 TOP_REQUIRED = ("dimension", "solver", "bodies")
 TOP_OPTIONAL = ("title", "source", "gravity", "output", "joints", "loads", "springs", "friction", "servos",
-                "control", "initial", "flexible", "probes")
+                "control", "initial", "flexible", "probes", "attachments")
 JOINT_OPTIONAL = ("points", "axis", "relative_rotation", "angle", "slide")
 LOADS = {  # type -> (required keys, optional keys)
     "joint": (("coordinate", "function"), ()),
@@ -296,24 +298,56 @@ def _add_bodies(r, items, builder, dim, flexible):
         mass = r.number(item["mass"], f"{f}.mass", positive=True)
         if ("euler" in item) == ("inertia" in item):
             r.fail(f, "give exactly one of euler or inertia")
-        if "euler" in item:
-            euler = r.vector(item["euler"], f"{f}.euler", dim, nonnegative=True)
-        elif dim == 2:
-            r.fail(f"{f}.inertia", "only in 3D models; give euler = [E1, E2] in 2D")
-        else:
-            inertia = r.vector(item["inertia"], f"{f}.inertia", 3, nonnegative=True)
-            euler = euler_from_inertia(inertia)
-            if not np.all(euler >= 0):
-                i = int(np.argmin(euler))
-                j, k = (x + 1 for x in range(3) if x != i)
-                r.fail(f"{f}.inertia", f"principal moments {_format(inertia)}: J{i + 1} > J{j} + J{k} (no body has "
-                                       f"that; J{i + 1} = J{j} + J{k} is a flat body)")
         size = r.vector(item["size"], f"{f}.size", dim, positive=True) if "size" in item else None
-        builder.add_body(name, mass, euler, size)
+        builder.add_body(name, mass, _euler(r, item, f, dim), size)
         names.append(name)
     if not names:
         r.fail("bodies", "at least one body is needed")
     return names
+
+
+def _euler(r, item, f, dim):
+    """The Euler-tensor eigenvalues of a rigid body's table: ``euler`` = [E_a], or in 3D ``inertia`` =
+    the principal moments [J1, J2, J3], E_i = (J_j + J_k - J_i)/2; none given: a point mass (zeros)."""
+    if "euler" in item:
+        return r.vector(item["euler"], f"{f}.euler", dim, nonnegative=True)
+    if "inertia" not in item:
+        return np.zeros(dim)
+    if dim == 2:
+        r.fail(f"{f}.inertia", "only in 3D models; give euler = [E1, E2] in 2D")
+    inertia = r.vector(item["inertia"], f"{f}.inertia", 3, nonnegative=True)
+    euler = euler_from_inertia(inertia)
+    if not np.all(euler >= 0):
+        i = int(np.argmin(euler))
+        j, k = (x + 1 for x in range(3) if x != i)
+        r.fail(f"{f}.inertia", f"principal moments {_format(inertia)}: J{i + 1} > J{j} + J{k} (no body has "
+                               f"that; J{i + 1} = J{j} + J{k} is a flat body)")
+    return euler
+
+
+def _add_attachments(r, items, builder, dim, bodies):
+    """Masses attached at material points (motors, grippers, tools): each a rigid body (a point mass
+    unless euler or inertia is given, about its centre, along the carrier's frame there: the body frame
+    of a rigid carrier, the section's axes at the point of a flexible one) welded by a fixed joint
+    '<name>@<body>' at the point. Returns the names of the new bodies and {joint name: "fixed"}."""
+    names, joints = [], {}
+    for i, item in enumerate(r.array(items, "attachments")):
+        f = f"attachments[{i}]"
+        r.table(item, f, ("name", "body", "point", "mass"), ("euler", "inertia"))
+        if "euler" in item and "inertia" in item:
+            r.fail(f, "give at most one of euler or inertia")
+        name = r.name(item["name"], f"{f}.name", [*bodies, *names])
+        carrier = r.reference(item["body"], f"{f}.body", [*bodies, *names], "body")
+        point = r.vector(item["point"], f"{f}.point", dim)
+        builder.add_body(name, r.number(item["mass"], f"{f}.mass", positive=True), _euler(r, item, f, dim))
+        joint = f"{name}@{carrier}"
+        try:
+            builder.add_joint(joint, "fixed", carrier, name, point1=point, point2=np.zeros(dim))
+        except ModelError as err:  # a point off a beam's centre line
+            r.model_error(f, err)
+        names.append(name)
+        joints[joint] = "fixed"
+    return names, joints
 
 
 def _add_joints(r, items, builder, dim, bodies):
@@ -446,8 +480,11 @@ def load_case(path, flexible=None, overrides=None, data=None):
         builder = ModelBuilder(dim)
         beams = read_settings(r, data.get("flexible", {}), flexible or Options(), dim)
         bodies = _add_bodies(r, data["bodies"], builder, dim, beams)
+        attached, welds = _add_attachments(r, data.get("attachments", []), builder, dim, bodies)
+        bodies = bodies + attached
         probes = _probes(r, data.get("probes", []), dim, bodies)
         joints, coordinates = _add_joints(r, data.get("joints", []), builder, dim, bodies)
+        joints.update(welds)
         _add_loads(r, data.get("loads", []), builder, dim, bodies, coordinates)
         _add_springs(r, data.get("springs", []), builder, dim, bodies)
         _add_friction(r, data.get("friction", []), builder, coordinates)
