@@ -48,7 +48,8 @@ Schema::
                                plain sine), polynomial (coefficients),
                                spline | table (times, values), constant}
     [control]    inputs = [coordinate, ..]  one actuated coordinate per servo row, in order
-    [initial.bodies.NAME]   position, angle (2D) | rotation = {axis, angle} (3D), velocity, angular_velocity
+    [initial.bodies.NAME]   position, angle (2D) | rotation = {axis, angle} (3D), velocity, angular_velocity;
+                            flexible bodies also elastic, elastic_rate = {mode, amplitude} (``_elastic_states``)
     [initial.joints.NAME]   angle, angle_rate, slide, slide_rate
 
 Overrides (``load_case(path, overrides={...})``, ``femdyn sweep --param``) replace numeric fields by
@@ -66,6 +67,7 @@ from typing import get_type_hints
 import numpy as np
 import tomllib
 
+from ..beam.modes import natural_frequencies
 from ..forces import time_functions as timefunctions
 from ..integrators.settings import SettingsError, SolverSettings
 from ..joints import trajectories
@@ -415,6 +417,43 @@ def _add_springs(r, items, builder, dim, bodies):
         names.append(name)
 
 
+ELASTIC = ("elastic", "elastic_rate")  # initial elastic state of a flexible body: {mode, amplitude}
+
+
+def _elastic_states(r, data, model, bodies, q, v):
+    """q, v with the initial elastic state of the flexible bodies that ``[initial.bodies.NAME]`` gives
+    one: ``elastic`` (and ``elastic_rate``) = {mode = k, amplitude = a}, the body's k-th natural mode
+    with its frame held (``beam.modes.natural_frequencies``, under its reference conditions) scaled so
+    that its largest nodal translation is a (m; m/s for the rate), set by ``with_elastic`` of the
+    body's embedding. The joints must still hold (reference conditions that keep the joint points:
+    pinned-pinned for a link jointed at both ends); ``prepare`` checks them."""
+    for name, spec in data.get("bodies", {}).items():
+        given = [k for k in ELASTIC if k in spec]
+        if not given:
+            continue
+        f = f"initial.bodies.{name}"
+        body = model.bodies[bodies.index(name)]
+        if body.flexible is None:
+            r.fail(f"{f}.{given[0]}", f"'{name}' is rigid: only flexible bodies have an elastic state")
+        beam, values = body.flexible.beam, []
+        for key in ELASTIC:
+            if key not in spec:
+                values.append(None)
+                continue
+            table = spec[key]
+            r.table(table, f"{f}.{key}", ("mode", "amplitude"))
+            count = beam.n_coordinates
+            mode = r.integer(table["mode"], f"{f}.{key}.mode", 1)
+            if mode > count:
+                r.fail(f"{f}.{key}.mode", f"the body has {count} elastic mode{'s' if count != 1 else ''}, not {mode}")
+            modes = natural_frequencies(beam, mode)
+            largest = np.linalg.norm(modes.nodal[mode - 1][:, : model.dim], axis=1).max()
+            values.append(r.number(table["amplitude"], f"{f}.{key}.amplitude") * modes.q[mode - 1] / largest)
+        elastic = np.zeros(beam.n_coordinates) if values[0] is None else values[0]
+        q, v = body.flexible.with_elastic(q, v, elastic, values[1])
+    return q, v
+
+
 def _initial(r, data, dim, bodies, joints):
     """Body poses/twists and joint coordinates/rates for ``place``."""
     r.table(data, "initial", optional=("bodies", "joints"))
@@ -423,7 +462,7 @@ def _initial(r, data, dim, bodies, joints):
         f = f"initial.bodies.{name}"
         r.reference(name, f, bodies, "body")
         orientation = "angle" if dim == 2 else "rotation"
-        r.table(spec, f, optional=("position", orientation, "velocity", "angular_velocity"))
+        r.table(spec, f, optional=("position", orientation, "velocity", "angular_velocity", *ELASTIC))
         pose = {k: r.vector(spec[k], f"{f}.{k}", dim) for k in ("position", "velocity") if k in spec}
         if "angle" in spec:
             pose["angle"] = r.number(spec["angle"], f"{f}.angle")
@@ -499,6 +538,7 @@ def load_case(path, flexible=None, overrides=None, data=None):
         except SettingsError as err:
             r.fail(f"solver.{err.field}", err.message)
         q0, v0 = place(model, *_initial(r, data.get("initial", {}), dim, bodies, joints))
+        q0, v0 = _elastic_states(r, data.get("initial", {}), model, bodies, q0, v0)
         _check_energy(r, model, q0, v0, data.get("initial", {}))
         for name, body, point in probes:
             try:
