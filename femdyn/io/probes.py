@@ -8,8 +8,8 @@ moves it further by ``u_a d_a`` (003 eq. 4). Both embeddings of flexible bodies 
 coordinates (``positions``, ``element_points``: the same maps applied to the velocities give the
 material velocities) and the body's elastic coordinates q (``elastic_coordinates``); nothing here asks
 which embedding a body has. The elastic displacement reported is deformed minus rigid reference
-position, in the world frame and, in space, also along the body's directors d_1, d_2, d_3
-(``elastic_1``..``elastic_3``). The section at ``X`` is turned by the rotation rows of
+position, in the world frame and along the body's directors d_1, d_2 (, d_3) (``elastic_1``,
+``elastic_2`` (, ``elastic_3``): along the link and across it, what a designer calls its deflection). The section at ``X`` is turned by the rotation rows of
 ``BeamBody.shape_at`` applied to q: ``theta(X)``, the slope of the centre line, in the plane (a
 probe's orientation is the angle of ``d_1`` plus ``theta(X)``, which 003 Figs. 10-11 plot); in space
 the small rotation (psi, theta_y, theta_z) about the directors (``elastic_r1``..``elastic_r3``: the
@@ -25,7 +25,7 @@ from .vtk import Lines
 
 SUBDIVISIONS = 8  # segments per element of a drawn centre line (cubic Hermite shape, 003 eq. 46)
 ELASTIC = {  # the elastic columns of a probe on a flexible body, by dimension
-    2: ("elastic_x", "elastic_y", "elastic_angle"),
+    2: ("elastic_x", "elastic_y", "elastic_angle", "elastic_1", "elastic_2"),
     3: ("elastic_x", "elastic_y", "elastic_z", "elastic_rx", "elastic_ry", "elastic_rz",
         "elastic_1", "elastic_2", "elastic_3", "elastic_r1", "elastic_r2", "elastic_r3"),
 }
@@ -83,11 +83,11 @@ def _probe_columns(body, name, point, q, dim):
         return columns
     elastic = position - rigid
     rotation = f.elastic_coordinates(q) @ f.beam.shape_at(X)[0, dim:].T  # (F, 1) or (F, 3), on the directors
+    directors = frame[:, dim:].reshape(-1, dim, dim)  # rows d_a
+    along = np.einsum("fab,fb->fa", directors, elastic)
     if dim == 2:
-        values = [elastic[:, 0], elastic[:, 1], rotation[:, 0]]
+        values = [elastic[:, 0], elastic[:, 1], rotation[:, 0], *along.T]
     else:
-        directors = frame[:, 3:].reshape(-1, 3, 3)  # rows d_a
-        along = np.einsum("fab,fb->fa", directors, elastic)
         turned = np.einsum("fab,fa->fb", directors, rotation)
         values = [*elastic.T, *turned.T, *along.T, *rotation.T]
     columns.update({f"{name}.{column}": value for column, value in zip(ELASTIC[dim], values)})

@@ -61,8 +61,11 @@ def _body_outputs(model):
 
 
 PROBE_OUTPUTS = {"x": "x of", "y": "y of", "z": "z of", "angle": "orientation of",
-                 "elastic_x": "elastic displacement x of", "elastic_y": "elastic displacement y of",
-                 "elastic_angle": "section rotation theta of"}
+                 "elastic_angle": "section rotation theta of",
+                 **{f"elastic_{a}": f"elastic displacement {a} of" for a in "xyz"},
+                 **{f"elastic_{a}": f"elastic displacement along d_{a} of" for a in "123"},
+                 **{f"elastic_r{a}": f"section rotation about {a} of" for a in "xyz"},
+                 **{f"elastic_r{a}": f"section rotation about d_{a} of" for a in "123"}}
 
 
 def _probe_outputs(model, probes):

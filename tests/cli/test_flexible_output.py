@@ -163,7 +163,8 @@ def test_probes_are_the_hand_values(tmp_path, model):
     summary = run(tmp_path / "out", load_cantilever(tmp_path, model), "across")
     table = read_csv(tmp_path / "out" / "probes.csv")
     assert list(table) == ["t"] + [f"{p}.{c}" for p in ("tip", "inner")
-                                   for c in ("x", "y", "angle", "elastic_x", "elastic_y", "elastic_angle")] \
+                                   for c in ("x", "y", "angle", "elastic_x", "elastic_y", "elastic_angle",
+                                             "elastic_1", "elastic_2")] \
         + ["corner.x", "corner.y", "corner.angle"]
     R = rotation(ALPHA)
     for name, x in (("tip", L), ("inner", INNER)):
@@ -172,7 +173,7 @@ def test_probes_are_the_hand_values(tmp_path, model):
         position = PHI + R @ (np.array([x, 0.0]) + u[0])
         expected = {"x": [x, position[0]], "y": [0.0, position[1]], "angle": [0.0, ALPHA + theta[0]],
                     "elastic_x": [0.0, elastic[0]], "elastic_y": [0.0, elastic[1]],
-                    "elastic_angle": [0.0, theta[0]]}
+                    "elastic_angle": [0.0, theta[0]], "elastic_1": [0.0, u[0][0]], "elastic_2": [0.0, u[0][1]]}
         for column, values in expected.items():
             np.testing.assert_allclose(table[f"{name}.{column}"], values, rtol=1e-12, atol=1e-15)
         stats = summary["probes"][name]
