@@ -209,12 +209,14 @@ def test_rigid_limit_has_no_elastic_part(tmp_path):
 
 SPATIAL_B, SPATIAL_H, NU = 0.02, 0.04, 0.3  # the static cantilever's section and Poisson's ratio
 TIP_FORCE = np.array([5e-5, 2e-4, -3e-4])  # [N] on the 3D cantilever; the planar one takes (x, y)
+TIP_TORQUE = np.array([1e-4, -5e-5, 8e-5])  # [N m] on the 3D cantilever; the planar one takes z
 
 
 def static_case(dim, stiffening):
     """A clamped cantilever of 4 elements along x1 with the tip force ``TIP_FORCE`` (its first ``dim``
-    components) at x1 = L."""
+    components) and the tip torque ``TIP_TORQUE`` (its z component in the plane) at x1 = L."""
     zero = [0.0] * dim
+    torque = TIP_TORQUE.tolist() if dim == 3 else TIP_TORQUE[2]
     poisson = f", poisson = {NU}" if dim == 3 else ""
     return f"""\
 dimension = {dim}
@@ -236,6 +238,11 @@ type = "point_force"
 body = "beam"
 point = {[L] + zero[1:]}
 force = {TIP_FORCE[:dim].tolist()}
+[[loads]]
+type = "torque"
+body = "beam"
+point = {[L] + zero[1:]}
+torque = {torque}
 [initial.bodies.beam]
 position = {zero}
 """
@@ -245,14 +252,16 @@ position = {zero}
 @pytest.mark.parametrize("dim", [2, 3])
 def test_static_section_fields_are_the_closed_forms(tmp_path, capsys, dim, stiffening):
     """``femdyn static`` of a clamped cantilever (statically determinate) under a tip force P with
-    components along and across the beam: the section at x carries what lies beyond it, so the fields
-    written to ParaView are N = P_1, M_z = (L - x) P_2, M_y = -(L - x) P_3 (about x2, ``sections``),
-    torque 0, sigma_max = |N|/A + |M_z| (h/2)/I_z + |M_y| (b/2)/I_y (2D: |N|/A + |M| (h/2)/I -- with
-    geometric stiffening on (the default) and off. With stiffening the axial force is EA times the
-    element's Green strain, whose quadratic part (1/l) int |u'|^2/2 the bending alone makes; the
-    second-order effects of the deflection (P_1 w(L) in M_y, P_2 v'(L) in N) are below 1e-8 of each
-    field here (measured: M_y 1.3e-8, M_z 3.2e-9, N 3.8e-13), the tolerance is 1e-7 of the field's
-    largest value, 1e-11 for N (the Green strain's quadratic part, left out: 5e-4 in 2D, 2e-2 in 3D)."""
+    components along and across the beam and a tip torque T: the section at x carries what lies beyond
+    it, so the fields written to ParaView are N = P_1, torque T_1, M_z = T_3 + (L - x) P_2, M_y = T_2 -
+    (L - x) P_3 (about x2, ``sections``), sigma_max = |N|/A + |M_z| (h/2)/I_z + |M_y| (b/2)/I_y (2D:
+    N = P_1, M = T + (L - x) P_2, sigma_max = |N|/A + |M| (h/2)/I) -- with geometric stiffening on (the
+    default) and off. With stiffening the axial force is EA times the element's Green strain, whose
+    quadratic part (1/l) int |u'|^2/2 the bending alone makes. The second-order effects of the
+    deflection (P_1 w(L) in M_y, P_2 v'(L) in N, T_2 theta_z(L) in the torque) stay below 5e-8 of each
+    field (measured, 3D with stiffening: torque 4.4e-8, M_z and M_y 1.2e-8, sigma_max 5.8e-9, N 3.7e-13),
+    the tolerance is 1e-7 of the field's largest value, 1e-11 for N (the Green strain's quadratic part,
+    which the recovery left out before: 5e-4 of N in 2D, 2e-2 in 3D)."""
     path = tmp_path / "case.toml"
     path.write_text(static_case(dim, stiffening))
     out = tmp_path / "static"
@@ -263,15 +272,15 @@ def test_static_section_fields_are_the_closed_forms(tmp_path, capsys, dim, stiff
     xi = np.linspace(0.0, 1.0, SUBDIVISIONS + 1)
     x = ((np.arange(4)[:, None] + xi) * L / 4).ravel()
     area, iz, iy = SPATIAL_B * SPATIAL_H, SPATIAL_B * SPATIAL_H**3 / 12, SPATIAL_H * SPATIAL_B**3 / 12
-    P = TIP_FORCE
-    moment_z = (L - x) * P[1]
+    P, T = TIP_FORCE, TIP_TORQUE
+    moment_z = T[2] + (L - x) * P[1]
     expected = {"axial_force": P[0] + 0 * x}
     if dim == 2:
         expected["bending_moment"] = moment_z
         expected["max_bending_stress"] = abs(P[0]) / area + np.abs(moment_z) * SPATIAL_H / 2 / iz
     else:
-        moment_y = -(L - x) * P[2]
-        expected.update(torque=0 * x, bending_moment_z=moment_z, bending_moment_y=moment_y,
+        moment_y = T[1] - (L - x) * P[2]
+        expected.update(torque=T[0] + 0 * x, bending_moment_z=moment_z, bending_moment_y=moment_y,
                         max_bending_stress=abs(P[0]) / area + np.abs(moment_z) * SPATIAL_H / 2 / iz
                         + np.abs(moment_y) * SPATIAL_B / 2 / iy)
     assert line.n_points == len(x)
