@@ -17,6 +17,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 import pyvista
+from shared import clamped_cantilever_text
 
 from femdyn.beam.modes import static_deflection
 from femdyn.cli import main
@@ -215,37 +216,11 @@ TIP_TORQUE = np.array([1e-4, -5e-5, 8e-5])  # [N m] on the 3D cantilever; the pl
 def static_case(dim, stiffening):
     """A clamped cantilever of 4 elements along x1 with the tip force ``TIP_FORCE`` (its first ``dim``
     components) and the tip torque ``TIP_TORQUE`` (its z component in the plane) at x1 = L."""
-    zero = [0.0] * dim
-    torque = TIP_TORQUE.tolist() if dim == 3 else TIP_TORQUE[2]
     poisson = f", poisson = {NU}" if dim == 3 else ""
-    return f"""\
-dimension = {dim}
-[solver]
-dt = 0.01
-t_end = 0.02
-[flexible]
-elements = 4
-geometric_stiffening = {str(stiffening).lower()}
-[[bodies]]
-name = "beam"
-beam = {{length = {L}, young = {E}, density = 7800, b = {SPATIAL_B}, h = {SPATIAL_H}{poisson}}}
-[[joints]]
-name = "clamp"
-type = "fixed"
-bodies = ["ground", "beam"]
-[[loads]]
-type = "point_force"
-body = "beam"
-point = {[L] + zero[1:]}
-force = {TIP_FORCE[:dim].tolist()}
-[[loads]]
-type = "torque"
-body = "beam"
-point = {[L] + zero[1:]}
-torque = {torque}
-[initial.bodies.beam]
-position = {zero}
-"""
+    beam = f"length = {L}, young = {E}, density = 7800, b = {SPATIAL_B}, h = {SPATIAL_H}{poisson}"
+    torque = TIP_TORQUE.tolist() if dim == 3 else TIP_TORQUE[2]
+    loads = [("point_force", "force", TIP_FORCE[:dim].tolist()), ("torque", "torque", torque)]
+    return clamped_cantilever_text(dim, beam, stiffening, loads)
 
 
 @pytest.mark.parametrize("stiffening", [False, True])

@@ -6,7 +6,7 @@ import json
 
 import numpy as np
 import pytest
-from shared import TIGHT
+from shared import TIGHT, clamped_cantilever_text
 
 from femdyn.beam.body import BeamBody, Section, torsion_constant
 from femdyn.cli import main
@@ -23,38 +23,6 @@ IZ, IY, J = B * H**3 / 12, H * B**3 / 12, torsion_constant(B, H)
 ROTATION = 2e-5  # [rad] the tip's rotation under the torque: linear theory holds to (2e-5)^2
 
 
-def cantilever_case(dim, stiffening, torque):
-    zero = [0.0] * dim
-    poisson = f", poisson = {NU}" if dim == 3 else ""
-    return f"""\
-dimension = {dim}
-[solver]
-dt = 0.01
-t_end = 0.02
-[flexible]
-elements = 4
-geometric_stiffening = {str(stiffening).lower()}
-[[bodies]]
-name = "beam"
-beam = {{length = {L}, young = {E}, density = {RHO}, b = {B}, h = {H}{poisson}}}
-[[joints]]
-name = "clamp"
-type = "fixed"
-bodies = ["ground", "beam"]
-[[loads]]
-type = "torque"
-body = "beam"
-point = {[L] + zero[1:]}
-torque = {torque}
-[[probes]]
-name = "tip"
-body = "beam"
-point = {[L] + zero[1:]}
-[initial.bodies.beam]
-position = {zero}
-"""
-
-
 @pytest.mark.parametrize("stiffening", [False, True])
 @pytest.mark.parametrize("dim, axis", [(2, 2), (3, 0), (3, 1), (3, 2)])
 def test_cantilever_under_a_tip_torque(tmp_path, capsys, dim, axis, stiffening):
@@ -69,7 +37,9 @@ def test_cantilever_under_a_tip_torque(tmp_path, capsys, dim, axis, stiffening):
     M = float(ROTATION * stiffness / L)
     torque = M if dim == 2 else [M * (k == axis) for k in range(3)]
     path = tmp_path / "case.toml"
-    path.write_text(cantilever_case(dim, stiffening, torque))
+    poisson = f", poisson = {NU}" if dim == 3 else ""
+    beam = f"length = {L}, young = {E}, density = {RHO}, b = {B}, h = {H}{poisson}"
+    path.write_text(clamped_cantilever_text(dim, beam, stiffening, [("torque", "torque", torque)], probe=True))
     assert main(["static", str(path), "--out", str(tmp_path / "out")]) == 0
     capsys.readouterr()
     tip = json.loads((tmp_path / "out" / "summary.json").read_text())["static"]["probes"]["tip"]
