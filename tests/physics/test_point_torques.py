@@ -71,7 +71,8 @@ def test_free_body_under_a_torque(dim, kind):
     linear momentum stays constant, and the angular momentum grows by the torque's impulse,
     sum dt (0.5 + sin 3 t_mid) T over the steps (the scheme's mid-point rule), to 1e-12 of it."""
     b = ModelBuilder(dim)
-    torque = np.array([0.3, -0.5, 0.8]) if dim == 3 else 0.7
+    rotation = rotation_3d([1.0, 2.0, 3.0], 0.4)  # the body's initial orientation in space
+    torque = rotation @ [0.02, -0.5, 0.8] if dim == 3 else 0.7  # little about d_1 (a beam's rho I_p L is small)
     if kind == "rigid":
         b.add_body("body", 2.0, [0.1, 0.2, 0.3][:dim])
         point = None
@@ -85,7 +86,7 @@ def test_free_body_under_a_torque(dim, kind):
     if dim == 2:
         pose = {"position": [0.2, -0.1], "angle": 0.3, "velocity": [0.5, -0.2], "angular_velocity": 5.0}
     else:
-        pose = {"position": [0.2, -0.1, 0.3], "rotation": rotation_3d([1.0, 2.0, 3.0], 0.4),
+        pose = {"position": [0.2, -0.1, 0.3], "rotation": rotation,
                 "velocity": [0.5, -0.2, 0.1], "angular_velocity": np.array([3.0, 5.0, -5.0])}
     q, v = place(model, {"body": pose}, {})
     r = simulate(prepare(model, q, v), SolverSettings(2e-3, 0.2, **TIGHT))
