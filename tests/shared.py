@@ -55,6 +55,36 @@ def free_beam(stiffening, modes=None):
     return model, prepare(model, q, v)
 
 
+def clamped_cantilever_text(dim, beam, stiffening, loads, probe=False, elements=4):
+    """A case file's text: the beam body "beam" (``beam``: the inside of its beam table) clamped to the
+    ground at its first node by a fixed joint, ``elements`` elements, geometric stiffening on or off,
+    the ``loads`` at its tip x1 = L -- (type, key, value) as ("point_force", "force", [..]) or
+    ("torque", "torque", value) -- and with ``probe`` a probe "tip" there; L is the beam's length."""
+    length = float(beam.split("length = ")[1].split(",")[0])
+    tip = [length] + [0.0] * (dim - 1)
+    tables = "".join(f'[[loads]]\ntype = "{kind}"\nbody = "beam"\npoint = {tip}\n{key} = {value}\n'
+                     for kind, key, value in loads)
+    probes = f'[[probes]]\nname = "tip"\nbody = "beam"\npoint = {tip}\n' if probe else ""
+    return f"""\
+dimension = {dim}
+[solver]
+dt = 0.01
+t_end = 0.02
+[flexible]
+elements = {elements}
+geometric_stiffening = {str(stiffening).lower()}
+[[bodies]]
+name = "beam"
+beam = {{{beam}}}
+[[joints]]
+name = "clamp"
+type = "fixed"
+bodies = ["ground", "beam"]
+{tables}{probes}[initial.bodies.beam]
+position = {[0.0] * dim}
+"""
+
+
 def static_equilibrium(model, q, loads=None, tolerance=1e-13):
     """Static equilibrium F(q) + loads = G^T lam, Phi(q) = 0 from the placed state q: Newton's method on
     the model's saddle system with zero mass factor (the continuous forms of forces and constraints,

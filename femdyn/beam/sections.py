@@ -1,12 +1,21 @@
 """Section forces and stresses of a flexible beam body, recovered from its element solution
 (Euler-Bernoulli, 003 eq. 38): ``SectionForces`` in the plane, ``SpatialSectionForces`` in space.
-The axial force is that of the element-averaged strain (u2 - u1)/l, for either axial shape
-(``elements``): the strain the world-vector beams' dynamics uses (``world``)."""
+The axial force is N = EA eps with eps the strain whose energy 1/2 EA l eps^2 the element has: the
+element-averaged strain (u2 - u1)/l, and with geometric stiffening the element-averaged Green strain
+(``axial_strains``)."""
 from dataclasses import dataclass
 
 import numpy as np
 
-from .elements import axial_strain_row, curvature_gradient_row, curvature_rows
+from .elements import (
+    GAUSS_WEIGHTS,
+    GAUSS_XI,
+    axial_strain_row,
+    curvature_gradient_row,
+    curvature_rows,
+    slope_rows,
+)
+from .spatial import PLANE_XY, PLANE_XZ, SIGN_XZ
 
 
 @dataclass(frozen=True)
@@ -16,7 +25,8 @@ class SectionForces:
     y to its left):
 
     - ``s``: arc length from the first node,
-    - ``axial`` ``N = EA du/dx``, positive in tension,
+    - ``axial`` ``N = EA eps``, positive in tension, eps the element-averaged strain
+      (``axial_strains``),
     - ``moment`` ``M = EI d2v/dx2``, the moment about z of the stresses on the section whose normal
       is +x (what the part beyond x exerts on the part before it),
     - ``shear`` ``Q = -EI d3v/dx3 = -dM/dx``, the y-force on that section (moment balance of a slice).
@@ -56,7 +66,7 @@ class SectionForces:
 class SpatialSectionForces:
     """Section forces of a spatial beam at the points ``xi`` of every element (arrays (K, P)), on the
     section whose normal is +x1 (what the part beyond x exerts on the part before it): ``s`` the
-    arc length, ``axial`` N = EA du/dx, ``torque`` T = GJ dpsi/dx, the bending moments
+    arc length, ``axial`` N = EA eps (``axial_strains``), ``torque`` T = GJ dpsi/dx, the bending moments
     ``moment_z`` M_z = EI_z v'' (about x3, bending in the x1-x2 plane, as the planar M) and
     ``moment_y`` M_y = -EI_y w'' (about x2), the shear forces ``shear_y`` = -dM_z/dx and ``shear_z``
     = dM_y/dx. Normal stress sigma(y, z) = N/A - M_z y/I_z + M_y z/I_y; ``sigma_max`` = |N|/A +
@@ -87,11 +97,49 @@ class SpatialSectionForces:
                 + np.abs(self.moment_y) * per_element(np.asarray(sec.fibre_z) / sec.iy))
 
 
-def _spatial_section_forces(body, e, xi):
+def _slope_component_rows(body):
+    """The components of the slope u' (element frame) at the points ``GAUSS_XI`` whose squares the
+    stiffening strain averages, as rows on the element coordinates (K, P, c, width): the transverse
+    slopes v' (in space also w' = -theta_y ..) with the Hermite functions, and with the cubic axial
+    shape also the axial u' = H1' u1 / l + H3' u2 / l (``world``: every component of the world vector
+    u is interpolated alike); with the linear axial shape (the carriers' element) v' only
+    (``elasticity``)."""
+    transverse = slope_rows(GAUSS_XI, body.elements.length)  # (K, P, 6)
+    axial = np.zeros_like(transverse)
+    axial[..., [0, 3]] = transverse[..., [1, 4]]
+    planar = [transverse] + ([axial] if body.axial == "cubic" else [])
+    if body.dim == 2:
+        return np.stack(planar, axis=2)
+    out = np.zeros(transverse.shape[:2] + (len(planar) + 1, 12))
+    out[:, :, 0, PLANE_XY] = transverse
+    out[:, :, 1, PLANE_XZ] = transverse * SIGN_XZ
+    if body.axial == "cubic":
+        out[:, :, 2, PLANE_XY] = axial
+    return out
+
+
+def axial_strains(body, e, stiffening):
+    """The element-averaged axial strain of element coordinates e (..., K, width): (..., K),
+
+        eps = (u2 - u1) / l + gamma (1/l) int |u'|^2 / 2 dx,
+
+    gamma = 1 with geometric stiffening: the world-vector beams' Green strain t.(w_b - w_a)/l +
+    (1/l) int |u'|^2/2 (``world.kernels``), the carriers' u' + (1/l) int v'^2/2 (``elasticity``), by
+    4-point Gauss quadrature (exact: |u'|^2 is of degree 4)."""
+    el = body.elements
+    row = axial_strain_row(el.length) if body.dim == 2 else el.section_rows(np.zeros(1))[0]
+    strain = np.einsum("kj,...kj->...k", row, e)
+    if not stiffening:
+        return strain
+    slopes = np.einsum("kpcj,...kj->...kpc", _slope_component_rows(body), e)
+    return strain + 0.5 * np.einsum("p,...kpc->...k", GAUSS_WEIGHTS, slopes**2)
+
+
+def _spatial_section_forces(body, e, xi, stiffening):
     """N, T, M_y, M_z, Q_y, Q_z (each (..., K, P)) of element coordinates e (..., K, 12) at the points
     xi."""
     el = body.elements
-    axial, curvature_y, curvature_z, gradient_y, gradient_z, twist = el.section_rows(xi)
+    _, curvature_y, curvature_z, gradient_y, gradient_z, twist = el.section_rows(xi)
     ones = np.ones(len(xi))
 
     def constant(factor, rows):  # along each element
@@ -101,26 +149,28 @@ def _spatial_section_forces(body, e, xi):
         return factor[:, None] * np.einsum("kpj,...kj->...kp", rows, e)
 
     ei_z, ei_y = el.young * el.iz, el.young * el.iy
-    return (constant(el.young * el.area, axial), constant(el.shear * el.torsion, twist),
+    return ((el.young * el.area * axial_strains(body, e, stiffening))[..., None] * ones,
+            constant(el.shear * el.torsion, twist),
             varying(-ei_y, curvature_z), varying(ei_z, curvature_y),
             constant(-ei_z, gradient_y), constant(-ei_y, gradient_z))
 
 
-def section_forces(body, q, xi=(0.0, 0.5, 1.0)):
+def section_forces(body, q, xi=(0.0, 0.5, 1.0), stiffening=False):
     """Axial force, shear force and bending moment at the points ``xi`` of every element for the
     elastic coordinates ``q`` (n_coordinates,) or, for several states at once, (..., n_coordinates):
     ``SectionForces`` of a planar body, ``SpatialSectionForces`` (with the torque) of a spatial one,
-    whose forces are (..., K, P)."""
+    whose forces are (..., K, P); ``stiffening``: the body has geometric stiffening, its axial force
+    is EA times the Green strain (``axial_strains``)."""
     el = body.elements
     xi = np.asarray(xi, dtype=float)
     e = body.element_coordinates(q)
     start = np.concatenate([[0.0], np.cumsum(el.length)[:-1]])
     s = start[:, None] + el.length[:, None] * xi
     if body.dim == 3:
-        return SpatialSectionForces(s, *_spatial_section_forces(body, e, xi), body.section)
+        return SpatialSectionForces(s, *_spatial_section_forces(body, e, xi, stiffening), body.section)
     ea, ei = el.young * el.area, el.young * el.inertia
     ones = np.ones(len(xi))
-    axial = (ea * np.einsum("kj,...kj->...k", axial_strain_row(el.length), e))[..., None] * ones
+    axial = (ea * axial_strains(body, e, stiffening))[..., None] * ones
     moment = ei[:, None] * np.einsum("kpj,...kj->...kp", curvature_rows(xi, el.length), e)
     shear = -(ei * np.einsum("kj,...kj->...k", curvature_gradient_row(el.length), e))[..., None] * ones
     return SectionForces(s, axial, shear, moment, el.area, el.inertia, body.section.fibre)

@@ -17,7 +17,7 @@ Schema::
     #       or mesh = "../meshes/leg1.vtu" (a centre line, relative to the case file) instead of
     #       length; optional reference = "fixed-free" (003 section 4); a general section by
     #       area, iz (2D) or area, iy, iz, j (3D) instead of b, h; in 3D also poisson (nu) or
-    #       shear (G, the shear modulus)
+    #       shear (G, the shear modulus: nu = E / (2 G) - 1 in (-1, 0.5)); j at most iy + iz
 
 Units are SI: lengths in m, young and shear in Pa, density in kg/m^3, area in m^2, iy, iz and j in m^4.
 
@@ -165,6 +165,9 @@ def _section(r, spec, f, dim, scale, young, density, nodes):
     given = {k: (r.number(spec[k], f"{f}.{k}", positive=True) if k in spec
                  else r.fail(f"{f}.{k}", f"missing: a general section needs {', '.join(GENERAL[dim])}"))
              for k in GENERAL[dim]}
+    if dim == 3 and given["j"] > (given["iy"] + given["iz"]) * (1.0 + 1e-12):  # beyond round-off
+        r.fail(f"{f}.j", f"the torsion constant j = {given['j']:g} exceeds the polar moment iy + iz = "
+               f"{given['iy'] + given['iz']:g}, which bounds it for every section")
     weak = "iz" if dim == 2 or given["iz"] <= given["iy"] else "iy"
     keys = {"area": ("the area", "area"), "inertia": (f"the second moment of area {weak}", weak),
             "j": ("the torsion constant j", "j"), "given": ", ".join(f"{k} = {v:g}" for k, v in given.items())}
@@ -173,15 +176,20 @@ def _section(r, spec, f, dim, scale, young, density, nodes):
     return Section(given["area"], given["iz"], iy=given.get("iy"), j=given.get("j"))
 
 
-def _shear(r, spec, f):
-    """The shear modulus or Poisson's ratio of a 3D beam: {"shear": G} or {"poisson": nu}."""
+def _shear(r, spec, f, young):
+    """The shear modulus or Poisson's ratio of a 3D beam: {"shear": G} or {"poisson": nu}, nu or the
+    nu = E / (2 G) - 1 that G implies with Young's modulus ``young`` in (-1, 0.5)."""
     given = [k for k in ("poisson", "shear") if k in spec]
     if len(given) == 2:
         r.fail(f"{f}.shear", "give one of poisson or shear (G = E / (2 (1 + nu))), not both")
     if not given:
         r.fail(f, "a 3D beam needs poisson (Poisson's ratio nu) or shear (the shear modulus G) for its torsion")
     if given[0] == "shear":
-        return {"shear": r.number(spec["shear"], f"{f}.shear", positive=True)}
+        shear = r.number(spec["shear"], f"{f}.shear", positive=True)
+        if not young / (2.0 * shear) - 1.0 < 0.5:
+            r.fail(f"{f}.shear", f"G = {shear:g} with E = {young:g} implies Poisson's ratio E / (2 G) - 1 = "
+                   f"{young / (2.0 * shear) - 1.0:g}, outside (-1, 0.5): G must exceed E / 3")
+        return {"shear": shear}
     nu = r.number(spec["poisson"], f"{f}.poisson")
     if not -1.0 < nu < 0.5:
         r.fail(f"{f}.poisson", f"Poisson's ratio must lie in (-1, 0.5), got {nu:g}")
@@ -229,7 +237,7 @@ def read_beam(r, spec, f, settings, folder, dim=2):
     young, density = (r.number(spec[k], f"{f}.{k}", positive=True) * settings.scale.get(k, 1.0) for k in MATERIAL)
     nodes = _centre_line(r, spec, f, dim, settings, folder)
     section = _section(r, spec, f, dim, settings.scale, young, density, nodes)
-    shear = _shear(r, spec, f) if dim == 3 else {}
+    shear = _shear(r, spec, f, young) if dim == 3 else {}
     reference = r.string(spec.get("reference", "fixed-free"), f"{f}.reference")
     options = dict(reference=reference, modes=settings.modes, **shear)
     try:

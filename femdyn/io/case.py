@@ -28,6 +28,9 @@ Schema::
     [[joints]]   name, type, bodies = [b1, b2]; optional points, axis, relative_rotation, angle, slide
     [[loads]]    type = "joint": coordinate, function
                  type = "point_force": body, point, force; optional function
+                 type = "torque": body, torque (world frame: [x, y, z] in 3D, a number in 2D);
+                        optional point (the section's material point, default the body-frame
+                        origin), function
     [[springs]]  name, bodies, points, stiffness, free_length; optional damping
     [[friction]] coordinate, stiffness, max_force          (stick-slip joint friction, 001 sec. 4.2)
     [[servos]]   type = "point": name, body, trajectory; optional point, relative (default true)
@@ -90,6 +93,7 @@ JOINT_OPTIONAL = ("points", "axis", "relative_rotation", "angle", "slide")
 LOADS = {  # type -> (required keys, optional keys)
     "joint": (("coordinate", "function"), ()),
     "point_force": (("body", "point", "force"), ("function",)),
+    "torque": (("body", "torque"), ("point", "function")),
 }
 SERVOS = {  # type -> (required keys, optional keys)
     "point": (("name", "body", "trajectory"), ("point", "relative")),
@@ -388,18 +392,24 @@ def _add_joints(r, items, builder, dim, bodies):
 def _add_loads(r, items, builder, dim, bodies, coordinates):
     for i, item in enumerate(r.array(items, "loads")):
         f = f"loads[{i}]"
-        if r.typed_table(item, f, LOADS) == "joint":
+        kind = r.typed_table(item, f, LOADS)
+        if kind == "joint":
             coordinate = r.reference(item["coordinate"], f"{f}.coordinate", coordinates, "joint coordinate")
             builder.add_joint_load(coordinate, r.time_function(item["function"], f"{f}.function"))
-        else:
-            body = r.reference(item["body"], f"{f}.body", bodies, "body")
-            function = (r.time_function(item["function"], f"{f}.function") if "function" in item
-                        else timefunctions.constant(1.0))
-            point, force = r.vector(item["point"], f"{f}.point", dim), r.vector(item["force"], f"{f}.force", dim)
-            try:
-                builder.add_point_force(body, point, force, function)
-            except ModelError as err:  # a point off a beam's centre line
-                r.model_error(f, err)
+            continue
+        body = r.reference(item["body"], f"{f}.body", bodies, "body")
+        function = (r.time_function(item["function"], f"{f}.function") if "function" in item
+                    else timefunctions.constant(1.0))
+        point = r.vector(item["point"], f"{f}.point", dim) if "point" in item else None
+        try:
+            if kind == "torque":
+                torque = (r.vector(item["torque"], f"{f}.torque", 3) if dim == 3
+                          else r.number(item["torque"], f"{f}.torque"))
+                builder.add_point_torque(body, torque, function, point)
+            else:
+                builder.add_point_force(body, point, r.vector(item["force"], f"{f}.force", dim), function)
+        except ModelError as err:  # a point off a beam's centre line
+            r.model_error(f, err)
 
 
 def _add_springs(r, items, builder, dim, bodies):

@@ -128,12 +128,13 @@ def elastic_statistics(columns, probes):
     return stats
 
 
-def _section_fields(beam, elastic, xi):
+def _section_fields(beam, elastic, xi, stiffening):
     """The section forces at the points ``xi`` of every element over the frames, each (F, K P), from
-    ``sections.section_forces`` of the elastic coordinates (F, k): the axial force N, in the plane the
+    ``sections.section_forces`` of the elastic coordinates (F, k) (with the Green strain of the axial
+    force where the body has geometric ``stiffening``): the axial force N, in the plane the
     bending moment M, in space the torque T and both bending moments M_y, M_z, and the largest normal
     stress |N|/A + |M| c/I (space: + |M_y| c_z/I_y), NaN for a section without outer-fibre distances."""
-    forces = section_forces(beam, elastic, xi)
+    forces = section_forces(beam, elastic, xi, stiffening)
     names = ({"axial_force": "axial", "bending_moment": "moment"} if beam.dim == 2 else
              {"axial_force": "axial", "torque": "torque", "bending_moment_y": "moment_y",
               "bending_moment_z": "moment_z"})
@@ -155,7 +156,7 @@ def _centre_line(body, q, v, xi, origin):
         "velocity": f.element_points(v, xi).reshape(len(v), -1, dim),
         "displacement": points - f.element_points(origin, xi).reshape(1, -1, dim),
         "elastic_displacement": points - rigid,
-        **_section_fields(f.beam, f.elastic_coordinates(q), xi),
+        **_section_fields(f.beam, f.elastic_coordinates(q), xi, f.stiffening),
     }
     return points, fields
 

@@ -16,6 +16,7 @@ from .spec import (
     PointForceSpec,
     ServoSpec,
     SpringSpec,
+    TorqueSpec,
     frozen_array,
 )
 
@@ -51,6 +52,7 @@ class ModelBuilder:
         self._gravity = None
         self._springs, self._servos, self._frictions = [], [], []
         self._inputs = ()
+        self._torques = []
 
     def add_body(self, name, mass, euler, size=None):
         """A rigid body with mass and Euler-tensor eigenvalues E_1..E_dim (000 eq. 13, 001 eq. 7),
@@ -162,6 +164,20 @@ class ModelBuilder:
         self._check_point(body, point, f"point force on '{body}'.point")
         self._point_forces.append(PointForceSpec(body, frozen_array(point), frozen_array(force), function))
 
+    def add_point_torque(self, body, torque, function, point=None):
+        """A torque ``function(t) * torque`` -- world components (3,) in space, a scalar in the plane --
+        on the section of ``body`` at its material point ``point`` (body frame, default the origin; on
+        a rigid body the point does not matter), ``forces.loads.TimeTorque``."""
+        where = f"torque on '{body}'"
+        torque = np.atleast_1d(np.asarray(torque, dtype=float))
+        size = 3 if self.dim == 3 else 1
+        if torque.shape != (size,) or not np.isfinite(torque).all():
+            raise ModelError(f"{where}.torque", f"needs {size} finite component{'s' * (size > 1)}, got "
+                             f"{torque.tolist()}")
+        point = np.zeros(self.dim) if point is None else np.asarray(point, dtype=float)
+        self._check_point(body, point, f"{where}.point")
+        self._torques.append(TorqueSpec(body, frozen_array(point), frozen_array(torque), function))
+
     def add_spring_damper(self, name, body1, point1, body2, point2, stiffness, damping, free_length):
         self._springs.append(SpringSpec(name, (body1, body2), (frozen_array(point1), frozen_array(point2)),
                                         float(stiffness), float(damping), float(free_length)))
@@ -203,7 +219,7 @@ class ModelBuilder:
         """The frozen ``ModelSpec`` of what has been collected so far; later additions do not change it."""
         return ModelSpec(self.dim, tuple(self._bodies), tuple(self._joints), self._gravity,
                          tuple(self._coordinate_loads), tuple(self._point_forces), tuple(self._springs),
-                         tuple(self._frictions), tuple(self._servos), self._inputs)
+                         tuple(self._frictions), tuple(self._servos), self._inputs, tuple(self._torques))
 
     def grounded(self):
         """Whether a joint or a spring is attached to the ground (which then has coordinates, held fixed)."""

@@ -25,7 +25,7 @@ from ..beam.world import WorldBeam, WorldElasticity
 from ..beam.world.constraints import families as world_families
 from ..beam.world.inertia import gravity_weights, slot_blocks
 from ..forces.friction import Friction
-from ..forces.loads import Gravity, TimeLoad
+from ..forces.loads import Gravity, TimeLoad, TimeTorque
 from ..forces.spring_damper import SpringDamper
 from ..joints.anchor import Anchor
 from ..joints.angle import JointAngle
@@ -305,6 +305,13 @@ class Model:
         for members in groups.values():
             forces.append(TimeLoad(np.array([d for d, _, _ in members]), np.array([c for _, c, _ in members]),
                                    [f for _, _, f in members]))
+        groups = {}  # torques on the section's axes (``TimeTorque``), batched by local width
+        for p in spec.torques:
+            dofs, _, axes = self.material_point(body_index(p.body, "loads.body"), p.point, oriented=True)
+            groups.setdefault(len(dofs), []).append((dofs, axes, p.torque, p.function))
+        for members in groups.values():
+            forces.append(TimeTorque(*(np.array([m[k] for m in members]) for k in range(3)),
+                                     [m[3] for m in members]))
         elastic = [f for f in self.carried if f.n_elastic]
         if elastic:
             forces.append(BeamElasticity(np.concatenate([f.elastic for f in elastic])[None, :],

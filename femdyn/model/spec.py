@@ -70,6 +70,17 @@ class PointForceSpec:
 
 
 @dataclass(frozen=True)
+class TorqueSpec:
+    """A torque ``function(t) * torque`` (world components in space, a scalar in the plane) on the
+    section of body ``body`` at its material point ``point`` (body frame; on a rigid body any point)."""
+
+    body: str
+    point: np.ndarray
+    torque: np.ndarray
+    function: object
+
+
+@dataclass(frozen=True)
 class SpringSpec:
     """A spring-damper between ``points`` (body frames) of ``bodies``."""
 
@@ -109,7 +120,7 @@ class ServoSpec:
 class ModelSpec:
     """Everything a model is built from, in the order given: bodies, joints, gravity (None: none),
     loads, springs, frictions, servos and the input coordinates paired in order with the servo rows
-    (000 eq. 84)."""
+    (000 eq. 84), and the torques at material points."""
 
     dim: int
     bodies: tuple
@@ -121,6 +132,7 @@ class ModelSpec:
     frictions: tuple
     servos: tuple
     inputs: tuple
+    torques: tuple = ()
 
     def grounded(self):
         """Whether a joint or a spring is attached to the ground (which then has coordinates, held fixed)."""
@@ -129,17 +141,18 @@ class ModelSpec:
     def section_points(self):
         """{body name: [body-frame points]}: the material points of the world-vector beams
         (``beam.world``) that carry section carriers -- the joint points whose joint frames must turn
-        with the section (``oriented_sides``) where the section does turn (not at a fixed end), each
-        point once."""
+        with the section (``oriented_sides``) and the points of torques, where the section does turn
+        (not at a fixed end), each point once."""
         worlds = {b.name: WorldBeam(b.name, b.beam, b.stiffening, 0, 0) for b in self.bodies
                   if b.beam is not None and uses_world_embedding(b.beam)}
         points = {name: [] for name in worlds}
-        for j in self.joints:
-            sides = oriented_sides(j.type, j.angle is not None, j.slide is not None, self.dim)
-            for oriented, body, point in zip(sides, j.bodies, (j.point1, j.point2)):
-                if (oriented and body in worlds and worlds[body].needs_section(point)
-                        and not any(same_point(point, p) for p in points[body])):
-                    points[body].append(point)
+        sides = [(oriented, body, point) for j in self.joints for oriented, body, point in
+                 zip(oriented_sides(j.type, j.angle is not None, j.slide is not None, self.dim), j.bodies,
+                     (j.point1, j.point2))]
+        for oriented, body, point in sides + [(True, t.body, t.point) for t in self.torques]:
+            if (oriented and body in worlds and worlds[body].needs_section(point)
+                    and not any(same_point(point, p) for p in points[body])):
+                points[body].append(point)
         return points
 
     def coordinate_count(self):

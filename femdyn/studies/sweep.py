@@ -274,7 +274,8 @@ def _max_stress(model, q):
     largest = np.nan
     for f in model.flexible:
         if f.beam.n_coordinates and f.beam.section.has_fibres(model.dim):
-            largest = np.fmax(largest, section_forces(f.beam, f.elastic_coordinates(q)).sigma_max.max())
+            forces = section_forces(f.beam, f.elastic_coordinates(q), stiffening=f.stiffening)
+            largest = np.fmax(largest, forces.sigma_max.max())
     return float(largest)
 
 

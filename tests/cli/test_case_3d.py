@@ -51,6 +51,16 @@ REFUSED = {  # what is replaced, by what, the field and words of the message
     "poisson-high": ("poisson = 0.33", "poisson = 0.5", "bodies[0].beam.poisson: Poisson's ratio must lie in (-1, 0.5)"),
     "poisson-low": ("poisson = 0.33", "poisson = -1.0", "bodies[0].beam.poisson: Poisson's ratio must lie in (-1, 0.5)"),
     "poisson-and-shear": ("poisson = 0.33", "poisson = 0.33, shear = 26e9", "bodies[0].beam.shear: give one of poisson or shear"),
+    "shear-too-small": ("poisson = 0.33", "shear = 23e9",
+                        "bodies[0].beam.shear: G = 2.3e+10 with E = 7e+10 implies Poisson's ratio E / (2 G) - 1 = 0.521739, outside (-1, 0.5)"),
+    "j-above-polar": ("b = 0.02, h = 0.04", "area = 8e-4, iy = 2.667e-8, iz = 1.0667e-7, j = 1.4e-7",
+                      "bodies[0].beam.j: the torsion constant j = 1.4e-07 exceeds the polar moment iy + iz = 1.3334e-07"),
+    "torque-components": ("[initial.bodies.beam]", '[[loads]]\ntype = "torque"\nbody = "beam"\ntorque = [1.0, 2.0]\n'
+                          '[initial.bodies.beam]', "loads[0].torque: expected 3 values, got 2"),
+    "torque-nan": ("[initial.bodies.beam]", '[[loads]]\ntype = "torque"\nbody = "hub"\ntorque = [1.0, nan, 0.0]\n'
+                   '[initial.bodies.beam]', "loads[0].torque[1]"),
+    "torque-off-beam": ("[initial.bodies.beam]", '[[loads]]\ntype = "torque"\nbody = "beam"\npoint = [0.5, 0.1, 0.0]\n'
+                        'torque = [0.0, 0.0, 1.0]\n[initial.bodies.beam]', "loads[0].point: point [0.5, 0.1, 0.0] is 0.1 off the beam centre line"),
     "no-poisson": (", poisson = 0.33", "", "bodies[0].beam: a 3D beam needs poisson"),
     "rayleigh-ritz": ("elements = 4", 'elements = 4\nmodel = "rayleigh-ritz"',
                       "flexible.model: Rayleigh-Ritz bodies (003 eq. 51) are not supported in 3D models yet"),
@@ -79,6 +89,8 @@ REFUSED = {  # what is replaced, by what, the field and words of the message
 }
 REFUSED_2D = {  # 3D-only fields in a 2D case and the reverse
     "iy-in-2d": ("b = 0.02, h = 0.04", "area = 8e-4, iz = 1.0667e-7, iy = 2.667e-8", "bodies[0].beam.iy: only for beams in 3D models"),
+    "vector-torque-in-2d": ("[initial.bodies.beam]", '[[loads]]\ntype = "torque"\nbody = "beam"\ntorque = [0.0, 0.0, 1.0]\n'
+                            '[initial.bodies.beam]', "loads[0].torque: expected a number"),
     "poisson-in-2d": ("h = 0.04", "h = 0.04, poisson = 0.3", "bodies[0].beam.poisson: only for beams in 3D models"),
     "orientation-in-2d": ("[initial.bodies.beam]", '[[servos]]\nname = "s"\ntype = "orientation"\nbody = "hub"\n'
                           'trajectory = {type = "constant", value = [0.0, 0.0, 0.0]}\n[initial.bodies.beam]',
