@@ -14,15 +14,9 @@ from pathlib import Path
 from ..integrators.newton import NEWTON_METHODS
 from ..integrators.settings import INTEGRATORS
 from ..io.case import CaseError
-from ..io.folders import default_folder, output_folder
+from ..io.folders import check_unlocked, default_folder, output_folder, read_checkpoint
 from ..io.progress import Progress
-from ..io.results import (
-    SAVE_SECONDS,
-    ResultWriter,
-    check_unlocked,
-    fingerprint,
-    read_checkpoint,
-)
+from ..io.results import SAVE_SECONDS, ResultWriter, fingerprint
 from ..studies.run import checked_settings, prepare_case, run_case
 from .arguments import (
     finite_float,

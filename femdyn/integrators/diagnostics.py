@@ -1,0 +1,45 @@
+"""What a run's summary says about how its scheme treats the energy (``energy_check``).
+
+The energy balance H - H_0 - W is kept to round-off by the energy-momentum scheme (001 eq. 14): a
+balance error large against the run's energy (``ENERGY_FLAG``) means the steps are not converged to it.
+Generalized-alpha damps numerically (Chung & Hulbert 1993, ``generalized_alpha.amplitude_per_step``):
+its balance shows that loss, and only energy gained beyond ``GAIN_FLAG`` is flagged.
+"""
+import numpy as np
+
+from .generalized_alpha import amplitude_per_step
+from .settings import GENERALIZED_ALPHA
+
+ENERGY_FLAG = 1e-6  # energy balance error, relative to the energy, flagged for the energy-momentum scheme
+GAIN_FLAG = 1e-2  # energy gained, relative to the energy, flagged for generalized-alpha
+
+
+def energy_check(settings, history):
+    """What the summary says of the energy balance H - H0 - W in the columns ``history``, relative to the
+    energy of the run (the largest of |H0|, the kinetic energy and |W|: a spurious spike of the potential
+    energy does not count): for the energy-momentum scheme, which keeps it to round-off, a warning above
+    ``ENERGY_FLAG``; for generalized-alpha the numerical damping expected, and a warning where the
+    balance shows energy gained beyond ``GAIN_FLAG`` (damping only takes energy away)."""
+    balance = history["energy_balance"]
+    if not len(balance):
+        return {}
+    energy = max(abs(history["total"][0]), history["kinetic"].max(), np.abs(history["work"]).max()) or 1.0
+    check = {"energy_balance_relative": float(np.abs(balance).max() / energy)}
+    if settings.integrator == GENERALIZED_ALPHA:
+        rho, gain = settings.rho_inf, float(max(balance.max(), 0.0) / energy)
+        check["energy_expected"] = (
+            f"generalized-alpha (rho_inf = {rho:g}) damps numerically: per step the amplitude of motion at "
+            f"omega dt = 0.1 shrinks by a factor {amplitude_per_step(rho, 0.1):.7f}, at omega dt = 1 by "
+            f"{amplitude_per_step(rho, 1.0):.4f}, at omega dt >> 1 by rho_inf = {rho:g}: the energy balance "
+            "shows that loss")
+        if gain > GAIN_FLAG:
+            check["energy_warning"] = (
+                f"the energy balance shows {gain:.3g} of the run's energy gained, which generalized-alpha's "
+                "damping cannot explain: the steps do not resolve the motion (a stiff or ill-scaled model: try "
+                "a smaller dt)")
+    elif check["energy_balance_relative"] > ENERGY_FLAG:
+        check["energy_warning"] = (
+            f"the energy balance error is {check['energy_balance_relative']:.3g} of the run's energy, where the "
+            f"energy-momentum scheme keeps it to round-off (flagged above {ENERGY_FLAG:g}): the steps are not "
+            "converged to the energy (a stiff or ill-scaled model: try a smaller dt or tolerance)")
+    return check
