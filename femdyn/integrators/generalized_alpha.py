@@ -92,10 +92,9 @@ from .saddle import SaddleSystem
 
 
 def chung_hulbert(rho_inf):
-    """(alpha_m, alpha_f, gamma, beta) for the spectral radius rho_inf in [0, 1]."""
+    """(alpha_m, alpha_f, gamma, beta) for the spectral radius rho_inf in [0, 1] (the range that
+    ``settings.SolverSettings`` checks)."""
     r = float(rho_inf)
-    if not 0.0 <= r <= 1.0:
-        raise ValueError(f"rho_inf must lie in [0, 1], got {rho_inf}")
     alpha_m, alpha_f = (2.0 * r - 1.0) / (r + 1.0), r / (r + 1.0)
     gamma = 0.5 + alpha_f - alpha_m
     return alpha_m, alpha_f, gamma, 0.25 * (gamma + 0.5) ** 2
