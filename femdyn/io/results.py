@@ -24,7 +24,9 @@ readers do). ``femdyn run CASE --resume DIR`` (``ResultWriter.resume``) cuts the
 checkpoint and goes on from it; the folder it ends with is the one of a run that did not stop, file
 for file (but the wall time). When the run ends -- complete, or stopped by a failure -- the plots and
 ``summary.json`` are written (from the tables) and the marker and checkpoint removed; a run stopped by
-a signal keeps them, so that it can be resumed.
+a signal keeps them, so that it can be resumed. The last chunk saves its checkpoint like the others, so
+that a run killed while it writes its plots and summary is resumed too: with no step left to compute,
+``--resume`` writes them.
 
 The energy drift is the energy balance at the end, H_end - H_0 - W_end (so the work of the loads does
 not count as drift), relative to max(|H|, T) over the run. The summary flags a balance error large
@@ -239,8 +241,10 @@ class ResultWriter:
         return self.signals is not None and self.signals.pending
 
     def write(self, chunk, checkpoint):
-        """Append the rows of ``chunk`` and its frames, then save ``checkpoint`` (unless None, or the run
-        is done) and the marker (module docstring)."""
+        """Append the rows of ``chunk`` and its frames, then save ``checkpoint`` (unless None) and the
+        marker (module docstring). The last chunk's checkpoint is saved too: a run killed while it writes
+        its plots and summary is resumed with no step left, and ``finish`` then takes its last state from
+        the checkpoint (an empty ``chunk``)."""
         model, case, meta = self.case.model, self.case, self.meta
         self.last = chunk
         if len(chunk.t):
@@ -263,8 +267,10 @@ class ResultWriter:
             self.final = (int(steps[-1]), chunk.t[-1], chunk.q[-1:], chunk.v[-1:])
             meta["t_written"] = float(chunk.t[-1])
             meta["unwraps"] = {name: u.state for name, u in self.unwraps.items()}
-        done = meta["next_step"] > case.settings.steps
-        if checkpoint is not None and not done:
+        elif checkpoint is not None:  # resumed after its last step: the checkpoint holds that state
+            self.final = (checkpoint.step, checkpoint.step * case.settings.step, checkpoint.q[None],
+                          checkpoint.v[None])
+        if checkpoint is not None:
             meta["resumes_from_t"] = checkpoint.step * case.settings.step
             self._checkpoint(checkpoint)
         if case.vtk:
