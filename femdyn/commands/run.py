@@ -11,6 +11,7 @@ import shlex
 import sys
 from pathlib import Path
 
+from ..integrators.diagnostics import step_check
 from ..integrators.newton import NEWTON_METHODS
 from ..integrators.settings import INTEGRATORS
 from ..io.case import CaseError
@@ -104,6 +105,9 @@ def handle(args):
     out = args.resume or output_folder(args.out or default_folder(case.path))
     check_unlocked(out, "--out" if args.resume is None else "--resume")
     setup = prepare_case(case)
+    warning = step_check(case.settings, case.model).get("step_warning")
+    if warning and meta is None:  # said when the run starts (a resumed run said it then), and in the summary
+        print(f"warning: {warning}", file=sys.stderr)
     options = {field: getattr(args, field) for field in (*OPTIONS, *RUN_OPTIONS)}
     run = {"fingerprint": fingerprint(case, setup), "options": options,
            "command": f"femdyn run {shlex.quote(str(args.case))} --resume {shlex.quote(str(out))}"}

@@ -1,4 +1,15 @@
-"""What a run's summary says about how its scheme treats the energy (``energy_check``).
+"""What a run's summary says about its time step (``step_check``) and about how its scheme treats the
+energy (``energy_check``).
+
+A step longer than half the period of a motion the model is made to follow -- a servo's trajectory, a
+load's function of time -- cannot represent it: with fewer than two samples per period (the sampling
+theorem) the steps see a slower motion or none. Neither scheme notices: the energy-momentum scheme is
+unconditionally stable and keeps the energy of whatever motion the steps make, and generalized-alpha
+damps it. ``step_check`` compares the step with the shortest period the servos' trajectories and the
+loads' functions of time give (their ``period``: a harmonic trajectory's 2 pi/angular_speed, a sine's
+1/frequency, a turn of an angle at its full rate) and warns; the run goes on. The model's own natural
+periods are not checked: in a flexible model the steps are meant to leave the highest ones unresolved,
+and the summary's energy check flags steps that do not converge to the energy.
 
 The energy balance H - H_0 - W is kept to round-off by the energy-momentum scheme (001 eq. 14): a
 balance error large against the run's energy (``ENERGY_FLAG``) means the steps are not converged to it.
@@ -12,6 +23,28 @@ from .settings import GENERALIZED_ALPHA
 
 ENERGY_FLAG = 1e-6  # energy balance error, relative to the energy, flagged for the energy-momentum scheme
 GAIN_FLAG = 1e-2  # energy gained, relative to the energy, flagged for generalized-alpha
+STEPS_PER_PERIOD = 20  # the step the warning of ``step_check`` suggests: this many per period
+
+
+def shortest_period(model):
+    """(what, period) of the shortest known period (``time_targets`` of the model's constraint
+    families and forces, whose targets may have a ``period``), or None."""
+    periods = [(period, what) for item in (*model.constraints, *model.forces) for what, target in item.time_targets()
+               if (period := getattr(target, "period", None)) is not None]
+    return min(periods, key=lambda p: p[0])[::-1] if periods else None
+
+
+def step_check(settings, model):
+    """{"step_warning": message} if the step of ``settings`` is longer than half the shortest period
+    of the motion prescribed to ``model`` (module docstring), else {}."""
+    shortest = shortest_period(model)
+    if shortest is None or settings.step <= 0.5 * shortest[1]:
+        return {}
+    what, period = shortest
+    return {"step_warning": (
+        f"the step dt = {settings.step:g} s is longer than half the period {period:.4g} s of {what}: fewer than "
+        f"two steps per period cannot represent that motion (the steps see a slower one, or none); use dt <= "
+        f"{period / STEPS_PER_PERIOD:.3g} s ({STEPS_PER_PERIOD} steps per period) for an accurate run")}
 
 
 def energy_check(settings, history):

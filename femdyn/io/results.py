@@ -40,7 +40,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..integrators.diagnostics import energy_check
+from ..integrators.diagnostics import energy_check, step_check
 from . import jsonfile
 from .folders import (
     CHECKPOINT,
@@ -153,6 +153,7 @@ def _summary(case, history, last, wall_time):
         "ms_per_step": 1e3 * wall_time / steps if steps > 0 else 0.0,
         "output_every": case.output_every,
     }
+    summary.update(step_check(settings, model))
     summary.update(energy_check(settings, history))
     return summary
 
