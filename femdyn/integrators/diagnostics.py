@@ -3,9 +3,9 @@ energy (``energy_check``).
 
 A step longer than half the period of a motion the model is made to follow -- a servo's trajectory, a
 load's function of time -- cannot represent it: with fewer than two samples per period (the sampling
-theorem) the steps see a slower motion or none. Neither scheme notices: the energy-momentum scheme is
-unconditionally stable and keeps the energy of whatever motion the steps make, and generalized-alpha
-damps it. ``step_check`` compares the step with the shortest period the servos' trajectories and the
+theorem, Shannon 1949) the steps see a slower motion or none. Neither scheme notices: the
+energy-momentum scheme is unconditionally stable and keeps the energy of whatever motion the steps
+make, and generalized-alpha damps it. ``step_check`` compares the step with the shortest period the servos' trajectories and the
 loads' functions of time give (their ``period``: a harmonic trajectory's 2 pi/angular_speed, a sine's
 1/frequency, a turn of an angle at its full rate) and warns; the run goes on. The model's own natural
 periods are not checked: in a flexible model the steps are meant to leave the highest ones unresolved,
