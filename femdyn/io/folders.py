@@ -126,6 +126,7 @@ def replace(path, write):
 
 
 def sync_folder(folder):
+    """Sync ``folder``'s entries (files made, moved or removed in it) to the disk."""
     fd = os.open(folder, os.O_RDONLY)
     try:
         os.fsync(fd)
