@@ -6,7 +6,8 @@ rho = 7850 kg/m^3: EA = 2.1e7 N, EI = 175 N m^2, GJ = 1.1e2 N m^2, rho A = 0.785
 world-vector Euler-Bernoulli elements (``BeamBody(..., axial="cubic")``, fixed-free reference
 conditions, geometric stiffening), held at its first node:
 
-* spatial (issue 20): a spherical joint to the ground, gravity 9.81 m/s^2 along -z, released
+* spatial (the world-vector beams of ``femdyn.beam.world``, 003 eq. 38 with the second bending plane
+  and torsion): a spherical joint to the ground, gravity 9.81 m/s^2 along -z, released
   horizontal (along +x) and undeformed, turning rigidly at ``SPIN`` = 2 rad/s about the vertical
   (the joint's point at rest): a spherical pendulum that falls while it swings round, bending in
   both planes (and twisting a little); 8 unknowns per node (w, s: 3 each, the twist psi, the row

@@ -1,5 +1,5 @@
 """Argument types and options shared by the subcommands: finite and positive numbers, integers, the
-sensitivity parameters, and ``--flexible``/``--elements`` with the case loaded under them (``load``).
+sensitivity and sweep parameters, and ``--flexible``/``--elements`` with the case loaded under them (``load``).
 A type refuses its text with ``argparse.ArgumentTypeError``, which the parser reports as a usage error
 (exit code 2)."""
 import argparse
@@ -9,6 +9,7 @@ from ..io.beams import MAX_ELEMENTS, MODELS, Options
 from ..io.case import CaseError, load_case
 from ..studies.run import check_elements
 from ..studies.sensitivity import parse_parameters
+from ..studies.sweep import parse_parameter
 
 
 def finite_float(text):
@@ -34,6 +35,12 @@ def positive_int(text):
     return int(text)
 
 
+def nonnegative_int(text):
+    if not text.isdigit():
+        raise argparse.ArgumentTypeError(f"must be an integer >= 0, got '{text}'")
+    return int(text)
+
+
 def elements(text):
     value = positive_int(text)
     if value > MAX_ELEMENTS:
@@ -48,12 +55,19 @@ def relative_step(text):
     return value
 
 
-def parameters(text):
-    """Sensitivity parameters ``E,rho,b,h`` (``sensitivity.parse_parameters``)."""
-    try:
-        return parse_parameters(text)
-    except ValueError as err:
-        raise argparse.ArgumentTypeError(str(err)) from None
+def parsed(parse):
+    """The argument type that reads its text with ``parse``, whose ValueError becomes the usage error."""
+    def read(text):
+        try:
+            return parse(text)
+        except ValueError as err:
+            raise argparse.ArgumentTypeError(str(err)) from None
+    read.__name__ = parse.__name__
+    return read
+
+
+parameters = parsed(parse_parameters)  # sensitivity parameters E,rho,b,h
+sweep_parameter = parsed(parse_parameter)  # a swept parameter NAME=SPEC
 
 
 def flexible_options(parser):

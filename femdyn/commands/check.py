@@ -1,4 +1,7 @@
 """``femdyn check CASE``: load and prepare a case without simulating, and describe its model."""
+import sys
+
+from ..integrators.diagnostics import step_check
 from ..model.errors import GROUND
 from ..studies.run import prepare_case
 from .arguments import flexible_options, load
@@ -41,6 +44,9 @@ def handle(args):
         f"(tolerance {case.settings.initial_tolerance:g})",
     ]
     say("\n".join(lines))
+    warning = step_check(case.settings, model).get("step_warning")
+    if warning:  # the run would go on: a warning, not a refusal
+        print(f"warning: {warning}", file=sys.stderr)
     return 0
 
 

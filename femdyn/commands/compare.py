@@ -6,7 +6,7 @@ from pathlib import Path
 
 from ..io.case import CaseError
 from ..io.plots import plot_overlay
-from ..io.results import valid_rows
+from ..io.folders import valid_rows
 from ..io.tables import read_csv
 from .output import say
 

@@ -11,18 +11,13 @@ import shlex
 import sys
 from pathlib import Path
 
+from ..integrators.diagnostics import step_check
 from ..integrators.newton import NEWTON_METHODS
 from ..integrators.settings import INTEGRATORS
 from ..io.case import CaseError
-from ..io.folders import default_folder, output_folder
+from ..io.folders import check_unlocked, default_folder, output_folder, read_checkpoint
 from ..io.progress import Progress
-from ..io.results import (
-    SAVE_SECONDS,
-    ResultWriter,
-    check_unlocked,
-    fingerprint,
-    read_checkpoint,
-)
+from ..io.results import SAVE_SECONDS, ResultWriter, fingerprint
 from ..studies.run import checked_settings, prepare_case, run_case
 from .arguments import (
     finite_float,
@@ -110,6 +105,9 @@ def handle(args):
     out = args.resume or output_folder(args.out or default_folder(case.path))
     check_unlocked(out, "--out" if args.resume is None else "--resume")
     setup = prepare_case(case)
+    warning = step_check(case.settings, case.model).get("step_warning")
+    if warning and meta is None:  # said when the run starts (a resumed run said it then), and in the summary
+        print(f"warning: {warning}", file=sys.stderr)
     options = {field: getattr(args, field) for field in (*OPTIONS, *RUN_OPTIONS)}
     run = {"fingerprint": fingerprint(case, setup), "options": options,
            "command": f"femdyn run {shlex.quote(str(args.case))} --resume {shlex.quote(str(out))}"}

@@ -4,7 +4,6 @@ command resumes (``studies.sweep_files``). Exit codes: 0 done, every sample with
 ``SAMPLES_FAILED`` (3) done, but samples failed (rows with their message, and a table of them on
 stderr); 1 the cluster failed or a run of the sensitivity study stopped early; 128 + the signal's number
 after Ctrl-C, SIGTERM or SIGHUP (the rows done are kept)."""
-import argparse
 import contextlib
 import sys
 import time
@@ -18,32 +17,21 @@ from ..studies import sweep_cluster as cluster
 from ..studies import sweep_files as files
 from ..studies.run import check_elements
 from ..studies.sensitivity import SensitivityError, plan_study
-from ..studies.sweep import DESIGNS, parse_parameter, plan_sweep
+from ..studies.sweep import DESIGNS, plan_sweep
 from .arguments import (
     check_overrides,
     flexible_options,
+    nonnegative_int,
     options,
     parameters,
     positive_float,
     positive_int,
     relative_step,
+    sweep_parameter,
 )
 from .output import say
 from .sensitivity import folder as sensitivity_folder
 from .sensitivity import publish_study
-
-
-def _sweep_parameter(text):
-    try:
-        return parse_parameter(text)
-    except ValueError as err:
-        raise argparse.ArgumentTypeError(str(err)) from None
-
-
-def _seed(text):
-    if not text.isdigit():
-        raise argparse.ArgumentTypeError(f"must be an integer >= 0, got '{text}'")
-    return int(text)
 
 
 def add(commands):
@@ -60,7 +48,7 @@ def add(commands):
         "'femdyn sensitivity', one task per parameter, written like it.")
     sweep.add_argument("case", metavar="CASE", help="case file (TOML)")
     study = sweep.add_mutually_exclusive_group(required=True)
-    study.add_argument("--param", action="append", type=_sweep_parameter, metavar="NAME=SPEC",
+    study.add_argument("--param", action="append", type=sweep_parameter, metavar="NAME=SPEC",
                        help="a swept parameter (repeat for more): NAME is E, rho, b or h (that value in every "
                        "beam body) or a dotted path to a number in the case file, with an entry of an array "
                        "by its name or index from 0 (bodies.leg1.beam.h, bodies.3.beam.h, solver.dt, "
@@ -72,7 +60,7 @@ def add(commands):
     sweep.add_argument("--design", choices=DESIGNS,
                        help="full factorial (default) or Latin hypercube of --samples points")
     sweep.add_argument("--samples", type=positive_int, metavar="N", help="points of the Latin hypercube")
-    sweep.add_argument("--seed", type=_seed, default=0, metavar="S", help="seed of the Latin hypercube (default 0)")
+    sweep.add_argument("--seed", type=nonnegative_int, default=0, metavar="S", help="seed of the Latin hypercube (default 0)")
     sweep.add_argument("--step", type=relative_step, metavar="H",
                        help="--sensitivity: relative step of the central differences (default 1e-4)")
     sweep.add_argument("--probe", metavar="NAME", help="probe whose elastic displacement is reported (default: the first)")

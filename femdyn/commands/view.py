@@ -1,15 +1,9 @@
 """``femdyn view RESULT``: a result folder's ParaView series in pyvista, or one frame to a PNG."""
-import argparse
 from pathlib import Path
 
 from ..io import viewer
+from .arguments import nonnegative_int
 from .output import say
-
-
-def _frame(text):
-    if not text.isdigit():
-        raise argparse.ArgumentTypeError(f"must be a frame number >= 0, got '{text}'")
-    return int(text)
 
 
 def add(commands):
@@ -20,7 +14,7 @@ def add(commands):
         "--screenshot render one frame off-screen to a PNG and exit.")
     view.add_argument("result", metavar="RESULT", type=Path, help="result folder of femdyn run (or its motion.pvd)")
     view.add_argument("--screenshot", type=Path, metavar="PNG", help="render off-screen into this PNG file")
-    view.add_argument("--frame", type=_frame, metavar="K", help="frame to show (default: the last)")
+    view.add_argument("--frame", type=nonnegative_int, metavar="K", help="frame to show (default: the last)")
     view.add_argument("--scalars", metavar="NAME", help="colour by this point or cell array (default: by body)")
     view.set_defaults(handler=handle)
 

@@ -37,6 +37,11 @@ class Force(ABC):
     def __init__(self, dofs):
         self.dofs = np.asarray(dofs, dtype=np.int64)
 
+    def time_targets(self):
+        """(name, function) of every function of time that scales the component (loads; it may know its
+        ``period``); none by default."""
+        return []
+
     def initial_state(self, q):
         """Internal state at the initial local coordinates q (K, n)."""
         return None

@@ -34,6 +34,9 @@ class TimeLoad(Force):
         self.directions = np.asarray(directions, dtype=float)
         self.functions = list(functions)
 
+    def time_targets(self):
+        return [("a load", f) for f in self.functions]
+
     def discrete_force(self, qa, qb, t_mid, dt, state=None):
         scale = np.array([float(f(t_mid)) for f in self.functions])
         return scale[:, None] * self.directions

@@ -1,5 +1,6 @@
 """Scalar functions of time that scale loads: hat, sine, piecewise-linear table, constant, or any
-Python callable ``f(t) -> float`` (vectorised over numpy arrays where possible)."""
+Python callable ``f(t) -> float`` (vectorised over numpy arrays where possible). A periodic one
+carries its ``period`` in s (``sine``; ``integrators.diagnostics.step_check``)."""
 import numpy as np
 
 
@@ -19,8 +20,11 @@ def table(times, values):
 
 
 def sine(amplitude, frequency, phase=0.0, offset=0.0):
-    """offset + amplitude sin(2 pi frequency t + phase)."""
-    return lambda t: offset + amplitude * np.sin(2.0 * np.pi * frequency * np.asarray(t) + phase)
+    """offset + amplitude sin(2 pi frequency t + phase); its ``period`` 1/|frequency| (None for 0)."""
+    def function(t):
+        return offset + amplitude * np.sin(2.0 * np.pi * frequency * np.asarray(t) + phase)
+    function.period = 1.0 / abs(frequency) if frequency else None
+    return function
 
 
 def constant(value):

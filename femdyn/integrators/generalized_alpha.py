@@ -92,13 +92,25 @@ from .saddle import SaddleSystem
 
 
 def chung_hulbert(rho_inf):
-    """(alpha_m, alpha_f, gamma, beta) for the spectral radius rho_inf in [0, 1]."""
+    """(alpha_m, alpha_f, gamma, beta) for the spectral radius rho_inf in [0, 1] (the range that
+    ``settings.SolverSettings`` checks)."""
     r = float(rho_inf)
-    if not 0.0 <= r <= 1.0:
-        raise ValueError(f"rho_inf must lie in [0, 1], got {rho_inf}")
     alpha_m, alpha_f = (2.0 * r - 1.0) / (r + 1.0), r / (r + 1.0)
     gamma = 0.5 + alpha_f - alpha_m
     return alpha_m, alpha_f, gamma, 0.25 * (gamma + 0.5) ** 2
+
+
+def amplitude_per_step(rho_inf, omega_dt):
+    """The factor by which generalized-alpha with ``rho_inf`` shrinks the amplitude of an undamped
+    oscillation of frequency omega in a step dt (the spectral radius of its amplification matrix,
+    Chung & Hulbert 1993): 1 - O((omega dt)^4) for resolved motion, rho_inf for omega dt -> infinity."""
+    alpha_m, alpha_f, gamma, beta = chung_hulbert(rho_inf)
+    w2 = omega_dt**2
+    # (q, v, a) of the step's end from its start: q1 = q + v + (1/2 - beta) a + beta a1, v1 = v + (1 - gamma) a
+    # + gamma a1, (1 - alpha_m) a1 + alpha_m a = -w2 ((1 - alpha_f) q1 + alpha_f q)   (dt = 1)
+    left = np.array([[1.0, 0.0, -beta], [0.0, 1.0, -gamma], [(1 - alpha_f) * w2, 0.0, 1 - alpha_m]])
+    right = np.array([[1.0, 1.0, 0.5 - beta], [0.0, 1.0, 1 - gamma], [-alpha_f * w2, 0.0, -alpha_m]])
+    return float(np.abs(np.linalg.eigvals(np.linalg.solve(left, right))).max())
 
 
 @dataclass

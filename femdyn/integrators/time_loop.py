@@ -220,9 +220,9 @@ def simulate(setup, settings, progress=None, output=None, resume=None):
     run cannot go on from there: a bad row, or a KeyboardInterrupt that may have struck inside a step).
     Then the last chunk is returned.
     ``resume``: a ``Checkpoint`` to continue from instead of the initial state.
-    SettingsError if the history would not fit ``settings.HISTORY_BUDGET``."""
+    ``settings`` are taken as checked for the model (``SolverSettings.check_model``, which
+    ``io.case.load_case`` and ``studies.run.checked_settings`` apply)."""
     model = setup.model
-    settings.check_history(model.n)
     steps, dt, options = settings.steps, settings.step, settings.newton_options
     alpha = settings.integrator == GENERALIZED_ALPHA
     if alpha:

@@ -30,7 +30,8 @@ from ..numerics import kinematics as kin
 from . import jsonfile
 from .probes import ELASTIC, centre_lines, probe_table
 from .reader import CaseError
-from .results import BODIES, HISTORY, body_motion, valid_rows, write_results
+from .folders import valid_rows
+from .results import BODIES, HISTORY, body_motion, write_results
 from .tables import read_csv, write_csv
 from .vtk import write_pvd, write_vtk_frames
 

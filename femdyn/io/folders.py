@@ -1,21 +1,39 @@
 """Result folders: where a command writes (``default_folder``), the check of a folder before any run
-(``output_folder``), and atomic publishing (``publish``): a result is written into a temporary sibling
-(``partial``) and moved into place when it is complete, so that a failed or interrupted write leaves
-neither a half-written folder nor a stray sibling, and an earlier result stays until the new one
-replaces it.
+(``output_folder``), atomic publishing (``publish``), and the files that say what state a run's folder
+is in (the lock, the incomplete marker, the checkpoint).
 
-A folder that a study writes in place (a sweep that appends its rows, a convergence study) is checked
-the same way but written into directly (``published=False``). A refused folder is a ``CaseError``
-naming it and the option ``--out``.
+**Publishing.** A result is written into a temporary sibling (``partial``) and moved into place when it
+is complete, so that a failed or interrupted write leaves neither a half-written folder nor a stray
+sibling, and an earlier result stays until the new one replaces it. A folder that a study writes in
+place (a sweep that appends its rows, a convergence study) is checked the same way but written into
+directly (``published=False``). A refused folder is a ``CaseError`` naming it and the option ``--out``.
+
+**A run's folder while it is written** (``results.ResultWriter``): the process that writes it holds
+``LOCK`` (``lock``; ``check_unlocked`` refuses a folder still being written); ``MARKER``
+(``incomplete.json``, ``write_marker``) says that the run is not finished, up to which time the folder
+is valid and how many rows of each table are (``valid_rows``); ``CHECKPOINT`` (``checkpoint.npz``,
+``write_checkpoint``, ``read_checkpoint``) holds the ``time_loop.Checkpoint`` and the writer's record of
+its files, from which ``femdyn run --resume`` goes on. Each is replaced whole (``replace``: written
+beside, synced, moved into place), so that after a crash the folder holds the old file or the new one.
 """
+import fcntl
+import json
 import os
 import shutil
 import tempfile
+import zipfile
 from pathlib import Path
 
+import numpy as np
+
+from ..integrators.time_loop import Checkpoint
+from . import jsonfile
 from .reader import CaseError
 
 RESULTS = Path("results")  # the default parent of result folders
+SUMMARY, MARKER, CHECKPOINT = "summary.json", "incomplete.json", "checkpoint.npz"
+LOCK = ".lock"  # held (flock) by the process that writes a run's folder, released when it ends or dies
+FORMAT = "femdyn run 1"  # of a run's checkpoint
 
 
 def default_folder(case_path, kind=None):
@@ -24,7 +42,7 @@ def default_folder(case_path, kind=None):
     return RESULTS / (f"{stem}_{kind}" if kind else stem)
 
 
-def output_folder(out, marker=("summary.json", "incomplete.json"), what="a femdyn result folder", published=True):
+def output_folder(out, marker=(SUMMARY, MARKER), what="a femdyn result folder", published=True):
     """``out``, checked before any run as the folder of a new result of the kind that ``marker`` (a file
     name, or a tuple of them: any one) identifies: CaseError (--out) if it holds something else (a file,
     or a non-empty folder without ``marker``) or cannot be written (``_try_folder``). A run's folder is
@@ -94,3 +112,94 @@ def publish(out, write):
             if leftover is not None and leftover.exists():
                 shutil.rmtree(leftover)
     return value
+
+
+def replace(path, write):
+    """Write ``path`` through ``write(file)`` beside it, sync it and move it into place: a reader, and the
+    folder after a crash, has the old file or the new one."""
+    partial = path.with_name(f".{path.name}.partial")
+    with open(partial, "wb") as f:
+        write(f)
+        f.flush()
+        os.fsync(f.fileno())
+    partial.replace(path)
+
+
+def sync_folder(folder):
+    """Sync ``folder``'s entries (files made, moved or removed in it) to the disk."""
+    fd = os.open(folder, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def valid_rows(folder, table):
+    """The rows of ``table`` that the marker of an incomplete result ``folder`` says are valid (the
+    rows after them, if any, may be cut off), or None for a finished result; ``valid_until_t`` too."""
+    try:
+        marker = json.loads((Path(folder) / MARKER).read_text())
+    except (OSError, ValueError):
+        return None, None
+    return marker.get("rows", {}).get(table, 0), marker.get("valid_until_t")
+
+
+def lock(folder, option="--out"):
+    """The open lock file of ``folder``, locked for this process; CaseError (naming ``option``) if
+    another process holds it (a run still writing into the folder)."""
+    handle = open(Path(folder) / LOCK, "a")
+    try:
+        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        handle.close()
+        raise CaseError(folder, option, "a femdyn run is still writing into it") from None
+    return handle
+
+
+def check_unlocked(folder, option="--out"):
+    """CaseError (naming ``option``) if a running femdyn process writes into ``folder`` (``lock``)."""
+    if (Path(folder) / LOCK).is_file():
+        lock(folder, option).close()
+
+
+def read_checkpoint(folder):
+    """The run state that ``write_checkpoint`` saved in ``folder``: (meta, ``Checkpoint``); CaseError
+    (--resume) if the folder holds none or it cannot be read."""
+    folder = Path(folder)
+    path = folder / CHECKPOINT
+    if not (folder / MARKER).is_file() or not path.is_file():
+        what = "a finished run" if (folder / SUMMARY).is_file() else "no interrupted femdyn run"
+        raise CaseError(folder, "--resume", f"holds {what} (no {MARKER} and {CHECKPOINT}): nothing to resume")
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            arrays = {name: data[name] for name in data.files}
+        meta = json.loads(str(arrays.pop("meta")))
+        if meta.get("format") != FORMAT:
+            raise ValueError(f"format {meta.get('format')!r}, not {FORMAT!r}")
+        states = [arrays.get(f"state.{k}") for k in range(int(arrays["states"]))]
+        solver = {name.removeprefix("solver."): value for name, value in arrays.items() if name.startswith("solver.")}
+        checkpoint = Checkpoint(int(arrays["step"]), arrays["q"], arrays["v"], arrays["lam"], states,
+                                float(arrays["work"]), float(arrays["dissipation"]), float(arrays["initial_total"]),
+                                solver)
+        meta["origin"] = arrays["origin"]
+    except (OSError, EOFError, ValueError, KeyError, zipfile.BadZipFile) as err:  # a damaged or foreign file
+        raise CaseError(path, "file", f"cannot read the checkpoint ({err or type(err).__name__})") from None
+    return meta, checkpoint
+
+
+def write_checkpoint(folder, checkpoint, origin, meta):
+    """Save ``checkpoint`` (a ``time_loop.Checkpoint``), ``origin`` (q at t = 0) and ``meta`` (the
+    writer's record of the run and its files, JSON) as ``CHECKPOINT`` in ``folder``, for ``read_checkpoint``."""
+    arrays = {"q": checkpoint.q, "v": checkpoint.v, "lam": checkpoint.lam, "step": checkpoint.step,
+              "work": checkpoint.work, "dissipation": checkpoint.dissipation,
+              "initial_total": checkpoint.initial_total, "states": len(checkpoint.states), "origin": origin,
+              "meta": np.array(json.dumps(meta))}
+    arrays.update({f"state.{k}": np.asarray(s) for k, s in enumerate(checkpoint.states) if s is not None})
+    arrays.update({f"solver.{name}": np.asarray(value) for name, value in checkpoint.solver.items()})
+    replace(Path(folder) / CHECKPOINT, lambda f: np.savez(f, **arrays))
+
+
+def write_marker(folder, marker):
+    """Replace ``MARKER`` in ``folder`` by ``marker``: {"complete": False, "state", "valid_until_t",
+    "rows": {table: valid rows}, ...} (``valid_rows`` reads it)."""
+    replace(Path(folder) / MARKER, lambda f: f.write(jsonfile.dumps(marker).encode()))

@@ -24,28 +24,37 @@ readers do). ``femdyn run CASE --resume DIR`` (``ResultWriter.resume``) cuts the
 checkpoint and goes on from it; the folder it ends with is the one of a run that did not stop, file
 for file (but the wall time). When the run ends -- complete, or stopped by a failure -- the plots and
 ``summary.json`` are written (from the tables) and the marker and checkpoint removed; a run stopped by
-a signal keeps them, so that it can be resumed.
+a signal keeps them, so that it can be resumed. The last chunk saves its checkpoint like the others, so
+that a run killed while it writes its plots and summary is resumed too: with no step left to compute,
+``--resume`` writes them.
 
 The energy drift is the energy balance at the end, H_end - H_0 - W_end (so the work of the loads does
 not count as drift), relative to max(|H|, T) over the run. The summary flags a balance error large
 against the run's energy where the scheme keeps the energy (energy-momentum), and states the numerical
 damping that explains it where it does not (generalized-alpha), flagging energy gained there
-(``energy_check``).
+(``integrators.diagnostics.energy_check``).
 """
-import fcntl
 import hashlib
-import json
-import os
 import time
-import zipfile
 from pathlib import Path
 
 import numpy as np
 
-from ..integrators.generalized_alpha import chung_hulbert
-from ..integrators.time_loop import Checkpoint
+from ..integrators.diagnostics import energy_check, step_check
 from . import jsonfile
-from .folders import publish
+from .folders import (
+    CHECKPOINT,
+    FORMAT,
+    LOCK,
+    MARKER,
+    SUMMARY,
+    lock,
+    publish,
+    replace,
+    sync_folder,
+    write_checkpoint,
+    write_marker,
+)
 from .plots import plot_energy_momentum, plot_overlay, plot_probes, plot_series
 from .probes import Unwrap, centre_lines, elastic_statistics, probe_table
 from .reader import CaseError
@@ -53,12 +62,9 @@ from .tables import append_csv, read_csv
 from .vtk import write_bodies, write_pvd, write_vtk_frames
 
 HISTORY, BODIES, INPUTS, PROBES = "history.csv", "bodies.csv", "inputs.csv", "probes.csv"
-SUMMARY, MARKER, CHECKPOINT, SERIES = "summary.json", "incomplete.json", "checkpoint.npz", "motion.pvd"
+SERIES = "motion.pvd"
 SAVE_SECONDS = 2.0  # wall time between the chunks written (femdyn run --save-every)
 CHUNK_BYTES = 64 * 2**20  # q and v of a chunk held in memory at most
-ENERGY_FLAG = 1e-6  # energy balance error, relative to the energy, flagged for the energy-momentum scheme
-GAIN_FLAG = 1e-2  # energy gained, relative to the energy, flagged for generalized-alpha
-FORMAT = "femdyn run 1"
 
 
 def body_motion(model, q, v):
@@ -111,50 +117,6 @@ def _bodies(model, results, centres, rotations):
     return columns
 
 
-def amplitude_per_step(rho_inf, omega_dt):
-    """The factor by which generalized-alpha with ``rho_inf`` shrinks the amplitude of an undamped
-    oscillation of frequency omega in a step dt (the spectral radius of its amplification matrix,
-    Chung & Hulbert 1993): 1 - O((omega dt)^4) for resolved motion, rho_inf for omega dt -> infinity."""
-    alpha_m, alpha_f, gamma, beta = chung_hulbert(rho_inf)
-    w2 = omega_dt**2
-    # (q, v, a) of the step's end from its start: q1 = q + v + (1/2 - beta) a + beta a1, v1 = v + (1 - gamma) a
-    # + gamma a1, (1 - alpha_m) a1 + alpha_m a = -w2 ((1 - alpha_f) q1 + alpha_f q)   (dt = 1)
-    left = np.array([[1.0, 0.0, -beta], [0.0, 1.0, -gamma], [(1 - alpha_f) * w2, 0.0, 1 - alpha_m]])
-    right = np.array([[1.0, 1.0, 0.5 - beta], [0.0, 1.0, 1 - gamma], [-alpha_f * w2, 0.0, -alpha_m]])
-    return float(np.abs(np.linalg.eigvals(np.linalg.solve(left, right))).max())
-
-
-def energy_check(settings, history):
-    """What the summary says of the energy balance H - H0 - W in the columns ``history``, relative to the
-    energy of the run (the largest of |H0|, the kinetic energy and |W|: a spurious spike of the potential
-    energy does not count): for the energy-momentum scheme, which keeps it to round-off, a warning above
-    ``ENERGY_FLAG``; for generalized-alpha the numerical damping expected, and a warning where the
-    balance shows energy gained beyond ``GAIN_FLAG`` (damping only takes energy away)."""
-    balance = history["energy_balance"]
-    if not len(balance):
-        return {}
-    energy = max(abs(history["total"][0]), history["kinetic"].max(), np.abs(history["work"]).max()) or 1.0
-    check = {"energy_balance_relative": float(np.abs(balance).max() / energy)}
-    if settings.integrator == "generalized-alpha":
-        rho, gain = settings.rho_inf, float(max(balance.max(), 0.0) / energy)
-        check["energy_expected"] = (
-            f"generalized-alpha (rho_inf = {rho:g}) damps numerically: per step the amplitude of motion at "
-            f"omega dt = 0.1 shrinks by a factor {amplitude_per_step(rho, 0.1):.7f}, at omega dt = 1 by "
-            f"{amplitude_per_step(rho, 1.0):.4f}, at omega dt >> 1 by rho_inf = {rho:g}: the energy balance "
-            "shows that loss")
-        if gain > GAIN_FLAG:
-            check["energy_warning"] = (
-                f"the energy balance shows {gain:.3g} of the run's energy gained, which generalized-alpha's "
-                "damping cannot explain: the steps do not resolve the motion (a stiff or ill-scaled model: try "
-                "a smaller dt)")
-    elif check["energy_balance_relative"] > ENERGY_FLAG:
-        check["energy_warning"] = (
-            f"the energy balance error is {check['energy_balance_relative']:.3g} of the run's energy, where the "
-            f"energy-momentum scheme keeps it to round-off (flagged above {ENERGY_FLAG:g}): the steps are not "
-            "converged to the energy (a stiff or ill-scaled model: try a smaller dt or tolerance)")
-    return check
-
-
 def _summary(case, history, last, wall_time):
     """The run figures of ``summary.json`` from the columns of ``history.csv`` and the last chunk
     ``last`` (whether complete, its message, dropped constraints, factorisations)."""
@@ -191,6 +153,7 @@ def _summary(case, history, last, wall_time):
         "ms_per_step": 1e3 * wall_time / steps if steps > 0 else 0.0,
         "output_every": case.output_every,
     }
+    summary.update(step_check(settings, model))
     summary.update(energy_check(settings, history))
     return summary
 
@@ -202,81 +165,6 @@ def fingerprint(case, setup):
     for array in (setup.q0, setup.v0, case.model.mass_matrix.tocsr().data):
         digest.update(np.ascontiguousarray(array, dtype=float).tobytes())
     return digest.hexdigest()
-
-
-def _replace(path, write):
-    """Write ``path`` through ``write(file)`` beside it, sync it and move it into place: a reader, and the
-    folder after a crash, has the old file or the new one."""
-    partial = path.with_name(f".{path.name}.partial")
-    with open(partial, "wb") as f:
-        write(f)
-        f.flush()
-        os.fsync(f.fileno())
-    partial.replace(path)
-
-
-def _sync_folder(folder):
-    fd = os.open(folder, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
-def valid_rows(folder, table):
-    """The rows of ``table`` that the marker of an incomplete result ``folder`` says are valid (the
-    rows after them, if any, may be cut off), or None for a finished result; ``valid_until_t`` too."""
-    try:
-        marker = json.loads((Path(folder) / MARKER).read_text())
-    except (OSError, ValueError):
-        return None, None
-    return marker.get("rows", {}).get(table, 0), marker.get("valid_until_t")
-
-
-LOCK = ".lock"  # held (flock) by the process that writes a run's folder, released when it ends or dies
-
-
-def _lock(folder, option="--out"):
-    """The open lock file of ``folder``, locked for this process; CaseError (naming ``option``) if
-    another process holds it (a run still writing into the folder)."""
-    handle = open(Path(folder) / LOCK, "a")
-    try:
-        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        handle.close()
-        raise CaseError(folder, option, "a femdyn run is still writing into it") from None
-    return handle
-
-
-def check_unlocked(folder, option="--out"):
-    """CaseError (naming ``option``) if a running femdyn process writes into ``folder`` (``_lock``)."""
-    if (Path(folder) / LOCK).is_file():
-        _lock(folder, option).close()
-
-
-def read_checkpoint(folder):
-    """The run state that ``ResultWriter`` saved in ``folder``: (meta, ``Checkpoint``); CaseError
-    (--resume) if the folder holds none or it cannot be read."""
-    folder = Path(folder)
-    path = folder / CHECKPOINT
-    if not (folder / MARKER).is_file() or not path.is_file():
-        what = "a finished run" if (folder / SUMMARY).is_file() else "no interrupted femdyn run"
-        raise CaseError(folder, "--resume", f"holds {what} (no {MARKER} and {CHECKPOINT}): nothing to resume")
-    try:
-        with np.load(path, allow_pickle=False) as data:
-            arrays = {name: data[name] for name in data.files}
-        meta = json.loads(str(arrays.pop("meta")))
-        if meta.get("format") != FORMAT:
-            raise ValueError(f"format {meta.get('format')!r}, not {FORMAT!r}")
-        states = [arrays.get(f"state.{k}") for k in range(int(arrays["states"]))]
-        solver = {name.removeprefix("solver."): value for name, value in arrays.items() if name.startswith("solver.")}
-        checkpoint = Checkpoint(int(arrays["step"]), arrays["q"], arrays["v"], arrays["lam"], states,
-                                float(arrays["work"]), float(arrays["dissipation"]), float(arrays["initial_total"]),
-                                solver)
-        meta["origin"] = arrays["origin"]
-    except (OSError, EOFError, ValueError, KeyError, zipfile.BadZipFile) as err:  # a damaged or foreign file
-        raise CaseError(path, "file", f"cannot read the checkpoint ({err or type(err).__name__})") from None
-    return meta, checkpoint
 
 
 class ResultWriter:
@@ -292,7 +180,7 @@ class ResultWriter:
         self.unwraps = {name: Unwrap(tuple(state)) for name, state in meta["unwraps"].items()}
         self.origin = meta.pop("origin", None)  # q at t = 0, for the centre lines' displacement
         self.last = self.final = None  # the last chunk written; (step, t, q, v) of its last row
-        self.lock = None  # the folder's lock (``_lock``) while the run writes it
+        self.lock = None  # the folder's lock (``folders.lock``) while the run writes it
         self._started = time.monotonic()
         self._next = self._started + save_every
 
@@ -307,7 +195,7 @@ class ResultWriter:
 
         def start(folder):
             writer.folder = Path(folder)
-            writer.lock = _lock(folder)  # moved into place with the folder
+            writer.lock = lock(folder)  # moved into place with the folder
             if case.vtk:
                 write_bodies(folder, [b.name for b in case.model.bodies])
             writer._marker()
@@ -322,7 +210,7 @@ class ResultWriter:
         cut back to where they ended at its checkpoint, later frames removed, the plots and summary of
         the interruption removed (written anew at the end)."""
         out = Path(out)
-        lock = _lock(out, "--resume")
+        held = lock(out, "--resume")
         keep = {MARKER, CHECKPOINT, LOCK, "bodies.txt", "vtk", SERIES, *meta["bytes"]}
         for table, size in meta["bytes"].items():
             with open(out / table, "r+b") as f:
@@ -336,7 +224,7 @@ class ResultWriter:
                 if f"vtk/{path.name}" not in frames:
                     path.unlink()
         writer = cls(out, case, meta, signals, save_every)
-        writer.lock = lock
+        writer.lock = held
         if case.vtk:
             write_pvd(out / SERIES, meta["frames"])
         writer._marker()
@@ -354,8 +242,10 @@ class ResultWriter:
         return self.signals is not None and self.signals.pending
 
     def write(self, chunk, checkpoint):
-        """Append the rows of ``chunk`` and its frames, then save ``checkpoint`` (unless None, or the run
-        is done) and the marker (module docstring)."""
+        """Append the rows of ``chunk`` and its frames, then save ``checkpoint`` (unless None) and the
+        marker (module docstring). The last chunk's checkpoint is saved too: a run killed while it writes
+        its plots and summary is resumed with no step left, and ``finish`` then takes its last state from
+        the checkpoint (an empty ``chunk``)."""
         model, case, meta = self.case.model, self.case, self.meta
         self.last = chunk
         if len(chunk.t):
@@ -378,14 +268,16 @@ class ResultWriter:
             self.final = (int(steps[-1]), chunk.t[-1], chunk.q[-1:], chunk.v[-1:])
             meta["t_written"] = float(chunk.t[-1])
             meta["unwraps"] = {name: u.state for name, u in self.unwraps.items()}
-        done = meta["next_step"] > case.settings.steps
-        if checkpoint is not None and not done:
+        elif checkpoint is not None:  # resumed after its last step: the checkpoint holds that state
+            self.final = (checkpoint.step, checkpoint.step * case.settings.step, checkpoint.q[None],
+                          checkpoint.v[None])
+        if checkpoint is not None:
             meta["resumes_from_t"] = checkpoint.step * case.settings.step
             self._checkpoint(checkpoint)
         if case.vtk:
             write_pvd(self.folder / SERIES, meta["frames"])
         self._marker()
-        _sync_folder(self.folder)
+        sync_folder(self.folder)
         self._next = time.monotonic() + self.save_every
 
     # --- the end -----------------------------------------------------------------------------------
@@ -419,13 +311,13 @@ class ResultWriter:
         summary["files"] = sorted({p.name + "/" if p.is_dir() else p.name for p in folder.iterdir()
                                    if not p.name.startswith(".")} - ({MARKER, CHECKPOINT} if not stopped else set())
                                   | {SUMMARY})
-        _replace(folder / SUMMARY, lambda f: f.write(jsonfile.dumps(summary).encode()))
+        replace(folder / SUMMARY, lambda f: f.write(jsonfile.dumps(summary).encode()))
         if stopped:
             self._marker("interrupted")
         else:
             for name in (MARKER, CHECKPOINT):
                 (folder / name).unlink(missing_ok=True)
-        _sync_folder(folder)
+        sync_folder(folder)
         if self.lock is not None:
             (folder / LOCK).unlink(missing_ok=True)
             self.lock.close()
@@ -448,13 +340,7 @@ class ResultWriter:
         return [[float(time_), part, name] for time_, part, name in entries]
 
     def _checkpoint(self, checkpoint):
-        arrays = {"q": checkpoint.q, "v": checkpoint.v, "lam": checkpoint.lam, "step": checkpoint.step,
-                  "work": checkpoint.work, "dissipation": checkpoint.dissipation,
-                  "initial_total": checkpoint.initial_total, "states": len(checkpoint.states), "origin": self.origin,
-                  "meta": np.array(json.dumps({**self.meta, "wall_time": self.wall_time}))}
-        arrays.update({f"state.{k}": np.asarray(s) for k, s in enumerate(checkpoint.states) if s is not None})
-        arrays.update({f"solver.{name}": np.asarray(value) for name, value in checkpoint.solver.items()})
-        _replace(self.folder / CHECKPOINT, lambda f: np.savez(f, **arrays))
+        write_checkpoint(self.folder, checkpoint, self.origin, {**self.meta, "wall_time": self.wall_time})
 
     def _marker(self, state="running"):
         """``incomplete.json``: the run is not finished; the folder is valid up to the last row written."""
@@ -467,7 +353,7 @@ class ResultWriter:
                           "continues the run"}
         if "resumes_from_t" in meta:
             marker["resumes_from_t"] = meta["resumes_from_t"]
-        _replace(self.folder / MARKER, lambda f: f.write(jsonfile.dumps(marker).encode()))
+        write_marker(self.folder, marker)
 
     def _plots(self, history, probes, compare):
         case, model, folder = self.case, self.case.model, self.folder

@@ -52,6 +52,11 @@ class Constraint(ABC):
 
     time_dependent = False  # phi and jacobian take the time as second argument
 
+    def time_targets(self):
+        """(name, target) of every motion in time that the family prescribes (servos: a trajectory or a
+        rotation function, which may know its ``period``); none by default."""
+        return []
+
     def begin_step(self, qa, t):
         """Whatever ``linearize`` can reuse over the step that ends at time t."""
         return qa

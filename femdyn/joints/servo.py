@@ -120,6 +120,9 @@ class ServoTrajectory(Servo):
         return cls(dofs, [r.servo for r in rows], [r.coefficients for r in rows],
                    [(tr, np.array(ks), np.array(cs), rel) for tr, ks, cs, rel in groups.values()])
 
+    def time_targets(self):
+        return [(f"servo '{self.labels[rows[0]]}'", trajectory) for trajectory, rows, _, _ in self.groups]
+
     def coefficients(self, t):
         return self.a
 
@@ -158,6 +161,9 @@ class ServoAngle(Servo):
     @classmethod
     def from_rows(cls, dofs, rows):
         return cls(dofs, [r.servo for r in rows], [r.target for r in rows], [r.relative for r in rows])
+
+    def time_targets(self):
+        return [(f"servo '{name}'", trajectory) for name, trajectory in zip(self.labels, self.trajectories)]
 
     def _theta(self, t):
         return self.reference + np.array([tr.value(t)[0] for tr in self.trajectories])
@@ -207,6 +213,9 @@ class ServoOrientation(Servo):
         if len({id(r.target) for r in rows}) > 1:
             raise ValueError("one orientation servo per model is supported")
         return cls(dofs, [r.servo for r in rows], rows[0].target, [r.component for r in rows], rows[0].relative)
+
+    def time_targets(self):
+        return [(f"servo '{self.labels[0]}'", self.rotation)]
 
     def _target(self, t):
         R, omega = self.rotation(t)

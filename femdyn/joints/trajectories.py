@@ -19,6 +19,11 @@ import numpy as np
 from ..numerics.kinematics import rotation_3d
 
 
+def _turn(rate):
+    """The time of one turn at ``rate`` (rad/s): 2 pi/|rate|; None at rest."""
+    return 2.0 * np.pi / abs(rate) if rate else None
+
+
 def smooth_step(x):
     """S(x) = 126 x^5 - 420 x^6 + 540 x^7 - 315 x^8 + 70 x^9 on [0, 1], 0 before, 1 after."""
     x = np.clip(x, 0.0, 1.0)
@@ -33,6 +38,10 @@ def smooth_step_integral(x):
 
 class Trajectory(ABC):
     size = 1
+    # the shortest period of the motion, in s, where it repeats with a known period (a turn of an angle at
+    # its full rate counts as one); None: not periodic, or not known. A step longer than half of it cannot
+    # represent the motion (``integrators.diagnostics.step_check``).
+    period = None
 
     @abstractmethod
     def value(self, t):
@@ -55,6 +64,11 @@ class SmoothRampAngle(Trajectory):
             raise ValueError("needs 0 < t1 <= t2 < t3")
         self.t1, self.t2, self.t3, self.omega0 = float(t1), float(t2), float(t3), float(omega0)
         self.held = np.isinf(self.t3)
+
+    @property
+    def period(self):
+        """One turn at the full rate omega0: 2 pi / |omega0|."""
+        return _turn(self.omega0)
 
     def value(self, t):
         t1, t2, t3, w = self.t1, self.t2, self.t3, self.omega0
@@ -79,6 +93,11 @@ class FigureEight(Trajectory):
 
     def __init__(self, ax, ay, angle):
         self.ax, self.ay, self.angle = float(ax), float(ay), angle
+
+    @property
+    def period(self):
+        """Half the angle's: the component sin 2s turns twice as fast as s."""
+        return None if self.angle.period is None else 0.5 * self.angle.period
 
     def value(self, t):
         s = self.angle.value(t)[0]
@@ -199,6 +218,11 @@ class Harmonic(Trajectory):
         self.size = self.sine.size
         self.angular_speed, self.t_ramp = float(angular_speed), float(t_ramp)
 
+    @property
+    def period(self):
+        """2 pi / |angular_speed|: the period once the phase runs at its full rate."""
+        return _turn(self.angular_speed)
+
     def _phase(self, t):
         s, s_dot, _ = smooth_start(float(t), self.t_ramp)
         return self.angular_speed * s, self.angular_speed * s_dot
@@ -246,6 +270,10 @@ class EulerAngles:
             raise ValueError(f"Euler angles need a trajectory of 3 components (roll, pitch, yaw), got {angles.size}")
         self.angles = angles
 
+    @property
+    def period(self):
+        return self.angles.period
+
     def __call__(self, t):
         roll, pitch, yaw = self.angles.value(t)
         rates = self.angles.rate(t)
@@ -266,6 +294,10 @@ class AxisAngle:
             raise ValueError(f"the angle about an axis is a trajectory of 1 component, got {angle.size}")
         self.axis, self.angle = axis / np.linalg.norm(axis), angle
 
+    @property
+    def period(self):
+        return self.angle.period
+
     def __call__(self, t):
         return rotation_3d(self.axis, self.angle.value(t)[0]), self.angle.rate(t)[0] * self.axis
 
@@ -282,6 +314,11 @@ class SpinUp(Trajectory):
         if not t_ramp > 0:
             raise ValueError(f"t_ramp must be > 0, got {t_ramp}")
         self.omega, self.t_ramp = float(angular_speed), float(t_ramp)
+
+    @property
+    def period(self):
+        """One turn at the final rate: 2 pi / |omega_s|."""
+        return _turn(self.omega)
 
     def value(self, t):
         T, w = self.t_ramp, self.omega

@@ -36,12 +36,15 @@ def _path(case):
 
 def checked_settings(case, names=None, **changes):
     """``case.settings`` with ``changes`` (``SolverSettings.replace``), checked for the case's model
-    (the history budget, a representable step); CaseError naming the field as ``names`` does ({settings field: name}, e.g. the
-    command-line options that made the changes) or as ``solver.<field>``."""
+    (``SolverSettings.check_model``: the history budget, a representable step); CaseError naming the
+    field as ``names`` does ({settings field: name}, e.g. the command-line options that made the changes)
+    or as ``solver.<field>``. Without changes the case's own settings are returned: a ``Case`` holds
+    settings checked for its model (by ``load_case``, or by this function where they were replaced)."""
+    if not changes:
+        return case.settings
     try:
         settings = case.settings.replace(**changes)
-        settings.check_history(case.model.n)
-        settings.check_step(case.model.mass_matrix)
+        settings.check_model(case.model.n, case.model.mass_matrix)
     except SettingsError as err:
         raise CaseError(_path(case), (names or {}).get(err.field, f"solver.{err.field}"), err.message) from None
     return settings

@@ -170,3 +170,70 @@ def test_resume_refuses_a_changed_case(tmp_path, capfd):
     assert one.count("\n") == 1 and f"error: {out / 'checkpoint.npz'}: file: cannot read the checkpoint" in one
     assert main(["run", str(case), "--t-end", "0.2", "--out", str(out), "--quiet"]) == 0  # a new run replaces it
     assert (out / "summary.json").is_file() and not (out / "incomplete.json").exists()
+
+
+# The run killed at a moment set in the process itself (no race): the method named is replaced by one that
+# sends the process SIGKILL -- after its first call's own work for "summary.json" (the summary in place).
+KILL_AT = """
+import os, signal, sys
+from femdyn.io import results
+from femdyn.cli import main
+
+def die(*args, **kwargs):
+    os.kill(os.getpid(), signal.SIGKILL)
+
+moment = sys.argv[1]
+if moment == "plots":
+    results.ResultWriter._plots = die
+else:
+    replace = results.replace
+    def kill_after(path, write):
+        replace(path, write)
+        if path.name == moment:
+            die()
+    results.replace = kill_after
+sys.exit(main(["run", *sys.argv[2:]]))
+"""
+
+
+@pytest.mark.parametrize("moment", ["plots", "summary.json"])
+def test_a_run_killed_while_it_writes_its_plots_and_summary_is_resumed_to_them(tmp_path, moment):
+    """Killed after its last step was written -- as it starts the plots, or with summary.json written
+    but the marker not yet removed --, the run leaves a folder that --resume completes, byte for byte,
+    to the one of a run that was not killed: the last chunk saved its checkpoint, and the resumed run
+    has no step left but writes the plots, the last frame (100 steps: not one of every 7th) and the
+    summary."""
+    argv = [str(CASES / "3prr_sine.toml"), "--t-end", "0.2", "--every", "7", "--quiet"]
+    reference = tmp_path / "reference"
+    assert main(["run", *argv, "--out", str(reference)]) == 0
+    killed = tmp_path / "killed"
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [PACKAGE, os.environ.get("PYTHONPATH")])))
+    process = subprocess.run([sys.executable, "-c", KILL_AT, moment, *argv, "--out", str(killed)], env=env,
+                             capture_output=True, text=True)
+    assert process.returncode == -signal.SIGKILL, process.stderr
+    marker = json.loads((killed / "incomplete.json").read_text())
+    assert marker["state"] == "running" and marker["steps_written"] == marker["steps_planned"] == 100
+    assert (killed / "summary.json").exists() == (moment == "summary.json")
+    assert (killed / "checkpoint.npz").is_file()
+    assert main(["run", argv[0], "--resume", str(killed), "--quiet"]) == 0
+    assert_same_results(killed, reference)
+
+
+def test_a_new_run_killed_over_an_older_result_leaves_its_own_incomplete_folder(tmp_path):
+    """A finished result at --out is replaced when the new run starts, not when it ends: killed, the new
+    run leaves its own folder marked incomplete -- not the old summary, which would show an older run as
+    the result -- and nothing beside it."""
+    case = tmp_path / "logo.toml"
+    case.write_text((CASES / "nm_logo.toml").read_text().replace("t_end = 2.0", "t_end = 400.0"))
+    out = tmp_path / "out"
+    assert main(["run", str(case), "--t-end", "0.2", "--out", str(out), "--quiet"]) == 0
+    assert (out / "summary.json").is_file()
+    process = start([str(case)], out)
+    process.kill()
+    assert process.wait() == -signal.SIGKILL
+    marker = json.loads((out / "incomplete.json").read_text())
+    assert marker["complete"] is False and marker["steps_planned"] == 8000 and marker["steps_written"] >= 300
+    assert not (out / "summary.json").exists()
+    history = read_csv(out / "history.csv", marker["rows"]["history.csv"])
+    assert history["t"][-1] == marker["valid_until_t"] > 0.2  # the new run's rows, beyond the old run's end
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []

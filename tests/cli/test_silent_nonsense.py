@@ -3,8 +3,9 @@ is far above the Newton tolerance, stops the run as a failure (exit 1, ``complet
 named, the good steps kept); inputs that the steps cannot represent -- extreme step and end times,
 sections whose inertia underflows, huge initial rates, points at 1e300 -- are refused in one line naming
 the field, with no traceback and no NumPy warning, before anything is written; the summary flags an
-energy balance error that the scheme should not have and states generalized-alpha's expected damping;
-every JSON file is strict (``null``, never ``NaN``)."""
+energy balance error that the scheme should not have and states generalized-alpha's expected damping,
+and warns of a step longer than half the period of the prescribed motion; every JSON file is strict
+(``null``, never ``NaN``)."""
 import json
 
 import numpy as np
@@ -12,7 +13,9 @@ import pytest
 from shared import CASES
 
 from femdyn.cli import main
+from femdyn.forces.time_functions import sine
 from femdyn.integrators.energy_momentum import EnergyMomentum
+from femdyn.joints.trajectories import Circle, FigureEight, SmoothRampAngle, SpinUp
 from femdyn.io.tables import read_csv
 
 
@@ -132,3 +135,44 @@ def test_an_energy_error_the_scheme_should_not_have_is_flagged(tmp_path, capfd):
         if summary["integrator"] == "generalized-alpha":
             assert summary["energy_expected"].startswith("generalized-alpha (rho_inf = 0.5) damps numerically")
             assert "at omega dt >> 1 by rho_inf = 0.5" in summary["energy_expected"]
+
+
+# --- a step too long for the prescribed motion ------------------------------------------------------
+
+def test_periods_of_the_prescribed_motions():
+    """The periods the step is checked against: a harmonic trajectory's 2 pi/angular_speed, a sine's
+    1/frequency, a figure 8's sin 2s component half the turn of its angle at full rate (000 eq. 78 with
+    omega0 = pi: 1 s), a spin-up's turn at its final rate."""
+    assert Circle(0.04, 2 * np.pi, 0.5).period == 1.0
+    assert sine(1.0, 3.2).period == 1 / 3.2 and sine(1.0, 0.0).period is None
+    assert FigureEight(0.1, 0.1, SmoothRampAngle(1.0, 2.0, 3.0, np.pi)).period == 1.0
+    assert SpinUp(4.0, 15.0).period == pytest.approx(2 * np.pi / 4.0, rel=1e-15)
+
+
+@pytest.mark.parametrize("dt, warned", [(0.005, False), (0.5, False), (0.51, True), (1.0, True)])
+def test_a_step_longer_than_half_the_motions_period_is_warned_of(dt, warned, tmp_path, capfd):
+    """The 3-RRR's platform centre runs a circle with the phase 2 pi s(t) (period 1 s once ramped up):
+    a step longer than half that period -- fewer than two samples per period -- is warned of in one line
+    on stderr by ``femdyn check`` and ``femdyn run`` and in summary.json, and the run goes on (exit 0).
+    The case's own step and exactly half the period are not. Why it matters: at dt = 1 s the ramped phase is
+    2 pi (n - 1/4) at every step t = n, so the steps see the platform stand still at (-0.04, 0.04) with
+    the angle -0.2 (sin psi = -1, 1 - cos psi = 1) while it runs 0.25 m of circle per second."""
+    case = tmp_path / "case.toml"
+    t_end = 3 * dt if dt > 0.1 else 0.1
+    case.write_text((CASES / "3rrr_inverse.toml").read_text().replace("dt = 0.005\nt_end = 2.0",
+                                                                        f"dt = {dt}\nt_end = {t_end}"))
+    assert main(["check", str(case)]) == 0
+    checked = capfd.readouterr().err
+    out = tmp_path / "out"
+    code = main(["run", str(case), "--out", str(out), "--quiet", "--no-vtk", "--no-plots"])
+    err = capfd.readouterr().err
+    assert checked == err
+    summary = strict_json(out / "summary.json")
+    assert code == 0 and summary["complete"]
+    warning = "is longer than half the period 1 s of servo 'centre'"
+    assert (warning in summary.get("step_warning", "")) == warned
+    assert err == (f"warning: {summary['step_warning']}\n" if warned else "")
+    if dt == 1.0:
+        bodies = read_csv(out / "bodies.csv")
+        for column, seen in (("platform.x", -0.04), ("platform.y", 0.04), ("platform.angle", -0.2)):
+            assert np.abs(bodies[column][1:] - seen).max() < 1e-12, bodies[column]
