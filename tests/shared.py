@@ -55,6 +55,18 @@ def free_beam(stiffening, modes=None):
     return model, prepare(model, q, v)
 
 
+def assert_conserved(model, r, tolerance=1e-11):
+    """A free body's run r (``simulate``) conserved the energy, the linear momentum (against
+    sqrt(2 T m) of its first body) and the angular momentum to ``tolerance`` relative, its constraints
+    to 1e-12."""
+    assert np.ptp(r.total) <= tolerance * r.total.max()
+    p_scale = np.sqrt(2.0 * r.kinetic.max() * model.bodies[0].mass)
+    assert np.abs(r.momentum - r.momentum[0]).max() <= tolerance * p_scale
+    L = np.linalg.norm(r.angular_momentum, axis=1)
+    assert np.abs(r.angular_momentum - r.angular_momentum[0]).max() <= tolerance * L.max()
+    assert r.residual.max() <= 1e-12
+
+
 def static_equilibrium(model, q, loads=None, tolerance=1e-13):
     """Static equilibrium F(q) + loads = G^T lam, Phi(q) = 0 from the placed state q: Newton's method on
     the model's saddle system with zero mass factor (the continuous forms of forces and constraints,

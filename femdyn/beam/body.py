@@ -19,10 +19,11 @@ it is refused with a ``ValueError`` that names the motion left.
 
 Discretisations. FEM: one element between consecutive nodes; the axial shape (``elements``) is
 ``"cubic"`` (the default: the element of the world-vector beams, ``world``, free of membrane locking)
-or ``"linear"`` (the element of 003, embedded by carriers, ``ffr``). Rayleigh-Ritz (003 section 5): one element with the linear axial shape spanning the
+or ``"linear"`` (the element of 003, embedded by carriers, ``ffr`` and ``spatial_ffr``). Rayleigh-Ritz (003 section 5): one element with the linear axial shape spanning the
 straight centre line, i.e. the shape matrix of 003 eq. 46 on the end points; with ``fixed-free``
 its columns are the reduced shape functions ``[xi, 0, 0; 0, 3xi^2 - 2xi^3, L (xi^3 - xi^2)]`` of
-003 eq. 51, and the other reference conditions select other columns of eq. 46 in the same way. Modal
+003 eq. 51 (in space in both bending planes, with the linear twist), and the other reference
+conditions select other columns of eq. 46 in the same way. Modal
 reduction (either discretisation): ``q = B2 Phi eta`` with ``Phi`` the ``modes`` lowest
 mass-normalised eigenvectors; ``modes=0`` removes every elastic coordinate and leaves the rigid body.
 """
@@ -294,6 +295,15 @@ class BeamBody:
                      f"{length.sum():.6g} long)" if ends else "")
             raise ValueError(f"point {points[bad].tolist()} is {off[bad]:.3g} off the beam centre line{where}")
         return element, xi[np.arange(len(points)), element]
+
+    def element_shapes(self, xi):
+        """The rows of ``shape_at`` at the points ``xi`` (P,) of every element, without locating them:
+        (K, P, r, n_coordinates)."""
+        el, xi = self.elements, np.asarray(xi, dtype=float)
+        K, P = len(el.length), len(xi)
+        rows = el.point_rows(np.repeat(np.arange(K), P), np.tile(xi, K)).reshape(K, P, -1, el.dofs.shape[1])
+        basis = sp.csr_matrix(self.basis)[el.dofs.ravel()].toarray().reshape(K, el.dofs.shape[1], -1)
+        return np.einsum("kprm,kmj->kprj", rows, basis)
 
     def shape_at(self, points):
         """Elastic displacement and section rotation of body-frame material points on the centre line

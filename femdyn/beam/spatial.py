@@ -20,7 +20,9 @@ from ..numerics.pattern import SparsePattern
 from .elements import (
     GAUSS_WEIGHTS,
     GAUSS_XI,
+    axial_strain_row,
     check_axial,
+    element_invariants,
     curvature_gradient_row,
     curvature_rows,
     geometric_stiffness_matrices,
@@ -104,10 +106,21 @@ class SpatialElements:
 
     def stiffness(self):
         """Body stiffness matrix before reference conditions (module docstring)."""
+        return self.assemble(self.stiffness_blocks())
+
+    def stiffness_blocks(self, axial=True):
+        """Element stiffness blocks (K, 12, 12) (module docstring); ``axial=False`` leaves out EA."""
         le = self.length
-        return self.assemble(_place(stiffness_matrices(le, self.young, self.area, self.iz),
-                                    stiffness_matrices(le, self.young, 0.0 * le, self.iy),
-                                    _spring(self.shear * self.torsion / le)))
+        return _place(stiffness_matrices(le, self.young, self.area if axial else 0.0 * le, self.iz),
+                      stiffness_matrices(le, self.young, 0.0 * le, self.iy), _spring(self.shear * self.torsion / le))
+
+    def stiffening_rows(self, xi):
+        """The rows of geometric stiffening (``elasticity``): the axial strain u' (K, 1, 12) and the
+        slopes v' and w' of both bending planes at the points ``xi`` (P,), (K, 2 P, 12)."""
+        le = self.length
+        slope = slope_rows(xi, le)
+        return (_rows(axial_strain_row(le), np.zeros((len(le), 6)))[:, None, :],
+                np.concatenate([_rows(slope, 0.0 * slope), _rows(0.0 * slope, slope)], axis=1))
 
     def mass(self):
         """Body mass matrix before reference conditions (module docstring)."""
@@ -115,8 +128,23 @@ class SpatialElements:
         xy = mass_matrices(le, self.rho, self.area, self.axial)
         xz = xy.copy()
         xz[:, [0, 0, 3, 3], [0, 3, 0, 3]] = 0.0  # the axial part once
-        twist = (self.rho * self.polar * le / 6.0)[:, None, None] * np.array([[2.0, 1.0], [1.0, 2.0]])
-        return self.assemble(_place(xy, xz, twist))
+        return self.assemble(_place(xy, xz)) + self.twist_mass()
+
+    def twist_mass(self):
+        """The torsional part of the mass matrix, rho I_p l / 6 [2, 1; 1, 2] on the twists of every
+        element (module docstring)."""
+        blocks = (self.rho * self.polar * self.length / 6.0)[:, None, None] * np.array([[2.0, 1.0], [1.0, 2.0]])
+        return self.assemble(_place(twist=blocks))
+
+    def body_shape(self, xi):
+        """Displacement rows ``[ux, uy, uz]`` of the points ``xi`` (P,) of every element on its nodal
+        coordinates: (K, P, 3, 12)."""
+        K, P = len(self.length), len(xi)
+        return self.point_rows(np.repeat(np.arange(K), P), np.tile(xi, K))[:, :3].reshape(K, P, 3, 12)
+
+    def invariants(self):
+        """FFR inertia invariants of the body before reference conditions (``elements.element_invariants``)."""
+        return element_invariants(self)
 
     def geometric_stiffness(self, axial_force):
         """Geometric stiffness int N (v'^2 + w'^2) dx of both bending planes for element axial forces

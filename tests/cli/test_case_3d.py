@@ -1,6 +1,8 @@
 """Case files of 3D models with flexible bodies and orientation servos: what they refuse, one line each
 (``error: FILE: FIELD: message``, exit code 2, nothing written), the 3D centre-line meshes they read, and
 what ``femdyn check`` reports of them."""
+import json
+
 import numpy as np
 import pytest
 
@@ -52,11 +54,6 @@ REFUSED = {  # what is replaced, by what, the field and words of the message
     "poisson-low": ("poisson = 0.33", "poisson = -1.0", "bodies[0].beam.poisson: Poisson's ratio must lie in (-1, 0.5)"),
     "poisson-and-shear": ("poisson = 0.33", "poisson = 0.33, shear = 26e9", "bodies[0].beam.shear: give one of poisson or shear"),
     "no-poisson": (", poisson = 0.33", "", "bodies[0].beam: a 3D beam needs poisson"),
-    "rayleigh-ritz": ("elements = 4", 'elements = 4\nmodel = "rayleigh-ritz"',
-                      "flexible.model: Rayleigh-Ritz bodies (003 eq. 51) are not supported in 3D models yet"),
-    "modes": ("elements = 4", "elements = 4\nmodes = 3\ngeometric_stiffening = false",
-              "flexible.modes: modal reduction of 3D beams is not supported yet"),
-    "linear-axial": ("elements = 4", 'elements = 4\naxial = "linear"', "flexible.axial: 3D beams have the cubic axial shape"),
     "2d-only-servo": ("[initial.bodies.beam]", '[[servos]]\nname = "s"\ntype = "angle"\nbody = "hub"\n'
                       'trajectory = {type = "constant", value = 0.0}\n[initial.bodies.beam]',
                       'servos[0].type: angle servos exist only in 2D models (a 3D body\'s orientation: type = "orientation")'),
@@ -153,6 +150,54 @@ def test_3d_meshes(tmp_path, capsys):
     path.write_text(CASE.replace("length = 1.0", 'mesh = "back.vtu"'))
     one_line_error(capsys, main(["check", str(path)]), "the beam's direction is undefined: its centre line ends where "
                    "it starts")
+
+
+HUB = """[[bodies]]
+name = "hub"
+mass = 1.0
+inertia = [0.01, 0.01, 0.01]
+"""
+SPIN = """[[joints]]
+name = "spin"
+type = "spherical"
+bodies = ["ground", "hub"]
+points = [[0.0, 0.0, 0.5], [0.0, 0.0, 0.0]]
+"""
+# the clamped beam alone (the hub on its ball joint has no static equilibrium), a tip load along -d_3
+STATIC = (CASE.replace("gravity = [0.0, 0.0, -9.81]\n", "").replace(HUB, "").replace(SPIN, "")
+          .replace("[initial.bodies.hub]\nposition = [0.0, 0.0, 0.5]\n", "")
+          .replace("[[probes]]", '[[loads]]\ntype = "point_force"\nbody = "beam"\npoint = [1.0, 0.0, 0.0]\n'
+                   'force = [0.0, 0.0, -5.0]\n[[probes]]'))
+
+
+@pytest.mark.parametrize("flexible, elastic, coordinates", [
+    ('model = "rayleigh-ritz"', 6, 60), ("modes = 24\ngeometric_stiffening = false", 24, 240),
+    ('axial = "linear"', 24, 240), ('axial = "linear"\ngeometric_stiffening = false', 24, 240)])
+def test_3d_rayleigh_ritz_and_modal_bodies(tmp_path, capsys, flexible, elastic, coordinates):
+    """Rayleigh-Ritz bodies, modal reduction and the linear axial shape in 3D case files, embedded by three
+    carriers per elastic coordinate (``beam.spatial_ffr``: 10 model coordinates each): ``femdyn static``
+    gives the clamped cantilever's tip deflection P L^3/3EI_y under a tip load P along d_3 (the cubic
+    Hermite shapes hold the exact deflection; with all 24 modes the modal body is the FE body), to 1e-8."""
+    path = tmp_path / "case.toml"
+    path.write_text(STATIC.replace("elements = 4", f"elements = 4\n{flexible}"))
+    assert main(["check", str(path)]) == 0
+    assert f"{elastic} elastic coordinates in {coordinates} model coordinates" in capsys.readouterr().out
+    out = tmp_path / "static"
+    assert main(["static", str(path), "--out", str(out)]) == 0
+    tip = json.loads((out / "summary.json").read_text())["static"]["probes"]["tip"]
+    iy = 0.04 * 0.02**3 / 12
+    assert tip["elastic_z"] == pytest.approx(-5.0 / (3 * 70e9 * iy), rel=1e-8)
+
+
+def test_3d_reduced_bodies_refuse_singular_reference_conditions(tmp_path, capsys):
+    """As in the plane: reference conditions that leave rigid motions to a Rayleigh-Ritz or modal body's
+    elastic coordinates are refused, naming the motions."""
+    path = tmp_path / "case.toml"
+    for flexible in ('model = "rayleigh-ritz"', "modes = 3\ngeometric_stiffening = false"):
+        path.write_text(CASE.replace("elements = 4", f"elements = 4\n{flexible}")
+                        .replace("poisson = 0.33}", 'poisson = 0.33, reference = "pinned-free"}'))
+        one_line_error(capsys, main(["check", str(path)]), f"{path}: bodies[0].beam.reference: reference "
+                       "conditions 'pinned-free' leave 2 independent rigid motions in space to the elastic coordinates")
 
 
 def test_check_reports_the_3d_flexible_model(tmp_path, capsys):
