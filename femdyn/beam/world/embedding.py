@@ -55,9 +55,10 @@ def hermite(rows):
 
 def uses_world_embedding(beam):
     """Whether a ``BeamBody`` is embedded by world vectors: the FEM bodies of nodal coordinates with
-    the cubic axial shape, planar or spatial. Rayleigh-Ritz (linear axial) and modal bodies keep the
-    carrier embedding (``beam.ffr``, ``beam.spatial_ffr``)."""
-    return beam.axial == "cubic" and beam.modal_frequencies is None
+    the cubic axial shape, planar or, straight along x1, spatial (a spatial node's slope s_k is the
+    rotation's effect on d_1, the tangent of every element). Rayleigh-Ritz (linear axial), modal and
+    curved spatial bodies keep the carrier embedding (``beam.ffr``, ``beam.spatial_ffr``)."""
+    return beam.axial == "cubic" and beam.modal_frequencies is None and (beam.dim == 2 or beam.elements.straight)
 
 
 def nodal_layout(beam):
