@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from femdyn.beam import natural_frequencies
+from femdyn.beam.body import torsion_constant
 from femdyn.cli import main
 from femdyn.io.case import load_case
 
@@ -134,23 +135,51 @@ def write_mesh(path, points):
 
 def test_3d_meshes(tmp_path, capsys):
     """A straight line mesh anywhere in space is a beam of its chord's length, meshed with the case's
-    elements along the body's x1 axis; a curved one is refused with the way to build it, one whose
+    elements along the body's x1 axis; a curved one keeps its polyline, moved rigidly into the frame of
+    its chord (x1 along it, a planar curve in the x1-x2 plane, the farthest node at x2 > 0); one whose
     centre line ends where it starts has no direction."""
     direction = np.array([1.0, 2.0, 2.0]) / 3.0
     write_mesh(tmp_path / "straight.vtu", 0.3 + np.outer(np.linspace(0.0, 1.5, 4), direction))
-    write_mesh(tmp_path / "curved.vtu", [[0, 0, 0], [0.5, 0.0, 0.1], [1.0, 0.2, 0.0]])
+    curved = np.array([[0, 0, 0], [0.5, 0.0, 0.1], [1.0, 0.2, 0.0]]) + 0.7
+    write_mesh(tmp_path / "curved.vtu", curved)
     write_mesh(tmp_path / "back.vtu", [[0, 0, 0], [0.5, 0.3, 0.1], [0.0, 0.0, 0.0]])
     path = tmp_path / "case.toml"
     path.write_text(CASE.replace("length = 1.0", 'mesh = "straight.vtu"'))
     beam = load_case(path).model.bodies[0].flexible.beam
     np.testing.assert_allclose(beam.nodes, np.column_stack([np.linspace(0, 1.5, 5), np.zeros((5, 2))]), atol=1e-15)
-    path.write_text(CASE.replace("length = 1.0", 'mesh = "curved.vtu"'))
-    one_line_error(capsys, main(["check", str(path)]), "bodies[0].beam.mesh: " + str(tmp_path / "curved.vtu")
-                   + ": a curved centre line is not supported in 3D yet; build the link from straight beam bodies "
-                   "joined end to end by fixed joints")
+    chord = float(np.linalg.norm(curved[-1] - curved[0]))
+    path.write_text(CASE.replace("length = 1.0", 'mesh = "curved.vtu"').replace("[1.0, 0.0, 0.0]", f"[{chord!r}, 0.0, 0.0]"))
+    nodes = load_case(path).model.bodies[0].flexible.beam.nodes
+    np.testing.assert_allclose(nodes[[0, -1]], [[0, 0, 0], [chord, 0, 0]], atol=1e-15)
+    np.testing.assert_allclose(np.linalg.norm(nodes[:, None] - nodes, axis=-1),
+                               np.linalg.norm(curved[:, None] - curved, axis=-1), rtol=1e-14)
+    assert abs(nodes[1, 2]) < 1e-15 and nodes[1, 1] > 0
     path.write_text(CASE.replace("length = 1.0", 'mesh = "back.vtu"'))
     one_line_error(capsys, main(["check", str(path)]), "the beam's direction is undefined: its centre line ends where "
                    "it starts")
+
+
+def test_l_shaped_mesh_is_the_l_frame(tmp_path, capsys):
+    """An L-shaped centre line in one 3D mesh (legs a = 0.6 m along x and b = 0.4 m along y, 4 elements
+    each), clamped at its first node, a load P along -z at its last: ``femdyn static`` gives the tip
+    deflection P a^3/3EI + P b^3/3EI + P b^2 a/GJ (bending of both legs, the torsion of leg 1 by the
+    torque P b, ``test_spatial_curved_beams``), I = I_y = h b^3/12, to 1e-8 (rotations of 1e-5: the
+    linear theory holds to their square)."""
+    a, bl, young, nu, b, h = 0.6, 0.4, 70e9, 0.33, 0.02, 0.04
+    points = np.vstack([np.column_stack([np.linspace(0, a, 5), np.zeros(5), np.zeros(5)]),
+                        np.column_stack([np.full(4, a), np.linspace(0, bl, 5)[1:], np.zeros(4)])])
+    write_mesh(tmp_path / "l.vtu", points)
+    EI, GJ = young * h * b**3 / 12, young / (2 * (1 + nu)) * torsion_constant(b, h)
+    P = 1e-5 * EI / a**2
+    tip = float(np.hypot(a, bl))  # the last node, on the body's x1 axis (the chord)
+    path = tmp_path / "case.toml"
+    path.write_text(STATIC.replace("length = 1.0", 'mesh = "l.vtu"').replace("[1.0, 0.0, 0.0]", f"[{tip!r}, 0.0, 0.0]")
+                    .replace("force = [0.0, 0.0, -5.0]", f"force = [0.0, 0.0, {-P!r}]"))
+    out = tmp_path / "static"
+    assert main(["static", str(path), "--out", str(out)]) == 0
+    probe = json.loads((out / "summary.json").read_text())["static"]["probes"]["tip"]
+    expected = P * a**3 / (3 * EI) + P * bl**3 / (3 * EI) + P * bl**2 * a / GJ
+    assert probe["elastic_z"] == pytest.approx(-expected, rel=1e-8)
 
 
 HUB = """[[bodies]]
