@@ -289,15 +289,6 @@ class BeamBody:
             raise ValueError(f"point {points[bad].tolist()} is {off[bad]:.3g} off the beam centre line{where}")
         return element, xi[np.arange(len(points)), element]
 
-    def element_shapes(self, xi):
-        """The rows of ``shape_at`` at the points ``xi`` (P,) of every element, without locating them:
-        (K, P, r, n_coordinates)."""
-        el, xi = self.elements, np.asarray(xi, dtype=float)
-        K, P = len(el.length), len(xi)
-        rows = el.point_rows(np.repeat(np.arange(K), P), np.tile(xi, K)).reshape(K, P, -1, el.dofs.shape[1])
-        basis = sp.csr_matrix(self.basis)[el.dofs.ravel()].toarray().reshape(K, el.dofs.shape[1], -1)
-        return np.einsum("kprm,kmj->kprj", rows, basis)
-
     def shape_at(self, points):
         """Elastic displacement and section rotation of body-frame material points on the centre line
         as rows on ``q``: (P, 3, n_coordinates) in the plane, rows ``[ux, uy, theta]`` (rows 0-1 are

@@ -176,10 +176,15 @@ class SpatialFlexibleBody:
 
     def element_points(self, q, xi):
         """World positions (..., K, P, 3) of the points ``xi`` (P,) of every element for coordinates q
-        (..., n), without locating the points. Linear in q: applied to velocities, the material
-        velocities."""
+        (..., n), without locating the points: the carriers mapped to nodal carriers by the basis
+        (q_nodal = B q), then the elements' shape rows. Linear in q: applied to velocities, the
+        material velocities."""
         elements = self.beam.elements
         K, P = len(elements.length), len(xi)
         rigid = kin.material_points(q[..., self.rigid], elements.positions(xi).reshape(-1, 3))
-        S = self.beam.element_shapes(xi)[:, :, :3].reshape(K * P, 3, -1)
-        return (rigid + self._displacements(q, S)).reshape(q.shape[:-1] + (K, P, 3))
+        rows = elements.body_shape(np.asarray(xi, dtype=float))  # (K, P, 3, 12)
+        carriers = q[..., self.carriers]  # (..., n, 3, 3)
+        flat = np.moveaxis(carriers, -3, 0).reshape(self.n_elastic, -1)
+        nodal = np.moveaxis(np.asarray(self.beam.basis @ flat).reshape((-1,) + carriers.shape[:-3] + (3, 3)), 0, -3)
+        u = np.einsum("kpam,...kmab->...kpb", rows, nodal[..., elements.dofs, :, :])
+        return rigid.reshape(u.shape) + u
