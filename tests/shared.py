@@ -55,6 +55,23 @@ def free_beam(stiffening, modes=None):
     return model, prepare(model, q, v)
 
 
+def free_spatial_body(body, stiffening=False, rate=0.05):
+    """A free 3D beam body spinning about an axis that is not principal and vibrating (the elastic rates
+    ``rate`` (1 .. 2) on its coordinates, one after the other): no loads, no joints. The model and its
+    prepared setup."""
+    from femdyn.numerics.kinematics import rotation_3d
+
+    b = ModelBuilder(3)
+    b.add_beam("beam", body, stiffening=stiffening)
+    model = b.build()
+    pose = {"position": [0.2, -0.1, 0.3], "rotation": rotation_3d([1.0, 2.0, 3.0], 0.4),
+            "velocity": [0.5, -0.2, 0.1], "angular_velocity": np.array([3.0, 10.0, -5.0])}
+    q, v = place(model, {"beam": pose}, {})
+    rates = rate * np.linspace(1.0, 2.0, body.n_coordinates)
+    q, v = model.flexible[0].with_elastic(q, v, 0.0 * rates, rates)
+    return model, prepare(model, q, v)
+
+
 def assert_conserved(model, r, tolerance=1e-11):
     """A free body's run r (``simulate``) conserved the energy, the linear momentum (against
     sqrt(2 T m) of its first body) and the angular momentum to ``tolerance`` relative, its constraints

@@ -5,16 +5,14 @@ legs, a quarter circle of straight elements converging to the curved cantilever'
 free L-shaped body conserving energy and momenta."""
 import numpy as np
 import pytest
-from shared import TIGHT, assert_conserved, observed_orders, static_equilibrium
+from shared import TIGHT, assert_conserved, free_spatial_body, observed_orders, static_equilibrium
 
 from femdyn.beam.body import BeamBody, Section
 from femdyn.beam.modes import static_deflection
 from femdyn.integrators.settings import SolverSettings
-from femdyn.integrators.setup import prepare
 from femdyn.integrators.time_loop import simulate
 from femdyn.model.builder import ModelBuilder
 from femdyn.model.initial import place
-from femdyn.numerics.kinematics import rotation_3d
 
 E, NU, RHO = 2.1e11, 0.3, 7850.0
 G = E / (2 * (1 + NU))
@@ -119,16 +117,8 @@ def test_quarter_circle_converges_to_the_curved_cantilever():
 def test_free_l_shaped_body_conserves_energy_and_momenta():
     """The L as a free body spinning about an axis that is not principal and vibrating (every elastic
     rate non-zero): carriers, constant mass and quadratic energy -- H, p and L constant to 1e-11."""
-    body = l_shape(2)
-    b = ModelBuilder(3)
-    b.add_beam("l", body, stiffening=True)
-    model = b.build()
-    pose = {"position": [0.2, -0.1, 0.3], "rotation": rotation_3d([1.0, 2.0, 3.0], 0.4),
-            "velocity": [0.5, -0.2, 0.1], "angular_velocity": np.array([3.0, 10.0, -5.0])}
-    q, v = place(model, {"l": pose}, {})
-    rate = 0.02 * np.linspace(1.0, 2.0, body.n_coordinates)
-    q, v = model.flexible[0].with_elastic(q, v, 0.0 * rate, rate)
-    r = simulate(prepare(model, q, v), SolverSettings(2e-3, 0.1, **TIGHT))
+    model, setup = free_spatial_body(l_shape(2), stiffening=True, rate=0.02)
+    r = simulate(setup, SolverSettings(2e-3, 0.1, **TIGHT))
     assert r.complete, r.message
     assert np.abs(model.flexible[0].elastic_coordinates(r.q)).max() > 1e-5
     assert_conserved(model, r)

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import scipy.linalg
 from scipy.optimize import brentq
-from shared import TIGHT, assert_conserved, static_equilibrium
+from shared import TIGHT, assert_conserved, free_spatial_body, static_equilibrium
 
 from femdyn.beam.body import BeamBody, ModesError, Section
 from femdyn.integrators.settings import SolverSettings
@@ -14,7 +14,6 @@ from femdyn.integrators.setup import prepare
 from femdyn.integrators.time_loop import simulate
 from femdyn.model.builder import ModelBuilder
 from femdyn.model.initial import place
-from femdyn.numerics.kinematics import rotation_3d
 
 E, NU, RHO, L = 2.1e11, 0.3, 7850.0, 1.0
 G = E / (2 * (1 + NU))
@@ -116,27 +115,13 @@ def test_modal_cantilever_gives_the_modal_static_deflection(axis, inertia):
     assert abs(continuous / full - 0.9707) < 1e-4
 
 
-def free_body(body, stiffening=False):
-    """A free reduced body spinning about an axis that is not principal and vibrating (the elastic
-    rates of every coordinate non-zero): no loads, no joints."""
-    b = ModelBuilder(3)
-    b.add_beam("beam", body, stiffening=stiffening)
-    model = b.build()
-    pose = {"position": [0.2, -0.1, 0.3], "rotation": rotation_3d([1.0, 2.0, 3.0], 0.4),
-            "velocity": [0.5, -0.2, 0.1], "angular_velocity": np.array([3.0, 10.0, -5.0])}
-    q, v = place(model, {"beam": pose}, {})
-    rate = 0.05 * np.linspace(1.0, 2.0, body.n_coordinates)
-    q, v = model.flexible[0].with_elastic(q, v, 0.0 * rate, rate)
-    return model, prepare(model, q, v)
-
-
 @pytest.mark.parametrize("kind", ["modal", "rayleigh-ritz", "rayleigh-ritz stiffening"])
 def test_free_reduced_body_conserves_energy_and_momenta(kind):
     """Constant mass matrix, quadratic elastic energy and bilinear rotation-invariant carrier rows: the
     energy-momentum scheme conserves H, p and L to 1e-11 relative for a body spinning about a
     non-principal axis while it vibrates."""
     body = fem(6, modes=5) if kind == "modal" else ritz()
-    model, setup = free_body(body, stiffening=kind.endswith("stiffening"))
+    model, setup = free_spatial_body(body, stiffening=kind.endswith("stiffening"))
     r = simulate(setup, SolverSettings(2e-3, 0.2, **TIGHT))
     assert r.complete, r.message
     assert np.abs(model.flexible[0].elastic_coordinates(r.q)).max() > 1e-4  # it really vibrates
