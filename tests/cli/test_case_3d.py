@@ -159,27 +159,52 @@ def test_3d_meshes(tmp_path, capsys):
                    "it starts")
 
 
+L_LEGS = (0.6, 0.4)
+
+
+def l_case(tmp_path, P):
+    """The case of ``STATIC`` with the beam an L-shaped mesh (legs a along x and b along y, 4 elements
+    each), the load P along -z and the probe at its last node, on the body's x1 axis (the chord)."""
+    a, bl = L_LEGS
+    points = np.vstack([np.column_stack([np.linspace(0, a, 5), np.zeros(5), np.zeros(5)]),
+                        np.column_stack([np.full(4, a), np.linspace(0, bl, 5)[1:], np.zeros(4)])])
+    write_mesh(tmp_path / "l.vtu", points)
+    tip = float(np.hypot(a, bl))
+    path = tmp_path / "case.toml"
+    path.write_text(STATIC.replace("length = 1.0", 'mesh = "l.vtu"').replace("[1.0, 0.0, 0.0]", f"[{tip!r}, 0.0, 0.0]")
+                    .replace("force = [0.0, 0.0, -5.0]", f"force = [0.0, 0.0, {-P!r}]"))
+    return path
+
+
 def test_l_shaped_mesh_is_the_l_frame(tmp_path, capsys):
     """An L-shaped centre line in one 3D mesh (legs a = 0.6 m along x and b = 0.4 m along y, 4 elements
     each), clamped at its first node, a load P along -z at its last: ``femdyn static`` gives the tip
     deflection P a^3/3EI + P b^3/3EI + P b^2 a/GJ (bending of both legs, the torsion of leg 1 by the
     torque P b, ``test_spatial_curved_beams``), I = I_y = h b^3/12, to 1e-8 (rotations of 1e-5: the
     linear theory holds to their square)."""
-    a, bl, young, nu, b, h = 0.6, 0.4, 70e9, 0.33, 0.02, 0.04
-    points = np.vstack([np.column_stack([np.linspace(0, a, 5), np.zeros(5), np.zeros(5)]),
-                        np.column_stack([np.full(4, a), np.linspace(0, bl, 5)[1:], np.zeros(4)])])
-    write_mesh(tmp_path / "l.vtu", points)
+    young, nu, b, h = 70e9, 0.33, 0.02, 0.04
     EI, GJ = young * h * b**3 / 12, young / (2 * (1 + nu)) * torsion_constant(b, h)
-    P = 1e-5 * EI / a**2
-    tip = float(np.hypot(a, bl))  # the last node, on the body's x1 axis (the chord)
-    path = tmp_path / "case.toml"
-    path.write_text(STATIC.replace("length = 1.0", 'mesh = "l.vtu"').replace("[1.0, 0.0, 0.0]", f"[{tip!r}, 0.0, 0.0]")
-                    .replace("force = [0.0, 0.0, -5.0]", f"force = [0.0, 0.0, {-P!r}]"))
+    P = 1e-5 * EI / L_LEGS[0] ** 2
+    path = l_case(tmp_path, P)
     out = tmp_path / "static"
     assert main(["static", str(path), "--out", str(out)]) == 0
     probe = json.loads((out / "summary.json").read_text())["static"]["probes"]["tip"]
+    a, bl = L_LEGS
     expected = P * a**3 / (3 * EI) + P * bl**3 / (3 * EI) + P * bl**2 * a / GJ
     assert probe["elastic_z"] == pytest.approx(-expected, rel=1e-8)
+
+
+def test_modes_of_an_l_shaped_mesh_are_the_bodys_own(tmp_path, capsys):
+    """The L-shaped body in a model is embedded by carriers, its mass by the invariants (quadrature of
+    the element shape rows turned into the body frame), the body's own mass matrix by the element
+    blocks Cbar^T M_e Cbar: two paths, one spectrum -- ``femdyn modes`` of the clamped L equals
+    ``natural_frequencies`` of its ``BeamBody`` to 1e-9."""
+    path = l_case(tmp_path, 0.0)
+    out = tmp_path / "modes"
+    assert main(["modes", str(path), "--count", "4", "--out", str(out), "--no-vtk"]) == 0
+    found = [m["omega_rad_s"] for m in json.loads((out / "modes.json").read_text())["modes"]]
+    body = load_case(path).model.bodies[0].flexible.beam
+    np.testing.assert_allclose(found, natural_frequencies(body, 4).omega, rtol=1e-9)
 
 
 HUB = """[[bodies]]
