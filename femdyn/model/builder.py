@@ -65,8 +65,9 @@ class ModelBuilder:
         """A flexible body: a ``beam.BeamBody`` whose body frame is carried by the director frame,
         embedded by world vectors (``beam.world``: FEM bodies of the cubic axial shape) or by carriers
         (``beam.ffr``, ``beam.spatial_ffr``: Rayleigh-Ritz, modal and linear-axial bodies); ``stiffening``
-        adds the geometric stiffening. A spatial beam is straight along d_1, its section's depth h
-        along d_2 and width b along d_3 (``beam.body``)."""
+        adds the geometric stiffening. A straight spatial beam lies along d_1, its section's depth h
+        along d_2 and width b along d_3; along a polyline each section turns with its element by the
+        minimal rotation from d_1 to the element's tangent (``beam.spatial``)."""
         self._check_name(name)
         if beam.dim != self.dim:
             raise ModelError(f"body '{name}'", f"a {beam.dim}D beam in a {self.dim}D model")
