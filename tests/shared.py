@@ -85,6 +85,35 @@ position = {[0.0] * dim}
 """
 
 
+def free_spatial_body(body, stiffening=False, rate=0.05):
+    """A free 3D beam body spinning about an axis that is not principal and vibrating (the elastic rates
+    ``rate`` (1 .. 2) on its coordinates, one after the other): no loads, no joints. The model and its
+    prepared setup."""
+    from femdyn.numerics.kinematics import rotation_3d
+
+    b = ModelBuilder(3)
+    b.add_beam("beam", body, stiffening=stiffening)
+    model = b.build()
+    pose = {"position": [0.2, -0.1, 0.3], "rotation": rotation_3d([1.0, 2.0, 3.0], 0.4),
+            "velocity": [0.5, -0.2, 0.1], "angular_velocity": np.array([3.0, 10.0, -5.0])}
+    q, v = place(model, {"beam": pose}, {})
+    rates = rate * np.linspace(1.0, 2.0, body.n_coordinates)
+    q, v = model.flexible[0].with_elastic(q, v, 0.0 * rates, rates)
+    return model, prepare(model, q, v)
+
+
+def assert_conserved(model, r, tolerance=1e-11):
+    """A free body's run r (``simulate``) conserved the energy, the linear momentum (against
+    sqrt(2 T m) of its first body) and the angular momentum to ``tolerance`` relative, its constraints
+    to 1e-12."""
+    assert np.ptp(r.total) <= tolerance * r.total.max()
+    p_scale = np.sqrt(2.0 * r.kinetic.max() * model.bodies[0].mass)
+    assert np.abs(r.momentum - r.momentum[0]).max() <= tolerance * p_scale
+    L = np.linalg.norm(r.angular_momentum, axis=1)
+    assert np.abs(r.angular_momentum - r.angular_momentum[0]).max() <= tolerance * L.max()
+    assert r.residual.max() <= 1e-12
+
+
 def static_equilibrium(model, q, loads=None, tolerance=1e-13):
     """Static equilibrium F(q) + loads = G^T lam, Phi(q) = 0 from the placed state q: Newton's method on
     the model's saddle system with zero mass factor (the continuous forms of forces and constraints,

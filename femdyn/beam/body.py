@@ -5,9 +5,10 @@ Body frame. The nodes are given in the body frame, the frame whose origin and ax
 reference motion (the director frame ``phi, d_1, .., d_dim``) carries: a material point sits at
 ``x = phi + sum_a (X_a + u_a) d_a`` with ``u = S q`` (003 eqs. 1-4). ``BeamBody.straight`` and
 ``meshes.centreline_frame`` put the origin at the first node of the centre line and the x1 axis
-along its chord, as the joint frames of 003 Fig. 4. A planar centre line may be a polyline; a
-spatial one is straight, along the x1 axis (elements ``spatial.SpatialElements``: the section's
-depth h along x2, its width b along x3).
+along its chord, as the joint frames of 003 Fig. 4. A centre line may be a polyline, in the plane and
+in space (elements ``spatial.SpatialElements``: the section's depth h along x2 and its width b along
+x3 on a straight beam along x1, turned with each element by the minimal rotation from x1 to its
+tangent).
 
 Reference conditions (003 section 4, ``reference``) name the end conditions at the first and the
 last node, ``"start-end"``, each one of ``fixed``, ``pinned``, ``rolled`` or ``free``. The six pairs
@@ -19,10 +20,11 @@ it is refused with a ``ValueError`` that names the motion left.
 
 Discretisations. FEM: one element between consecutive nodes; the axial shape (``elements``) is
 ``"cubic"`` (the default: the element of the world-vector beams, ``world``, free of membrane locking)
-or ``"linear"`` (the element of 003, embedded by carriers, ``ffr``). Rayleigh-Ritz (003 section 5): one element with the linear axial shape spanning the
+or ``"linear"`` (the element of 003, embedded by carriers, ``ffr`` and ``spatial_ffr``). Rayleigh-Ritz (003 section 5): one element with the linear axial shape spanning the
 straight centre line, i.e. the shape matrix of 003 eq. 46 on the end points; with ``fixed-free``
 its columns are the reduced shape functions ``[xi, 0, 0; 0, 3xi^2 - 2xi^3, L (xi^3 - xi^2)]`` of
-003 eq. 51, and the other reference conditions select other columns of eq. 46 in the same way. Modal
+003 eq. 51 (in space in both bending planes, with the linear twist), and the other reference
+conditions select other columns of eq. 46 in the same way. Modal
 reduction (either discretisation): ``q = B2 Phi eta`` with ``Phi`` the ``modes`` lowest
 mass-normalised eigenvectors; ``modes=0`` removes every elastic coordinate and leaves the rigid body.
 """
@@ -114,8 +116,7 @@ def chord_offset(nodes):
 
 
 def _check_centre_line(nodes):
-    """Refuse fewer than 2 nodes, a dimension other than 2 or 3, coincident consecutive nodes, and a
-    spatial centre line that is not straight along x1 (in the order of its nodes)."""
+    """Refuse fewer than 2 nodes, a dimension other than 2 or 3 and coincident consecutive nodes."""
     if nodes.ndim != 2 or nodes.shape[1] not in (2, 3) or len(nodes) < 2:
         raise ValueError(f"a beam centre line needs at least 2 nodes of 2 or 3 coordinates, "
                          f"got an array of shape {nodes.shape}")
@@ -123,11 +124,6 @@ def _check_centre_line(nodes):
     if not np.all(steps > 1e-12 * steps.max()):
         raise ValueError(f"the centre line has coincident consecutive nodes "
                          f"(element {int(np.argmin(steps))} has zero length)")
-    if nodes.shape[1] == 3:
-        off = np.abs(nodes[:, 1:]).max()
-        if off > 1e-12 * np.ptp(nodes[:, 0]) or not np.all(np.diff(nodes[:, 0]) > 0):
-            raise ValueError("a spatial beam's centre line runs straight along the body's x1 axis, its nodes "
-                             "in increasing x1 (y = z = 0)")
     return steps
 
 
@@ -144,7 +140,7 @@ class BeamBody:
     """A flexible beam body, planar or spatial.
 
     ``nodes`` (n_nodes, 2 or 3): the centre line in the body frame, consecutive nodes joined by
-    elements (planar: a straight line or a polyline; spatial: straight along x1); ``section`` a
+    elements (a straight line or a polyline); ``section`` a
     ``Section``; ``young`` (E) and ``rho`` scalars or (K,) arrays; ``reference`` the reference
     conditions (module docstring); ``modes`` None (nodal coordinates) or the number of lowest modes
     kept; ``eigensolver`` as in ``modes.lowest_modes``; ``axial`` the elements' axial shape
@@ -261,12 +257,10 @@ class BeamBody:
 
     def element_coordinates(self, q):
         """Element-frame nodal coordinates of every element for the elastic coordinates q (...,
-        n_coordinates): (..., K, 2 node_size) (planar: ``Cbar e``)."""
+        n_coordinates): (..., K, 2 node_size), ``Cbar e`` (003 eq. 114; in space ``spatial``)."""
         q = np.asarray(q, dtype=float)
         flat = q.reshape(int(np.prod(q.shape[:-1])), q.shape[-1])
         nodal = np.asarray(self.basis @ flat.T).T.reshape(q.shape[:-1] + (-1,))[..., self.elements.dofs]
-        if self.dim == 3:
-            return nodal
         return np.einsum("kij,...kj->...ki", self.elements.cbar, nodal)
 
     def locate(self, points):

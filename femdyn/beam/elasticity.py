@@ -6,6 +6,8 @@ K q_mid (exact for a quadratic). With geometric stiffening the axial energy of e
 
     eps = u' + (1/l) int v'^2 / 2 dx         (element frame; u' is constant along the element),
 
+in space with both bending planes, eps = u' + (1/l) int (v'^2 + w'^2) / 2 dx (straight elements
+along the body's x1 axis: the body frame is the element frame),
 the quadratic axial-transverse coupling that keeps a rotating beam stiff (centrifugal stiffening).
 Averaging the nonlinear part over the element is an assumed strain that removes membrane locking:
 with the pointwise strain u' + v'^2/2 the element's constant u' cannot follow the quadratic v'^2, so
@@ -30,7 +32,6 @@ import scipy.sparse as sp
 from ..forces.base import Force
 from ..numerics.linalg import operator
 from ..numerics.recent import Recent
-from .elements import axial_strain_row, slope_rows, stiffness_matrices
 
 _X, _W = np.polynomial.legendre.leggauss(5)
 XI, WEIGHTS = 0.5 * (_X + 1.0), 0.5 * _W
@@ -48,6 +49,8 @@ class BeamElasticity(Force):
 
     def __init__(self, dofs, beams, stiffening):
         super().__init__(dofs)
+        # the transverse slopes of every bending plane (1 in the plane, 2 in space) at the points XI
+        self.weights = np.tile(WEIGHTS, beams[0].dim - 1)
         maps, blocks, ea_l, U, V, start = [], [], [], [], [], 0
         for beam, stiff in zip(beams, stiffening):
             n, el = beam.n_coordinates, beam.elements
@@ -59,17 +62,18 @@ class BeamElasticity(Force):
                 blocks.append(beam.stiffness.toarray()[None])
                 ea_l.append(np.zeros(1))
                 U.append(np.zeros((1, 1, n)))
-                V.append(np.zeros((1, len(XI), n)))
+                V.append(np.zeros((1, self.weights.size, n)))
             else:
                 coo = beam.basis.tocoo()
                 reduced = -np.ones(el.n_dofs, dtype=np.int64)
                 reduced[coo.row] = start + coo.col
-                maps.append(reduced[el.dofs])  # (K, 6), -1 where suppressed
-                area = 0.0 if stiff else el.area  # with stiffening the axial energy is the nonlinear one
-                blocks.append(el.to_body(stiffness_matrices(el.length, el.young, area, el.inertia)))
+                maps.append(reduced[el.dofs])  # (K, 2 node_size), -1 where suppressed
+                # with stiffening the axial energy is the nonlinear one
+                blocks.append(el.stiffness_blocks(axial=not stiff))
                 ea_l.append(el.young * el.area * el.length * float(stiff))  # EA l: int .. dx = l int .. dxi
-                U.append(axial_strain_row(el.length)[:, None, :] @ el.cbar)  # (K, 1, 6)
-                V.append(slope_rows(XI, el.length) @ el.cbar)  # (K, P, 6)
+                u, v = el.stiffening_rows(XI)  # (K, 1, 2 node_size), (K, P, 2 node_size)
+                U.append(u)
+                V.append(v)
             start += n
         width = max(m.shape[1] for m in maps)
         pad = lambda a, axes: np.pad(a, [(0, 0)] * (a.ndim - axes) + [(0, width - a.shape[-1])] * axes)  # noqa: E731
@@ -85,7 +89,7 @@ class BeamElasticity(Force):
         # products: U (K, n) the axial strain rows, V (K P, n) the slope rows at the Gauss points
         n = start
         U_rows = self._assemble(self.U[:, 0, :])
-        V_rows = self._assemble(self.V.reshape(-1, width), np.repeat(self.map, len(XI), axis=0))
+        V_rows = self._assemble(self.V.reshape(-1, width), np.repeat(self.map, self.weights.size, axis=0))
         # the element forces K_e e of all elements, (K width, n), and the sum of element vectors into the
         # coordinates (n, K width): K q is summed element by element, since the assembled K q adds the
         # large, nearly cancelling terms of neighbouring elements first and loses digits (N = 4096:
@@ -98,7 +102,7 @@ class BeamElasticity(Force):
         # (element forces, sum_g a_g, a_g slope_g) -> generalised force
         self._force_map = operator(sp.hstack([gather.T, U_rows.T, V_rows.T]))
         self._no_stiffening = np.zeros(U_rows.shape[0] + V_rows.shape[0])
-        self._hessians = np.einsum("p,kpi,kpj->kij", WEIGHTS, self.V, self.V)  # of the averaged v'^2 / 2
+        self._hessians = np.einsum("p,kpi,kpj->kij", self.weights, self.V, self.V)  # of the averaged v'^2 / 2
         self._strain = Recent(self._strains, self.REMEMBERED)
 
     def _assemble(self, rows, maps=None):
@@ -117,7 +121,7 @@ class BeamElasticity(Force):
         K = self.ea_l.size
         strains = self._strain_map @ q
         slope = strains[K:].reshape(K, -1)
-        return strains[:K] + 0.5 * slope**2 @ WEIGHTS, slope
+        return strains[:K] + 0.5 * slope**2 @ self.weights, slope
 
     def potential(self, q, state=None):
         return float(self.potential_history(q[None], None)[0])
@@ -133,7 +137,7 @@ class BeamElasticity(Force):
         if self.stiffening:
             K = self.ea_l.size
             strains = self._strain_map @ Q.T  # (K + K P, F): axial strains, then the slopes
-            eps = strains[:K] + 0.5 * np.einsum("p,kpf->kf", WEIGHTS, strains[K:].reshape(K, -1, len(Q)) ** 2)
+            eps = strains[:K] + 0.5 * np.einsum("p,kpf->kf", self.weights, strains[K:].reshape(K, -1, len(Q)) ** 2)
             v += 0.5 * self.ea_l @ eps**2
         return v
 
@@ -155,11 +159,11 @@ class BeamElasticity(Force):
             return -(self._force_map @ np.concatenate([element_forces, self._no_stiffening]))[None, :]
         eps_bar, slope_m, _ = self._step_terms(qa, qb)
         a = self.ea_l * eps_bar
-        return -(self._force_map @ np.concatenate([element_forces, a, (a[:, None] * WEIGHTS * slope_m).ravel()]))[None, :]
+        return -(self._force_map @ np.concatenate([element_forces, a, (a[:, None] * self.weights * slope_m).ravel()]))[None, :]
 
     def _gradients(self, slope):
         """grad eps = U + sum_g w_g slope_g V_g of every element (K, width) for its slopes (K, P)."""
-        return self.U[:, 0] + np.einsum("kp,kpj->kj", WEIGHTS * slope, self.V)
+        return self.U[:, 0] + np.einsum("kp,kpj->kj", self.weights * slope, self.V)
 
     def tangent_values(self, qa, qb, t_mid, dt, state=None):
         """d Fbar / d qb at the pattern: -(K + EA l [grad eps(e_mid) grad eps(e_b)^T

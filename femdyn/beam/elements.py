@@ -185,16 +185,16 @@ class Invariants:
     """Inertia invariants of a flexible body in its body frame (003 eqs. 16-32), summed over elements.
 
     With ``X`` the undeformed position of a material point and ``u = S q`` its elastic displacement
-    (both in the body frame, ``S`` (2, n) mapping the body's elastic coordinates ``q``), the kinetic
+    (both in the body frame, ``S`` (dim, n) mapping the body's elastic coordinates ``q``), the kinetic
     energy of the body in any reference motion needs only
 
     - ``mass`` = int rho dV (003 eq. 16),
-    - ``first_moment`` (2,) = int rho X dV (``I_1``, 003 eq. 18),
-    - ``second_moment`` (2, 2) = int rho X X^T dV (003 eq. 22 as a tensor; includes the cross-section
-      term rho I l n n^T so that it is regular for a straight beam),
-    - ``s_bar`` (2, n) = int rho S dV (003 eq. 19),
-    - ``i_bar`` (2, 2, n) with ``i_bar[k, l]`` = int rho X_k S_l dV (003 eq. 32),
-    - ``s_kl`` 2 x 2 nested tuple of sparse (n, n): int rho S_k^T S_l dV (003 eq. 29).
+    - ``first_moment`` (dim,) = int rho X dV (``I_1``, 003 eq. 18),
+    - ``second_moment`` (dim, dim) = int rho X X^T dV (003 eq. 22 as a tensor; includes the
+      cross-section terms rho I l n n^T so that it is regular for a straight beam),
+    - ``s_bar`` (dim, n) = int rho S dV (003 eq. 19),
+    - ``i_bar`` (dim, dim, n) with ``i_bar[k, l]`` = int rho X_k S_l dV (003 eq. 32),
+    - ``s_kl`` dim x dim nested tuple of sparse (n, n): int rho S_k^T S_l dV (003 eq. 29).
 
     In director form ``x = phi + sum_a (X_a + u_a) d_a`` these are exactly the coefficients of the
     mass matrix in ``(phi, d_a, q)``; the angle-based quantities of 003 are derived properties.
@@ -211,8 +211,8 @@ class Invariants:
 
     @property
     def mass_matrix(self):
-        """``m_ff = S_11 + S_22`` (003 eq. 28), sparse (n, n)."""
-        return (self.s_kl[0][0] + self.s_kl[1][1]).tocsc()
+        """``m_ff = S_11 + S_22 (+ S_33)`` (003 eq. 28), sparse (n, n)."""
+        return sum(self.s_kl[a][a] for a in range(len(self.s_kl))).tocsc()
 
     @property
     def s_tilde(self):
@@ -222,14 +222,14 @@ class Invariants:
     def reduce(self, basis):
         """The invariants in reduced coordinates ``q = basis @ q_r`` (003 eq. 117 for a Boolean basis,
         or a modal basis ``Phi``); ``basis`` (n, r), sparse or dense."""
-        basis_t = basis.T
+        basis_t, dim = basis.T, len(self.s_kl)
 
         def congruence(matrix):
             return sp.csc_matrix(basis_t @ (matrix @ basis))
 
         return Invariants(self.mass, self.first_moment, self.second_moment,
                           np.asarray(basis_t @ self.s_bar.T).T,
-                          np.asarray(basis_t @ self.i_bar.reshape(4, -1).T).T.reshape(2, 2, -1),
+                          np.asarray(basis_t @ self.i_bar.reshape(dim * dim, -1).T).T.reshape(dim, dim, -1),
                           tuple(tuple(congruence(m) for m in row) for row in self.s_kl))
 
 
@@ -278,8 +278,16 @@ class BeamElements:
 
     def stiffness(self):
         """Body stiffness matrix ``K_ff`` before reference conditions (003 eqs. 129-130, 133)."""
-        return self.assemble(self.to_body(
-            stiffness_matrices(self.length, self.young, self.area, self.inertia)))
+        return self.assemble(self.stiffness_blocks())
+
+    def stiffness_blocks(self, axial=True):
+        """Body-frame element stiffness blocks (K, 6, 6); ``axial=False`` leaves out EA (003 eq. 129)."""
+        return self.to_body(stiffness_matrices(self.length, self.young, self.area if axial else 0.0, self.inertia))
+
+    def stiffening_rows(self, xi):
+        """The rows of geometric stiffening (``elasticity``) in body-frame nodal coordinates: the axial
+        strain u' (K, 1, 6) and the transverse slope v' at the points ``xi`` (P,) (K, P, 6)."""
+        return axial_strain_row(self.length)[:, None, :] @ self.cbar, slope_rows(xi, self.length) @ self.cbar
 
     def geometric_stiffness(self, axial_force):
         """Body geometric stiffness for element axial forces (K,) or (K, 2); see
@@ -330,18 +338,24 @@ class BeamElements:
         return float(weight.sum()), np.einsum("kp,kpa->a", weight, x), second
 
     def invariants(self):
-        """FFR inertia invariants of the body (``Invariants``), before reference conditions.
+        """FFR inertia invariants of the body (``Invariants``), before reference conditions
+        (``element_invariants``)."""
+        return element_invariants(self)
 
-        Element contributions (003 eqs. 119-127, in the body frame) come from Gauss quadrature of
-        ``rho A l int_0^1 (..) dxi`` over all elements at once and are summed into the body's nodal
-        coordinates.
-        """
-        weight = (self.rho * self.area * self.length)[:, None] * GAUSS_WEIGHTS  # (K, P)
-        shape = self.body_shape(GAUSS_XI)  # (K, P, 2, 6)
-        x = self.positions(GAUSS_XI)  # (K, P, 2)
-        s_bar = self.load_rows()
-        i_bar = _scatter(np.einsum("kp,kpa,kpbj->kabj", weight, x, shape, optimize=True),
-                         self.dofs, self.n_dofs)
-        blocks = np.einsum("kp,kpai,kpbj->kabij", weight, shape, shape, optimize=True)
-        s_kl = tuple(tuple(self.assemble(blocks[:, a, b]) for b in range(2)) for a in range(2))
-        return Invariants(*self.rigid_inertia(), s_bar, i_bar, s_kl)
+
+def element_invariants(elements):
+    """FFR inertia invariants (``Invariants``) of the elements of one body (planar ``BeamElements`` or
+    ``spatial.SpatialElements``), before reference conditions.
+
+    Element contributions (003 eqs. 119-127, in the body frame) come from Gauss quadrature of
+    ``rho A l int_0^1 (..) dxi`` over all elements at once (``body_shape`` at the Gauss points, exact:
+    the integrands are of degree 6) and are summed into the body's nodal coordinates.
+    """
+    dim = elements.nodes.shape[1]
+    weight = (elements.rho * elements.area * elements.length)[:, None] * GAUSS_WEIGHTS  # (K, P)
+    shape = elements.body_shape(GAUSS_XI)  # (K, P, dim, 2 node_size)
+    x = elements.positions(GAUSS_XI)  # (K, P, dim)
+    i_bar = _scatter(np.einsum("kp,kpa,kpbj->kabj", weight, x, shape, optimize=True), elements.dofs, elements.n_dofs)
+    blocks = np.einsum("kp,kpai,kpbj->kabij", weight, shape, shape, optimize=True)
+    s_kl = tuple(tuple(elements.assemble(blocks[:, a, b]) for b in range(dim)) for a in range(dim))
+    return Invariants(*elements.rigid_inertia(), elements.load_rows(), i_bar, s_kl)

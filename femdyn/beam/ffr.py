@@ -57,6 +57,7 @@ class FlexibleBody:
 
     def __init__(self, name, beam, stiffening, offset, elastic, carriers):
         self.name, self.beam, self.stiffening = name, beam, stiffening
+        self.dim = 2
         self.rigid = offset + np.arange(6)
         self.elastic, self.carriers = np.asarray(elastic), np.asarray(carriers).reshape(-1, 2)
         inv = beam.invariants

@@ -12,6 +12,10 @@ theta_z]`` in space (``elements``, ``spatial``). Each end is one of
   slides along the axial direction of a straight beam,
 - ``free``: nothing suppressed.
 
+The components are the body frame's: on a spatial polyline whose end element does not lie along x1,
+``pinned`` holds the rotation about x1 (not about the end's tangent) and ``rolled`` the displacement
+across x1; ``fixed`` and ``free`` mean the same for every centre line.
+
 Suppressing coordinates is the Boolean reduction ``q_nodal = B2 q`` of 003 eqs. 117 and 156.
 """
 import numpy as np

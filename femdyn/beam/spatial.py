@@ -1,4 +1,4 @@
-"""Spatial Euler-Bernoulli beam elements of a straight centre line along the body's x1 axis.
+"""Spatial Euler-Bernoulli beam elements of a centre line in the body frame, straight or a polyline.
 
 Each node has six elastic coordinates in the body frame, ``[ux, uy, uz, psi, theta_y, theta_z]``:
 the displacement, the twist psi about x1 and the two bending rotations theta_y = -dw/dx,
@@ -11,8 +11,19 @@ and torsion), with the axial stiffness EA/l of the element-averaged strain; the 
 translations rho A (003 eq. 125 in each plane, the axial shape ``"cubic"`` or ``"linear"`` as in
 ``elements``) and the torsional inertia rho I_p int psi'^2 dx / 2 with the linear shape's
 consistent mass rho I_p l / 6 [2, 1; 1, 2], I_p = I_y + I_z (no rotary inertia of the bending
-motion, as in 003 eq. 125). The element frame is the body frame, so no rotations as in 003 eqs.
-112-114 are needed.
+motion, as in 003 eq. 125).
+
+These are element-frame statements. An element of body-frame unit tangent t_e has the section frame
+(t_e, n_e, b_e) = R_e (e_1, e_2, e_3), R_e the minimal rotation taking the body's x1 axis e_1 to t_e
+(about e_1 x t_e, by the angle between them: Rodrigues' R = I + [v] + [v]^2/(1 + c), v = e_1 x t_e,
+c = e_1 . t_e; for t_e = -e_1 the half turn about e_3). The section's depth h lies along n_e and its
+width b along b_e: along a straight beam on x1 they are e_2 and e_3, and along a centre line in the
+x1-x2 plane every R_e turns about e_3, so b_e = e_3 throughout and n_e = e_3 x t_e (the planar
+normal). Element coordinates are the body's nodal coordinates turned into the element frame,
+e = Cbar u with Cbar = diag(R_e^T, R_e^T, R_e^T, R_e^T) on [u_a, theta_a, u_b, theta_b] (003 eqs.
+112-114 in space; the rotations are vectors, so they turn like the displacements), and element
+matrices go to the body as Cbar^T B Cbar: elements meeting at a kink share the node's displacement
+and its rotation vector, i.e. they are welded there.
 """
 import numpy as np
 
@@ -20,7 +31,9 @@ from ..numerics.pattern import SparsePattern
 from .elements import (
     GAUSS_WEIGHTS,
     GAUSS_XI,
+    axial_strain_row,
     check_axial,
+    element_invariants,
     curvature_gradient_row,
     curvature_rows,
     geometric_stiffness_matrices,
@@ -61,15 +74,29 @@ def _rows(xy, xz, twist=None):
     return out
 
 
+def section_frames(tangent):
+    """The element section frames R_e (K, 3, 3), columns (t_e, n_e, b_e), of unit body-frame tangents
+    (K, 3): the minimal rotation taking e_1 to t_e (module docstring)."""
+    t = np.asarray(tangent, dtype=float)
+    c = t[:, 0]
+    V = np.zeros((len(t), 3, 3))  # [v]x, v = e_1 x t = (0, -t_3, t_2)
+    V[:, 0, 1], V[:, 0, 2], V[:, 1, 0], V[:, 2, 0] = -t[:, 1], -t[:, 2], t[:, 1], t[:, 2]
+    back = 1.0 + c <= 1e-12
+    scale = np.where(back, 0.0, 1.0 / np.where(back, 1.0, 1.0 + c))
+    R = np.eye(3) + V + scale[:, None, None] * (V @ V)
+    R[back] = np.diag([-1.0, -1.0, 1.0])  # the half turn about e_3
+    return R
+
+
 def _spring(stiffness):
     """(K, 2, 2) blocks k [1, -1; -1, 1]."""
     return stiffness[:, None, None] * np.array([[1.0, -1.0], [-1.0, 1.0]])
 
 
 class SpatialElements:
-    """The elements of a straight spatial centre line along x1 with their section data.
+    """The elements of a spatial centre line with their section data.
 
-    ``nodes`` (n_nodes, 3) on the x1 axis, ``connectivity`` (K, 2); ``young``, ``shear`` (G),
+    ``nodes`` (n_nodes, 3) in the body frame, ``connectivity`` (K, 2); ``young``, ``shear`` (G),
     ``rho``, ``area``, ``iz``, ``iy`` and ``torsion`` (St-Venant J) scalars or (K,) arrays; ``axial``
     the axial shape. Body-level nodal coordinates are ``[ux, uy, uz, psi, theta_y, theta_z]`` per
     node, node after node (module docstring).
@@ -87,11 +114,24 @@ class SpatialElements:
             np.broadcast_to(np.asarray(v, dtype=float), (k,)) for v in (young, shear, rho, area, iz, iy, torsion))
         chord = self.nodes[self.connectivity[:, 1]] - self.nodes[self.connectivity[:, 0]]
         self.length = np.linalg.norm(chord, axis=1)
+        self.rot = section_frames(chord / self.length[:, None])  # (K, 3, 3): columns t_e, n_e, b_e
+        self.cbar = np.zeros((k, 12, 12))  # body nodal coordinates -> element coordinates
+        for block in range(4):
+            self.cbar[:, 3 * block:3 * block + 3, 3 * block:3 * block + 3] = np.swapaxes(self.rot, 1, 2)
         self.n_dofs = 6 * len(self.nodes)
         self.dofs = (6 * self.connectivity[:, :, None] + np.arange(6)).reshape(k, 12)
         rows = np.repeat(self.dofs, 12, axis=1).ravel()
         cols = np.tile(self.dofs, (1, 12)).ravel()
         self.pattern = SparsePattern((self.n_dofs, self.n_dofs), rows, cols)
+
+    @property
+    def straight(self):
+        """Whether every element lies along the body's x1 axis (element frames = the body frame)."""
+        return bool(np.allclose(self.rot, np.eye(3), rtol=0.0, atol=1e-12))
+
+    def to_body(self, blocks):
+        """Element-frame blocks (K, 12, 12) in body-frame nodal coordinates: Cbar^T B Cbar."""
+        return np.swapaxes(self.cbar, 1, 2) @ blocks @ self.cbar
 
     @property
     def polar(self):
@@ -104,10 +144,22 @@ class SpatialElements:
 
     def stiffness(self):
         """Body stiffness matrix before reference conditions (module docstring)."""
+        return self.assemble(self.stiffness_blocks())
+
+    def stiffness_blocks(self, axial=True):
+        """Element stiffness blocks (K, 12, 12) (module docstring); ``axial=False`` leaves out EA."""
         le = self.length
-        return self.assemble(_place(stiffness_matrices(le, self.young, self.area, self.iz),
-                                    stiffness_matrices(le, self.young, 0.0 * le, self.iy),
-                                    _spring(self.shear * self.torsion / le)))
+        return self.to_body(_place(stiffness_matrices(le, self.young, self.area if axial else 0.0 * le, self.iz),
+                                   stiffness_matrices(le, self.young, 0.0 * le, self.iy),
+                                   _spring(self.shear * self.torsion / le)))
+
+    def stiffening_rows(self, xi):
+        """The rows of geometric stiffening (``elasticity``): the axial strain u' (K, 1, 12) and the
+        slopes v' and w' of both bending planes at the points ``xi`` (P,), (K, 2 P, 12)."""
+        le = self.length
+        slope = slope_rows(xi, le)
+        return (_rows(axial_strain_row(le), np.zeros((len(le), 6)))[:, None, :] @ self.cbar,
+                np.concatenate([_rows(slope, 0.0 * slope), _rows(0.0 * slope, slope)], axis=1) @ self.cbar)
 
     def mass(self):
         """Body mass matrix before reference conditions (module docstring)."""
@@ -115,14 +167,29 @@ class SpatialElements:
         xy = mass_matrices(le, self.rho, self.area, self.axial)
         xz = xy.copy()
         xz[:, [0, 0, 3, 3], [0, 3, 0, 3]] = 0.0  # the axial part once
-        twist = (self.rho * self.polar * le / 6.0)[:, None, None] * np.array([[2.0, 1.0], [1.0, 2.0]])
-        return self.assemble(_place(xy, xz, twist))
+        return self.assemble(self.to_body(_place(xy, xz))) + self.twist_mass()
+
+    def twist_mass(self):
+        """The torsional part of the mass matrix, rho I_p l / 6 [2, 1; 1, 2] on the twists of every
+        element (module docstring)."""
+        blocks = (self.rho * self.polar * self.length / 6.0)[:, None, None] * np.array([[2.0, 1.0], [1.0, 2.0]])
+        return self.assemble(self.to_body(_place(twist=blocks)))
+
+    def body_shape(self, xi):
+        """Displacement rows ``[ux, uy, uz]`` of the points ``xi`` (P,) of every element on its nodal
+        coordinates: (K, P, 3, 12)."""
+        K, P = len(self.length), len(xi)
+        return self.point_rows(np.repeat(np.arange(K), P), np.tile(xi, K))[:, :3].reshape(K, P, 3, 12)
+
+    def invariants(self):
+        """FFR inertia invariants of the body before reference conditions (``elements.element_invariants``)."""
+        return element_invariants(self)
 
     def geometric_stiffness(self, axial_force):
         """Geometric stiffness int N (v'^2 + w'^2) dx of both bending planes for element axial forces
         (K,) or (K, 2) (``elements.geometric_stiffness_matrices``)."""
         g = geometric_stiffness_matrices(self.length, axial_force)
-        return self.assemble(_place(g, g))
+        return self.assemble(self.to_body(_place(g, g)))
 
     def positions(self, xi):
         """Undeformed body-frame positions of the points ``xi`` ((P,) or (K, P)) of every element:
@@ -134,15 +201,19 @@ class SpatialElements:
         return start[:, None] * (1 - xi) + end[:, None] * xi
 
     def point_rows(self, element, xi):
-        """Displacement ``[ux, uy, uz]`` and section rotation ``[psi, theta_y, theta_z]`` of the points
-        ``xi`` (P,) of the elements ``element`` (P,) as rows on their nodal coordinates: (P, 6, 12)."""
+        """Body-frame displacement ``[ux, uy, uz]`` and section rotation ``[psi, theta_y, theta_z]`` (a
+        rotation vector) of the points ``xi`` (P,) of the elements ``element`` (P,) as rows on their
+        nodal coordinates: (P, 6, 12), the element-frame rows turned by R_e on both sides."""
         length, xi = self.length[element], np.asarray(xi, dtype=float)[:, None]
         shape = shape_matrix(xi, length, self.axial)[:, 0]  # (P, 2, 6): axial, transverse
         slope = slope_rows(xi, length)[:, 0]  # (P, 6)
         zero = np.zeros_like(slope)
         twist = np.concatenate([1.0 - xi, xi], axis=1)
-        return np.stack([_rows(shape[:, 0], zero), _rows(shape[:, 1], zero), _rows(zero, shape[:, 1]),
-                         _rows(zero, zero, twist), _rows(zero, -slope), _rows(slope, zero)], axis=1)
+        local = np.stack([_rows(shape[:, 0], zero), _rows(shape[:, 1], zero), _rows(zero, shape[:, 1]),
+                          _rows(zero, zero, twist), _rows(zero, -slope), _rows(slope, zero)], axis=1)
+        turn = np.zeros((len(element), 6, 6))
+        turn[:, :3, :3] = turn[:, 3:, 3:] = self.rot[element]
+        return turn @ local @ self.cbar[element]
 
     def load_rows(self):
         """int rho A S dV (3, n_dofs): the generalised force of a force per unit mass b is its
@@ -159,15 +230,17 @@ class SpatialElements:
     def rigid_inertia(self):
         """Mass, first moment int rho X dV (3,) and second moment int rho X X^T dV (3, 3) of the
         undeformed body: the centre line by Gauss quadrature, plus the sections' int rho y^2 dA
-        = rho I_z and int rho z^2 dA = rho I_y per length."""
+        = rho I_z along n_e and int rho z^2 dA = rho I_y along b_e per length."""
         weight = (self.rho * self.area * self.length)[:, None] * GAUSS_WEIGHTS
         x = self.positions(GAUSS_XI)
         second = np.einsum("kp,kpa,kpb->ab", weight, x, x, optimize=True)
-        second += np.diag([0.0, np.sum(self.rho * self.iz * self.length), np.sum(self.rho * self.iy * self.length)])
+        n, b = self.rot[:, :, 1], self.rot[:, :, 2]  # the section's axes along h and b
+        second += (np.einsum("k,ka,kb->ab", self.rho * self.iz * self.length, n, n)
+                   + np.einsum("k,ka,kb->ab", self.rho * self.iy * self.length, b, b))
         return float(weight.sum()), np.einsum("kp,kpa->a", weight, x), second
 
     def section_rows(self, xi):
-        """Rows on each element's coordinates (K, 12) at the points ``xi`` (P,): the element-averaged
+        """Rows on each element's element-frame coordinates (K, 12) at the points ``xi`` (P,): the element-averaged
         axial strain (K, 12), the curvatures v'' and w'' (K, P, 12) each, their x-derivatives (K, 12)
         each, and the twist rate psi' (K, 12)."""
         le = self.length

@@ -9,7 +9,7 @@ Schema::
     geometric_stiffening = true       # default: true for fem, false otherwise
     axial = "cubic"                   # axial shape of fem beams: cubic (default; the world-vector
                                       # beams, beam.world) | linear (003's element, by carriers;
-                                      # the default of modally reduced bodies)
+                                      # the default of modally reduced 2D bodies)
 
     [[bodies]]
     name = "leg1"
@@ -28,9 +28,13 @@ director d_1, ``h`` along the second (d_2, bending about d_3 with I_z = b h^3/12
 third (d_3, I_y = h b^3/12); a rectangle's St-Venant torsion constant J is computed from b and h
 (``body.torsion_constant``, not the polar moment). A general section gives A, I_y (bending in the x1-x3
 plane), I_z (bending in the x1-x2 plane, the plane of a 2D model) and J; its stresses are not known
-(no outer fibres). A spatial beam is straight: a 3D mesh whose centre line is curved is refused (build a
-curved link from straight beam bodies joined by fixed joints). Rayleigh-Ritz bodies and modal reduction
-exist in 2D only for now. ``Options`` can override the ``[flexible]`` settings and scale E, density,
+(no outer fibres). A curved 3D mesh keeps its polyline: x1 along the chord, x2 across it towards the
+nodes farthest from it, so that a planar curve lies in the x1-x2 plane with b normal to it
+(``meshes.centreline_frame``); each element's section turns with it by the minimal rotation from x1
+(``beam.spatial``), and such a body is embedded by carriers (``beam.spatial_ffr``: 10 model coordinates
+per elastic coordinate, so keep its elements few or reduce it to modes). Rayleigh-Ritz bodies, modal reduction and
+the linear axial shape are embedded by carriers in both dimensions (``beam.ffr``, ``beam.spatial_ffr``).
+``Options`` can override the ``[flexible]`` settings and scale E, density,
 b, h of every beam (``femdyn run --flexible``, ``femdyn sensitivity``).
 """
 from dataclasses import dataclass, field, replace
@@ -89,22 +93,14 @@ def read_settings(r, data, options, dim=2):
         stiffening = options.stiffening
     else:
         stiffening = r.boolean(table.get("geometric_stiffening", model == "fem"), "flexible.geometric_stiffening")
-    modal = modes is not None and dim == 2  # modally reduced planar bodies keep 003's element by default
+    # modally reduced planar bodies keep 003's element by default; spatial ones the world-vector beams'
+    modal = modes is not None and dim == 2
     axial = r.choice(table.get("axial", "linear" if modal else "cubic"), "flexible.axial", AXIAL_SHAPES)
     if model == "rigid":
         modes, stiffening = 0, False
     if modes is not None and stiffening:
         r.fail("flexible.geometric_stiffening", "needs nodal elastic coordinates; it cannot be combined "
                "with modes (set geometric_stiffening = false)")
-    if dim == 3:
-        if model == "rayleigh-ritz":
-            r.fail("--flexible" if options.model else "flexible.model", "Rayleigh-Ritz bodies (003 eq. 51) are "
-                   "not supported in 3D models yet; use fem or rigid")
-        if modes and model == "fem":
-            r.fail("flexible.modes", "modal reduction of 3D beams is not supported yet; use nodal fem beams")
-        if axial != "cubic" and model == "fem":
-            r.fail("flexible.axial", "3D beams have the cubic axial shape of the world-vector element; "
-                   "the linear one (003) is not supported in 3D yet")
     return Settings(model, elements, modes, stiffening, dict(options.scale), axial)
 
 
@@ -199,7 +195,7 @@ def _shear(r, spec, f, young):
 def _centre_line(r, spec, f, dim, settings, folder):
     """The nodes (n, dim) of the beam's centre line in its body frame: a straight line of
     ``settings.elements`` elements along x1 for a length or a straight mesh, else the mesh's polyline
-    (2D)."""
+    (``meshes.centreline_frame``)."""
     if "mesh" in spec:
         path = Path(r.string(spec["mesh"], f"{f}.mesh"))
         path = path if path.is_absolute() else folder / path
@@ -212,9 +208,6 @@ def _centre_line(r, spec, f, dim, settings, folder):
             r.fail(f"{f}.mesh", f"{path}: the beam's direction is undefined: its centre line ends where it starts "
                    "(the body's x1 axis runs along the chord from the first to the last node)")
         if chord_offset(points) > 1e-9 * chord:
-            if dim == 3:
-                r.fail(f"{f}.mesh", f"{path}: a curved centre line is not supported in 3D yet; build the link "
-                       "from straight beam bodies joined end to end by fixed joints")
             return centreline_frame(points)[0]
         length = chord  # straight: re-meshed with the requested number of elements
     else:

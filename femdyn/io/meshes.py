@@ -14,6 +14,8 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse import csgraph
 
+from ..numerics import kinematics as kin
+
 WRITERS = {".vtu": {}, ".msh": {"file_format": "gmsh22", "binary": False}}
 READERS = (".msh", ".vtu", ".vtk")  # formats that hold line cells; meshio's other readers fail worse on bad files
 # What meshio's readers of READERS raise on a broken file besides its own errors (meshio 5.3, found by
@@ -115,15 +117,35 @@ def read_centreline(path, dim=2):
 
 def centreline_frame(points):
     """Body frame of a centre line as used by ``body.BeamBody``: origin at the first node, x1 axis
-    along the chord from the first to the last node. Returns the nodes in that frame (n, 2), the
-    origin (2,) and the angle of x1 to the mesh's x axis, so that
-    ``points = origin + R(angle) @ nodes``."""
+    along the chord from the first to the last node. Returns the nodes in that frame (n, dim), the
+    origin (dim,) and the frame: in the plane the angle of x1 to the mesh's x axis, so that
+    ``points = origin + R(angle) @ nodes``; in space the rotation R (3, 3) whose columns are the body
+    axes, ``points = origin + R @ nodes``, with x2 the direction across the chord in which the nodes lie
+    farthest from it (the leading principal direction of their offsets from the chord, signed so that
+    the farthest node has x2 > 0) and x3 = x1 x x2: a planar curve lies in the x1-x2 plane, the
+    section's width b normal to it as in a planar model. A straight line has x2 and x3 of
+    ``kinematics.perpendicular_frame``."""
     points = np.asarray(points, dtype=float)
     chord = points[-1] - points[0]
-    angle = float(np.arctan2(chord[1], chord[0]))
-    c, s = np.cos(angle), np.sin(angle)
-    nodes = (points - points[0]) @ np.array([[c, -s], [s, c]])
-    return nodes, points[0].copy(), angle
+    if points.shape[1] == 2:
+        angle = float(np.arctan2(chord[1], chord[0]))
+        c, s = np.cos(angle), np.sin(angle)
+        nodes = (points - points[0]) @ np.array([[c, -s], [s, c]])
+        return nodes, points[0].copy(), angle
+    x1 = chord / np.linalg.norm(chord)
+    rel = points - points[0]
+    across = rel - np.outer(rel @ x1, x1)
+    far = np.linalg.norm(across, axis=1).max()
+    if far <= 1e-12 * np.linalg.norm(chord):
+        frame = kin.perpendicular_frame(x1)  # z = x1
+        x2 = frame[:, 0]
+    else:
+        x2 = np.linalg.svd(across)[2][0]
+        x2 -= (x2 @ x1) * x1
+        x2 /= np.linalg.norm(x2)
+        x2 *= np.sign(across[np.argmax(np.abs(across @ x2))] @ x2)
+    R = np.column_stack([x1, x2, np.cross(x1, x2)])
+    return rel @ R, points[0].copy(), R
 
 
 def write_straight_beam(path, length, n_elements, start=(0.0, 0.0), angle=0.0):

@@ -75,20 +75,14 @@ class ModelBuilder:
 
     def add_beam(self, name, beam, stiffening=False):
         """A flexible body: a ``beam.BeamBody`` whose body frame is carried by the director frame,
-        embedded by world vectors (``beam.world``: FEM bodies of the cubic axial shape, every spatial
-        beam) or by carriers (``beam.ffr``: planar Rayleigh-Ritz and modal bodies); ``stiffening``
-        adds the geometric stiffening. A spatial beam is straight along d_1, its section's depth h
-        along d_2 and width b along d_3 (``beam.body``)."""
+        embedded by world vectors (``beam.world``: FEM bodies of the cubic axial shape) or by carriers
+        (``beam.ffr``, ``beam.spatial_ffr``: Rayleigh-Ritz, modal and linear-axial bodies); ``stiffening``
+        adds the geometric stiffening. A straight spatial beam lies along d_1, its section's depth h
+        along d_2 and width b along d_3; along a polyline each section turns with its element by the
+        minimal rotation from d_1 to the element's tangent (``beam.spatial``)."""
         self._check_name(name)
         if beam.dim != self.dim:
             raise ModelError(f"body '{name}'", f"a {beam.dim}D beam in a {self.dim}D model")
-        if self.dim == 3 and beam.modal_frequencies is not None and beam.n_coordinates:
-            raise ModelError(f"body '{name}'.beam.modes", "modal reduction of spatial beams is not supported "
-                             "yet (modes = 0, the rigid limit, is)")
-        if self.dim == 3 and beam.axial != "cubic":
-            raise ModelError(f"body '{name}'.beam.axial", "spatial beams have the cubic axial shape of the "
-                             "world-vector element: Rayleigh-Ritz bodies (the linear axial shape of 003 eq. 51) "
-                             "are not supported in space yet")
         if stiffening and beam.modal_frequencies is not None:
             raise ModelError(f"body '{name}'.geometric_stiffening",
                              "needs nodal elastic coordinates (FEM or Rayleigh-Ritz), not modes")

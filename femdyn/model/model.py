@@ -2,9 +2,9 @@
 
 Coordinates ``q`` are the bodies' ``[phi, d_1, .., d_dim]`` one after the other (the ground last among
 them, if any joint references it), then the augmented joint coordinates (000 eqs. 27, 49, 73), then
-per flexible body either its elastic coordinates and their carrier vectors (``beam.ffr``: planar
-Rayleigh-Ritz and modal bodies) or its world-vector unknowns and section carriers (``beam.world``:
-FEM bodies).
+per flexible body either its elastic coordinates and their carrier vectors (``beam.ffr``,
+``beam.spatial_ffr``: Rayleigh-Ritz and modal bodies) or its world-vector unknowns and section
+carriers (``beam.world``: FEM bodies).
 Constraints are stacked family by family: internal orthonormality, the flexible bodies' carriers, the
 world beams' slope, held and section rows, the ground anchor, the joint pairs, the augmentation
 rows, then the servo rows. A ``Model`` is built from
@@ -21,6 +21,7 @@ import scipy.sparse as sp
 
 from ..beam.elasticity import BeamElasticity
 from ..beam.ffr import FlexibleBody
+from ..beam.spatial_ffr import SpatialFlexibleBody
 from ..beam.world import WorldBeam, WorldElasticity
 from ..beam.world.constraints import families as world_families
 from ..beam.world.inertia import gravity_weights, slot_blocks
@@ -119,6 +120,11 @@ class Model:
                 if b.name in sections:
                     flexible = WorldBeam(b.name, b.beam, b.stiffening, i * nb, start, sections[b.name])
                     self.coordinate_names += flexible.coordinate_names()
+                elif dim == 3:
+                    k = b.beam.n_coordinates
+                    flexible = SpatialFlexibleBody(b.name, b.beam, b.stiffening, i * nb, start + np.arange(k),
+                                                   start + k + np.arange(9 * k))
+                    self.coordinate_names += flexible.coordinate_names()
                 else:
                     k = b.beam.n_coordinates
                     flexible = FlexibleBody(b.name, b.beam, b.stiffening, i * nb, start + np.arange(k),
@@ -127,7 +133,7 @@ class Model:
                     self.coordinate_names += [f"{b.name}.c{j + 1}{a}" for j in range(k) for a in "xy"]
             self.bodies.append(Body(b.name, b.mass, b.euler, b.size, i * nb, flexible))
         self.flexible = [b.flexible for b in self.bodies if b.flexible is not None]
-        self.carried = [f for f in self.flexible if isinstance(f, FlexibleBody)]  # the carrier embedding
+        self.carried = [f for f in self.flexible if isinstance(f, (FlexibleBody, SpatialFlexibleBody))]  # carriers
         self.worlds = [f for f in self.flexible if isinstance(f, WorldBeam)]  # the world-vector beams
         self.n = len(self.coordinate_names)
         self.gravity = spec.gravity
@@ -157,9 +163,9 @@ class Model:
         dim, slots, reference, A, B, scalars, S = self.dim, [], [], [], [], [], []
         for b in self.bodies:
             reference.append(len(slots))
-            if isinstance(b.flexible, WorldBeam):
+            if isinstance(b.flexible, (WorldBeam, SpatialFlexibleBody)):
                 slots += list(b.flexible.slots)
-                a, c, s = slot_blocks(b.flexible)
+                a, c, s = slot_blocks(b.flexible) if isinstance(b.flexible, WorldBeam) else b.flexible.slot_blocks()
                 scalars += list(b.flexible.twists)
                 S.append(s)
             else:
@@ -180,12 +186,13 @@ class Model:
         dim = self.dim
         families = [Orthonormality(np.array([self.body_dofs(i) for i in range(len(self.bodies))]),
                                    [b.name for b in self.bodies], dim)]
-        elastic = [f for f in self.carried if f.n_elastic]
+        elastic = [f for f in self.carried if f.n_elastic and f.dim == 2]
         if elastic:
             dofs = np.concatenate([np.column_stack([np.repeat(f.rigid[None, 2:6], f.n_elastic, axis=0),
                                                     f.carriers, f.elastic]) for f in elastic])
             labels = [f"{f.name}.q{j + 1}" for f in elastic for j in range(f.n_elastic)]
             families.append(Carrier(dofs, labels))
+        families += [f.constraints() for f in self.carried if f.n_elastic and f.dim == 3]
         families += world_families(self.worlds)
         if self.ground is not None:
             frame = np.concatenate([np.zeros(dim), np.eye(dim).T.ravel()])  # phi = 0, d_a = e_a
@@ -347,6 +354,8 @@ class Model:
                 weights[self.body_dofs(i)[: self.dim]] = b.mass * g
             elif isinstance(b.flexible, WorldBeam):
                 weights[b.flexible.slots[:, None] + np.arange(self.dim)] = gravity_weights(b.flexible, g)
+            elif isinstance(b.flexible, SpatialFlexibleBody):
+                weights[b.flexible.slots[:, None] + np.arange(self.dim)] = b.flexible.gravity_weights(g)
             else:
                 rigid, carriers = b.flexible.gravity_weights(g)
                 weights[b.flexible.rigid] = rigid

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..beam.spatial_ffr import CARRIER_SIZE
 from ..beam.world import WorldBeam, uses_world_embedding, world_unknowns
 from ..beam.world.embedding import same_point, section_size
 from ..joints.registry import JOINT_TYPES
@@ -158,13 +159,13 @@ class ModelSpec:
     def coordinate_count(self):
         """The number n of coordinates of the model built from this specification, counted without
         building it: the directors of the bodies and the ground, the joints' angles and slides, per
-        elastic coordinate of a beam embedded by carriers (``beam.ffr``) the coordinate and its carrier
-        2-vector, and the unknowns and section carriers of the world-vector beams, as ``Model``
+        elastic coordinate of a beam embedded by carriers the coordinate and its carrier 2-vector
+        (``beam.ffr``) or its three carrier 3-vectors (``beam.spatial_ffr``), and the unknowns and section carriers of the world-vector beams, as ``Model``
         numbers them."""
         joint_coordinates = sum(getattr(j, kind) is not None for j in self.joints for kind in ("angle", "slide"))
         sections = self.section_points()
         elastic = sum(world_unknowns(b.beam) + section_size(self.dim) * len(sections[b.name])
-                      if b.name in sections else 3 * b.beam.n_coordinates
+                      if b.name in sections else (3 if self.dim == 2 else CARRIER_SIZE) * b.beam.n_coordinates
                       for b in self.bodies if b.beam is not None)
         return (len(self.bodies) + self.grounded()) * kin.body_size(self.dim) + joint_coordinates + elastic
 

@@ -28,7 +28,7 @@ alone is a torque between the section and the body's own frame.
 Reference conditions (``reference``) at the first and the last node remove unknowns: a node whose
 displacement is suppressed has no w, whose rotations are suppressed no s, whose twist is suppressed no
 psi; a suppressed component of a kept vector is the bilinear row w_k . d_a = 0 (rolled: w . d_2 = 0,
-in space also w . d_3 = 0). A body with ``modes=0`` has no unknowns: the rigid director body.
+in space also w . d_3 = 0).
 
 Material points that need the orientation of their section (joint axes, augmented joint angles)
 get section carriers (``constraints``): in the plane r = theta(X) d_1, and a body-frame direction a
@@ -54,11 +54,11 @@ def hermite(rows):
 
 
 def uses_world_embedding(beam):
-    """Whether a ``BeamBody`` is embedded by world vectors: every spatial beam (the builder refuses
-    the spatial ones with modes or the linear axial shape), and the planar FEM bodies of nodal
-    coordinates with the cubic axial shape. Planar Rayleigh-Ritz (linear axial) and modal bodies
-    keep the carrier embedding (``beam.ffr``)."""
-    return beam.dim == 3 or (beam.axial == "cubic" and beam.modal_frequencies is None)
+    """Whether a ``BeamBody`` is embedded by world vectors: the FEM bodies of nodal coordinates with
+    the cubic axial shape, planar or, straight along x1, spatial (a spatial node's slope s_k is the
+    rotation's effect on d_1, the tangent of every element). Rayleigh-Ritz (linear axial), modal and
+    curved spatial bodies keep the carrier embedding (``beam.ffr``, ``beam.spatial_ffr``)."""
+    return beam.axial == "cubic" and beam.modal_frequencies is None and (beam.dim == 2 or beam.elements.straight)
 
 
 def nodal_layout(beam):
@@ -68,8 +68,6 @@ def nodal_layout(beam):
     size = beam.elements.node_size
     free = np.ones(beam.elements.n_dofs, dtype=bool)
     free[beam.suppressed] = False
-    if beam.modal_frequencies is not None:  # modes = 0: the rigid limit
-        free[:] = False
     free = free.reshape(-1, size)
     if beam.dim == 2:
         w_free, s_free, psi_free = free[:, :2], free[:, [2]], np.zeros(len(free), dtype=bool)
