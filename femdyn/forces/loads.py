@@ -1,4 +1,5 @@
-"""Loads: uniform gravity and loads of fixed direction scaled by a function of time."""
+"""Loads: uniform gravity, loads of fixed direction scaled by a function of time, and forces and torques
+that follow a body's frame."""
 import numpy as np
 
 from .base import Force
@@ -40,6 +41,41 @@ class TimeLoad(Force):
     def discrete_force(self, qa, qb, t_mid, dt, state=None):
         scale = np.array([float(f(t_mid)) for f in self.functions])
         return scale[:, None] * self.directions
+
+
+class FollowerForce(Force):
+    """Forces that follow a frame: f(t) = function(t) sum_a f_a e_a with components f_a fixed in the
+    frame e_a = A_a z (a body's directors, or the section's axes at a material point of a flexible
+    body: the maps the joints use), applied at the material point x = C z (thrust, a tool's reaction).
+    Over a step the frame is taken at the mid-point z_m = (z_a + z_b)/2 (000 eq. 6 with Q(q_n+1/2)):
+
+        Fbar = C^T sum_a f_a(t_mid) A_a z_m,     dFbar/dz_b = 1/2 C^T sum_a f_a A_a (constant),
+
+    a non-conservative load whose work Fbar . (z_b - z_a) enters the energy balance like that of every
+    other load, and whose impulse over the step is dt f(t_mid) along the mid-point frame. ``dofs``
+    (K, n), ``points`` (K, dim, n) the maps C, ``axes`` (K, dim, dim, n), ``forces`` (K, dim) the
+    components f_a, ``functions`` K callables."""
+
+    def __init__(self, dofs, points, axes, forces, functions):
+        super().__init__(dofs)
+        self.points, self.axes = np.asarray(points, dtype=float), np.asarray(axes, dtype=float)
+        self.forces, self.functions = np.asarray(forces, dtype=float), list(functions)
+        rows, cols = np.any(self.points != 0, axis=(0, 1)), np.any(self.axes != 0, axis=(0, 1, 2))
+        self.tangent_mask = rows[:, None] & cols[None, :]
+
+    def time_targets(self):
+        return [("a load", f) for f in self.functions]
+
+    def _components(self, t_mid):
+        return np.array([float(f(t_mid)) for f in self.functions])[:, None] * self.forces
+
+    def discrete_force(self, qa, qb, t_mid, dt, state=None):
+        frame = np.einsum("kaij,kj->kai", self.axes, 0.5 * (qa + qb))  # rows e_a at the mid-point
+        world = np.einsum("ka,kai->ki", self._components(t_mid), frame)
+        return np.einsum("kin,ki->kn", self.points, world)
+
+    def tangent(self, qa, qb, t_mid, dt, state=None):
+        return 0.5 * np.einsum("kin,ka,kaim->knm", self.points, self._components(t_mid), self.axes)
 
 
 class TimeTorque(Force):
@@ -92,3 +128,24 @@ class TimeTorque(Force):
         M, G = self._parts(qa, qb, t_mid)
         dG = -np.einsum("kab,kcbm,kcd->kmad", G, self.axes, G)  # (K, n, dim, dim): dg_a/dz_m
         return 0.25 * np.einsum("kaij,kmai->kjm", self.axes, self._turn(M, dG))
+
+
+class FollowerTorque(TimeTorque):
+    """Spatial torques that follow the frame they act on: M(t) = function(t) sum_b m_b e_b with the
+    components m_b fixed in the frame (a motor's reaction, a tool's moment), taken with the frame at the
+    mid-point like ``TimeTorque``'s dual basis, so the frame still receives exactly M(z_m) and the
+    discrete angular momentum changes by dt M(t_mid, z_m). (In the plane a torque is the same in every
+    frame: ``TimeTorque``.) Its tangent adds the turning of M, dM/dz_m = sum_b m_b A_b."""
+
+    def _parts(self, qa, qb, t_mid):
+        scale = np.array([float(f(t_mid)) for f in self.functions])
+        E = np.einsum("kaij,kj->kai", self.axes, 0.5 * (qa + qb))
+        M = np.einsum("kb,kbi->ki", scale[:, None] * self.torques, E)
+        return M, np.swapaxes(np.linalg.inv(E), 1, 2)
+
+    def tangent(self, qa, qb, t_mid, dt, state=None):
+        M, G = self._parts(qa, qb, t_mid)
+        scale = np.array([float(f(t_mid)) for f in self.functions])
+        dM = np.einsum("kb,kbim->kmi", scale[:, None] * self.torques, self.axes)  # (K, n, 3): dM/dz_m
+        turned = np.cross(dM[:, :, None, :], G[:, None, :, :])  # (K, n, dim, 3): dM x g_a
+        return super().tangent(qa, qb, t_mid, dt, state) + 0.25 * np.einsum("kaij,kmai->kjm", self.axes, turned)

@@ -27,10 +27,12 @@ Schema::
     [[probes]]   name, body, point       material points whose motion (and elastic part) is recorded
     [[joints]]   name, type, bodies = [b1, b2]; optional points, axis, relative_rotation, angle, slide
     [[loads]]    type = "joint": coordinate, function
-                 type = "point_force": body, point, force; optional function
+                 type = "point_force": body, point, force; optional function, frame
                  type = "torque": body, torque (world frame: [x, y, z] in 3D, a number in 2D);
                         optional point (the section's material point, default the body-frame
-                        origin), function
+                        origin), function, frame
+                 frame = "world" (default) | "body": the components follow the body (its frame; the
+                        section's axes at the point of a flexible body), as thrust or a tool's reaction
     [[springs]]  name, bodies, points, stiffness, free_length; optional damping
     [[friction]] coordinate, stiffness, max_force          (stick-slip joint friction, 001 sec. 4.2)
     [[servos]]   type = "point": name, body, trajectory; optional point, relative (default true)
@@ -92,8 +94,8 @@ TOP_OPTIONAL = ("title", "source", "gravity", "output", "joints", "loads", "spri
 JOINT_OPTIONAL = ("points", "axis", "relative_rotation", "angle", "slide")
 LOADS = {  # type -> (required keys, optional keys)
     "joint": (("coordinate", "function"), ()),
-    "point_force": (("body", "point", "force"), ("function",)),
-    "torque": (("body", "torque"), ("point", "function")),
+    "point_force": (("body", "point", "force"), ("function", "frame")),
+    "torque": (("body", "torque"), ("point", "function", "frame")),
 }
 SERVOS = {  # type -> (required keys, optional keys)
     "point": (("name", "body", "trajectory"), ("point", "relative")),
@@ -401,13 +403,14 @@ def _add_loads(r, items, builder, dim, bodies, coordinates):
         function = (r.time_function(item["function"], f"{f}.function") if "function" in item
                     else timefunctions.constant(1.0))
         point = r.vector(item["point"], f"{f}.point", dim) if "point" in item else None
+        frame = r.choice(item["frame"], f"{f}.frame", ("world", "body")) if "frame" in item else "world"
         try:
             if kind == "torque":
                 torque = (r.vector(item["torque"], f"{f}.torque", 3) if dim == 3
                           else r.number(item["torque"], f"{f}.torque"))
-                builder.add_point_torque(body, torque, function, point)
+                builder.add_point_torque(body, torque, function, point, frame)
             else:
-                builder.add_point_force(body, point, r.vector(item["force"], f"{f}.force", dim), function)
+                builder.add_point_force(body, point, r.vector(item["force"], f"{f}.force", dim), function, frame)
         except ModelError as err:  # a point off a beam's centre line
             r.model_error(f, err)
 

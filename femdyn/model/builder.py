@@ -153,16 +153,27 @@ class ModelBuilder:
         scaled by ``function(t)`` (000 eq. 43)."""
         self._coordinate_loads.append(CoordinateLoadSpec(coordinate, function))
 
-    def add_point_force(self, body, point, force, function):
-        """A force ``function(t) * force`` (world components) at body point ``point``."""
+    def add_point_force(self, body, point, force, function, frame="world"):
+        """A force ``function(t) * force`` at body point ``point``: ``force`` in world components, or with
+        ``frame="body"`` in the body's frame, following it (the section's axes at the point of a
+        flexible body; ``forces.loads.FollowerForce``)."""
         self._check_point(body, point, f"point force on '{body}'.point")
-        self._point_forces.append(PointForceSpec(body, frozen_array(point), frozen_array(force), function))
+        self._check_frame(frame, f"point force on '{body}'.frame")
+        self._point_forces.append(PointForceSpec(body, frozen_array(point), frozen_array(force), function, frame))
 
-    def add_point_torque(self, body, torque, function, point=None):
+    @staticmethod
+    def _check_frame(frame, where):
+        if frame not in ("world", "body"):
+            raise ModelError(where, f"must be 'world' or 'body', got {frame!r}")
+
+    def add_point_torque(self, body, torque, function, point=None, frame="world"):
         """A torque ``function(t) * torque`` -- world components (3,) in space, a scalar in the plane --
         on the section of ``body`` at its material point ``point`` (body frame, default the origin; on
-        a rigid body the point does not matter), ``forces.loads.TimeTorque``."""
+        a rigid body the point does not matter), ``forces.loads.TimeTorque``; with ``frame="body"`` the
+        components are the body's (the section's axes), following it (``FollowerTorque``; in the plane
+        the same torque)."""
         where = f"torque on '{body}'"
+        self._check_frame(frame, f"{where}.frame")
         torque = np.atleast_1d(np.asarray(torque, dtype=float))
         size = 3 if self.dim == 3 else 1
         if torque.shape != (size,) or not np.isfinite(torque).all():
@@ -170,7 +181,8 @@ class ModelBuilder:
                              f"{torque.tolist()}")
         point = np.zeros(self.dim) if point is None else np.asarray(point, dtype=float)
         self._check_point(body, point, f"{where}.point")
-        self._torques.append(TorqueSpec(body, frozen_array(point), frozen_array(torque), function))
+        self._torques.append(TorqueSpec(body, frozen_array(point), frozen_array(torque), function,
+                                        "body" if frame == "body" and self.dim == 3 else "world"))
 
     def add_spring_damper(self, name, body1, point1, body2, point2, stiffness, damping, free_length):
         self._springs.append(SpringSpec(name, (body1, body2), (frozen_array(point1), frozen_array(point2)),

@@ -26,7 +26,7 @@ from ..beam.world import WorldBeam, WorldElasticity
 from ..beam.world.constraints import families as world_families
 from ..beam.world.inertia import gravity_weights, slot_blocks
 from ..forces.friction import Friction
-from ..forces.loads import Gravity, TimeLoad, TimeTorque
+from ..forces.loads import FollowerForce, FollowerTorque, Gravity, TimeLoad, TimeTorque
 from ..forces.spring_damper import SpringDamper
 from ..joints.anchor import Anchor
 from ..joints.angle import JointAngle
@@ -307,18 +307,27 @@ class Model:
             forces.append(TimeLoad(dofs, np.ones((len(coord_loads), 1)), [load.function for load in coord_loads]))
         groups = {}  # point forces C(X)^T f, batched by local width
         for p in spec.point_forces:
-            dofs, C, _ = self.material_point(body_index(p.body, "loads.body"), p.point)
-            groups.setdefault(len(dofs), []).append((dofs, C.T @ p.force, p.function))
+            if p.frame == "world":
+                dofs, C, _ = self.material_point(body_index(p.body, "loads.body"), p.point)
+                groups.setdefault(len(dofs), []).append((dofs, C.T @ p.force, p.function))
         for members in groups.values():
             forces.append(TimeLoad(np.array([d for d, _, _ in members]), np.array([c for _, c, _ in members]),
                                    [f for _, _, f in members]))
-        groups = {}  # torques on the section's axes (``TimeTorque``), batched by local width
+        groups = {}  # forces that follow the frame at their point (``FollowerForce``), by local width
+        for p in spec.point_forces:
+            if p.frame == "body":
+                dofs, C, axes = self.material_point(body_index(p.body, "loads.body"), p.point, oriented=True)
+                groups.setdefault(len(dofs), []).append((dofs, C, axes, p.force, p.function))
+        for members in groups.values():
+            forces.append(FollowerForce(*(np.array([m[k] for m in members]) for k in range(4)),
+                                        [m[4] for m in members]))
+        groups = {}  # torques on the section's axes (``TimeTorque``, ``FollowerTorque``), by kind and width
         for p in spec.torques:
             dofs, _, axes = self.material_point(body_index(p.body, "loads.body"), p.point, oriented=True)
-            groups.setdefault(len(dofs), []).append((dofs, axes, p.torque, p.function))
-        for members in groups.values():
-            forces.append(TimeTorque(*(np.array([m[k] for m in members]) for k in range(3)),
-                                     [m[3] for m in members]))
+            groups.setdefault((p.frame, len(dofs)), []).append((dofs, axes, p.torque, p.function))
+        for (frame, _), members in groups.items():
+            kind = FollowerTorque if frame == "body" else TimeTorque
+            forces.append(kind(*(np.array([m[k] for m in members]) for k in range(3)), [m[3] for m in members]))
         elastic = [f for f in self.carried if f.n_elastic]
         if elastic:
             forces.append(BeamElasticity(np.concatenate([f.elastic for f in elastic])[None, :],

@@ -68,6 +68,7 @@ class PointForceSpec:
     point: np.ndarray
     force: np.ndarray
     function: object
+    frame: str = "world"  # "body": the components follow the body's frame (the section's axes at the point)
 
 
 @dataclass(frozen=True)
@@ -79,6 +80,7 @@ class TorqueSpec:
     point: np.ndarray
     torque: np.ndarray
     function: object
+    frame: str = "world"  # "body": the components follow the section's axes (space)
 
 
 @dataclass(frozen=True)
@@ -142,15 +144,17 @@ class ModelSpec:
     def section_points(self):
         """{body name: [body-frame points]}: the material points of the world-vector beams
         (``beam.world``) that carry section carriers -- the joint points whose joint frames must turn
-        with the section (``oriented_sides``) and the points of torques, where the section does turn
-        (not at a fixed end), each point once."""
+        with the section (``oriented_sides``), the points of torques and of forces that follow the body,
+        where the section does turn (not at a fixed end), each point once."""
         worlds = {b.name: WorldBeam(b.name, b.beam, b.stiffening, 0, 0) for b in self.bodies
                   if b.beam is not None and uses_world_embedding(b.beam)}
         points = {name: [] for name in worlds}
         sides = [(oriented, body, point) for j in self.joints for oriented, body, point in
                  zip(oriented_sides(j.type, j.angle is not None, j.slide is not None, self.dim), j.bodies,
                      (j.point1, j.point2))]
-        for oriented, body, point in sides + [(True, t.body, t.point) for t in self.torques]:
+        loads = [(True, t.body, t.point) for t in self.torques] + [
+            (True, p.body, p.point) for p in self.point_forces if p.frame == "body"]
+        for oriented, body, point in sides + loads:
             if (oriented and body in worlds and worlds[body].needs_section(point)
                     and not any(same_point(point, p) for p in points[body])):
                 points[body].append(point)
