@@ -1,0 +1,116 @@
+"""A beam body split into k floating-frame segments along its length: large deflections as a chain of
+small ones.
+
+A floating frame of reference is exact for small elastic displacements relative to the frame only:
+the world-vector beams (``beam.world``) measure the Green axial strain and the curvatures d_a.u'' in the
+body's directors, which are the true strain and curvature while the section rotations relative to the
+frame stay small, with relative errors of the order of their square. A link of length L whose sections
+turn by Theta overall is therefore split into k segments of about L/k (``SegmentedLink``), each a
+``BeamBody`` with its own director frame, so that each segment's sections turn by about Theta/k
+relative to its frame; consecutive segments are welded (a fixed joint) at their shared material point,
+the end node of segment i and the start node (the frame origin) of segment i + 1: position, section
+orientation -- slope, and in space twist -- are continuous, as two welded cantilevers are one
+(``tests/physics/test_spatial_beams.py``). As k grows the chain tends to the geometrically exact
+(Kirchhoff) rod, the elastica in the plane; the error falls like (Theta/k)^2. This is the co-rotational
+idea of splitting a beam into elements of their own frames (Crisfield 1991, ch. 7; Shabana 2013, ch. 5
+on the FFR's small-deformation assumption), with segments of several elements each.
+
+Every segment has the reference conditions ``fixed-free`` (its frame is its clamped start section): the
+reference conditions of an FFR body are a choice of its frame, not a support (supports are joints), and
+the clamped start section is the one the weld turns. The segments are named ``NAME`` (the first, whose
+frame is the link's frame: its pose is the link's), ``NAME#2`` .. ``NAME#k``; the weld at the start of
+segment i is the fixed joint ``NAME#i``. A point X of the link (its body frame, the first node at the
+origin) belongs to the segment whose elements hold it, a point at a boundary between two segments to
+the later one (where the frame origin of that segment sits), and is given to it as X minus the
+segment's start node: ``SegmentedLink.locate``. With k = 1 the link is the beam body itself.
+"""
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..beam.body import BeamBody, Section
+from .errors import ModelError
+
+SEPARATOR = "#"  # segment and weld names: NAME#2 .. NAME#k
+
+
+def segment_name(link, i):
+    """The name of segment ``i`` (from 0) of ``link``: the link's own name for the first."""
+    return link if i == 0 else f"{link}{SEPARATOR}{i + 1}"
+
+
+def _part(value, elements):
+    """A per-element parameter (scalar or (K,) array) restricted to ``elements`` (a slice)."""
+    if value is None or np.ndim(value) == 0:
+        return value
+    return np.asarray(value, dtype=float)[elements]
+
+
+def _split_elements(n_elements, k):
+    """The element ranges of k segments of as equal a count as possible (the longer ones first)."""
+    counts = np.full(k, n_elements // k)
+    counts[: n_elements % k] += 1
+    bounds = np.concatenate([[0], np.cumsum(counts)])
+    return [slice(int(a), int(b)) for a, b in zip(bounds[:-1], bounds[1:])]
+
+
+@dataclass(frozen=True)
+class SegmentedLink:
+    """A link ``name`` split into the beam bodies ``beams`` (k of them), segment i over the link's
+    elements ``elements[i]`` and starting at ``starts[i]`` (the link frame's coordinates of its first
+    node, the origin of its own frame, whose axes are the link frame's); ``beam`` the unsplit body
+    (``locate`` finds points on its centre line)."""
+
+    name: str
+    beam: object
+    beams: tuple
+    elements: tuple
+    starts: np.ndarray
+
+    @classmethod
+    def split(cls, name, beam, k):
+        """Split the FEM ``BeamBody`` ``beam`` (nodal coordinates: no modal reduction, at least k
+        elements) into k segments (module docstring)."""
+        field = f"body '{name}'.segments"
+        if int(k) != k or k < 1:
+            raise ModelError(field, f"must be a whole number >= 1, got {k}")
+        k = int(k)
+        n_elements = len(beam.elements.connectivity)
+        if k > n_elements:
+            raise ModelError(field, f"{k} segments need at least {k} elements, the beam has {n_elements}")
+        if beam.modal_frequencies is not None:
+            raise ModelError(field, "a segmented link has nodal elastic coordinates: modal reduction (modes) "
+                             "and the rigid limit are not split")
+        if beam.axial != "cubic":
+            raise ModelError(field, "segments are world-vector beams (the cubic axial shape); Rayleigh-Ritz "
+                             "bodies and the linear axial shape are not split")
+        section = beam.section
+        elements = _split_elements(n_elements, k)
+        beams, starts = [], []
+        for part in elements:
+            nodes = beam.nodes[part.start: part.stop + 1]
+            cut = Section(*(_part(getattr(section, f), part) for f in ("area", "inertia", "fibre", "iy", "j",
+                                                                       "fibre_z")))
+            options = {} if beam.dim == 2 else {"shear": _part(beam.shear, part)}
+            beams.append(BeamBody(nodes - nodes[0], cut, _part(beam.young, part), _part(beam.rho, part),
+                                  reference="fixed-free", axial="cubic", **options))
+            starts.append(nodes[0])
+        return cls(name, beam, tuple(beams), tuple(elements), np.array(starts))
+
+    @property
+    def names(self):
+        return tuple(segment_name(self.name, i) for i in range(len(self.beams)))
+
+    def welds(self):
+        """(weld name, segment before, its end point in its frame, segment after): the fixed joints."""
+        names = self.names
+        return [(names[i], names[i - 1], self.beams[i - 1].nodes[-1], names[i]) for i in range(1, len(names))]
+
+    def locate(self, point):
+        """The segment name and the segment-frame point of the link-frame material point ``point``
+        (``BeamBody.locate`` on the whole centre line; ValueError off it)."""
+        element, xi = self.beam.locate(point)
+        node = int(element[0]) + int(xi[0] >= 1.0 - 1e-12)  # the element, or the node that ends it
+        first = [part.start for part in self.elements]
+        i = min(int(np.searchsorted(first, node, side="right")) - 1, len(self.beams) - 1)
+        return self.names[i], np.asarray(point, dtype=float) - self.starts[i]
