@@ -162,9 +162,13 @@ class SpatialElements:
         = rho I_z and int rho z^2 dA = rho I_y per length."""
         weight = (self.rho * self.area * self.length)[:, None] * GAUSS_WEIGHTS
         x = self.positions(GAUSS_XI)
-        second = np.einsum("kp,kpa,kpb->ab", weight, x, x, optimize=True)
-        second += np.diag([0.0, np.sum(self.rho * self.iz * self.length), np.sum(self.rho * self.iy * self.length)])
+        second = np.einsum("kp,kpa,kpb->ab", weight, x, x, optimize=True) + self.section_moment()
         return float(weight.sum()), np.einsum("kp,kpa->a", weight, x), second
+
+    def section_moment(self):
+        """The sections' part of the second moment (3, 3): diag(0, rho I_z, rho I_y) times the length,
+        the rotary inertia of the sections turning with the body frame."""
+        return np.diag([0.0, np.sum(self.rho * self.iz * self.length), np.sum(self.rho * self.iy * self.length)])
 
     def section_rows(self, xi):
         """Rows on each element's coordinates (K, 12) at the points ``xi`` (P,): the element-averaged

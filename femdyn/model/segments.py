@@ -23,8 +23,17 @@ segment i is the fixed joint ``NAME#i``. A point X of the link (its body frame, 
 origin) belongs to the segment whose elements hold it, a point at a boundary between two segments to
 the later one (where the frame origin of that segment sits), and is given to it as X minus the
 segment's start node: ``SegmentedLink.locate``. With k = 1 the link is the beam body itself.
+
+Inertia. A beam body's rigid block holds the rotary inertia of its sections (``rigid_inertia``: int rho
+y^2 dA = rho I per length) turning with its frame, while the rotary inertia of the bending motion is
+neglected (003 eq. 125; ``beam.world.inertia``). A segmented link keeps that model: the first segment,
+whose frame is the link's, carries the rotary inertia of all the link's sections (``Segment``), the
+others none, so that the link has the kinetic energy of the unsplit body -- the centre line's, exact,
+plus the sections' turning with the link frame -- and a segmented link and a single one move alike
+under small deflections (in space up to the twist's inertia, taken relative to each segment's frame).
 """
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -54,6 +63,20 @@ def _split_elements(n_elements, k):
     return [slice(int(a), int(b)) for a, b in zip(bounds[:-1], bounds[1:])]
 
 
+class Segment(BeamBody):
+    """A segment of a link: a ``BeamBody`` whose rigid second moment holds ``rotary`` (dim, dim) as the
+    rotary inertia of its sections, in place of its own sections' (module docstring)."""
+
+    def __init__(self, rotary, *args, **options):
+        self.rotary = rotary
+        super().__init__(*args, **options)
+
+    @cached_property
+    def rigid_inertia(self):
+        mass, first, second = self.elements.rigid_inertia()
+        return mass, first, second - self.elements.section_moment() + self.rotary
+
+
 @dataclass(frozen=True)
 class SegmentedLink:
     """A link ``name`` split into the beam bodies ``beams`` (k of them), segment i over the link's
@@ -71,7 +94,7 @@ class SegmentedLink:
     def split(cls, name, beam, k):
         """Split the FEM ``BeamBody`` ``beam`` (nodal coordinates: no modal reduction, at least k
         elements) into k segments (module docstring)."""
-        field = f"body '{name}'.segments"
+        field = f"body '{name}'.beam.segments"
         if int(k) != k or k < 1:
             raise ModelError(field, f"must be a whole number >= 1, got {k}")
         k = int(k)
@@ -87,13 +110,15 @@ class SegmentedLink:
         section = beam.section
         elements = _split_elements(n_elements, k)
         beams, starts = [], []
+        rotary = beam.elements.section_moment()
         for part in elements:
             nodes = beam.nodes[part.start: part.stop + 1]
             cut = Section(*(_part(getattr(section, f), part) for f in ("area", "inertia", "fibre", "iy", "j",
                                                                        "fibre_z")))
             options = {} if beam.dim == 2 else {"shear": _part(beam.shear, part)}
-            beams.append(BeamBody(nodes - nodes[0], cut, _part(beam.young, part), _part(beam.rho, part),
-                                  reference="fixed-free", axial="cubic", **options))
+            beams.append(Segment(rotary if part.start == 0 else 0.0 * rotary, nodes - nodes[0], cut,
+                                 _part(beam.young, part), _part(beam.rho, part), reference="fixed-free",
+                                 axial="cubic", **options))
             starts.append(nodes[0])
         return cls(name, beam, tuple(beams), tuple(elements), np.array(starts))
 
