@@ -2,7 +2,8 @@
 to end. A free segmented link spinning and bending conserves energy and both momenta to round-off (2D and
 3D); a cantilever under a dead tip load converges to the elastica (a shooting solution written here,
 checked against Mattiasson's table) and under a tip moment to the circular arc, full circle included,
-both at order 2 in k."""
+both at order 2 in k, in the plane and in space; the segmented 3-PRR moves as the single one and
+tends to the rigid one as E grows."""
 import numpy as np
 import pytest
 from scipy.integrate import solve_ivp
@@ -234,3 +235,56 @@ def test_a_segmented_3prr_moves_as_the_single_one():
         gap = np.abs(runs[segments] - runs[None]).max(axis=0)
         print(f"{segments} segments: largest differences (x, y, angle, s1, s2, s3) {gap}")
         assert gap.max() <= 1e-9
+
+
+@pytest.mark.parametrize("axis", [1, 2], ids=["across d2", "across d3"])
+def test_elastica_of_a_segmented_spatial_cantilever(axis):
+    """The spatial construction (welds holding position and section orientation, twist included): a 3D
+    cantilever under a dead tip load along d_2 or d_3, lambda = P L^2/EI = 2 with the I of that bending
+    plane (I_z = 1e-11, I_y = 2e-11 m^4), bends in that plane into the planar elastica, at order 2 in the
+    segments (measured: relative errors 1.2e-3 .. 2.5e-3 at k = 32, 3.2e-4 .. 6.4e-4 at 64)."""
+    section = Section(1e-4, 1e-11, iy=2e-11, j=1e-11)
+    EI = E * (section.iz if axis == 1 else section.iy)
+    exact, errors = elastica(2.0), []
+    for k in (32, 64):
+        b = ModelBuilder(3)
+        b.add_beam("link", BeamBody.straight(1.0, k, section, E, RHO, dim=3, axial="cubic", poisson=NU),
+                   stiffening=True, segments=k)
+        b.add_joint("clamp", "fixed", "ground", "link")
+        b.add_point_force("link", [1.0, 0.0, 0.0], -2.0 * EI * np.eye(3)[axis], lambda t: t)
+        model = b.build()
+        model, q = loaded_in_steps(model, place(model, {}, {})[0], 4)
+        world = model.worlds[-1]
+        position = world.positions(q[None], [world.beam.nodes[-1]])[0, 0]
+        tangent = q[world.d][:3] + q[world.s[-1]]  # d_1 + s at the end node
+        assert np.abs(np.delete(position, [0, axis])).max() < 1e-12  # in the plane of the load
+        angle = np.arctan2(-tangent[axis], tangent[0])
+        errors.append(np.abs(np.array([-position[axis], 1.0 - position[0], angle]) / exact - 1.0))
+    errors = np.array(errors)
+    print(f"3D, load along d_{axis + 1}: relative errors at k = 32, 64:\n{errors}\norders {orders(errors)}")
+    assert errors[-1].max() <= 1e-3
+    assert np.all(np.abs(orders(errors) - 2.0) <= 0.1)
+
+
+def test_segmented_3prr_tends_to_the_rigid_one_as_E_grows():
+    """The rigid limit: as E grows the segments' elastic parts vanish like 1/E, and the 3-PRR with every
+    link in 2 segments (2 elements each) tends to the rigid model (``flexible.model = "rigid"``: one
+    body per link, the segments ignored) --- its end effector's gap falls about 10x per decade of E (measured 1.9e-7, 1.8e-8, 1.8e-9 m at E x 1, 10, 100)."""
+    def effector(options):
+        case = load_case(CASES / "3prr_sine.toml", options, overrides={"solver.t_end": 0.06, "solver.dt": 1e-3})
+        r = run_case(case).results
+        assert r.complete, r.message
+        columns = probe_table(case.model, case.probes, r.q)
+        return len(case.model.bodies), np.column_stack([columns["effector.x"], columns["effector.y"]])
+
+    count, rigid = effector(Options(model="rigid", segments=2))
+    assert count == 7
+    gaps = []
+    for scale in (1.0, 10.0, 100.0):
+        count, x = effector(Options(model="fem", elements=4, segments=2).with_scale("young", scale))
+        assert count == 11
+        gaps.append(np.abs(x - rigid).max())
+    ratios = np.array(gaps[:-1]) / np.array(gaps[1:])
+    print("gap to rigid", gaps, "ratios per decade of E", ratios)
+    assert gaps[0] > 1e-7
+    assert np.all((ratios > 5.0) & (ratios < 20.0))
