@@ -217,8 +217,8 @@ def test_a_segmented_3prr_moves_as_the_single_one():
     integrator) with every link in 2 or 4 segments (``--segments``) moves as with single links: the FFR
     is exact to O(theta^2) relative to each frame, and the segmented link has the single link's mass
     (the centre line's, plus the sections' rotary inertia turning with the link frame): the end effector
-    and the sliders agree to 1e-9 m and rad (measured 4e-12 to 4.3e-10, the effector's angle) over 0.3 s, while the links'
-    elastic displacements are 1.7e-6 m. With 1 segment the run is the single link's, bit for bit."""
+    and the sliders agree to 1e-9 m and rad (measured 4e-12 to 4.3e-10, the effector's angle) over
+    0.3 s, while the links' elastic displacements are 1.7e-6 m. With 1 segment the run is the single link's, bit for bit."""
     runs = {}
     for segments in (None, 1, 2, 4):
         case = load_case(CASES / "3prr_sine.toml", Options(segments=segments), overrides={"solver.t_end": 0.3})
@@ -269,7 +269,8 @@ def test_elastica_of_a_segmented_spatial_cantilever(axis):
 def test_segmented_3prr_tends_to_the_rigid_one_as_E_grows():
     """The rigid limit: as E grows the segments' elastic parts vanish like 1/E, and the 3-PRR with every
     link in 2 segments (2 elements each) tends to the rigid model (``flexible.model = "rigid"``: one
-    body per link, the segments ignored) --- its end effector's gap falls about 10x per decade of E (measured 1.9e-7, 1.8e-8, 1.8e-9 m at E x 1, 10, 100)."""
+    body per link, the segments ignored) -- its end effector's gap falls about 10x per decade of E
+    (measured 1.9e-7, 1.8e-8, 1.8e-9 m at E x 1, 10, 100)."""
     def effector(options):
         case = load_case(CASES / "3prr_sine.toml", options, overrides={"solver.t_end": 0.06, "solver.dt": 1e-3})
         r = run_case(case).results
