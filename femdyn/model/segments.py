@@ -98,15 +98,15 @@ class SegmentedLink:
         if int(k) != k or k < 1:
             raise ModelError(field, f"must be a whole number >= 1, got {k}")
         k = int(k)
-        n_elements = len(beam.elements.connectivity)
-        if k > n_elements:
-            raise ModelError(field, f"{k} segments need at least {k} elements, the beam has {n_elements}")
         if beam.modal_frequencies is not None:
             raise ModelError(field, "a segmented link has nodal elastic coordinates: modal reduction (modes) "
                              "and the rigid limit are not split")
         if beam.axial != "cubic":
             raise ModelError(field, "segments are world-vector beams (the cubic axial shape); Rayleigh-Ritz "
                              "bodies and the linear axial shape are not split")
+        n_elements = len(beam.elements.connectivity)
+        if k > n_elements:
+            raise ModelError(field, f"{k} segments need at least {k} elements, the beam has {n_elements}")
         section = beam.section
         elements = _split_elements(n_elements, k)
         beams, starts = [], []

@@ -218,7 +218,8 @@ def test_a_segmented_3prr_moves_as_the_single_one():
     is exact to O(theta^2) relative to each frame, and the segmented link has the single link's mass
     (the centre line's, plus the sections' rotary inertia turning with the link frame): the end effector
     and the sliders agree to 1e-9 m and rad (measured 4e-12 to 4.3e-10, the effector's angle) over
-    0.3 s, while the links' elastic displacements are 1.7e-6 m. With 1 segment the run is the single link's, bit for bit."""
+    0.3 s, while the links' elastic displacements are 1.7e-6 m. With 1 segment the run is the single
+    link's, bit for bit."""
     runs = {}
     for segments in (None, 1, 2, 4):
         case = load_case(CASES / "3prr_sine.toml", Options(segments=segments), overrides={"solver.t_end": 0.3})
