@@ -1,9 +1,13 @@
 """Segmented links in case files: ``segments`` in [flexible] (every beam), in a beam table (that beam, over
 [flexible]) and ``--segments`` (every beam, over both) make the same bodies; the link's name places it
-and a probe goes to the segment holding its point; ``--segments`` on a case without fem beams is refused."""
+and a probe goes to the segment holding its point; ``--segments`` on a case without fem beams is refused;
+the convergence study in the segments."""
+import json
+
 import numpy as np
 import pytest
 from case_texts import PINNED_ARM
+from shared import CASES
 
 from femdyn.cli import main
 from femdyn.io.beams import Options
@@ -42,3 +46,16 @@ def test_segments_option_without_fem_beams_is_refused(tmp_path, capsys, command)
     lines = capsys.readouterr().err.splitlines()
     assert len(lines) == 1 and lines[0].startswith(f"error: {path}: --segments: "), lines
     assert set(tmp_path.iterdir()) == before
+
+
+def test_convergence_in_segments(tmp_path, capsys):
+    """``femdyn bench convergence --refine segments``: runs with k, 2k segments per link (k from
+    flexible.segments), each segment keeping its 2 elements, against Richardson's extrapolation at order
+    2 of 4k and 8k segments; the study names its counts as segments."""
+    out = tmp_path / "study"
+    code = main(["bench", "convergence", str(CASES / "slender_cantilever.toml"), "--refine", "segments",
+                 "--quantity", "tip.y", "--levels", "2", "--t-end", "0.1", "--out", str(out)])
+    assert code == 0, capsys.readouterr().err
+    study = json.loads((out / "convergence.json").read_text())
+    assert study["segments"] == [8, 16] and study["h"] == [0.125, 0.0625]
+    assert "32 segments and 64 segments" in study["reference"]
