@@ -9,6 +9,7 @@ import pytest
 from scipy.integrate import solve_ivp
 from scipy.optimize import brentq
 from shared import CASES, TIGHT
+from test_spatial_beams import spinning
 
 from femdyn.beam.body import BeamBody, Section
 from femdyn.integrators.settings import SolverSettings
@@ -21,7 +22,6 @@ from femdyn.io.probes import probe_table
 from femdyn.model.builder import ModelBuilder
 from femdyn.model.errors import ModelError
 from femdyn.model.initial import place
-from femdyn.numerics.kinematics import rotation_3d
 from femdyn.studies.run import run_case
 
 E, NU, RHO = 2.1e11, 0.3, 7850.0
@@ -38,12 +38,7 @@ def free_link(dim, segments, n=6, stiffening=True):
     b = ModelBuilder(dim)
     b.add_beam("link", beam(dim, n), stiffening=stiffening, segments=segments)
     model = b.build()
-    if dim == 2:
-        pose = {"position": [0.2, -0.1], "angle": 0.3, "velocity": [0.5, -0.2], "angular_velocity": 15.0}
-    else:
-        pose = {"position": [0.2, -0.1, 0.3], "rotation": rotation_3d([1.0, 2.0, 3.0], 0.4),
-                "velocity": [0.5, -0.2, 0.1], "angular_velocity": np.array([3.0, 10.0, -5.0])}
-    q, v = place(model, {"link": pose}, {})
+    q, v = place(model, {"link": spinning(dim)}, {})
     d = q[model.worlds[0].d].reshape(dim, dim)  # rows d_a of the link frame (the first segment's)
     across = d[1] + (0.5 * d[2] if dim == 3 else 0.0)
     for world in model.worlds:
