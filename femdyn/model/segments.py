@@ -32,12 +32,12 @@ others none, so that the link has the kinetic energy of the unsplit body -- the 
 plus the sections' turning with the link frame -- and a segmented link and a single one move alike
 under small deflections (in space up to the twist's inertia, taken relative to each segment's frame).
 """
-from dataclasses import dataclass
+from dataclasses import dataclass, fields, replace
 from functools import cached_property
 
 import numpy as np
 
-from ..beam.body import BeamBody, Section
+from ..beam.body import BeamBody
 from .errors import ModelError
 
 SEPARATOR = "#"  # segment and weld names: NAME#2 .. NAME#k
@@ -113,8 +113,7 @@ class SegmentedLink:
         rotary = beam.elements.section_moment()
         for part in elements:
             nodes = beam.nodes[part.start: part.stop + 1]
-            cut = Section(*(_part(getattr(section, f), part) for f in ("area", "inertia", "fibre", "iy", "j",
-                                                                       "fibre_z")))
+            cut = replace(section, **{f.name: _part(getattr(section, f.name), part) for f in fields(section)})
             options = {} if beam.dim == 2 else {"shear": _part(beam.shear, part)}
             beams.append(Segment(rotary if part.start == 0 else 0.0 * rotary, nodes - nodes[0], cut,
                                  _part(beam.young, part), _part(beam.rho, part), reference="fixed-free",
