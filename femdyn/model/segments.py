@@ -26,11 +26,20 @@ segment's start node: ``SegmentedLink.locate``. With k = 1 the link is the beam 
 
 Inertia. A beam body's rigid block holds the rotary inertia of its sections (``rigid_inertia``: int rho
 y^2 dA = rho I per length) turning with its frame, while the rotary inertia of the bending motion is
-neglected (003 eq. 125; ``beam.world.inertia``). A segmented link keeps that model: the first segment,
-whose frame is the link's, carries the rotary inertia of all the link's sections (``Segment``), the
-others none, so that the link has the kinetic energy of the unsplit body -- the centre line's, exact,
-plus the sections' turning with the link frame -- and a segmented link and a single one move alike
-under small deflections (in space up to the twist's inertia, taken relative to each segment's frame).
+neglected (003 eq. 125; ``beam.world.inertia``). A segmented link keeps that model for bending: the
+first segment, whose frame is the link's, carries the rotary inertia of all the link's sections about
+the axes across the link (``Segment``), the others none, so that the link has the kinetic energy of
+the unsplit body -- the centre line's, exact, plus the sections' turning with the link frame -- and a
+planar segmented link and a single one move alike under small deflections. In space each segment
+keeps its sections' polar inertia rho I_p about its own d_1: the twist psi of a spatial beam is
+measured from its frame, and the sections spin with the frame's spin plus psi' (``beam.world.inertia``
+drops the cross term), so each segment's sections spin with their own frame. The rotary part of a
+second moment S (the Euler tensor's) is the inertia tensor J = tr(S) I - S; the segments' parts are
+J_0 = P J_link P' + P1 J_0,own P1 and J_i = P1 J_i,own P1 (P1 = e_1 e_1^T, P = I - P1), as second
+moments S = tr(J)/2 I - J. Where a single link's frame spin leaves its sections' twist without the
+frame's angular acceleration (the missing cross term), the segments restore it step by step: a link
+free to twist (a ball joint) has the free-free torsion frequencies n pi/L (G J/rho I_p)^(1/2) in the
+limit of many segments, not the fixed-free ones of a single body.
 """
 from dataclasses import dataclass, fields, replace
 from functools import cached_property
@@ -64,17 +73,37 @@ def _split_elements(n_elements, k):
 
 
 class Segment(BeamBody):
-    """A segment of a link: a ``BeamBody`` whose rigid second moment holds ``rotary`` (dim, dim) as the
-    rotary inertia of its sections, in place of its own sections' (module docstring)."""
+    """A segment of a link: a ``BeamBody`` whose rigid second moment holds, in place of its own sections'
+    part, the rotary inertia of the link's sections across it (``link``: their second moment, for the
+    first segment; None for the others) and in space its own sections' spin (module docstring)."""
 
-    def __init__(self, rotary, *args, **options):
-        self.rotary = rotary
+    def __init__(self, link, *args, **options):
+        self.link = link
         super().__init__(*args, **options)
 
     @cached_property
     def rigid_inertia(self):
         mass, first, second = self.elements.rigid_inertia()
-        return mass, first, second - self.elements.section_moment() + self.rotary
+        own = self.elements.section_moment()
+        return mass, first, second - own + _rotary(own, self.link)
+
+
+def _rotary(own, link=None):
+    """The sections' second moment of a segment whose own sections' is ``own``: the link's ``link``
+    (the first segment) or nothing across the link, its own sections' spin about d_1 in space (module
+    docstring)."""
+    if len(own) == 2:
+        return np.zeros((2, 2)) if link is None else link
+
+    def inertia(S):  # the inertia tensor of a second moment
+        return np.trace(S) * np.eye(3) - S
+
+    spin = np.diag([1.0, 0.0, 0.0])
+    J = spin @ inertia(own) @ spin
+    if link is not None:
+        across = np.eye(3) - spin
+        J = J + across @ inertia(link) @ across
+    return 0.5 * np.trace(J) * np.eye(3) - J
 
 
 @dataclass(frozen=True)
@@ -110,12 +139,11 @@ class SegmentedLink:
         section = beam.section
         elements = _split_elements(n_elements, k)
         beams, starts = [], []
-        rotary = beam.elements.section_moment()
         for part in elements:
             nodes = beam.nodes[part.start: part.stop + 1]
             cut = replace(section, **{f.name: _part(getattr(section, f.name), part) for f in fields(section)})
             options = {} if beam.dim == 2 else {"shear": _part(beam.shear, part)}
-            beams.append(Segment(rotary if part.start == 0 else 0.0 * rotary, nodes - nodes[0], cut,
+            beams.append(Segment(beam.elements.section_moment() if part.start == 0 else None, nodes - nodes[0], cut,
                                  _part(beam.young, part), _part(beam.rho, part), reference="fixed-free",
                                  axial="cubic", **options))
             starts.append(nodes[0])
