@@ -98,3 +98,27 @@ def test_a_tapered_link_keeps_each_elements_section_and_material():
             tips.append(world.positions(q[None], [world.beam.nodes[-1]])[0, 0] - np.eye(dim)[0])
         assert np.abs(tips[0][1:]).min() > 1e-8
         assert np.abs(tips[1] - tips[0]).max() <= 1e-9 * np.abs(tips[0]).max(), (dim, tips)
+
+
+def test_points_at_and_between_segment_boundaries_load_the_link_where_given():
+    """A cantilever of 4 elements in 2 segments, loaded across at X = 0.5 (the boundary: the second
+    segment's origin) and at X = 0.3 (inside the first segment, inside an element), propped by a pin at
+    X = 0.8 (inside the second): small loads, so its deflection equals the single body's to 1e-9 at
+    every node."""
+    deflections = []
+    for segments in (1, 2):
+        b = ModelBuilder(2)
+        b.add_beam("link", straight(4), stiffening=True, segments=segments)
+        b.add_joint("clamp", "fixed", "ground", "link")
+        P = 1e-4 * 70e9 * SECTION.inertia  # rotations of about 1e-6 with the prop
+        b.add_point_force("link", [0.5, 0.0], [0.0, P], lambda t: 1.0)
+        b.add_point_force("link", [0.3, 0.0], [0.0, -0.7 * P], lambda t: 1.0)
+        b.add_joint("prop", "revolute", "ground", "link", point1=[0.8, 0.0], point2=[0.8, 0.0])
+        model = b.build()
+        q, _ = place(model, {}, {})
+        model, q = static_equilibrium(model, q)
+        deflections.append(np.concatenate([w.positions(q[None], w.beam.nodes)[0, :, 1] for w in model.worlds]))
+    single, split = deflections
+    split = np.delete(split, 3)  # the boundary node, in both segments
+    assert np.abs(single).max() > 1e-8
+    assert np.abs(split - single).max() <= 1e-9 * np.abs(single).max()
