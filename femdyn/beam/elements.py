@@ -331,11 +331,14 @@ class BeamElements:
         rho I l n n^T across each element."""
         weight = (self.rho * self.area * self.length)[:, None] * GAUSS_WEIGHTS  # (K, P)
         x = self.positions(GAUSS_XI)  # (K, P, 2)
-        normal = np.stack([-np.sin(self.beta), np.cos(self.beta)], axis=-1)
-        section = self.rho * self.inertia * self.length
-        second = (np.einsum("kp,kpa,kpb->ab", weight, x, x, optimize=True)
-                  + np.einsum("k,ka,kb->ab", section, normal, normal, optimize=True))
+        second = np.einsum("kp,kpa,kpb->ab", weight, x, x, optimize=True) + self.section_moment()
         return float(weight.sum()), np.einsum("kp,kpa->a", weight, x), second
+
+    def section_moment(self):
+        """The sections' part of the second moment (2, 2): sum of rho I l n n^T over the elements (n the
+        element's normal), the rotary inertia of the sections turning with the body frame."""
+        normal = np.stack([-np.sin(self.beta), np.cos(self.beta)], axis=-1)
+        return np.einsum("k,ka,kb->ab", self.rho * self.inertia * self.length, normal, normal, optimize=True)
 
     def invariants(self):
         """FFR inertia invariants of the body (``Invariants``), before reference conditions

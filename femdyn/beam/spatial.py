@@ -233,11 +233,16 @@ class SpatialElements:
         = rho I_z along n_e and int rho z^2 dA = rho I_y along b_e per length."""
         weight = (self.rho * self.area * self.length)[:, None] * GAUSS_WEIGHTS
         x = self.positions(GAUSS_XI)
-        second = np.einsum("kp,kpa,kpb->ab", weight, x, x, optimize=True)
-        n, b = self.rot[:, :, 1], self.rot[:, :, 2]  # the section's axes along h and b
-        second += (np.einsum("k,ka,kb->ab", self.rho * self.iz * self.length, n, n)
-                   + np.einsum("k,ka,kb->ab", self.rho * self.iy * self.length, b, b))
+        second = np.einsum("kp,kpa,kpb->ab", weight, x, x, optimize=True) + self.section_moment()
         return float(weight.sum()), np.einsum("kp,kpa->a", weight, x), second
+
+    def section_moment(self):
+        """The sections' part of the second moment (3, 3): int rho y^2 dA = rho I_z along n_e and
+        int rho z^2 dA = rho I_y along b_e per length (the element's section axes, ``rot``; diag(0,
+        rho I_z L, rho I_y L) on a straight body), the rotary inertia of the sections."""
+        n, b = self.rot[:, :, 1], self.rot[:, :, 2]  # the section's axes along h and b
+        return (np.einsum("k,ka,kb->ab", self.rho * self.iz * self.length, n, n)
+                + np.einsum("k,ka,kb->ab", self.rho * self.iy * self.length, b, b))
 
     def section_rows(self, xi):
         """Rows on each element's element-frame coordinates (K, 12) at the points ``xi`` (P,): the element-averaged

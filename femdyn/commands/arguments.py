@@ -1,5 +1,6 @@
 """Argument types and options shared by the subcommands: finite and positive numbers, integers, the
-sensitivity and sweep parameters, and ``--flexible``/``--elements`` with the case loaded under them (``load``).
+sensitivity and sweep parameters, and ``--flexible``/``--elements``/``--segments`` with the case loaded under
+them (``load``).
 A type refuses its text with ``argparse.ArgumentTypeError``, which the parser reports as a usage error
 (exit code 2)."""
 import argparse
@@ -71,17 +72,20 @@ sweep_parameter = parsed(parse_parameter)  # a swept parameter NAME=SPEC
 
 
 def flexible_options(parser):
-    """--flexible and --elements: override the case's [flexible] settings."""
+    """--flexible, --elements and --segments: override the case's [flexible] settings."""
     parser.add_argument("--flexible", choices=MODELS,
                         help="model of the flexible (beam) bodies: fem, rayleigh-ritz or rigid (the rigid "
                         "limit, no elastic coordinates); overrides flexible.model")
     parser.add_argument("--elements", type=elements, metavar="N",
                         help="elements of each straight fem beam (overrides flexible.elements)")
+    parser.add_argument("--segments", type=elements, metavar="K",
+                        help="floating-frame segments of every fem beam, for large deflections (overrides "
+                        "flexible.segments and the beams' segments)")
 
 
 def options(args):
-    """The ``beams.Options`` of --flexible and --elements."""
-    return Options(model=args.flexible, elements=args.elements)
+    """The ``beams.Options`` of --flexible, --elements and --segments."""
+    return Options(model=args.flexible, elements=args.elements, segments=args.segments)
 
 
 def load(args):
@@ -94,10 +98,12 @@ def load(args):
 
 
 def check_overrides(args, case):
-    """Refuse --flexible/--elements where they change nothing: no beam bodies, or no fem model."""
-    given = [option for option, value in (("--flexible", args.flexible), ("--elements", args.elements)) if value]
+    """Refuse --flexible/--elements/--segments where they change nothing: no beam bodies, or no fem model."""
+    given = [option for option, value in (("--flexible", args.flexible), ("--elements", args.elements),
+                                          ("--segments", args.segments)) if value]
     if given and not case.model.flexible:
         raise CaseError(case.path, given[0], "the case has no flexible (beam) bodies")
-    if args.elements and case.flexible.model != "fem":
-        raise CaseError(case.path, "--elements", f"sets the elements of fem beams; the flexible bodies "
-                        f"are {case.flexible.model}")
+    for option in ("--elements", "--segments"):
+        if option in given and case.flexible.model != "fem":
+            raise CaseError(case.path, option, f"sets the {option[2:]} of fem beams; the flexible bodies "
+                            f"are {case.flexible.model}")

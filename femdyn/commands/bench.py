@@ -29,16 +29,19 @@ def add(commands):
                                 description="Benchmarks that a user runs on a case.")
     studies = bench.add_subparsers(dest="study", required=True, metavar="STUDY")
     convergence = studies.add_parser(
-        "convergence", help="refinement study in dt or in elements: errors and observed orders",
+        "convergence", help="refinement study in dt, elements or segments: errors and observed orders",
         description="Run the case at dt, dt/2, ... (or, with --refine elements, with n, 2n, ... elements "
-        "per beam at one time step), compare the chosen outputs at the end time with a reference "
+        "per beam at one time step; with --refine segments, with k, 2k, ... floating-frame segments per "
+        "link, each keeping its elements), compare the chosen outputs at the end time with a reference "
         "(Richardson extrapolation of two finer runs by default), print a table of errors and observed "
         "orders, and write convergence.txt, convergence.json and a log-log convergence.png. Exit code 1 "
         "if an order cannot be observed (errors at round-off, errors that do not decrease).")
     convergence.add_argument("case", metavar="CASE", help="case file (TOML)")
-    convergence.add_argument("--refine", choices=("dt", "elements"), default="dt",
-                             help="what is refined: the time step (default) or the elements of every fem "
-                             "beam, starting from --elements or the case's flexible.elements")
+    convergence.add_argument("--refine", choices=("dt", "elements", "segments"), default="dt",
+                             help="what is refined: the time step (default), the elements of every fem "
+                             "beam, starting from --elements or the case's flexible.elements, or the "
+                             "segments of every fem beam, starting from --segments or flexible.segments "
+                             "(default 1), each segment with the elements per segment of the first level")
     convergence.add_argument("--quantity", nargs="+", metavar="Q",
                              help="outputs: a joint coordinate, BODY.x/.y/.z/.angle, PROBE.x/.y/.z/.angle and "
                              "on a flexible body PROBE.elastic_x/.elastic_y/.elastic_angle (a probe of the case, "
@@ -52,12 +55,14 @@ def add(commands):
     convergence.add_argument("--reference", default="richardson",
                              help="richardson (default), finest, differences, or an exact value")
     convergence.add_argument("--order", type=positive_float, metavar="P",
-                             help="nominal order of the Richardson reference (default 2 in dt, 4 in elements)")
+                             help="nominal order of the Richardson reference (default 2 in dt and in "
+                             "segments, 4 in elements)")
     convergence.add_argument("--time", type=positive_float, help="compare at this time (default: the end)")
     convergence.add_argument("--t-end", type=positive_float, metavar="T", help="end time (overrides solver.t_end)")
     convergence.add_argument("--out", type=Path, metavar="DIR",
                              help="folder for the files (default: results/<case>_convergence, with --refine "
-                             "elements results/<case>_elements_convergence)")
+                             "elements results/<case>_elements_convergence, with --refine segments "
+                             "results/<case>_segments_convergence)")
     flexible_options(convergence)
     convergence.set_defaults(handler=handle)
 
@@ -73,10 +78,10 @@ def handle(args):
         if not math.isfinite(reference):
             raise CaseError(args.case, "--reference", f"'{args.reference}' is not richardson, finest, "
                             "differences or a finite number")
-    out = output_folder(args.out or study_folder(case.path, args.refine == "elements"), FILES["json"],
-                        "an earlier convergence study", published=False)
+    out = output_folder(args.out or study_folder(case.path, None if args.refine == "dt" else args.refine),
+                        FILES["json"], "an earlier convergence study", published=False)
     study = dict(dts=args.dt)
-    if args.refine == "elements":
+    if args.refine in ("elements", "segments"):
         study = _element_levels(args, case)
     else:  # refuse runs that cannot be carried out before spending time on the others
         smallest = min(args.dt) if args.dt else case.settings.dt / 2 ** (args.levels - 1)
@@ -109,11 +114,11 @@ def _element_levels(args, case):
     """The meshes n, 2n, ... (n = --elements or flexible.elements) and the one time step of a study in
     elements, refused where they cannot be run."""
     if not case.model.flexible:
-        raise CaseError(case.path, "--refine", "elements: the case has no flexible (beam) bodies")
+        raise CaseError(case.path, "--refine", f"{args.refine}: the case has no flexible (beam) bodies")
     if case.flexible.model != "fem":
-        raise CaseError(case.path, "--refine", f"elements refines fem beams; the flexible bodies are "
+        raise CaseError(case.path, "--refine", f"{args.refine} refines fem beams; the flexible bodies are "
                         f"{case.flexible.model} (add --flexible fem)")
     if args.dt and len(args.dt) > 1:
-        raise CaseError(case.path, "--dt", "with --refine elements give one time step (every mesh runs with it)")
-    first = case.flexible.elements
-    return dict(elements=[first * 2**k for k in range(args.levels)], dt=args.dt[0] if args.dt else None)
+        raise CaseError(case.path, "--dt", f"with --refine {args.refine} give one time step (every run has it)")
+    first = case.flexible.elements if args.refine == "elements" else args.segments or case.flexible.segments or 1
+    return {args.refine: [first * 2**k for k in range(args.levels)], "dt": args.dt[0] if args.dt else None}

@@ -19,6 +19,8 @@ def dropped(pairs):
 
 def flexible_line(case):
     """One line on the model of the flexible bodies, or None if there are none."""
+    from ..model.segments import SEPARATOR  # loaded with the case already: not at start-up
+
     bodies = case.model.flexible
     if not bodies:
         return None
@@ -29,5 +31,7 @@ def flexible_line(case):
         f"{s.model}, {per_body} element{'s' if counts[-1] > 1 else ''} per body"]
     parts += [f"{s.modes} modes per body"] if s.modes and s.model != "rigid" else []
     parts += ["geometric stiffening"] if s.stiffening else []
+    links = sum(SEPARATOR not in b.name for b in bodies)  # a segmented link's first segment has its name
+    parts += [f"{len(bodies)} floating-frame segments in {links} link{'s' * (links > 1)}"] * (links < len(bodies))
     return (f"flexible bodies ({len(bodies)}): {', '.join(parts)}; "
             f"{sum(b.beam.n_coordinates for b in bodies)} elastic coordinates")

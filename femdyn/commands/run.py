@@ -30,7 +30,8 @@ from .output import dropped, flexible_line, say
 
 OPTIONS = {"dt": "--dt", "t_end": "--t-end", "integrator": "--integrator", "rho_inf": "--rho-inf",
            "newton": "--newton"}  # solver settings field -> the option that overrides it
-RUN_OPTIONS = ("every", "no_vtk", "no_plots", "flexible", "elements")  # the other options a resumed run keeps
+# the other options a resumed run keeps
+RUN_OPTIONS = ("every", "no_vtk", "no_plots", "flexible", "elements", "segments")
 
 
 def add(commands):

@@ -9,7 +9,9 @@ Schema::
     geometric_stiffening = true       # default: true for fem, false otherwise
     axial = "cubic"                   # axial shape of fem beams: cubic (default; the world-vector
                                       # beams, beam.world) | linear (003's element, by carriers;
-                                      # the default of modally reduced 2D bodies)
+                                      # the default of modally reduced bodies)
+    segments = 1                      # fem beams split into this many floating-frame segments
+                                      # (default 1; large deflections: model.segments)
 
     [[bodies]]
     name = "leg1"
@@ -17,7 +19,8 @@ Schema::
     #       or mesh = "../meshes/leg1.vtu" (a centre line, relative to the case file) instead of
     #       length; optional reference = "fixed-free" (003 section 4); a general section by
     #       area, iz (2D) or area, iy, iz, j (3D) instead of b, h; in 3D also poisson (nu) or
-    #       shear (G, the shear modulus: nu = E / (2 G) - 1 in (-1, 0.5)); j at most iy + iz
+    #       shear (G, the shear modulus: nu = E / (2 G) - 1 in (-1, 0.5)); j at most iy + iz;
+    #       segments = k overrides [flexible] segments for this body
 
 Units are SI: lengths in m, young and shear in Pa, density in kg/m^3, area in m^2, iy, iz and j in m^4.
 
@@ -52,9 +55,10 @@ MATERIAL = ("young", "density")
 RECTANGLE = ("b", "h")
 GENERAL = {2: ("area", "iz"), 3: ("area", "iy", "iz", "j")}  # a general section, by dimension
 SPATIAL = ("iy", "j", "poisson", "shear")  # keys of 3D beams only
-PLACEMENT = ("length", "mesh", "reference")
+PLACEMENT = ("length", "mesh", "reference", "segments")
 PARAMETERS = {"E": "young", "rho": "density", "b": "b", "h": "h"}  # sensitivity names -> keys
 MAX_ELEMENTS = 1_000_000  # elements of a straight beam (flexible.elements, femdyn --elements)
+SEGMENTS = "segments"  # floating-frame segments of a link (model.segments), in [flexible] or a beam table
 
 
 @dataclass(frozen=True)
@@ -67,6 +71,7 @@ class Options:
     modes: int | None = None
     stiffening: bool | None = None
     scale: dict = field(default_factory=dict)
+    segments: int | None = None
 
     def with_scale(self, key, factor):
         return replace(self, scale={**self.scale, key: factor})
@@ -80,11 +85,14 @@ class Settings:
     stiffening: bool
     scale: dict
     axial: str = "cubic"
+    segments: int | None = None  # [flexible] segments: of the beams whose table gives none
+    every_segments: int | None = None  # Options.segments: of every beam, whatever its table says
 
 
 def read_settings(r, data, options, dim=2):
     """The ``[flexible]`` table merged with ``options``, for a model of ``dim`` dimensions."""
-    table = r.table(data, "flexible", optional=("model", "elements", "modes", "geometric_stiffening", "axial"))
+    table = r.table(data, "flexible", optional=("model", "elements", "modes", "geometric_stiffening", "axial",
+                                                SEGMENTS))
     model = options.model or r.choice(table.get("model", "fem"), "flexible.model", MODELS)
     elements = options.elements or r.integer(table.get("elements", 4), "flexible.elements", 1, MAX_ELEMENTS)
     modes = options.modes if options.modes is not None else (
@@ -101,7 +109,18 @@ def read_settings(r, data, options, dim=2):
     if modes is not None and stiffening:
         r.fail("flexible.geometric_stiffening", "needs nodal elastic coordinates; it cannot be combined "
                "with modes (set geometric_stiffening = false)")
-    return Settings(model, elements, modes, stiffening, dict(options.scale), axial)
+    segments = r.integer(table[SEGMENTS], f"flexible.{SEGMENTS}", 1, MAX_ELEMENTS) if SEGMENTS in table else None
+    return Settings(model, elements, modes, stiffening, dict(options.scale), axial, segments, options.segments)
+
+
+def read_segments(r, spec, f, settings):
+    """The number of floating-frame segments of the beam body of table ``spec`` (``model.segments``):
+    ``Options.segments``, else the beam table's ``segments``, else ``[flexible] segments``, else 1; a
+    rigid link (``flexible.model = "rigid"``) is one body."""
+    own = r.integer(spec[SEGMENTS], f"{f}.{SEGMENTS}", 1, MAX_ELEMENTS) if SEGMENTS in spec else None
+    if settings.model == "rigid":
+        return 1
+    return settings.every_segments or own or settings.segments or 1
 
 
 def _check_terms(r, f, values, keys, young, density, nodes):

@@ -81,7 +81,7 @@ from ..model.builder import ModelBuilder, euler_from_inertia
 from ..model.errors import GROUND, ModelError
 from ..model.initial import PLACING, place
 from ..model.model import Model
-from .beams import Options, read_beam, read_settings
+from .beams import Options, read_beam, read_segments, read_settings
 from .overrides import override
 from .reader import CaseError, Reader, describe
 from .results import RESERVED_COLUMNS
@@ -296,7 +296,7 @@ def _add_bodies(r, items, builder, dim, flexible):
             name = r.name(item["name"], f"{f}.name", names)
             beam = read_beam(r, item["beam"], f"{f}.beam", flexible, r.path.parent, dim)
             try:
-                builder.add_beam(name, beam, flexible.stiffening)
+                builder.add_beam(name, beam, flexible.stiffening, read_segments(r, item["beam"], f"{f}.beam", flexible))
             except ModelError as err:  # what the builder refuses of a beam body
                 r.model_error(f, err)
             names.append(name)
@@ -553,9 +553,10 @@ def load_case(path, flexible=None, overrides=None, data=None):
         q0, v0 = place(model, *_initial(r, data.get("initial", {}), dim, bodies, joints))
         q0, v0 = _elastic_states(r, data.get("initial", {}), model, bodies, q0, v0)
         _check_energy(r, model, q0, v0, data.get("initial", {}))
-        for name, body, point in probes:
+        probes = [(name, *builder.resolve(body, point, f"probes.{name}.point")) for name, body, point in probes]
+        for name, body, point in probes:  # on a segmented link: the segment that holds the point
             try:
-                model.material_point(bodies.index(body), point)
+                model.material_point([b.name for b in model.bodies].index(body), point)
             except ValueError as err:
                 r.fail(f"probes.{name}.point", str(err))
     except ModelError as err:

@@ -7,6 +7,7 @@ from ..joints.registry import JOINT_TYPES
 from ..numerics import kinematics as kin
 from .errors import GROUND, ModelError
 from .model import Model
+from .segments import SegmentedLink
 from .spec import (
     BodySpec,
     CoordinateLoadSpec,
@@ -53,6 +54,7 @@ class ModelBuilder:
         self._springs, self._servos, self._frictions = [], [], []
         self._inputs = ()
         self._torques = []
+        self._links = {}  # segmented links by name (``segments.SegmentedLink``)
 
     def add_body(self, name, mass, euler, size=None):
         """A rigid body with mass and Euler-tensor eigenvalues E_1..E_dim (000 eq. 13, 001 eq. 7),
@@ -73,14 +75,25 @@ class ModelBuilder:
                 size = np.where(size > 0, size, (mass / STEEL_DENSITY) ** (1.0 / self.dim))
         self._bodies.append(BodySpec(name, float(mass), frozen_array(euler), frozen_array(size)))
 
-    def add_beam(self, name, beam, stiffening=False):
+    def add_beam(self, name, beam, stiffening=False, segments=1):
         """A flexible body: a ``beam.BeamBody`` whose body frame is carried by the director frame,
         embedded by world vectors (``beam.world``: FEM bodies of the cubic axial shape) or by carriers
         (``beam.ffr``, ``beam.spatial_ffr``: Rayleigh-Ritz, modal and linear-axial bodies); ``stiffening``
         adds the geometric stiffening. A straight spatial beam lies along d_1, its section's depth h
         along d_2 and width b along d_3; along a polyline each section turns with its element by the
-        minimal rotation from d_1 to the element's tangent (``beam.spatial``)."""
+        minimal rotation from d_1 to the element's tangent (``beam.spatial``). ``segments`` = k > 1
+        splits the body into k floating-frame segments welded end to end (``segments.SegmentedLink``),
+        for large deflections; points of the link given later (joints, loads, servos, springs) go to
+        the segment that holds them (``resolve``)."""
         self._check_name(name)
+        if segments != 1:
+            link = SegmentedLink.split(name, beam, segments)
+            for piece, part in zip(link.names, link.beams):
+                self.add_beam(piece, part, stiffening)
+            for weld, before, end, after in link.welds():
+                self.add_joint(weld, "fixed", before, after, point1=end)
+            self._links[name] = link
+            return
         if beam.dim != self.dim:
             raise ModelError(f"body '{name}'", f"a {beam.dim}D beam in a {self.dim}D model")
         if stiffening and beam.modal_frequencies is not None:
@@ -91,8 +104,8 @@ class ModelBuilder:
                                      frozen_array(np.ptp(beam.nodes, axis=0)), beam, bool(stiffening)))
 
     def _check_name(self, name):
-        """Refuse the ground's name or the name of a body added before."""
-        if name == GROUND or any(b.name == name for b in self._bodies):
+        """Refuse the ground's name or the name of a body (or segmented link) added before."""
+        if name == GROUND or name in self._links or any(b.name == name for b in self._bodies):
             raise ModelError(f"body '{name}'", "name is reserved or used twice")
 
     def add_joint(self, name, type, body1, body2, point1=None, point2=None, axis=None,
@@ -130,10 +143,24 @@ class ModelBuilder:
             R0 = np.asarray(relative_rotation, dtype=float)
         point1 = np.asarray(zero if point1 is None else point1, float)
         point2 = np.asarray(zero if point2 is None else point2, float)
+        (body1, point1), (body2, point2) = (self.resolve(body, point, f"{where}.points[{k}]") for k, (body, point)
+                                            in enumerate(((body1, point1), (body2, point2))))
         for k, (body, point) in enumerate(((body1, point1), (body2, point2))):
             self._check_point(body, point, f"{where}.points[{k}]")
         self._joints.append(JointSpec(name, type, (body1, body2), frozen_array(point1), frozen_array(point2),
                                       frozen_array(frame1), frozen_array(R0.T @ frame1), angle, slide))
+
+    def resolve(self, body, point, field="point"):
+        """The body and body-frame point that a material point ``point`` of ``body`` is: on a segmented
+        link the segment that holds it and the point in that segment's frame (``SegmentedLink.locate``;
+        a point off the link's centre line is refused as a ``ModelError`` on ``field``), else as given."""
+        link = self._links.get(body)
+        if link is None:
+            return body, np.asarray(point, dtype=float)
+        try:
+            return link.locate(point)
+        except ValueError as err:
+            raise ModelError(field, str(err)) from None
 
     def _check_point(self, body, point, field):
         """Refuse a material point of a flexible body (added before) that is not on its centre line
@@ -157,6 +184,7 @@ class ModelBuilder:
         """A force ``function(t) * force`` at body point ``point``: ``force`` in world components, or with
         ``frame="body"`` in the body's frame, following it (the section's axes at the point of a
         flexible body; ``forces.loads.FollowerForce``)."""
+        body, point = self.resolve(body, point, f"point force on '{body}'.point")
         self._check_point(body, point, f"point force on '{body}'.point")
         self._check_frame(frame, f"point force on '{body}'.frame")
         self._point_forces.append(PointForceSpec(body, frozen_array(point), frozen_array(force), function, frame))
@@ -180,11 +208,14 @@ class ModelBuilder:
             raise ModelError(f"{where}.torque", f"needs {size} finite component{'s' * (size > 1)}, got "
                              f"{torque.tolist()}")
         point = np.zeros(self.dim) if point is None else np.asarray(point, dtype=float)
+        body, point = self.resolve(body, point, f"{where}.point")
         self._check_point(body, point, f"{where}.point")
         self._torques.append(TorqueSpec(body, frozen_array(point), frozen_array(torque), function,
                                         "body" if frame == "body" and self.dim == 3 else "world"))
 
     def add_spring_damper(self, name, body1, point1, body2, point2, stiffness, damping, free_length):
+        body1, point1 = self.resolve(body1, point1, f"spring '{name}'.points[0]")
+        body2, point2 = self.resolve(body2, point2, f"spring '{name}'.points[1]")
         self._springs.append(SpringSpec(name, (body1, body2), (frozen_array(point1), frozen_array(point2)),
                                         float(stiffness), float(damping), float(free_length)))
 
@@ -197,6 +228,7 @@ class ModelBuilder:
     def add_servo_point(self, name, body, point, trajectory, relative=True):
         """Servo: body point ``point`` (body frame) follows ``trajectory`` (dim components), added to
         its initial position if ``relative`` (000 eq. 78)."""
+        body, point = self.resolve(body, point, f"servo '{name}'.point")
         self._check_point(body, point, f"servo '{name}'.point")
         self._servos.append(ServoSpec(name, "point", trajectory, body=body, point=frozen_array(point),
                                       relative=relative))

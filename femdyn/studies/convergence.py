@@ -41,6 +41,7 @@ from .orders import (
     finish_study,
     fitted_order,
 )
+from ..model.segments import SEPARATOR
 from .quantities import default_quantities, resolve_quantity
 from .run import prepare_case, run_case
 
@@ -248,9 +249,12 @@ def refinement_study(case, quantities=None, dts=None, levels=4, reference="richa
 
 
 def element_study(make_case, elements, quantities=None, dt=None, reference="richardson", order=4,
-                  time=None, t_end=None, strict=True, log=None, progress=False):
+                  time=None, t_end=None, strict=True, log=None, progress=False, refined="elements"):
     """Observed orders of accuracy in the element length of the outputs ``quantities`` of a case
-    with FEM beams, all runs at one time step.
+    with FEM beams, all runs at one time step; with ``refined = "segments"`` in the length of the
+    floating-frame segments of its links (``model.segments``): ``elements`` are then the segments per
+    link, ``make_case(k)`` the case with k segments in every link (``order`` 2: each segment is exact
+    to O((theta/k)^2), ``tests/physics/test_segmented_links.py``).
 
     make_case: callable n -> the case (as in ``refinement_study``) with n equal elements in every beam
         body, e.g. ``lambda n: load_case(path, Options(elements=n))``; every flexible body must come out
@@ -272,13 +276,13 @@ def element_study(make_case, elements, quantities=None, dt=None, reference="rich
     convergence slower and irregular.
     """
     counts = element_counts(elements)
-    first = _meshed(make_case, int(counts[0]))
+    first = _meshed(make_case, int(counts[0]), refined)
     names = _names(first.model, quantities)
     t_end = float(t_end or first.settings.t_end)
     settings = first.settings.replace(dt=float(dt or first.settings.dt), t_end=t_end)
     steps = settings.steps
     t_read = _reading_time(time, t_end)
-    runners = {int(counts[0]): _runner(first, names, t_end, t_read, log, progress, f"{counts[0]} elements, ")}
+    runners = {int(counts[0]): _runner(first, names, t_end, t_read, log, progress, f"{counts[0]} {refined}, ")}
     wanted = runners[int(counts[0])][0]
     given = _given_reference(reference, wanted, len(counts), "mesh" + "es" * (len(counts) != 1))
     finer = [int(counts[-1]) * k for k in _finer(reference, given)]
@@ -286,25 +290,34 @@ def element_study(make_case, elements, quantities=None, dt=None, reference="rich
     try:  # before the meshes are built: q grows at most in proportion to the elements
         settings.replace(dt=settings.step).check_history(first.model.n * finest // int(counts[0]))
     except SettingsError as err:
-        raise SettingsError(err.field, f"the run with {finest} elements: {err.message}") from None
-    cases = {n: _meshed(make_case, n) for n in [*counts[1:].tolist(), *finer]}
-    runners.update({n: _runner(case, names, t_end, t_read, log, progress, f"{n} elements, ")
+        raise SettingsError(err.field, f"the run with {finest} {refined}: {err.message}") from None
+    cases = {n: _meshed(make_case, n, refined) for n in [*counts[1:].tolist(), *finer]}
+    runners.update({n: _runner(case, names, t_end, t_read, log, progress, f"{n} {refined}, ")
                     for n, case in cases.items()})
     runs = [runners[int(n)][1](steps) for n in counts]
-    return _compare({"title": getattr(first, "title", "case"), "parameter": "h", "count_label": "elements",
+    length = {"elements": "the element length relative to each beam's", "segments": "the segment length "
+              "relative to each link's"}[refined]
+    return _compare({"title": getattr(first, "title", "case"), "parameter": "h", "count_label": refined,
                      "h": 1.0 / counts, "counts": counts, "quantities": names, "time": t_read,
-                     "notes": [f"h = 1 / elements: the element length relative to each beam's length; "
+                     "notes": [f"h = 1 / {refined}: {length} length; "
                                f"every run with dt = {t_end / steps:.6g} ({steps} steps)"]},
-                    wanted, runs, [(f"{n} elements", lambda n=n: runners[n][1](steps)) for n in finer],
+                    wanted, runs, [(f"{n} {refined}", lambda n=n: runners[n][1](steps)) for n in finer],
                     given, reference, order, np.full(len(counts), steps), strict)
 
 
-def _meshed(make_case, n):
-    """``make_case(n)``, refused (``ValueError``) unless every flexible body has n elements."""
+def _meshed(make_case, n, refined="elements"):
+    """``make_case(n)``, refused (``ValueError``) unless every flexible body has n elements (with
+    ``refined = "segments"``: every link n segments)."""
     case = _case(make_case(n))
     bodies = getattr(case.model, "flexible", [])
     if not bodies:
         raise ValueError("the case has no flexible (beam) bodies to refine")
+    if refined == "segments":
+        links = [b.name for b in bodies if SEPARATOR not in b.name]
+        if len(bodies) != n * len(links):
+            raise ValueError(f"{len(bodies)} beam bodies where {n} segments of each of the {len(links)} links "
+                             f"({', '.join(links)}) were asked for")
+        return case
     for body in bodies:
         have = len(body.beam.elements.connectivity)
         if have != n:
@@ -354,42 +367,55 @@ def write_study(study, folder):
     return paths
 
 
-def convergence_benchmark(case, quantities=None, *, elements=None, dts=None, dt=None, levels=4,
+def convergence_benchmark(case, quantities=None, *, elements=None, segments=None, dts=None, dt=None, levels=4,
                           reference="richardson", order=None, time=None, t_end=None, folder=None, echo=print,
                           log=None, progress=False):
     """``femdyn bench convergence CASE``: a study of the case file (or ``Case``) in the time step
     (``refinement_study``, the default) or, given ``elements`` (the counts per beam), in the elements
     (``element_study`` at the time step ``dt``, the case re-read with each count and its other
-    ``[flexible]`` settings); the table printed by ``echo``, the files of ``write_study`` in ``folder``
-    (default ``results/<case>_convergence``, ``results/<case>_elements_convergence``). ``order``: the
-    nominal order of the Richardson reference (default 2 in dt, 4 in elements); ``log``, ``progress`` as in
+    ``[flexible]`` settings) or, given ``segments`` (the counts per link), in the segments (the same,
+    each segment keeping the elements per segment of the first count); the table printed by ``echo``,
+    the files of ``write_study`` in ``folder`` (default ``results/<case>_convergence``, ``results/<case>_elements_convergence``,
+    ``results/<case>_segments_convergence``). ``order``: the nominal order of the Richardson reference
+    (default 2 in dt and in segments, 4 in elements); ``log``, ``progress`` as in
     ``refinement_study``. Returns the ``Study``;
     if a quantity has no observed order, the files and the table are written first and then
     ``ConvergenceError`` is raised (``.study`` set). ``ValueError`` (not a ``ConvergenceError``): bad
     quantities, steps, meshes or reference, before any run."""
     case = _case(case)
     common = dict(reference=reference, time=time, t_end=t_end, strict=False, log=log, progress=progress)
-    if elements is None:
-        study = refinement_study(case, quantities, dts=dts, levels=levels, order=order or 2, **common)
-    else:
+    if elements is not None:
         study = element_study(_remesher(case), elements, quantities, dt=dt, order=order or 4, **common)
-    default = study_folder(getattr(case, "path", "case"), elements is not None)
+    elif segments is not None:
+        study = element_study(_remesher(case, segments[0]), segments, quantities, dt=dt, order=order or 2,
+                              refined="segments", **common)
+    else:
+        study = refinement_study(case, quantities, dts=dts, levels=levels, order=order or 2, **common)
+    default = study_folder(getattr(case, "path", "case"),
+                           "elements" if elements is not None else "segments" if segments is not None else None)
     paths = write_study(study, Path(folder) if folder is not None else default)
     if echo:
         echo(study.table() + f"\n\nwritten: {', '.join(str(p) for p in paths.values())}")
     return study.check()
 
 
-def study_folder(path, elements=False):
+def study_folder(path, refined=None):
     """The default folder of the study of the case file ``path``: ``results/<case>_convergence``, in
-    elements ``results/<case>_elements_convergence``."""
-    return default_folder(path, f"{'elements_' * elements}convergence")
+    elements (``refined = "elements"``) ``results/<case>_elements_convergence``, in segments
+    ``results/<case>_segments_convergence``."""
+    return default_folder(path, f"{refined}_convergence" if refined else "convergence")
 
 
-def _remesher(case):
-    """n -> ``case`` read again from its file with n elements per beam, its other flexible settings kept."""
+def _remesher(case, segments=None):
+    """n -> ``case`` read again from its file with n elements per beam, its other flexible settings kept;
+    given the first count of ``segments``, with n segments per link instead, each of the elements per
+    segment that link had at that count (the case's elements over it, at least 1)."""
     settings = getattr(case, "flexible", None)
     if settings is None:  # not read from a case file; ``element_study`` refuses a case without beams
         raise ValueError("the case has no flexible (beam) bodies to refine")
-    return lambda n: load_case(case.path, Options(settings.model, n, settings.modes, settings.stiffening,
-                                                  settings.scale))
+    if segments is None:
+        return lambda n: load_case(case.path, Options(settings.model, n, settings.modes, settings.stiffening,
+                                                      settings.scale))
+    per_segment = max(1, settings.elements // int(segments))
+    return lambda k: load_case(case.path, Options(settings.model, per_segment * k, settings.modes,
+                                                  settings.stiffening, settings.scale, k))

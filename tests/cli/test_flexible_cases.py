@@ -24,6 +24,13 @@ CASES = [
      "flexible.geometric_stiffening"),
     ("probe-off-the-beam", "[initial.bodies.arm]", "[[probes]]\nname = 'tip'\nbody = 'arm'\npoint = [0.5, 0.1]\n"
      "[initial.bodies.arm]", "probes.tip.point"),
+    ("more-segments-than-elements", "h = 0.01}", "h = 0.01, segments = 3}", "bodies[0].beam.segments"),
+    ("zero-segments", "elements = 2", "elements = 2\nsegments = 0", "flexible.segments"),
+    ("fractional-segments", "h = 0.01}", "h = 0.01, segments = 1.5}", "bodies[0].beam.segments"),
+    ("segments-of-modes", "elements = 2", "elements = 2\nmodes = 2\ngeometric_stiffening = false\nsegments = 2",
+     "bodies[0].beam.segments"),
+    ("segments-of-rayleigh-ritz", "elements = 2", "elements = 2\nmodel = 'rayleigh-ritz'\nsegments = 2",
+     "bodies[0].beam.segments"),
 ]
 
 

@@ -31,17 +31,20 @@ def elasticity(model):
     return next(f for f in model.forces if type(f).__name__ == "WorldElasticity")
 
 
+def spinning(dim):
+    """The initial pose and twist of a free body spinning about an axis that is not principal."""
+    if dim == 2:
+        return {"position": [0.2, -0.1], "angle": 0.3, "velocity": [0.5, -0.2], "angular_velocity": 15.0}
+    return {"position": [0.2, -0.1, 0.3], "rotation": rotation_3d([1.0, 2.0, 3.0], 0.4),
+            "velocity": [0.5, -0.2, 0.1], "angular_velocity": np.array([3.0, 10.0, -5.0])}
+
+
 def free_body(dim, stiffening, n=6):
     """A free beam spinning about an axis that is not principal and vibrating: no loads, no joints."""
     b = ModelBuilder(dim)
     b.add_beam("beam", beam(dim, n), stiffening=stiffening)
     model = b.build()
-    if dim == 2:
-        pose = {"position": [0.2, -0.1], "angle": 0.3, "velocity": [0.5, -0.2], "angular_velocity": 15.0}
-    else:
-        pose = {"position": [0.2, -0.1, 0.3], "rotation": rotation_3d([1.0, 2.0, 3.0], 0.4),
-                "velocity": [0.5, -0.2, 0.1], "angular_velocity": np.array([3.0, 10.0, -5.0])}
-    q, v = place(model, {"beam": pose}, {})
+    q, v = place(model, {"beam": spinning(dim)}, {})
     world = model.worlds[0]
     d = q[world.d].reshape(dim, dim)  # rows d_a
     x = world.beam.nodes[:, 0]
