@@ -115,17 +115,50 @@ def probe_table(model, probes, q, unwraps=None):
     return columns
 
 
+UNITS = {**dict.fromkeys(("elastic_x", "elastic_y", "elastic_z", "elastic_1", "elastic_2", "elastic_3"), "m"),
+         **dict.fromkeys(("elastic_angle", "elastic_rx", "elastic_ry", "elastic_rz", "elastic_r1", "elastic_r2",
+                          "elastic_r3"), "rad")}  # SI unit of every elastic column
+
+
+def _extremes(t, values, unit):
+    """Max, RMS over the frames and time of the max of the non-negative ``values``, keys named with
+    their units (``max_m``, ``rms_m``, ``t_max_s``)."""
+    k = int(np.argmax(values))
+    return {f"max_{unit}": float(values[k]), f"rms_{unit}": float(np.sqrt(np.mean(values**2))),
+            "t_max_s": float(t[k])}
+
+
 def elastic_statistics(columns, probes):
-    """Max |.| and RMS over the frames of the elastic components of every probe on a flexible body:
-    {probe: {component: {"max_abs", "rms"}}}, for ``summary.json``."""
+    """The elastic deflection of every probe on a flexible body over the frames of ``columns`` (those
+    of ``probes.csv``, the time ``t`` included), for ``summary.json`` and the end of ``femdyn run``:
+    {probe: {"deflection": the length |u| of the world-frame elastic displacement [m], "rotation": the
+    section rotation's size [rad] (in the plane |theta|, in space the length of (psi, theta_y,
+    theta_z)), each with its max, RMS and the time of the max (``_extremes``); and per elastic
+    column c {"max_abs", "rms", "unit"}}}."""
     stats = {}
-    components = dict.fromkeys(ELASTIC[2] + ELASTIC[3])
+    t = np.asarray(columns["t"], dtype=float) if probes else None
     for name, _, _ in probes:
-        values = {c: columns[f"{name}.{c}"] for c in components if f"{name}.{c}" in columns}
-        if values:
-            stats[name] = {c: {"max_abs": float(np.abs(v).max()), "rms": float(np.sqrt(np.mean(v**2)))}
-                           for c, v in values.items()}
+        values = {c: np.asarray(columns[f"{name}.{c}"]) for c in dict.fromkeys(ELASTIC[2] + ELASTIC[3])
+                  if f"{name}.{c}" in columns}
+        if not values:
+            continue
+        dim = 2 if "elastic_angle" in values else 3
+        deflection = np.linalg.norm([values[f"elastic_{a}"] for a in "xyz"[:dim]], axis=0)
+        turned = np.abs(values["elastic_angle"]) if dim == 2 else \
+            np.linalg.norm([values[f"elastic_r{a}"] for a in "xyz"], axis=0)
+        stats[name] = {"deflection": _extremes(t, deflection, "m"), "rotation": _extremes(t, turned, "rad"),
+                       **{c: {"max_abs": float(np.abs(v).max()), "rms": float(np.sqrt(np.mean(v**2))),
+                              "unit": UNITS[c]} for c, v in values.items()}}
     return stats
+
+
+def deflection_lines(stats):
+    """One line per probe of ``elastic_statistics``: its elastic deflection and section rotation, max
+    (and when) and RMS, with units -- the end effector's deflection at the end of a run."""
+    return [f"probe {name}: elastic deflection max {s['deflection']['max_m']:.4g} m at t = "
+            f"{s['deflection']['t_max_s']:.6g} s, RMS {s['deflection']['rms_m']:.4g} m; section rotation max "
+            f"{s['rotation']['max_rad']:.4g} rad at t = {s['rotation']['t_max_s']:.6g} s, RMS "
+            f"{s['rotation']['rms_rad']:.4g} rad" for name, s in stats.items()]
 
 
 def _section_fields(beam, elastic, xi):

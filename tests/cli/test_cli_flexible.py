@@ -112,6 +112,25 @@ def test_overrides_change_the_model(cantilever, tmp_path, capsys):
     assert "fem, 5 elements per body; 15 elastic coordinates" in capsys.readouterr().out
 
 
+def test_run_prints_the_tip_deflection(cantilever, tmp_path, capsys):
+    """The end of ``femdyn run``: the tip's largest elastic deflection and section rotation are the
+    static cantilever's P L^3 / (3 EI) and P L^2 / (2 EI), reached at the end (the load grows to within
+    2e-9 of P, slowly against the bending period), as printed and in summary.json with units."""
+    out = tmp_path / "out"
+    assert main(["run", str(cantilever), "--out", str(out), "--quiet", "--no-plots", "--no-vtk"]) == 0
+    printed = capsys.readouterr().out
+    tip = summary(out)["probes"]["tip"]
+    deflection, rotation = tip["deflection"], tip["rotation"]
+    assert deflection["max_m"] == pytest.approx(abs(DEFLECTION), rel=1e-6)
+    assert rotation["max_rad"] == pytest.approx(abs(ROTATION), rel=1e-6)
+    assert deflection["t_max_s"] == rotation["t_max_s"] == pytest.approx(1.2)
+    table = read_csv(out / "probes.csv")
+    length = np.hypot(table["tip.elastic_x"], table["tip.elastic_y"])
+    assert deflection["rms_m"] == pytest.approx(np.sqrt(np.mean(length**2)), rel=1e-12)
+    assert (f"probe tip: elastic deflection max {deflection['max_m']:.4g} m at t = 1.2 s, RMS "
+            f"{deflection['rms_m']:.4g} m; section rotation max {rotation['max_rad']:.4g} rad at t = 1.2 s") in printed
+
+
 def test_override_refusals(cantilever, tmp_path, capsys):
     rigid = tmp_path / "rigid.toml"
     rigid.write_text(RIGID)
