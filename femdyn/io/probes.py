@@ -190,6 +190,12 @@ def _centre_line(body, q, v, xi, origin):
         "elastic_displacement": points - rigid,
         **_section_fields(f.beam, f.elastic_coordinates(q), xi),
     }
+    area = f.beam.elements.area
+    sizes = {"section_radius": np.sqrt(area / np.pi)}
+    if dim == 2 and f.beam.section.has_fibres(dim):  # depth 2c in the plane
+        sizes["section_depth"] = 2 * np.broadcast_to(np.asarray(f.beam.section.fibre, dtype=float), area.shape)
+    fields.update({name: np.broadcast_to(np.repeat(size, len(xi)), (len(q), points.shape[1]))
+                   for name, size in sizes.items()})
     return points, fields
 
 
@@ -198,9 +204,14 @@ def centre_lines(model, q, v, subdivisions=SUBDIVISIONS, origin=None):
     ``vtk.Lines``: every element cut into ``subdivisions`` line cells along its cubic Hermite shape
     (003 eq. 46), with the point fields ``velocity``, ``displacement`` (from the coordinates ``origin``
     (n,), default the first frame: the run's initial state where q is a later chunk of it),
-    ``elastic_displacement`` (world frame), the section forces (``axial_force``, in the plane
-    ``bending_moment``, in space ``torque``, ``bending_moment_y``, ``bending_moment_z``) and
-    ``max_bending_stress`` (``_section_fields``). A frame's values do not depend on the other frames
+    ``elastic_displacement`` (world frame: the deformed point minus the point the body's floating frame
+    carries, so that ``points + (K - 1) elastic_displacement`` draws the deformation magnified K times
+    about the frames, ``femdyn view --scale K``), the section forces (``axial_force``, in the plane
+    ``bending_moment``, in space ``torque``, ``bending_moment_y``, ``bending_moment_z``),
+    ``max_bending_stress`` (``_section_fields``), ``section_radius``, the radius sqrt(A / pi) of a
+    round section of the element's area A, and in the plane, where the outer-fibre distance c is known,
+    ``section_depth`` 2c (the solids ``femdyn view`` draws: a tube, or in the plane the rectangle of
+    depth 2c and width A / (2c), b x h for a rectangular section). A frame's values do not depend on the other frames
     given with it (``time_loop.two_rows``)."""
     frames = len(q)
     q, v = two_rows(q), two_rows(v)

@@ -17,6 +17,7 @@ import pytest
 from case_texts import NM_BODIES_AND_JOINT
 
 from femdyn.cli import main
+from femdyn.io import viewer
 from femdyn.io.tables import read_csv
 from femdyn.studies.cantilever import CANTILEVER_BETA_L
 
@@ -221,8 +222,58 @@ def test_view_screenshot_writes_a_picture(result, tmp_path, capsys):
     assert pixels.shape[:2] == (768, 1024) and np.ptp(pixels[..., :3]) > 0.5  # something drawn
 
 
+@pytest.fixture
+def loaded(cantilever, tmp_path):
+    """The cantilever's run to the static tip deflection, its last frame in the series."""
+    out = tmp_path / "loaded"
+    assert main(["run", str(cantilever), "--out", str(out), "--quiet", "--no-plots", "--every", "60"]) == 0
+    return out
+
+
+def test_view_scale_magnifies_the_deflection_about_the_frame(loaded, tmp_path, capsys):
+    """``femdyn view --scale K`` draws every centre-line point at the point the frame carries plus K
+    times its elastic displacement: the clamped cantilever's frame stays on the x axis, so the drawn
+    line is (X + K u, K v) with the tip at K P L^3 / (3 EI); the beam is drawn as its b x h section swept
+    along the line, a section without outer fibres as a tube of radius sqrt(A / pi)."""
+    capsys.readouterr()
+    pvd, times = viewer.series_times(loaded)
+    blocks = viewer.read_frame(pvd, times[-1])
+    line = blocks[-1]
+    u = np.asarray(line.point_data["elastic_displacement"])
+    K = 1000.0
+    drawn, plain, frame = (viewer.magnified(blocks, k)[-1].points for k in (K, 1.0, 0.0))
+    np.testing.assert_allclose(drawn - plain, (K - 1) * u, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(drawn - frame, K * u, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(frame[:, 1:], 0.0, atol=1e-15)  # the frame's undeformed beam on the x axis
+    tip = np.argmax(frame[:, 0])
+    assert frame[tip, 0] == pytest.approx(L, rel=1e-12)
+    assert drawn[tip, 1] == pytest.approx(K * DEFLECTION, rel=1e-6)
+    slab = viewer.geometry(blocks, 0.0)[-1]  # the b x h rectangle swept along the frame's beam
+    np.testing.assert_allclose(slab.bounds, [0.0, L, -H / 2, H / 2, -B / 2, B / 2], rtol=0, atol=1e-12)
+    line.point_data.remove("section_depth")  # a section without outer fibres: the tube of the same area
+    tube = viewer.geometry(blocks, 0.0)[-1]
+    distance = np.hypot(tube.points[:, 1], tube.points[:, 2])  # from the straight centre line
+    np.testing.assert_allclose(distance, np.sqrt(B * H / np.pi), rtol=1e-6)
+    assert tube.bounds[0] == pytest.approx(0.0, abs=1e-12) and tube.bounds[1] == pytest.approx(L, rel=1e-12)
+    pictures = {}
+    for k in (1, K):
+        png = tmp_path / f"scale{k:g}.png"
+        assert main(["view", str(loaded), "--screenshot", str(png), "--scale", f"{k:g}"]) == 0
+        pictures[k] = png.read_bytes()
+        assert pictures[k].startswith(b"\x89PNG") and len(pictures[k]) > 5_000
+    assert "deformation magnified 1000 times" in capsys.readouterr().out
+    assert pictures[1] != pictures[K]
+
+
+def test_view_scalar_bar_names_quantity_and_unit():
+    assert viewer.bar_title("bending_moment", False) == "bending_moment [N m]"
+    assert viewer.bar_title("velocity", True) == "|velocity| [m/s]"
+    assert viewer.bar_title("max_bending_stress", False) == "max_bending_stress [Pa]"
+
+
 @pytest.mark.parametrize("argv, field", [
     (["--frame", "11"], "--frame: must be between 0 and 10"),
+    (["--scale", "-1"], "--scale: must be a number >= 0, got -1"),
     (["--scalars", "nothing"], "--scalars: no array 'nothing'"),
     (["--screenshot", "frame.jpg"], "--screenshot: the screenshot is written as PNG"),
     ([], "display: no display"),
