@@ -94,11 +94,6 @@ def plot_series(path, t, series, labels, title):
     plot_lines(path, [(name, t, y, labels[name]) for name, y in series.items()], title)
 
 
-def plot_overlay(path, runs, ylabel, title):
-    """Overlay one quantity (axis label ``ylabel``) from several runs, given as (label, t, y) tuples."""
-    plot_lines(path, [(name, t, y, ylabel) for name, t, y in runs], title)
-
-
 PROBE_LABELS = {  # axis label of every column of probes.csv, by its quantity
     **{a: label(f"position {a}", "m") for a in "xyz"},
     "angle": label("angle", "rad"),

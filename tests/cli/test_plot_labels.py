@@ -101,3 +101,29 @@ def test_path_plot_overlays_the_rigid_and_the_flexible_path(tmp_path, capsys, mo
     np.testing.assert_array_equal(drawn[f"{probe} (flexible)"], deformed)
     np.testing.assert_allclose(drawn[f"{probe} (rigid: floating frame)"], deformed - elastic, rtol=0, atol=1e-15)
     assert np.abs(elastic).max() > 0
+
+
+@pytest.mark.parametrize("table", ["inputs", "history", "bodies", "probes"])
+def test_compare_labels_every_column_with_its_unit(table, figures, tmp_path, capsys, monkeypatch):
+    """``femdyn compare``: the columns of two runs of the figure-8 RPR on one axis per quantity, the
+    joint angles and slides, torques and forces told apart by the case the runs name."""
+    monkeypatch.chdir(CASES.parent)  # the runs name their case relative to here
+    folders = []
+    for dt in ("0.02", "0.01"):
+        folders.append(tmp_path / f"dt{dt}")
+        assert main(["run", "cases/rpr_figure8.toml", "--dt", dt, "--t-end", "0.06", "--out", str(folders[-1]),
+                     "--quiet", "--no-vtk", "--no-plots"]) == 0
+    assert main(["compare", *map(str, folders), "--table", table, "--out", str(tmp_path / "c.png")]) == 0
+    capsys.readouterr()
+    axes = figures["c.png"]
+    for x, y, lines, legend, box in axes:
+        assert UNIT.match(y) and (" or " not in y or y == "constraint residual [m or 1]"), y  # rows of both
+        assert legend.x0 >= box.x1
+    assert axes[-1][0] == plots.TIME
+    labels = {y: {line.split(",")[0] for line in lines} for _, y, lines, _, _ in axes}
+    if table == "inputs":
+        assert labels == {"servo torque [N m]": {"Theta1", "Theta2", "Theta3"}}
+    if table == "history":
+        assert labels["joint slide [m]"] == {"u1", "u2", "u3"}
+        assert labels["joint angle rate [rad/s]"] == {"Theta1_rate", "Theta2_rate", "Theta3_rate"}
+        assert labels["energy [J]"] == {"kinetic", "potential", "total", "work", "dissipation", "energy_balance"}
