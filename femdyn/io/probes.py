@@ -190,10 +190,15 @@ def _centre_line(body, q, v, xi, origin):
         "elastic_displacement": points - rigid,
         **_section_fields(f.beam, f.elastic_coordinates(q), xi),
     }
-    area = f.beam.elements.area
+    area, section = f.beam.elements.area, f.beam.section
     sizes = {"section_radius": np.sqrt(area / np.pi)}
-    if dim == 2 and f.beam.section.has_fibres(dim):  # depth 2c in the plane
-        sizes["section_depth"] = 2 * np.broadcast_to(np.asarray(f.beam.section.fibre, dtype=float), area.shape)
+    if section.has_fibres(dim):  # depth 2c along x2, width 2 c_z along x3 (in the plane: of area A)
+        c = np.broadcast_to(np.asarray(section.fibre, dtype=float), area.shape)
+        sizes["section_depth"] = 2 * c
+        sizes["section_width"] = area / (2 * c) if section.fibre_z is None else \
+            2 * np.broadcast_to(np.asarray(section.fibre_z, dtype=float), area.shape)
+        if dim == 3:  # the frame's d2 at every point
+            fields["section_axis_2"] = np.repeat(q[:, f.rigid[6:9]][:, None], points.shape[1], axis=1)
     fields.update({name: np.broadcast_to(np.repeat(size, len(xi)), (len(q), points.shape[1]))
                    for name, size in sizes.items()})
     return points, fields
@@ -209,9 +214,10 @@ def centre_lines(model, q, v, subdivisions=SUBDIVISIONS, origin=None):
     about the frames, ``femdyn view --scale K``), the section forces (``axial_force``, in the plane
     ``bending_moment``, in space ``torque``, ``bending_moment_y``, ``bending_moment_z``),
     ``max_bending_stress`` (``_section_fields``), ``section_radius``, the radius sqrt(A / pi) of a
-    round section of the element's area A, and in the plane, where the outer-fibre distance c is known,
-    ``section_depth`` 2c (the solids ``femdyn view`` draws: a tube, or in the plane the rectangle of
-    depth 2c and width A / (2c), b x h for a rectangular section). A frame's values do not depend on the other frames
+    round section of the element's area A, and where the outer-fibre distances are known
+    ``section_depth`` 2c along x2 and ``section_width`` along x3 (2 c_z; in the plane, without c_z, A /
+    (2c)), in space with ``section_axis_2``, the body frame's d2: the solids ``femdyn view`` draws, the
+    rectangle b x h of a rectangular section swept along the line, else a tube. A frame's values do not depend on the other frames
     given with it (``time_loop.two_rows``)."""
     frames = len(q)
     q, v = two_rows(q), two_rows(v)

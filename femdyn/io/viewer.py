@@ -2,9 +2,9 @@
 
 Interactively, one frame is shown with a time slider; with a screenshot file one frame is rendered
 off-screen to a PNG. What is drawn (``geometry``): rigid bodies as their boxes; flexible bodies as
-solids about their deformed centre lines (``solid``: in a planar model the rectangle of depth
-``section_depth`` and the section's area, b x h for a rectangular section; otherwise a tube of radius
-``section_radius``, sqrt(A / pi), a round section of the element's area A), the deformation magnified K times (``--scale K``) about the
+solids about their deformed centre lines (``solid``: the rectangle ``section_depth`` x
+``section_width``, b x h for a rectangular section, swept along the line; for a section without
+outer-fibre distances a tube of radius ``section_radius``, sqrt(A / pi), of the element's area A), the deformation magnified K times (``--scale K``) about the
 floating frames: every centre-line point at (the point the body's frame carries) + K (its elastic
 displacement), i.e. moved by (K - 1) ``elastic_displacement`` from where it is drawn at K = 1
 (``magnified``). Rigid bodies and the frames do not move with K, so a joint at a material point of a
@@ -130,19 +130,26 @@ def _polylines(lines):
 
 
 def _slab(lines, path):
-    """The planar centre line ``path`` (point indices of ``lines``) as a solid rectangle swept along it:
-    depth ``section_depth`` across it in the plane, width A / depth (A = pi ``section_radius``^2, so b
-    for a b x h rectangle) along z: a hexahedral grid with the line's point data."""
+    """The centre line ``path`` (point indices of ``lines``) as a solid rectangle swept along it:
+    depth ``section_depth`` along the section's x2 axis -- in the plane the normal to the line, in
+    space ``section_axis_2`` (the frame's d2) made normal to the line -- and width ``section_width``
+    along x3 = tangent x x2: a hexahedral grid with the line's point data."""
     import pyvista as pv
 
     p = np.asarray(lines.points)[path]
     tangent = np.gradient(p, axis=0)
-    normal = np.column_stack([-tangent[:, 1], tangent[:, 0], np.zeros(len(p))])
-    normal /= np.linalg.norm(normal, axis=1)[:, None]
-    depth = np.asarray(lines.point_data["section_depth"])[path]
-    width = np.pi * np.asarray(lines.point_data["section_radius"])[path] ** 2 / depth
-    corners = [p + a * depth[:, None] / 2 * normal + [0.0, 0.0, 1.0] * (c * width[:, None] / 2)
-               for c in (-1, 1) for a in (-1, 1)]  # VTK order: x fastest (along the line), then y, then z
+    tangent /= np.linalg.norm(tangent, axis=1)[:, None]
+    if "section_axis_2" in lines.point_data:
+        axis = np.asarray(lines.point_data["section_axis_2"])[path]
+    else:
+        axis = np.column_stack([-tangent[:, 1], tangent[:, 0], np.zeros(len(p))])
+    axis = axis - np.sum(axis * tangent, axis=1)[:, None] * tangent
+    axis /= np.linalg.norm(axis, axis=1)[:, None]
+    across = np.cross(tangent, axis)
+    depth = np.asarray(lines.point_data["section_depth"])[path][:, None] / 2
+    width = np.asarray(lines.point_data["section_width"])[path][:, None] / 2
+    corners = [p + a * depth * axis + c * width * across
+               for c in (-1, 1) for a in (-1, 1)]  # VTK order: along the line fastest, then x2, then x3
     grid = pv.StructuredGrid()
     grid.points = np.concatenate(corners)
     grid.dimensions = (len(p), 2, 2)
@@ -154,15 +161,16 @@ def _slab(lines, path):
 def solid(block, sides=16):
     """The centre lines of a block with ``section_radius`` as solids, one per body about its line cells
     joined into polylines (element ends merged), with the point data and the body id (given to the
-    points): in a planar model with ``section_depth`` swept rectangles (``_slab``), otherwise tubes of
-    radius ``section_radius``; other blocks as they are."""
+    points): with ``section_depth`` swept rectangles (``_slab``), otherwise tubes of radius
+    ``section_radius``; other blocks as they are."""
     import pyvista as pv
 
     if "section_radius" not in block.point_data:
         return block
     segments = block.cells_dict[pv.CellType.LINE]
     bodies = np.asarray(block.cell_data["body_id"])
-    planar = "section_depth" in block.point_data and np.all(np.asarray(block.points)[:, 2] == 0)
+    points = np.asarray(block.points)
+    slabs = "section_depth" in block.point_data and ("section_axis_2" in block.point_data or np.all(points[:, 2] == 0))
     solids = []
     for body in np.unique(bodies):
         used, local = np.unique(segments[bodies == body], return_inverse=True)
@@ -173,7 +181,7 @@ def solid(block, sides=16):
             lines.point_data[name] = np.asarray(block.point_data[name])[used]
         lines.point_data["body_id"] = np.full(len(used), body)
         lines = lines.clean(tolerance=1e-9).strip(join=True)
-        if planar:
+        if slabs:
             solids += [_slab(lines, path) for path in _polylines(lines)]
         else:
             solids.append(lines.tube(scalars="section_radius", absolute=True, n_sides=sides, capping=True))

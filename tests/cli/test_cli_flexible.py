@@ -265,6 +265,22 @@ def test_view_scale_magnifies_the_deflection_about_the_frame(loaded, tmp_path, c
     assert pictures[1] != pictures[K]
 
 
+def test_view_draws_a_spatial_beam_as_its_section_along_d2():
+    """In space the rectangle is turned by the frame's d2 (``section_axis_2``): depth h along it, width
+    b along d3 = d1 x d2; a straight beam along x with d2 = z spans z in +-h/2 and y in -+b/2."""
+    import pyvista as pv
+
+    n, b, h = 9, 0.15, 0.05
+    x = np.linspace(0.0, L, n)
+    block = pv.UnstructuredGrid({pv.CellType.LINE: np.column_stack([np.arange(n - 1), np.arange(1, n)])},
+                                np.column_stack([x, 0 * x, 0 * x]))
+    block.cell_data["body_id"] = np.zeros(n - 1, dtype=int)
+    for name, value in (("section_radius", np.sqrt(b * h / np.pi)), ("section_depth", h), ("section_width", b)):
+        block.point_data[name] = np.full(n, value)
+    block.point_data["section_axis_2"] = np.tile([0.0, 0.0, 1.0], (n, 1))
+    np.testing.assert_allclose(viewer.solid(block).bounds, [0.0, L, -b / 2, b / 2, -h / 2, h / 2], atol=1e-15)
+
+
 def test_view_scalar_bar_names_quantity_and_unit():
     assert viewer.bar_title("bending_moment", False) == "bending_moment [N m]"
     assert viewer.bar_title("velocity", True) == "|velocity| [m/s]"
