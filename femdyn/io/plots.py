@@ -97,9 +97,11 @@ def plot_series(path, t, series, labels, title):
 PROBE_LABELS = {  # axis label of every column of probes.csv, by its quantity
     **{a: label(f"position {a}", "m") for a in "xyz"},
     "angle": label("angle", "rad"),
-    **{f"elastic_{a}": label(f"elastic displacement {a}", "m") for a in "xyz123"},
+    **{f"elastic_{a}": label(f"elastic displacement {a}", "m") for a in "xyz"},
+    **{f"elastic_{a}": label(f"elastic displacement along d{a}", "m") for a in "123"},
     "elastic_angle": label("section rotation", "rad"),
-    **{f"elastic_r{a}": label(f"section rotation about {a}", "rad") for a in "xyz123"},
+    **{f"elastic_r{a}": label(f"section rotation about {a}", "rad") for a in "xyz"},
+    **{f"elastic_r{a}": label(f"section rotation about d{a}", "rad") for a in "123"},
 }
 
 
