@@ -6,9 +6,34 @@ cd "$(dirname "$0")"
 SUDO=""
 if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
 
+# Another apt or dpkg process (a fresh Debian's automatic updates) may hold the package manager's lock:
+# wait for it, up to LOCK_WAIT seconds, instead of failing. apt-get waits for dpkg's lock itself
+# (DPkg::Lock::Timeout, apt >= 1.9.11); apt-get update's lock of the package lists it does not wait
+# for, so a run refused for a lock is repeated every 5 s until the same deadline.
+LOCK_WAIT=600
+apt_get() {
+    local deadline=$((SECONDS + LOCK_WAIT)) said="" err
+    while true; do
+        if { err="$($SUDO apt-get -o DPkg::Lock::Timeout="$LOCK_WAIT" "$@" 2>&1 1>&3)"; } 3>&1; then
+            [ -z "$err" ] || echo "$err" >&2
+            return 0
+        fi
+        if ! grep -qiE 'could not get lock|unable to lock|unable to acquire the dpkg' <<<"$err" \
+                || [ "$SECONDS" -ge "$deadline" ]; then
+            echo "$err" >&2
+            return 1
+        fi
+        if [ -z "$said" ]; then
+            echo "[setup] another process holds the package manager's lock: waiting up to $LOCK_WAIT s" >&2
+            said=1
+        fi
+        sleep 5
+    done
+}
+
 apt_install() {
-    $SUDO apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "$@" >/dev/null
+    apt_get update -qq
+    DEBIAN_FRONTEND=noninteractive apt_get install -y -qq "$@" >/dev/null
 }
 
 if [ -f /usr/include/suitesparse/cholmod.h ]; then

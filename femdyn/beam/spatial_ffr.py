@@ -180,7 +180,6 @@ class SpatialFlexibleBody:
         (q_nodal = B q), then the elements' shape rows. Linear in q: applied to velocities, the
         material velocities."""
         elements = self.beam.elements
-        K, P = len(elements.length), len(xi)
         rigid = kin.material_points(q[..., self.rigid], elements.positions(xi).reshape(-1, 3))
         rows = elements.body_shape(np.asarray(xi, dtype=float))  # (K, P, 3, 12)
         carriers = q[..., self.carriers]  # (..., n, 3, 3)

@@ -16,6 +16,7 @@ from ..integrators.newton import NEWTON_METHODS
 from ..integrators.settings import INTEGRATORS
 from ..io.case import CaseError
 from ..io.folders import check_unlocked, default_folder, output_folder, read_checkpoint
+from ..io.probes import deflection_lines
 from ..io.progress import Progress
 from ..io.results import SAVE_SECONDS, ResultWriter, fingerprint
 from ..studies.run import checked_settings, prepare_case, run_case
@@ -174,5 +175,6 @@ def report(s, out, flexible=None):
         *([f"energy: {s['energy_expected']}"] if "energy_expected" in s else []),
         f"max constraint residual: {s['max_constraint_residual']:.3g}",
         f"dropped redundant constraints: {lost}",
+        *deflection_lines(s.get("probes", {})),
         f"results in {out}: {', '.join(s['files'])}",
     ])

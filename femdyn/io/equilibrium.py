@@ -33,6 +33,7 @@ from .reader import CaseError
 from .folders import valid_rows
 from .results import BODIES, HISTORY, body_motion, write_results
 from .tables import read_csv, write_csv
+from .units import INPUTS, coordinate_kind
 from .vtk import write_pvd, write_vtk_frames
 
 STATIC, MODES = "static.json", "modes.json"
@@ -42,8 +43,7 @@ AMPLITUDE = 0.05  # largest motion of a mode's animation, relative to the model'
 
 def input_unit(model, coordinate):
     """The unit of the input on an actuated coordinate: N m on a joint angle, N on a slide."""
-    angles = {joint.coordinates.get("angle") for joint in model.joints}
-    return "N m" if model.joint_coordinates[coordinate] in angles else "N"
+    return INPUTS[coordinate_kind(model, coordinate)][1]
 
 
 def deflections(case, q, start):

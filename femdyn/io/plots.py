@@ -1,5 +1,9 @@
 """Diagnostic plots saved as PNG files (matplotlib, non-interactive).
 
+Every axis is labelled ``quantity [SI unit]`` and holds one kind of quantity (``label``): a figure of
+quantities of several kinds gets one axis per kind. Legends stand to the right of the axes, outside
+the data.
+
 matplotlib is imported on first use (``pyplot``), not with this module: importing it takes most of a
 second, which a run without plots should not spend."""
 
@@ -8,6 +12,8 @@ import functools
 import numpy as np
 
 DPI = 120
+TIME = "time t [s]"
+LEGEND = dict(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8, borderaxespad=0.0)
 
 
 @functools.cache
@@ -21,10 +27,21 @@ def pyplot():
     return plt
 
 
+def label(quantity, unit):
+    """The axis label of ``quantity`` in ``unit``: ``quantity [unit]``."""
+    return f"{quantity} [{unit}]"
+
+
+def legend(ax):
+    """The legend of ``ax`` to the right of its data, if it has labelled lines."""
+    if ax.get_legend_handles_labels()[0]:
+        ax.legend(**LEGEND)
+
+
 def _save(fig, path):
-    """Save ``fig`` to ``path`` as PNG and release it."""
+    """Save ``fig`` to ``path`` as PNG (the outside legends included) and release it."""
     fig.tight_layout()
-    fig.savefig(path, dpi=DPI)
+    fig.savefig(path, dpi=DPI, bbox_inches="tight")
     pyplot().close(fig)
 
 
@@ -33,43 +50,59 @@ def plot_energy_momentum(path, t, kinetic, potential, total, angular_momentum, m
 
     ``angular_momentum`` is (N,) for planar systems or (N, 3) in space; ``momentum`` is (N, dim).
     """
-    fig, (ax_e, ax_l, ax_p) = pyplot().subplots(3, 1, sharex=True, figsize=(7, 8))
+    fig, (ax_e, ax_l, ax_p) = pyplot().subplots(3, 1, sharex=True, figsize=(8, 8))
     ax_e.plot(t, kinetic, label="T")
     ax_e.plot(t, potential, label="V")
     ax_e.plot(t, total, label="H")
-    ax_e.set_ylabel("energy")
+    ax_e.set_ylabel(label("energy", "J"))
     ax_e.set_title(title, fontsize=10)
-    for ax, values, name, label in ((ax_l, angular_momentum, "L", "angular momentum"),
-                                    (ax_p, momentum, "p", "linear momentum")):
+    for ax, values, name, quantity in ((ax_l, angular_momentum, "L", label("angular momentum", "kg m^2/s")),
+                                       (ax_p, momentum, "p", label("linear momentum", "kg m/s"))):
         values = np.asarray(values, dtype=float)
         values = values[:, None] if values.ndim == 1 else values
         axes = ["z"] if values.shape[1] == 1 and name == "L" else "xyz"[: values.shape[1]]
         for i, axis in enumerate(axes):
             ax.plot(t, values[:, i], label=f"{name}{axis}")
-        ax.set_ylabel(label)
-    ax_p.set_xlabel("t")
+        ax.set_ylabel(quantity)
+    ax_p.set_xlabel(TIME)
     for ax in (ax_e, ax_l, ax_p):
-        ax.legend()
+        legend(ax)
         ax.grid(True, alpha=0.3)
     _save(fig, path)
 
 
-def plot_series(path, t, series, ylabel, title):
-    """One line per named entry of ``series`` (name -> (N,) array) over ``t``."""
-    plot_overlay(path, [(name, t, y) for name, y in series.items()], ylabel, title)
-
-
-def plot_overlay(path, runs, ylabel, title):
-    """Overlay one quantity from several runs, given as (label, t, y) tuples."""
-    fig, ax = pyplot().subplots(figsize=(7, 4))
-    for label, t, y in runs:
-        ax.plot(t, y, label=label)
-    ax.set_xlabel("t")
-    ax.set_ylabel(ylabel)
-    ax.set_title(title, fontsize=10)
-    ax.grid(True, alpha=0.3)
-    ax.legend()
+def plot_lines(path, lines, title, xlabel=TIME):
+    """Lines given as (legend label, x, y, axis label): one axis per axis label (each a quantity with
+    its unit), stacked in the order they first appear, sharing x."""
+    kinds = list(dict.fromkeys(axis for *_, axis in lines))
+    fig, axes = pyplot().subplots(len(kinds), 1, sharex=True, squeeze=False, figsize=(8, 1.2 + 2.8 * len(kinds)))
+    axes = dict(zip(kinds, axes[:, 0]))
+    for name, x, y, axis in lines:
+        axes[axis].plot(x, y, label=name)
+    for axis, ax in axes.items():
+        ax.set_ylabel(axis)
+        ax.grid(True, alpha=0.3)
+        legend(ax)
+    axes[kinds[-1]].set_xlabel(xlabel)
+    axes[kinds[0]].set_title(title, fontsize=10)
     _save(fig, path)
+
+
+def plot_series(path, t, series, labels, title):
+    """One line per named entry of ``series`` (name -> (N,) array) over ``t``, on the axis of its
+    label ``labels[name]`` (``plot_lines``)."""
+    plot_lines(path, [(name, t, y, labels[name]) for name, y in series.items()], title)
+
+
+PROBE_LABELS = {  # axis label of every column of probes.csv, by its quantity
+    **{a: label(f"position {a}", "m") for a in "xyz"},
+    "angle": label("angle", "rad"),
+    **{f"elastic_{a}": label(f"elastic displacement {a}", "m") for a in "xyz"},
+    **{f"elastic_{a}": label(f"elastic displacement along d{a}", "m") for a in "123"},
+    "elastic_angle": label("section rotation", "rad"),
+    **{f"elastic_r{a}": label(f"section rotation about {a}", "rad") for a in "xyz"},
+    **{f"elastic_r{a}": label(f"section rotation about d{a}", "rad") for a in "123"},
+}
 
 
 def plot_probes(path, t, columns, names, title):
@@ -83,16 +116,44 @@ def plot_probes(path, t, columns, names, title):
     panels = [p for p in panels if p]  # three rows each: x, y, angle (2D) or x, y, z (3D)
     rows = max(len(p) for p in panels)
     fig, axes = pyplot().subplots(rows, len(panels), sharex=True, squeeze=False,
-                                  figsize=(6 * len(panels), 2.4 * rows + 0.6))
+                                  figsize=(6.5 * len(panels) + 1, 2.4 * rows + 0.6))
     for col, quantities in enumerate(panels):
         for row, quantity in enumerate(quantities):
             ax = axes[row, col]
             for name in names:
                 if f"{name}.{quantity}" in columns:
                     ax.plot(t, columns[f"{name}.{quantity}"], label=name)
-            ax.set_ylabel(quantity.replace("_", " "))
+            ax.set_ylabel(PROBE_LABELS[quantity])
             ax.grid(True, alpha=0.3)
-            ax.legend()
-        axes[-1, col].set_xlabel("t")
+            if col == len(panels) - 1:
+                legend(ax)
+        for row in range(len(quantities), rows):
+            axes[row, col].set_visible(False)
+        axes[len(quantities) - 1, col].set_xlabel(TIME)
     fig.suptitle(title, fontsize=10)
+    _save(fig, path)
+
+
+def plot_paths(path, columns, names, dim, title):
+    """The path of every probe in space: the deformed material point and, on a flexible body, the
+    point carried by the body's floating frame alone (position minus elastic displacement: the rigid
+    path, dashed, in the same colour). A planar model in its x-y plane; in space the two world axes
+    along which the paths extend most."""
+    axes = "xyz"[:dim]
+    paths = {name: np.column_stack([columns[f"{name}.{a}"] for a in axes]) for name in names}
+    rigid = {name: paths[name] - np.column_stack([columns[f"{name}.elastic_{a}"] for a in axes])
+             for name in names if f"{name}.elastic_x" in columns}
+    every = np.concatenate(list(paths.values()) + list(rigid.values()))
+    shown = [0, 1] if dim == 2 else sorted(np.argsort(np.ptp(every, axis=0))[-2:])
+    fig, ax = pyplot().subplots(figsize=(8, 6.5))
+    for name, points in paths.items():
+        line, = ax.plot(*points[:, shown].T, label=f"{name} (flexible)" if name in rigid else name)
+        if name in rigid:
+            ax.plot(*rigid[name][:, shown].T, "--", color=line.get_color(), label=f"{name} (rigid: floating frame)")
+    ax.set_xlabel(label(f"position {axes[shown[0]]}", "m"))
+    ax.set_ylabel(label(f"position {axes[shown[1]]}", "m"))
+    ax.set_aspect("equal", adjustable="datalim")
+    ax.set_title(title, fontsize=10)
+    ax.grid(True, alpha=0.3)
+    legend(ax)
     _save(fig, path)

@@ -115,17 +115,50 @@ def probe_table(model, probes, q, unwraps=None):
     return columns
 
 
+UNITS = {**dict.fromkeys(("elastic_x", "elastic_y", "elastic_z", "elastic_1", "elastic_2", "elastic_3"), "m"),
+         **dict.fromkeys(("elastic_angle", "elastic_rx", "elastic_ry", "elastic_rz", "elastic_r1", "elastic_r2",
+                          "elastic_r3"), "rad")}  # SI unit of every elastic column
+
+
+def _extremes(t, values, unit):
+    """Max, RMS over the frames and time of the max of the non-negative ``values``, keys named with
+    their units (``max_m``, ``rms_m``, ``t_max_s``)."""
+    k = int(np.argmax(values))
+    return {f"max_{unit}": float(values[k]), f"rms_{unit}": float(np.sqrt(np.mean(values**2))),
+            "t_max_s": float(t[k])}
+
+
 def elastic_statistics(columns, probes):
-    """Max |.| and RMS over the frames of the elastic components of every probe on a flexible body:
-    {probe: {component: {"max_abs", "rms"}}}, for ``summary.json``."""
+    """The elastic deflection of every probe on a flexible body over the frames of ``columns`` (those
+    of ``probes.csv``, the time ``t`` included), for ``summary.json`` and the end of ``femdyn run``:
+    {probe: {"deflection": the length |u| of the world-frame elastic displacement [m], "rotation": the
+    section rotation's size [rad] (in the plane |theta|, in space the length of (psi, theta_y,
+    theta_z)), each with its max, RMS and the time of the max (``_extremes``); and per elastic
+    column c {"max_abs", "rms", "unit"}}}."""
     stats = {}
-    components = dict.fromkeys(ELASTIC[2] + ELASTIC[3])
+    t = np.asarray(columns["t"], dtype=float) if probes else None
     for name, _, _ in probes:
-        values = {c: columns[f"{name}.{c}"] for c in components if f"{name}.{c}" in columns}
-        if values:
-            stats[name] = {c: {"max_abs": float(np.abs(v).max()), "rms": float(np.sqrt(np.mean(v**2)))}
-                           for c, v in values.items()}
+        values = {c: np.asarray(columns[f"{name}.{c}"]) for c in dict.fromkeys(ELASTIC[2] + ELASTIC[3])
+                  if f"{name}.{c}" in columns}
+        if not values:
+            continue
+        dim = 2 if "elastic_angle" in values else 3
+        deflection = np.linalg.norm([values[f"elastic_{a}"] for a in "xyz"[:dim]], axis=0)
+        turned = np.abs(values["elastic_angle"]) if dim == 2 else \
+            np.linalg.norm([values[f"elastic_r{a}"] for a in "xyz"], axis=0)
+        stats[name] = {"deflection": _extremes(t, deflection, "m"), "rotation": _extremes(t, turned, "rad"),
+                       **{c: {"max_abs": float(np.abs(v).max()), "rms": float(np.sqrt(np.mean(v**2))),
+                              "unit": UNITS[c]} for c, v in values.items()}}
     return stats
+
+
+def deflection_lines(stats):
+    """One line per probe of ``elastic_statistics``: its elastic deflection and section rotation, max
+    (and when) and RMS, with units -- the end effector's deflection at the end of a run."""
+    return [f"probe {name}: elastic deflection max {s['deflection']['max_m']:.4g} m at t = "
+            f"{s['deflection']['t_max_s']:.6g} s, RMS {s['deflection']['rms_m']:.4g} m; section rotation max "
+            f"{s['rotation']['max_rad']:.4g} rad at t = {s['rotation']['t_max_s']:.6g} s, RMS "
+            f"{s['rotation']['rms_rad']:.4g} rad" for name, s in stats.items()]
 
 
 def _section_fields(beam, elastic, xi, stiffening):
@@ -158,6 +191,17 @@ def _centre_line(body, q, v, xi, origin):
         "elastic_displacement": points - rigid,
         **_section_fields(f.beam, f.elastic_coordinates(q), xi, f.stiffening),
     }
+    area, section = f.beam.elements.area, f.beam.section
+    sizes = {"section_radius": np.sqrt(area / np.pi)}
+    if section.has_fibres(dim):  # depth 2c along x2, width 2 c_z along x3 (in the plane: of area A)
+        c = np.broadcast_to(np.asarray(section.fibre, dtype=float), area.shape)
+        sizes["section_depth"] = 2 * c
+        sizes["section_width"] = area / (2 * c) if section.fibre_z is None else \
+            2 * np.broadcast_to(np.asarray(section.fibre_z, dtype=float), area.shape)
+        if dim == 3:  # the frame's d2 at every point
+            fields["section_axis_2"] = np.repeat(q[:, f.rigid[6:9]][:, None], points.shape[1], axis=1)
+    fields.update({name: np.broadcast_to(np.repeat(size, len(xi)), (len(q), points.shape[1]))
+                   for name, size in sizes.items()})
     return points, fields
 
 
@@ -166,9 +210,15 @@ def centre_lines(model, q, v, subdivisions=SUBDIVISIONS, origin=None):
     ``vtk.Lines``: every element cut into ``subdivisions`` line cells along its cubic Hermite shape
     (003 eq. 46), with the point fields ``velocity``, ``displacement`` (from the coordinates ``origin``
     (n,), default the first frame: the run's initial state where q is a later chunk of it),
-    ``elastic_displacement`` (world frame), the section forces (``axial_force``, in the plane
-    ``bending_moment``, in space ``torque``, ``bending_moment_y``, ``bending_moment_z``) and
-    ``max_bending_stress`` (``_section_fields``). A frame's values do not depend on the other frames
+    ``elastic_displacement`` (world frame: the deformed point minus the point the body's floating frame
+    carries, so that ``points + (K - 1) elastic_displacement`` draws the deformation magnified K times
+    about the frames, ``femdyn view --scale K``), the section forces (``axial_force``, in the plane
+    ``bending_moment``, in space ``torque``, ``bending_moment_y``, ``bending_moment_z``),
+    ``max_bending_stress`` (``_section_fields``), ``section_radius``, the radius sqrt(A / pi) of a
+    round section of the element's area A, and where the outer-fibre distances are known
+    ``section_depth`` 2c along x2 and ``section_width`` along x3 (2 c_z; in the plane, without c_z, A /
+    (2c)), in space with ``section_axis_2``, the body frame's d2: the solids ``femdyn view`` draws, the
+    rectangle b x h of a rectangular section swept along the line, else a tube. A frame's values do not depend on the other frames
     given with it (``time_loop.two_rows``)."""
     frames = len(q)
     q, v = two_rows(q), two_rows(v)

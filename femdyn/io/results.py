@@ -55,9 +55,8 @@ from .folders import (
     write_checkpoint,
     write_marker,
 )
-from .plots import plot_energy_momentum, plot_overlay, plot_probes, plot_series
 from .probes import Unwrap, centre_lines, elastic_statistics, probe_table
-from .reader import CaseError
+from .run_plots import write_plots
 from .tables import append_csv, read_csv
 from .vtk import write_bodies, write_pvd, write_vtk_frames
 
@@ -356,25 +355,9 @@ class ResultWriter:
         write_marker(self.folder, marker)
 
     def _plots(self, history, probes, compare):
-        case, model, folder = self.case, self.case.model, self.folder
-        t = history["t"]
-        axes = "xyz"
-        angular = np.column_stack([history[f"angular_momentum_{a}"] for a in axes if f"angular_momentum_{a}" in history])
-        momentum = np.column_stack([history[f"momentum_{a}"] for a in axes[: model.dim]])
-        plot_energy_momentum(folder / "energy.png", t, history["kinetic"], history["potential"], history["total"],
-                             angular[:, 0] if angular.shape[1] == 1 else angular, momentum, case.title)
-        coordinates = {name: history[name] for name in model.joint_coordinates}
-        if coordinates:
-            plot_series(folder / "joint_coordinates.png", t, coordinates, "joint coordinate", case.title)
-        if INPUTS in self.meta["rows"]:
-            inputs = read_csv(folder / INPUTS, self.meta["rows"][INPUTS])
-            plot_series(folder / "inputs.png", inputs.pop("t"), inputs, "servo input (torque or force)", case.title)
-        if coordinates and compare:
-            runs = [(f"{name}, dt = {case.settings.step:g}", t, y) for name, y in coordinates.items()]
-            runs += [(f"{name}, {label}", times, values[name]) for label, times, values in compare for name in coordinates]
-            plot_overlay(folder / "joint_coordinates_dt.png", runs, "joint coordinate", case.title)
-        if probes:
-            plot_probes(folder / "probes.png", t, probes, [p[0] for p in case.probes], case.title)
+        rows = self.meta["rows"]
+        inputs = read_csv(self.folder / INPUTS, rows[INPUTS]) if INPUTS in rows else None
+        write_plots(self.folder, self.case, history, probes, inputs, compare)
 
 
 def write_results(folder, case, results, wall_time=0.0, compare=None):

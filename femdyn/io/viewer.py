@@ -1,7 +1,15 @@
 """``femdyn view``: the ParaView series of a result folder (``motion.pvd``) in pyvista.
 
 Interactively, one frame is shown with a time slider; with a screenshot file one frame is rendered
-off-screen to a PNG. Off-screen rendering goes through VTK's EGL (or OSMesa) window, which needs the
+off-screen to a PNG. What is drawn (``geometry``): rigid bodies as their boxes; flexible bodies as
+solids about their deformed centre lines (``solid``: the rectangle ``section_depth`` x
+``section_width``, b x h for a rectangular section, swept along the line; for a section without
+outer-fibre distances a tube of radius ``section_radius``, sqrt(A / pi), of the element's area A), the deformation magnified K times (``--scale K``) about the
+floating frames: every centre-line point at (the point the body's frame carries) + K (its elastic
+displacement), i.e. moved by (K - 1) ``elastic_displacement`` from where it is drawn at K = 1
+(``magnified``). Rigid bodies and the frames do not move with K, so a joint at a material point of a
+flexible body opens by (K - 1) times the elastic displacement there: none where the body's reference
+conditions hold the joint's point to the frame (e.g. ``pinned-pinned`` between two hinges). Off-screen rendering goes through VTK's EGL (or OSMesa) window, which needs the
 system's OpenGL libraries (on Debian: libegl1, libegl-mesa0, libgl1-mesa-dri; ``setup.sh`` installs
 them). Where they are missing VTK crashes the process rather than raising, so the frame is rendered in
 a child process (``python -m femdyn.io.viewer``) and a crash becomes a one-line error.
@@ -98,21 +106,122 @@ def _magnitude(values):
     return values if values.ndim == 1 else np.linalg.norm(values, axis=1)
 
 
-def _draw(plotter, blocks, scalars, title):
-    """Add the frame's blocks to ``plotter`` (replacing an earlier frame's), coloured by ``scalars``
-    on a common range, or by body id."""
+def magnified(blocks, scale):
+    """Copies of the frame's ``blocks`` with the elastic deformation magnified ``scale`` times about the
+    floating frames (module docstring): the points of a block with ``elastic_displacement`` u moved by
+    (scale - 1) u; the other blocks (rigid bodies) as they are."""
+    out = []
+    for block in blocks:
+        block = block.copy()
+        if scale != 1 and "elastic_displacement" in block.point_data:
+            block.points = np.asarray(block.points, dtype=float) + (scale - 1) * np.asarray(
+                block.point_data["elastic_displacement"], dtype=float)
+        out.append(block)
+    return out
+
+
+def _polylines(lines):
+    """The point indices of every polyline of the PolyData ``lines``, in order."""
+    cells, k, out = np.asarray(lines.lines), 0, []
+    while k < len(cells):
+        out.append(cells[k + 1 : k + 1 + cells[k]])
+        k += 1 + cells[k]
+    return out
+
+
+def _slab(lines, path):
+    """The centre line ``path`` (point indices of ``lines``) as a solid rectangle swept along it:
+    depth ``section_depth`` along the section's x2 axis -- in the plane the normal to the line, in
+    space ``section_axis_2`` (the frame's d2) made normal to the line -- and width ``section_width``
+    along x3 = tangent x x2: a hexahedral grid with the line's point data."""
+    import pyvista as pv
+
+    p = np.asarray(lines.points)[path]
+    tangent = np.gradient(p, axis=0)
+    tangent /= np.linalg.norm(tangent, axis=1)[:, None]
+    if "section_axis_2" in lines.point_data:
+        axis = np.asarray(lines.point_data["section_axis_2"])[path]
+    else:
+        axis = np.column_stack([-tangent[:, 1], tangent[:, 0], np.zeros(len(p))])
+    axis = axis - np.sum(axis * tangent, axis=1)[:, None] * tangent
+    axis /= np.linalg.norm(axis, axis=1)[:, None]
+    across = np.cross(tangent, axis)
+    depth = np.asarray(lines.point_data["section_depth"])[path][:, None] / 2
+    width = np.asarray(lines.point_data["section_width"])[path][:, None] / 2
+    corners = [p + a * depth * axis + c * width * across
+               for c in (-1, 1) for a in (-1, 1)]  # VTK order: along the line fastest, then x2, then x3
+    grid = pv.StructuredGrid()
+    grid.points = np.concatenate(corners)
+    grid.dimensions = (len(p), 2, 2)
+    for name in lines.point_data:
+        grid.point_data[name] = np.concatenate([np.asarray(lines.point_data[name])[path]] * 4)
+    return grid
+
+
+def solid(block, sides=16):
+    """The centre lines of a block with ``section_radius`` as solids, one per body about its line cells
+    joined into polylines (element ends merged), with the point data and the body id (given to the
+    points): with ``section_depth`` swept rectangles (``_slab``), otherwise tubes of radius
+    ``section_radius``; other blocks as they are."""
+    import pyvista as pv
+
+    if "section_radius" not in block.point_data:
+        return block
+    segments = block.cells_dict[pv.CellType.LINE]
+    bodies = np.asarray(block.cell_data["body_id"])
+    points = np.asarray(block.points)
+    slabs = "section_depth" in block.point_data and ("section_axis_2" in block.point_data or np.all(points[:, 2] == 0))
+    solids = []
+    for body in np.unique(bodies):
+        used, local = np.unique(segments[bodies == body], return_inverse=True)
+        local = local.reshape(-1, 2)
+        lines = pv.PolyData(np.asarray(block.points, dtype=float)[used],
+                            lines=np.column_stack([np.full(len(local), 2), local]).ravel())
+        for name in block.point_data:
+            lines.point_data[name] = np.asarray(block.point_data[name])[used]
+        lines.point_data["body_id"] = np.full(len(used), body)
+        lines = lines.clean(tolerance=1e-9).strip(join=True)
+        if slabs:
+            solids += [_slab(lines, path) for path in _polylines(lines)]
+        else:
+            solids.append(lines.tube(scalars="section_radius", absolute=True, n_sides=sides, capping=True))
+    return pv.merge(solids) if len(solids) > 1 else solids[0]
+
+
+def geometry(blocks, scale=1.0):
+    """What ``femdyn view`` draws of a frame's ``blocks``: the deformation magnified ``scale`` times
+    (``magnified``), flexible bodies as solids (``solid``)."""
+    return [solid(block) for block in magnified(blocks, scale)]
+
+
+UNITS = {"velocity": "m/s", "displacement": "m", "elastic_displacement": "m", "axial_force": "N",
+         "bending_moment": "N m", "bending_moment_y": "N m", "bending_moment_z": "N m", "torque": "N m",
+         "max_bending_stress": "Pa", "section_radius": "m"}  # SI units of the series' arrays
+
+
+def bar_title(name, vector):
+    """The scalar bar's title for the array ``name``: the quantity (a vector's length) and its unit."""
+    quantity = f"|{name}|" if vector else name
+    return f"{quantity} [{UNITS[name]}]" if name in UNITS else quantity
+
+
+def _draw(plotter, blocks, scalars, title, scale=1.0):
+    """Add the frame's blocks to ``plotter`` (replacing an earlier frame's) as ``geometry`` draws them,
+    coloured by ``scalars`` on a common range (its scalar bar titled with quantity and unit), or by
+    body id."""
     name = scalars or "body_id"
-    values = [_magnitude(np.asarray(b[name])) for b in blocks if name in b.array_names]
-    clim = [min(v.min() for v in values), max(v.max() for v in values)] if values else None
-    for k, block in enumerate(blocks):
+    values = [np.asarray(b[name]) for b in blocks if name in b.array_names]
+    clim = [min(_magnitude(v).min() for v in values), max(_magnitude(v).max() for v in values)] if values else None
+    bar = dict(title=bar_title(name, values[0].ndim > 1)) if values and scalars else None
+    for k, (block, drawn) in enumerate(zip(blocks, geometry(blocks, scale))):
         if name in block.array_names:
             colour = dict(scalars=name, clim=clim, cmap="viridis" if scalars else "tab10",
-                          show_scalar_bar=bool(scalars))
+                          show_scalar_bar=bool(scalars), scalar_bar_args=bar)
         else:
             colour = dict(color="lightgrey")
-        plotter.add_mesh(block, name=f"part{k}", line_width=LINE_WIDTH, reset_camera=False,
-                         show_edges=block.GetMaxSpatialDimension() > 1, **colour)
-    plotter.add_text(title, name="title", font_size=10)
+        plotter.add_mesh(drawn, name=f"part{k}", line_width=LINE_WIDTH, reset_camera=False,
+                         show_edges=drawn is block and block.GetMaxSpatialDimension() > 1, **colour)
+    plotter.add_text(title + (f", deformation x {scale:g}" if scale != 1 else ""), name="title", font_size=10)
 
 
 def _camera(plotter, blocks):
@@ -129,9 +238,9 @@ def _title(pvd, times, frame):
     return f"{pvd.parent.name}: t = {times[frame]:.6g} (frame {frame} of {len(times) - 1})"
 
 
-def render_png(pvd, times, frame, png, scalars=None):
-    """Render frame ``frame`` of the series off-screen into ``png``; CaseError if that fails, a crash
-    of VTK in the rendering child process included."""
+def render_png(pvd, times, frame, png, scalars=None, scale=1.0):
+    """Render frame ``frame`` of the series off-screen into ``png``, the deformation magnified ``scale``
+    times; CaseError if that fails, a crash of VTK in the rendering child process included."""
     png = Path(png)
     if png.suffix.lower() != ".png":
         raise CaseError(png, "--screenshot", "the screenshot is written as PNG: give a file name ending in .png")
@@ -139,7 +248,7 @@ def render_png(pvd, times, frame, png, scalars=None):
     package = str(Path(__file__).resolve().parents[1])
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [package, os.environ.get("PYTHONPATH")])))
     child = subprocess.run([sys.executable, "-m", "femdyn.io.viewer", str(pvd), repr(times[frame]), str(png),
-                            scalars or "", _title(pvd, times, frame)],
+                            scalars or "", _title(pvd, times, frame), repr(float(scale))],
                            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     if child.returncode < 0:
         raise CaseError(png, "--screenshot", f"off-screen rendering crashed (signal {-child.returncode}): "
@@ -149,7 +258,7 @@ def render_png(pvd, times, frame, png, scalars=None):
         raise CaseError(png, "--screenshot", lines[-1])
 
 
-def _render_child(pvd, time, png, scalars, title):
+def _render_child(pvd, time, png, scalars, title, scale):
     """In the child process: render the frame at ``time`` into ``png``; an error is one line on
     stderr and exit code 1."""
     import pyvista as pv
@@ -159,7 +268,7 @@ def _render_child(pvd, time, png, scalars, title):
     try:
         blocks = read_frame(Path(pvd), float(time))
         plotter = pv.Plotter(off_screen=True, window_size=WINDOW)
-        _draw(plotter, blocks, scalars or None, title)
+        _draw(plotter, blocks, scalars or None, title, float(scale))
         _camera(plotter, blocks)
         plotter.screenshot(png)
         plotter.close()
@@ -169,8 +278,9 @@ def _render_child(pvd, time, png, scalars, title):
     return 0
 
 
-def show(pvd, times, frame, scalars=None):
-    """Open the series in an interactive window at ``frame``, with a time slider."""
+def show(pvd, times, frame, scalars=None, scale=1.0):
+    """Open the series in an interactive window at ``frame``, with a time slider, the deformation
+    magnified ``scale`` times."""
     if sys.platform.startswith("linux") and not (os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")):
         raise CaseError(pvd, "display", "no display to open a window on (DISPLAY is not set); "
                         "use --screenshot FILE.png to render a frame off-screen")
@@ -179,13 +289,13 @@ def show(pvd, times, frame, scalars=None):
     blocks = read_frame(pvd, times[frame])
     check_scalars(pvd, blocks, scalars)
     plotter = pv.Plotter(window_size=WINDOW, title=f"femdyn view {pvd.parent.name}")
-    _draw(plotter, blocks, scalars, _title(pvd, times, frame))
+    _draw(plotter, blocks, scalars, _title(pvd, times, frame), scale)
     _camera(plotter, blocks)
 
     def to_time(value):
         """Slider callback: show the frame nearest to time ``value``."""
         k = int(np.argmin(np.abs(np.asarray(times) - value)))
-        _draw(plotter, read_frame(pvd, times[k]), scalars, _title(pvd, times, k))
+        _draw(plotter, read_frame(pvd, times[k]), scalars, _title(pvd, times, k), scale)
 
     if len(times) > 1:
         plotter.add_slider_widget(to_time, [times[0], times[-1]], value=times[frame], title="t",

@@ -312,8 +312,8 @@ def _plot(path, study):
             axes[1, i].set_yscale("log")
         for ax in axes[:, i]:
             ax.grid(True, axis="y", alpha=0.3)
-    axes[0, 0].set_ylabel("max |p dY/dp| over time")
-    axes[1, 0].set_ylabel("max |dY/dp| over time (SI)")
+        axes[0, i].set_ylabel(f"max |p d{out}/dp| [{UNITS[out]}]")
+        axes[1, i].set_ylabel(f"max |d{out}/dp| [{UNITS[out]} / SI unit of p]")
     fig.suptitle(f"{study.plan.case.title}: sensitivity of probe '{study.plan.probe[0]}'", fontsize=10)
     fig.tight_layout()
     fig.savefig(path, dpi=DPI)

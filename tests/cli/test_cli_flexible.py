@@ -17,6 +17,7 @@ import pytest
 from case_texts import NM_BODIES_AND_JOINT
 
 from femdyn.cli import main
+from femdyn.io import viewer
 from femdyn.io.tables import read_csv
 from femdyn.studies.cantilever import CANTILEVER_BETA_L
 
@@ -112,6 +113,25 @@ def test_overrides_change_the_model(cantilever, tmp_path, capsys):
     assert "fem, 5 elements per body; 15 elastic coordinates" in capsys.readouterr().out
 
 
+def test_run_prints_the_tip_deflection(cantilever, tmp_path, capsys):
+    """The end of ``femdyn run``: the tip's largest elastic deflection and section rotation are the
+    static cantilever's P L^3 / (3 EI) and P L^2 / (2 EI), reached at the end (the load grows to within
+    2e-9 of P, slowly against the bending period), as printed and in summary.json with units."""
+    out = tmp_path / "out"
+    assert main(["run", str(cantilever), "--out", str(out), "--quiet", "--no-plots", "--no-vtk"]) == 0
+    printed = capsys.readouterr().out
+    tip = summary(out)["probes"]["tip"]
+    deflection, rotation = tip["deflection"], tip["rotation"]
+    assert deflection["max_m"] == pytest.approx(abs(DEFLECTION), rel=1e-6)
+    assert rotation["max_rad"] == pytest.approx(abs(ROTATION), rel=1e-6)
+    assert deflection["t_max_s"] == rotation["t_max_s"] == pytest.approx(1.2)
+    table = read_csv(out / "probes.csv")
+    length = np.hypot(table["tip.elastic_x"], table["tip.elastic_y"])
+    assert deflection["rms_m"] == pytest.approx(np.sqrt(np.mean(length**2)), rel=1e-12)
+    assert (f"probe tip: elastic deflection max {deflection['max_m']:.4g} m at t = 1.2 s, RMS "
+            f"{deflection['rms_m']:.4g} m; section rotation max {rotation['max_rad']:.4g} rad at t = 1.2 s") in printed
+
+
 def test_override_refusals(cantilever, tmp_path, capsys):
     rigid = tmp_path / "rigid.toml"
     rigid.write_text(RIGID)
@@ -202,8 +222,74 @@ def test_view_screenshot_writes_a_picture(result, tmp_path, capsys):
     assert pixels.shape[:2] == (768, 1024) and np.ptp(pixels[..., :3]) > 0.5  # something drawn
 
 
+@pytest.fixture
+def loaded(cantilever, tmp_path):
+    """The cantilever's run to the static tip deflection, its last frame in the series."""
+    out = tmp_path / "loaded"
+    assert main(["run", str(cantilever), "--out", str(out), "--quiet", "--no-plots", "--every", "60"]) == 0
+    return out
+
+
+def test_view_scale_magnifies_the_deflection_about_the_frame(loaded, tmp_path, capsys):
+    """``femdyn view --scale K`` draws every centre-line point at the point the frame carries plus K
+    times its elastic displacement: the clamped cantilever's frame stays on the x axis, so the drawn
+    line is (X + K u, K v) with the tip at K P L^3 / (3 EI); the beam is drawn as its b x h section swept
+    along the line, a section without outer fibres as a tube of radius sqrt(A / pi)."""
+    capsys.readouterr()
+    pvd, times = viewer.series_times(loaded)
+    blocks = viewer.read_frame(pvd, times[-1])
+    line = blocks[-1]
+    u = np.asarray(line.point_data["elastic_displacement"])
+    K = 1000.0
+    drawn, plain, frame = (viewer.magnified(blocks, k)[-1].points for k in (K, 1.0, 0.0))
+    np.testing.assert_allclose(drawn - plain, (K - 1) * u, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(drawn - frame, K * u, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(frame[:, 1:], 0.0, atol=1e-15)  # the frame's undeformed beam on the x axis
+    tip = np.argmax(frame[:, 0])
+    assert frame[tip, 0] == pytest.approx(L, rel=1e-12)
+    assert drawn[tip, 1] == pytest.approx(K * DEFLECTION, rel=1e-6)
+    slab = viewer.geometry(blocks, 0.0)[-1]  # the b x h rectangle swept along the frame's beam
+    np.testing.assert_allclose(slab.bounds, [0.0, L, -H / 2, H / 2, -B / 2, B / 2], rtol=0, atol=1e-12)
+    line.point_data.remove("section_depth")  # a section without outer fibres: the tube of the same area
+    tube = viewer.geometry(blocks, 0.0)[-1]
+    distance = np.hypot(tube.points[:, 1], tube.points[:, 2])  # from the straight centre line
+    np.testing.assert_allclose(distance, np.sqrt(B * H / np.pi), rtol=1e-6)
+    assert tube.bounds[0] == pytest.approx(0.0, abs=1e-12) and tube.bounds[1] == pytest.approx(L, rel=1e-12)
+    pictures = {}
+    for k in (1, K):
+        png = tmp_path / f"scale{k:g}.png"
+        assert main(["view", str(loaded), "--screenshot", str(png), "--scale", f"{k:g}"]) == 0
+        pictures[k] = png.read_bytes()
+        assert pictures[k].startswith(b"\x89PNG") and len(pictures[k]) > 5_000
+    assert "deformation magnified 1000 times" in capsys.readouterr().out
+    assert pictures[1] != pictures[K]
+
+
+def test_view_draws_a_spatial_beam_as_its_section_along_d2():
+    """In space the rectangle is turned by the frame's d2 (``section_axis_2``): depth h along it, width
+    b along d3 = d1 x d2; a straight beam along x with d2 = z spans z in +-h/2 and y in -+b/2."""
+    import pyvista as pv
+
+    n, b, h = 9, 0.15, 0.05
+    x = np.linspace(0.0, L, n)
+    block = pv.UnstructuredGrid({pv.CellType.LINE: np.column_stack([np.arange(n - 1), np.arange(1, n)])},
+                                np.column_stack([x, 0 * x, 0 * x]))
+    block.cell_data["body_id"] = np.zeros(n - 1, dtype=int)
+    for name, value in (("section_radius", np.sqrt(b * h / np.pi)), ("section_depth", h), ("section_width", b)):
+        block.point_data[name] = np.full(n, value)
+    block.point_data["section_axis_2"] = np.tile([0.0, 0.0, 1.0], (n, 1))
+    np.testing.assert_allclose(viewer.solid(block).bounds, [0.0, L, -b / 2, b / 2, -h / 2, h / 2], atol=1e-15)
+
+
+def test_view_scalar_bar_names_quantity_and_unit():
+    assert viewer.bar_title("bending_moment", False) == "bending_moment [N m]"
+    assert viewer.bar_title("velocity", True) == "|velocity| [m/s]"
+    assert viewer.bar_title("max_bending_stress", False) == "max_bending_stress [Pa]"
+
+
 @pytest.mark.parametrize("argv, field", [
     (["--frame", "11"], "--frame: must be between 0 and 10"),
+    (["--scale", "-1"], "--scale: must be a number >= 0, got -1"),
     (["--scalars", "nothing"], "--scalars: no array 'nothing'"),
     (["--screenshot", "frame.jpg"], "--screenshot: the screenshot is written as PNG"),
     ([], "display: no display"),

@@ -24,7 +24,7 @@ from femdyn.cli import main
 from femdyn.integrators.time_loop import Results
 from femdyn.io.beams import Options
 from femdyn.io.case import load_case
-from femdyn.io.probes import SUBDIVISIONS
+from femdyn.io.probes import SUBDIVISIONS, UNITS
 from femdyn.io.results import write_results
 from femdyn.io.tables import read_csv
 
@@ -183,6 +183,13 @@ def test_probes_are_the_hand_values(tmp_path, model):
             value = abs(expected[column][1])
             assert stats[column]["max_abs"] == pytest.approx(value, rel=1e-12)
             assert stats[column]["rms"] == pytest.approx(value / np.sqrt(2), rel=1e-12)
+            assert stats[column]["unit"] == ("rad" if column == "elastic_angle" else "m")
+        # the deflection's length and the section rotation: the load's, at the frame t = 0.1 s that has it
+        for entry, value, unit in ((stats["deflection"], np.linalg.norm(u[0]), "m"),
+                                   (stats["rotation"], abs(theta[0]), "rad")):
+            assert entry[f"max_{unit}"] == pytest.approx(value, rel=1e-12)
+            assert entry[f"rms_{unit}"] == pytest.approx(value / np.sqrt(2), rel=1e-12)
+            assert entry["t_max_s"] == 0.1
     tip_slope = P * L**2 / (2 * E * I)
     assert table["tip.elastic_angle"][1] == pytest.approx(tip_slope, rel=1e-12)
     corner = HUB + rotation(BETA) @ [0.5, 0.25]
@@ -201,7 +208,8 @@ def test_rigid_limit_has_no_elastic_part(tmp_path):
     table = read_csv(tmp_path / "out" / "probes.csv")
     for column in ("elastic_x", "elastic_y", "elastic_angle"):
         np.testing.assert_array_equal(table[f"tip.{column}"], 0.0)
-        assert summary["probes"]["tip"][column] == {"max_abs": 0.0, "rms": 0.0}
+        assert summary["probes"]["tip"][column] == {"max_abs": 0.0, "rms": 0.0, "unit": UNITS[column]}
+    assert summary["probes"]["tip"]["deflection"] == {"max_m": 0.0, "rms_m": 0.0, "t_max_s": 0.0}
     np.testing.assert_allclose(table["tip.angle"], [0.0, ALPHA], rtol=1e-14)
     _, (_, line) = read_frames(tmp_path / "out")
     for name in ("elastic_displacement", "axial_force", "bending_moment", "max_bending_stress"):

@@ -8,6 +8,7 @@ import ast
 import re
 
 import numpy as np
+import pytest
 from shared import ROOT, angular_momentum_scale
 
 BLOCKS = re.findall(r"^```python\n(.*?)^```", (ROOT / "README.md").read_text(), flags=re.M | re.S)
@@ -50,3 +51,20 @@ def test_the_python_example_shows_conservation(tmp_path, monkeypatch):
     assert np.abs(results.momentum).max() <= 1e-10
     # the letters turn against each other: from pi, by more than a turn (they spin apart after the kick)
     assert abs(theta[0] - 3.14159265) <= 1e-12 and theta[-1] - theta[0] > 2 * np.pi
+
+
+def test_the_first_command_prints_the_deflection_it_shows(tmp_path, capsys):
+    """The README's first command runs a flexible manipulator and ends with its end effector's elastic
+    deflection: the line the README quotes, to the digits it shows but the last."""
+    text = (ROOT / "README.md").read_text()
+    command = re.search(r"^bash setup.sh && \.venv/bin/femdyn (run \S+)", text, flags=re.M).group(1).split()
+    quoted = re.search(r"^(probe \w+: elastic deflection .*)$", text, flags=re.M).group(1)
+    from femdyn.cli import main
+
+    assert main([command[0], str(ROOT / command[1]), "--out", str(tmp_path / "out"), "--quiet", "--no-vtk",
+                 "--no-plots"]) == 0
+    printed = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("probe "))
+    number = r"[-+]?\d[\d.]*(?:e[-+]?\d+)?"
+    assert re.sub(number, "#", printed) == re.sub(number, "#", quoted)
+    for shown, got in zip(re.findall(number, quoted), re.findall(number, printed)):
+        assert float(got) == pytest.approx(float(shown), rel=1e-3)
