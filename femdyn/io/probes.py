@@ -17,9 +17,11 @@ twist and the two bending rotations), in the world frame psi d_1 + theta_y d_2 +
 (``elastic_rx``..``elastic_rz``).
 """
 import numpy as np
+from scipy.spatial.transform import Rotation
 
 from ..beam.sections import section_forces
 from ..integrators.time_loop import two_rows
+from ..model.segments import SEPARATOR, segment_name
 from ..numerics import kinematics as kin
 from .vtk import Lines
 
@@ -67,10 +69,27 @@ class Unwrap:
         return raw + total
 
 
-def _probe_columns(body, name, point, q, dim):
+def _link_chain(index, body):
+    """The segments of a segmented link (``model.segments``) from its first, whose frame is the link's,
+    up to ``body`` when ``body`` is a later one (``NAME#i``), and the link-frame coordinates of the origin
+    of ``body``'s frame (the sum of the earlier segments' end nodes: segment frames start parallel to the
+    link's); None for any other body."""
+    link, separator, number = body.name.partition(SEPARATOR)
+    if not separator or not number.isdigit() or link not in index:
+        return None
+    chain = [index[segment_name(link, i)] for i in range(int(number))]
+    return chain, sum(np.asarray(b.flexible.beam.nodes[-1], dtype=float) for b in chain[:-1])
+
+
+def _probe_columns(body, name, point, q, dim, chain=None):
     """Columns ``name.x``, ``name.y`` [, ``name.z``], in 2D ``name.angle`` and, on a flexible body, the
     elastic columns ``ELASTIC[dim]`` (module docstring); the angle as the body's angle in (-pi, pi]
-    (``probe_table`` unwraps it and adds theta(X))."""
+    (``probe_table`` unwraps it and adds theta(X)). On a later segment of a segmented link (``chain``
+    from ``_link_chain``) the elastic columns are the link's, measured from the link frame (its first
+    segment's) at the link point start + X: in the plane the section rotation adds the segments' turns,
+    each wrapped to (-pi, pi] (continuous along the link however far it bends), and the angle column
+    is the link's; in space the rotation vector of the section's rotation relative to the link frame,
+    the segments' relative rotation composed with the local one."""
     X = np.asarray(point, dtype=float)[None]
     frame = _body_coordinates(body, q, dim)
     rigid = kin.material_points(frame, X)[:, 0]
@@ -78,11 +97,24 @@ def _probe_columns(body, name, point, q, dim):
     position = rigid if f is None else f.positions(q, X)[:, 0]
     columns = {f"{name}.{axis}": position[:, i] for i, axis in enumerate("xyz"[:dim])}
     if dim == 2:
-        columns[f"{name}.angle"] = _angle(body, q)
+        columns[f"{name}.angle"] = _angle(body if chain is None else chain[0][0], q)
     if f is None:
         return columns
-    elastic = position - rigid
     rotation = f.elastic_coordinates(q) @ f.beam.shape_at(X)[0, dim:].T  # (F, 1) or (F, 3), on the directors
+    if chain is not None:
+        segments, start = chain
+        link = _body_coordinates(segments[0], q, dim)
+        rigid = kin.material_points(link, start + X)[:, 0]
+        if dim == 2:
+            angles = np.stack([_angle(b, q) for b in segments], axis=1)
+            turns = np.mod(np.diff(angles, axis=1) + np.pi, 2 * np.pi) - np.pi
+            rotation = rotation + turns.sum(axis=1)[:, None]
+        else:
+            D0, Di = link[:, 3:].reshape(-1, 3, 3), frame[:, 3:].reshape(-1, 3, 3)
+            relative = np.einsum("fai,fbi->fab", D0, Di)  # segment-frame components -> link-frame ones
+            rotation = Rotation.from_matrix(relative @ Rotation.from_rotvec(rotation).as_matrix()).as_rotvec()
+        frame = link
+    elastic = position - rigid
     directors = frame[:, dim:].reshape(-1, dim, dim)  # rows d_a
     along = np.einsum("fab,fb->fa", directors, elastic)
     if dim == 2:
@@ -105,8 +137,8 @@ def probe_table(model, probes, q, unwraps=None):
     unwraps = {} if unwraps is None else unwraps
     columns = {}
     for name, body, point in probes:
-        part = {key: values[: len(q)] for key, values in _probe_columns(index[body], name, point, two_rows(q),
-                                                                         model.dim).items()}
+        columns_of = _probe_columns(index[body], name, point, two_rows(q), model.dim, _link_chain(index, index[body]))
+        part = {key: values[: len(q)] for key, values in columns_of.items()}
         if f"{name}.angle" in part:  # continuous in time: unwrapped from its value at the first frame
             angle = unwraps.setdefault(name, Unwrap())(part[f"{name}.angle"])
             theta = part.get(f"{name}.elastic_angle")

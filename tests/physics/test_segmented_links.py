@@ -337,3 +337,35 @@ def test_a_segmented_spatial_3prr_moves_as_the_single_one():
                           r.q[:, list(case.model.joint_coordinates.values())])
     for single, split in zip(runs[None], runs[2]):
         assert np.abs(split - single).max() <= 1e-9
+
+
+def test_probes_of_a_segmented_link_read_as_one_link():
+    """A probe at the free end of a segmented cantilever bent into a full circle by a tip moment (phi = 2
+    pi) reports the link's elastic displacement and section rotation, measured from the link frame (the
+    clamped first segment's) at the link point L: the displacement is the tip's position minus (L, 0),
+    across the link (elastic_2) and along it (elastic_1), and the section rotation is the bend itself,
+    continuous past pi up to 2 pi (the segments' turns added, each below pi), to the accuracy of the
+    segments (the arc test's errors at k = 64: 0.013 L and 1.2e-2 of the angle); a probe midway agrees
+    with the arc's point there."""
+    L, phi, k = 1.0, 2.0 * np.pi, 64
+    b = cantilever(k, L)
+    for slider in ("x", "y"):
+        b.add_body(slider, 1.0, [1.0, 1.0])
+    b.add_joint("along x", "prismatic", "ground", "x", point1=[L, 0.0], slide="ux")
+    b.add_joint("along y", "prismatic", "x", "y", axis=[0.0, 1.0], slide="uy")
+    b.add_joint("hand", "revolute", "y", "link", point2=[L, 0.0], angle="turn")
+    b.add_joint_load("turn", lambda t: t * phi * E * SLENDER.inertia / L)
+    probes = [("end", *b.resolve("link", [L, 0.0])), ("middle", *b.resolve("link", [L / 2, 0.0]))]
+    assert probes[0][1] == "link#64" and probes[1][1] == "link#33"
+    model = b.build()
+    q, _ = place(model, {"x": {"position": [L, 0.0]}, "y": {"position": [L, 0.0]}}, {})
+    model, q = loaded_in_steps(model, q, int(np.ceil(8 * phi)))
+    columns = probe_table(model, probes, q[None])
+    for name, s in (("end", 1.0), ("middle", 0.5)):
+        arc = L * np.array([np.sin(phi * s), 1.0 - np.cos(phi * s)]) / phi  # the point at arc length s L
+        expected = arc - [s * L, 0.0]
+        got = np.array([columns[f"{name}.elastic_1"][0], columns[f"{name}.elastic_2"][0]])
+        assert np.abs(got - expected).max() <= 0.02 * L, (name, got, expected)
+        assert np.allclose(got, [columns[f"{name}.elastic_x"][0], columns[f"{name}.elastic_y"][0]], atol=1e-12)
+        assert abs(columns[f"{name}.elastic_angle"][0] / (phi * s) - 1) <= 0.02, columns[f"{name}.elastic_angle"]
+        assert abs(columns[f"{name}.angle"][0] - phi * s) <= 0.02 * phi
