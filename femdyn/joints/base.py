@@ -110,6 +110,10 @@ class QuadraticConstraint(Constraint):
     def discrete_tangent(self, qa, qb, lam):
         return 0.5 * np.einsum("km,kmij->kij", lam, self._hessian)
 
+    def jacobian_history(self, q):
+        """G(q) (F, K, m, n) for a history of local coordinates q (F, K, n): g + H q, G being affine."""
+        return self._constant_jacobian + np.einsum("kmij,fkj->fkmi", self._hessian, q)
+
     @cached_property
     def jacobian_mask(self):
         return np.any(self._constant_jacobian != 0, axis=0) | np.any(self._hessian != 0, axis=(0, 3))
