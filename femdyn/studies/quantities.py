@@ -72,8 +72,13 @@ def _probe_outputs(model, probes):
 
 
 def default_quantities(model):
-    """Joint coordinates and servo inputs; the body centres if the model has neither."""
-    names = list(model.joint_coordinates) + [INPUT_PREFIX + c for c in getattr(model, "inputs", [])]
+    """Joint coordinates and servo inputs; the body centres if the model has neither. Where the servo
+    rows leave no degree of freedom (as many constraint rows as coordinates: inverse dynamics of a fully
+    actuated manipulator), every coordinate is fixed at each node by the constraints alone -- the scheme
+    reproduces the joint coordinates to round-off and no order can be seen in them -- and the servo
+    inputs are the quantities."""
+    inputs = [INPUT_PREFIX + c for c in getattr(model, "inputs", [])]
+    names = ([] if inputs and model.n <= model.m else list(model.joint_coordinates)) + inputs
     return names or [f"{b.name}.{a}" for b in model.bodies for a in "xyz"[: model.dim]]
 
 
