@@ -4,14 +4,20 @@ solution, the reactions of a statically determinate truss against hand calculati
 and the actuated joint's moment against the servo input, and inputs at the nodes free of the step-to-step
 alternation of the mid-point multipliers."""
 import numpy as np
+import pytest
 from scipy.integrate import solve_ivp
 from shared import CASES, observed_orders
 
+from femdyn.beam.body import BeamBody, Section
 from femdyn.cli import main
 from femdyn.integrators.setup import prepare
+from femdyn.integrators.statics import static_equilibrium
 from femdyn.integrators.time_loop import simulate
 from femdyn.io.case import load_case
 from femdyn.io.tables import read_csv
+from femdyn.model.builder import ModelBuilder
+from femdyn.model.initial import place
+from femdyn.model.reactions import JointReactions
 
 G = 9.81
 PENDULUM = """
@@ -197,3 +203,41 @@ def test_inputs_at_the_nodes_do_not_alternate():
         assert np.abs(u[r.t >= 3.2]).max() < 1e-2 * np.abs(mid).min()
     ratios = np.array(largest[:-1]) / np.array(largest[1:])
     assert np.all((ratios > 3.8) & (ratios < 4.2)), (largest, ratios)
+
+
+@pytest.mark.parametrize("axial", ["cubic", "linear"], ids=["world-vectors", "carriers"])
+@pytest.mark.parametrize("at", [0.0, 0.25])
+def test_clamp_of_a_bent_beam_balances_its_loads(axial, at):
+    """A steel beam (1 m, 20 x 10 mm, 8 elements) clamped to the ground at x = ``at`` (its end, or a
+    material point that carries the section's axes), in static equilibrium under its weight and a tip
+    load of 50 N that bends it by 3-5 % of its free length: the clamp's force and moment on the beam
+    balance the loads on the deformed beam (Euler's laws of the body at rest), F = -(m g + P) and
+    M = -((x_c - x_P) x m g + (x_tip - x_P) x P) about the clamp point x_P, with the deformed centre of
+    mass x_c = int rho x / m (``Model.momenta`` at v = q) and tip x_tip, to 1e-9; the ground feels the
+    opposite. Both embeddings of a flexible body (world vectors, carriers)."""
+    steel, rho, length, tip = 2.1e11, 7850.0, 1.0, np.array([0.0, -50.0])
+    b = ModelBuilder(2)
+    b.add_beam("beam", BeamBody.straight(length, 8, Section.rectangle(0.02, 0.01), steel, rho, axial=axial))
+    b.add_joint("clamp", "fixed", "ground", "beam", point1=[at, 0.0], point2=[at, 0.0])
+    b.set_gravity([0.0, -G])
+    b.add_point_force("beam", [length, 0.0], tip, lambda t: 1.0)
+    model = b.build()
+    q, v = place(model, {"beam": {"position": [0.0, 0.0], "angle": 0.0}}, {})
+    eq = static_equilibrium(prepare(model, q, v))
+    columns = JointReactions(model).columns(eq.q[None], eq.lam[None])
+    mass = rho * 0.02 * 0.01 * length
+    centre = model.momenta(eq.q, eq.q)[0] / mass
+    dofs, C, _ = model.material_point(0, np.array([length, 0.0]))
+    x_tip, x_p = C @ eq.q[dofs], np.array([at, 0.0])
+    assert abs(x_tip[1]) > 0.02 * (length - at)  # bent
+    weight = np.array([0.0, -mass * G])
+    force = -(weight + tip)
+    def cross(a, b):
+        return a[0] * b[1] - a[1] * b[0]
+
+    moment = -(cross(centre - x_p, weight) + cross(x_tip - x_p, tip))
+    scale = np.abs(tip).max() * length
+    assert abs(columns["clamp.beam.force_x"][0] - force[0]) < 1e-9 * scale
+    assert abs(columns["clamp.beam.force_y"][0] - force[1]) < 1e-9 * scale
+    assert abs(columns["clamp.beam.moment_z"][0] - moment) < 1e-9 * scale
+    assert abs(columns["clamp.ground.moment_z"][0] + moment) < 1e-9 * scale
