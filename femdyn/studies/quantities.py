@@ -52,7 +52,10 @@ def _body_outputs(model):
 
 PROBE_OUTPUTS = {"x": "x of", "y": "y of", "z": "z of", "angle": "orientation of",
                  "elastic_x": "elastic displacement x of", "elastic_y": "elastic displacement y of",
-                 "elastic_angle": "section rotation theta of"}
+                 "elastic_angle": "section rotation theta of", "elastic_z": "elastic displacement z of",
+                 **{f"elastic_r{a}": f"section rotation about {a} of" for a in "xyz"},
+                 **{f"elastic_{k}": f"elastic displacement along d_{k} of" for k in "123"},
+                 **{f"elastic_r{k}": f"section rotation about d_{k} of" for k in "123"}}
 
 
 def _probe_outputs(model, probes):

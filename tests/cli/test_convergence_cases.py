@@ -46,3 +46,19 @@ def test_joint_coordinates_and_inputs_converge_at_order_2(name, tmp_path):
                      str(RUNS[name]), "--quantity", coordinate, "--out", str(tmp_path / "fixed")]) == 1
         study = json.loads((tmp_path / "fixed" / "convergence.json").read_text())["quantities"][coordinate]
         assert "round-off" in study["problem"]
+
+
+@pytest.mark.parametrize("name", ["3prr_3d", "delta_flexible", "stewart_gough_flexible"])
+def test_spatial_probe_columns_are_quantities(name, tmp_path, capsys):
+    """Every column probes.csv has for a probe on a spatial flexible body (world and director components)
+    is a quantity a study can read; the study of an unknown one names them, in one line."""
+    from femdyn.io.probes import probe_table
+    from femdyn.studies.quantities import quantity_names
+
+    case = load_case(CASES / f"{name}.toml")
+    columns = probe_table(case.model, case.probes, case.q0[None])
+    assert columns and set(columns) <= set(quantity_names(case.model, case.probes))
+    assert main(["bench", "convergence", str(CASES / f"{name}.toml"), "--quantity", "nothing",
+                 "--out", str(tmp_path / "none")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "\n" not in err and "unknown quantity 'nothing'" in err and next(iter(columns)) in err
