@@ -29,6 +29,8 @@ listed once, in the order mass; batch (tangent, Gbar^T, G); each other family (t
 the tangent of each force that depends on q_n+1. Every Newton iteration gives their values in that
 order, and ``SparsePattern.values`` refills the fixed pattern for KLU's refactorisation.
 """
+import warnings
+
 import numpy as np
 import scipy.sparse.linalg as spla
 
@@ -204,7 +206,12 @@ class SaddleSystem:
         data = [self.mass.data] + self.constrain(np.zeros(self.size), starts, q, q, lam, s, tangent=0.0)
         data.append(np.zeros(self.pattern.entries - sum(map(len, data))))  # force tangents
         rhs = np.concatenate([applied, s * constraint_acceleration])
-        x = spla.spsolve(self.pattern.matrix(np.concatenate(data)), rhs)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", spla.MatrixRankWarning)
+            try:
+                x = spla.spsolve(self.pattern.matrix(np.concatenate(data)), rhs)
+            except RuntimeError:  # SuperLU: exactly singular
+                x = np.full(self.size, np.nan)
         lam[self.active] = s * x[self.n :]
         return x[: self.n], lam
 

@@ -179,7 +179,8 @@ def _first_problem(r, tolerance, size):
 def node_multipliers(before, steps, midpoint, first):
     """The multipliers at the time nodes t_s, .., t_s+k-1 from those of the k steps from t_s on
     (``steps`` (k, m)) and ``before``: the multipliers of the step before t_s, or, at the run's first
-    node (``first``), the consistent multipliers lam_0 at (q_0, v_0, t_0) (``SaddleSystem.consistent``).
+    node (``first``), the consistent multipliers lam_0 at (q_0, v_0, t_0) (``SaddleSystem.consistent``;
+    None where they do not exist: then the first step's, first order).
 
     The energy-momentum scheme's multipliers lam_n+1/2 belong to the step (000 eqs. 5-7): its constraint
     forces Gbar^T lam_n+1/2 act over the step, second-order approximations at the mid-time t_n+1/2 plus
@@ -190,9 +191,12 @@ def node_multipliers(before, steps, midpoint, first):
     function at t_n +- dt/2 is its value at t_n to O(dt^2). So the nodal values have no alternation
     (their second difference is O(dt^2), not O(dt)). With ``midpoint`` False (generalized-alpha, whose
     multipliers lam_n+1 belong to t_n+1, Arnold & Bruls 2007) the node t_n gets the step before's own."""
+    if not len(steps):
+        return steps
+    before = steps[0] if before is None else before
     previous = np.concatenate([before[None], steps[:-1]])
     nodes = 0.5 * (previous + steps) if midpoint else previous
-    if first and len(nodes):
+    if first:
         nodes[0] = before
     return nodes
 
@@ -246,8 +250,10 @@ def _results(setup, settings, chunk, initial_total, complete, message, factorisa
 
 def _consistent(stepper, t, q, v, states, dt):
     """The consistent multipliers (m,) at (q, v, t) (``SaddleSystem.consistent``): a run's first and
-    last node's (``node_multipliers``)."""
-    return stepper.system.consistent(t, q, v, states, dt)[1]
+    last node's (``node_multipliers``); None where [[M, G^T], [G, 0]] is singular (a massless part that
+    the constraints do not hold, which the steps' matrices may still hold through their tangents)."""
+    lam = stepper.system.consistent(t, q, v, states, dt)[1]
+    return lam if np.isfinite(lam).all() else None
 
 
 def simulate(setup, settings, progress=None, output=None, resume=None):
@@ -323,6 +329,8 @@ def simulate(setup, settings, progress=None, output=None, resume=None):
     if complete:  # the last node's multipliers: the consistent ones of its state
         k = chunk.rows
         end = _consistent(stepper, (chunk.start + k) * dt, chunk.Q[k], chunk.V[k], chunk.history[k], dt)
+        if end is None and k:
+            end = chunk.Lam[k - 1]  # the last step's (first order)
     done = _results(setup, settings, chunk, initial_total, complete, message, stepper.factorisations, end)
     if output is not None:
         initial_total = done.total[0] if initial_total is None and len(done.t) else initial_total
