@@ -43,6 +43,23 @@ def _cross(a, b):
     return np.cross(a, b)
 
 
+def _apply(matrix, q):
+    """sum_n matrix[..., n, :] q[:, n] over the frames q (F, n) for a matrix (a, n) or (a, n, b): term by
+    term in a fixed order (no BLAS, whose kernels change with the number of frames), so that a frame's
+    result does not depend on the others -- the tables of a run in chunks, or resumed, are those of a
+    run in one piece, bit for bit."""
+    stacked = matrix[..., None] if matrix.ndim == 2 else matrix
+    out = np.zeros((len(q), stacked.shape[0], stacked.shape[2]))
+    for n in range(stacked.shape[1]):
+        out += stacked[:, n] * q[:, n, None, None]
+    return out[..., 0] if matrix.ndim == 2 else out
+
+
+def _along(R, vector):
+    """The components R^T v (F, dim) of the vectors v (F, dim) along the columns of R (F, dim, dim)."""
+    return sum(R[:, i] * vector[:, i, None] for i in range(R.shape[1]))
+
+
 def vector_starts(model, body):
     """First coordinates of the dim-vectors of body index ``body`` (the ground included) that turn
     with it: phi (first), the directors, and of a flexible body its world-vector unknowns."""
@@ -92,7 +109,8 @@ class JointReactions:
         the coordinates Q (F, n) and multipliers Lam (F, m) of F instants: a list of (F, len(dofs))."""
         out = [np.zeros((len(Q), len(d))) for d in self.dofs]
         for c in self.families:
-            local = -np.einsum("fkmn,fkm->fkn", c.jacobian_history(Q[:, c.dofs]), Lam[:, c.rows])
+            G, lam = c.jacobian_history(Q[:, c.dofs]), Lam[:, c.rows]
+            local = -sum(G[:, :, r] * lam[:, :, r, None] for r in range(c.m))
             for k, label in enumerate(c.labels):
                 for side, part in enumerate((slice(0, c.n1), slice(c.n1, c.n1 + c.n2))):
                     i = self.slot[label, side]
@@ -110,10 +128,10 @@ class JointReactions:
             force = f[:, where[0]]  # phi first
             moment = sum(_cross(Q[:, s : s + dim], f[:, w]) for s, w in zip(starts, where))
             q_point = Q[:, point_dofs]
-            x = q_point @ point.T
+            x = _apply(point, q_point)
             moment = moment - _cross(x, force)
-            R = np.einsum("inc,fn->fic", frame, q_point)  # (F, dim, dim): columns the joint axes
-            local = np.einsum("fic,fi->fc", R, force)
+            R = _apply(frame, q_point)  # (F, dim, dim): columns the joint axes
+            local = _along(R, force)
             prefix = f"{joint}.{body}."
             columns.update({f"{prefix}force_{a}": force[:, i] for i, a in enumerate(axes)})
             if dim == 2:
@@ -122,6 +140,6 @@ class JointReactions:
                 columns.update({f"{prefix}moment_{a}": moment[:, i] for i, a in enumerate(axes)})
             columns.update({f"{prefix}force_{i + 1}": local[:, i] for i in range(dim)})
             if dim == 3:
-                turned = np.einsum("fic,fi->fc", R, moment)
+                turned = _along(R, moment)
                 columns.update({f"{prefix}moment_{i + 1}": turned[:, i] for i in range(3)})
         return columns
