@@ -32,8 +32,10 @@ def add(commands):
         "convergence", help="refinement study in dt, elements or segments: errors and observed orders",
         description="Run the case at dt, dt/2, ... (or, with --refine elements, with n, 2n, ... elements "
         "per beam at one time step; with --refine segments, with k, 2k, ... floating-frame segments per "
-        "link, each keeping its elements), compare the chosen outputs at the end time with a reference "
-        "(Richardson extrapolation of two finer runs by default), print a table of errors and observed "
+        "link, each keeping its elements), compare the chosen outputs with a reference "
+        "(Richardson extrapolation of two finer runs by default) -- in dt the largest error over the time nodes "
+        "that all runs share (the servo inputs at the nodes), or at --time; in elements and segments at the end "
+        "time --, print a table of errors and observed "
         "orders, and write convergence.txt, convergence.json and a log-log convergence.png. Exit code 1 "
         "if an order cannot be observed (errors at round-off, errors that do not decrease).")
     convergence.add_argument("case", metavar="CASE", help="case file (TOML)")
@@ -45,8 +47,9 @@ def add(commands):
     convergence.add_argument("--quantity", nargs="+", metavar="Q",
                              help="outputs: a joint coordinate, BODY.x/.y/.z/.angle, PROBE.x/.y/.z/.angle and "
                              "on a flexible body PROBE.elastic_x/.elastic_y/.elastic_angle (a probe of the case, "
-                             "e.g. the end effector), input:COORD (a servo input), energy_error (default: all "
-                             "joint coordinates and servo inputs)")
+                             "e.g. the end effector), input:COORD (a servo input at the time nodes), energy_error "
+                             "(default: all joint coordinates and servo inputs; the inputs alone where the servos "
+                             "leave no degree of freedom)")
     convergence.add_argument("--levels", type=_levels, default=4,
                              help="number of runs dt, dt/2, ... or meshes n, 2n, ... (2 to 12, default 4)")
     convergence.add_argument("--dt", type=positive_float, nargs="+", metavar="DT",
@@ -57,7 +60,9 @@ def add(commands):
     convergence.add_argument("--order", type=positive_float, metavar="P",
                              help="nominal order of the Richardson reference (default 2 in dt and in "
                              "segments, 4 in elements)")
-    convergence.add_argument("--time", type=positive_float, help="compare at this time (default: the end)")
+    convergence.add_argument("--time", type=positive_float, help="compare at this time (default in dt: the largest "
+                             "error over the time nodes all runs share, or the end against an exact --reference "
+                             "value; in elements and segments: the end)")
     convergence.add_argument("--t-end", type=positive_float, metavar="T", help="end time (overrides solver.t_end)")
     convergence.add_argument("--out", type=Path, metavar="DIR",
                              help="folder for the files (default: results/<case>_convergence, with --refine "

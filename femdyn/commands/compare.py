@@ -58,7 +58,7 @@ def add(commands):
         description="Read the same CSV from several result folders (e.g. a case with and without joint "
         "friction, 001 Fig. 5a) and overlay its columns in one PNG.")
     compare.add_argument("folders", metavar="DIR", type=Path, nargs="+", help="result folders of femdyn run")
-    compare.add_argument("--table", default="inputs", choices=("inputs", "history", "bodies", "probes"),
+    compare.add_argument("--table", default="inputs", choices=("inputs", "reactions", "history", "bodies", "probes"),
                          help="which CSV to read (default: inputs, the servo inputs; probes: e.g. the end effector of a rigid and a flexible run)")
     compare.add_argument("--columns", nargs="+", metavar="NAME",
                          help="columns to plot (default: all but t; for history: the joint coordinates)")

@@ -210,24 +210,11 @@ class GeneralizedAlpha:
         return R, (np.concatenate([self._mass_data] + data + force_data) if tangents else None)
 
     # --- start -------------------------------------------------------------------------------
-    def _constraint_acceleration(self, q, v, t):
-        """d/dt (G v + dPhi/dt) at fixed accelerations for the active rows: one-sided difference
-        along (q + s v, t + s) (three points, exact for the quadratic, time-independent rows)."""
-        model, active, eps = self.model, self.system.active, 1e-2 * self.dt
-
-        def velocity_residual(s):
-            qs = q + s * v
-            return model.jacobian(qs, active, t + s) @ v + model.phi_time_derivative(qs, t + s)[active]
-
-        return (-3.0 * velocity_residual(0.0) + 4.0 * velocity_residual(eps) - velocity_residual(2 * eps)) / (2 * eps)
-
     def accelerations(self, t, q, v, states):
-        """Consistent accelerations vd (n,) and multipliers lam (m,) at (q, v, t):
-        M vd + Gbar^T lam = F(q, v, t), G vd = -d/dt(G) v - d^2 Phi/dt^2."""
+        """Consistent accelerations vd (n,) and multipliers lam (m,) at (q, v, t)
+        (``SaddleSystem.consistent``); NewtonFailure where the system is singular."""
         system = self.system
-        starts = system.begin_step(q, t, midpoint=False)
-        applied = self._constant_forces(q, t, states) + self._forces(q, v, t, states, system.varying)[0]
-        vd, lam = system.accelerations(q, starts, applied, -self._constraint_acceleration(q, v, t))
+        vd, lam = system.consistent(t, q, v, states, self.dt)
         if not (np.all(np.isfinite(vd)) and np.all(np.isfinite(lam))):
             raise NewtonFailure(t, np.inf, 0, "no consistent initial accelerations (singular system)", system.servos)
         return vd, lam

@@ -29,6 +29,8 @@ listed once, in the order mass; batch (tangent, Gbar^T, G); each other family (t
 the tangent of each force that depends on q_n+1. Every Newton iteration gives their values in that
 order, and ``SparsePattern.values`` refills the fixed pattern for KLU's refactorisation.
 """
+import warnings
+
 import numpy as np
 import scipy.sparse.linalg as spla
 
@@ -204,9 +206,37 @@ class SaddleSystem:
         data = [self.mass.data] + self.constrain(np.zeros(self.size), starts, q, q, lam, s, tangent=0.0)
         data.append(np.zeros(self.pattern.entries - sum(map(len, data))))  # force tangents
         rhs = np.concatenate([applied, s * constraint_acceleration])
-        x = spla.spsolve(self.pattern.matrix(np.concatenate(data)), rhs)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", spla.MatrixRankWarning)
+            try:
+                x = spla.spsolve(self.pattern.matrix(np.concatenate(data)), rhs)
+            except RuntimeError:  # SuperLU: exactly singular
+                x = np.full(self.size, np.nan)
         lam[self.active] = s * x[self.n :]
         return x[: self.n], lam
+
+    def constraint_acceleration(self, q, v, t, dt):
+        """d/dt (G v + dPhi/dt) at fixed accelerations for the active rows: one-sided difference
+        along (q + s v, t + s), s = 0, eps, 2 eps with eps = dt/100 (three points, exact for the
+        quadratic, time-independent rows)."""
+        model, active, eps = self.model, self.active, 1e-2 * dt
+
+        def velocity_residual(s):
+            qs = q + s * v
+            return model.jacobian(qs, active, t + s) @ v + model.phi_time_derivative(qs, t + s)[active]
+
+        return (-3.0 * velocity_residual(0.0) + 4.0 * velocity_residual(eps) - velocity_residual(2 * eps)) / (2 * eps)
+
+    def consistent(self, t, q, v, states, dt):
+        """Consistent accelerations vd (n,) and multipliers lam (m) at (q, v, t) (``accelerations``):
+        M vd + G^T lam = F(q, v, t), G vd = -d/dt(G) v - d^2 Phi/dt^2, the forces in their continuous
+        forms with the ``states`` (``dt``: the step a force may need, e.g. friction's return map).
+        Generalized-alpha's start, and the multipliers of a run at its first and last time node
+        (``time_loop``). Not finite where the system is singular."""
+        starts = self.begin_step(q, t, midpoint=False)
+        applied = self.applied(q, q, t, dt, states, self.constant) + self.continuous_forces(
+            q, v, t, dt, states, self.varying)[0]
+        return self.accelerations(q, starts, applied, -self.constraint_acceleration(q, v, t, dt))
 
     def worked_potential(self, q, states):
         """The potential energy at q of the forces whose work a step evaluates (``worked``): the

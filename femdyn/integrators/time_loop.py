@@ -63,6 +63,17 @@ class Results:
     mid_times: np.ndarray | None = None  # the inputs' times, where t does not give them (a later chunk)
     initial_total: float | None = None  # H_0, where t does not start at 0 (a later chunk)
     step: float | None = None  # the time step, where t has one row
+    # the time nodes whose multipliers this chunk completes (``node_multipliers``): their times, q and
+    # multipliers (all m); the nodes of a whole complete run are those of t
+    node_t: np.ndarray | None = None
+    node_q: np.ndarray | None = None
+    node_lam: np.ndarray | None = None
+
+    def node_inputs(self, input_rows):
+        """The servo inputs u = -lam at the nodes ``node_t`` (``node_multipliers``), (nodes, inputs)."""
+        if self.node_lam is None:
+            return np.zeros((0, len(input_rows)))
+        return -self.node_lam[:, input_rows]
 
     @property
     def t_mid(self):
@@ -109,11 +120,12 @@ class _Chunk:
     ``start``: the initial state, or the last row of the chunk before), row k the state after its
     k-th step. ``capacity`` steps at most."""
 
-    def __init__(self, model, capacity, start, q, v, lam, states, work, dissipation):
+    def __init__(self, model, capacity, start, q, v, lam, states, work, dissipation, before):
         n = model.n
-        self.start, self.rows = start, 0
+        self.start, self.rows, self.before = start, 0, before
         self.Q, self.V = np.empty((capacity + 1, n)), np.empty((capacity + 1, n))
         self.inputs = np.empty((capacity, len(model.inputs)))
+        self.Lam = np.empty((capacity, model.m))  # the multipliers of each step
         self.iterations = np.zeros(capacity + 1, dtype=int)
         self.work, self.dissipation = np.zeros(capacity + 1), np.zeros(capacity + 1)
         self.history = [states]  # the forces' states at each row, for the potential energy
@@ -129,6 +141,7 @@ class _Chunk:
         k = self.rows
         self.Q[k + 1], self.V[k + 1], self.iterations[k + 1] = r.q, r.v, r.iterations
         self.inputs[k] = inputs
+        self.Lam[k] = r.lam
         self.work[k + 1] = self.work[k] + r.work
         self.dissipation[k + 1] = self.dissipation[k] + r.dissipation
         self.history.append(r.states)
@@ -163,9 +176,36 @@ def _first_problem(r, tolerance, size):
     return min(bad, key=lambda b: b[0]) if bad else None
 
 
-def _results(setup, settings, chunk, initial_total, complete, message, factorisations):
+def node_multipliers(before, steps, midpoint, first):
+    """The multipliers at the time nodes t_s, .., t_s+k-1 from those of the k steps from t_s on
+    (``steps`` (k, m)) and ``before``: the multipliers of the step before t_s, or, at the run's first
+    node (``first``), the consistent multipliers lam_0 at (q_0, v_0, t_0) (``SaddleSystem.consistent``;
+    None where they do not exist: then the first step's, first order).
+
+    The energy-momentum scheme's multipliers lam_n+1/2 belong to the step (000 eqs. 5-7): its constraint
+    forces Gbar^T lam_n+1/2 act over the step, second-order approximations at the mid-time t_n+1/2 plus
+    a part that alternates from step to step with an amplitude O(dt) (the velocity normal to the
+    constraints, which the mid-point rule does not hold to zero, swings back and forth). At a node the
+    mean of the two neighbouring steps, lam_n = (lam_n-1/2 + lam_n+1/2)/2, is second order: the
+    alternating parts cancel but for their change over one step, O(dt^2), and the mean of a smooth
+    function at t_n +- dt/2 is its value at t_n to O(dt^2). So the nodal values have no alternation
+    (their second difference is O(dt^2), not O(dt)). With ``midpoint`` False (generalized-alpha, whose
+    multipliers lam_n+1 belong to t_n+1, Arnold & Bruls 2007) the node t_n gets the step before's own."""
+    if not len(steps):
+        return steps
+    before = steps[0] if before is None else before
+    previous = np.concatenate([before[None], steps[:-1]])
+    nodes = 0.5 * (previous + steps) if midpoint else previous
+    if first:
+        nodes[0] = before
+    return nodes
+
+
+def _results(setup, settings, chunk, initial_total, complete, message, factorisations, end=None):
     """The ``Results`` of the rows of ``chunk`` not given out before (its row 0 only if it is the
-    initial state), checked (``_first_problem``): cut before the first bad row.
+    initial state), checked (``_first_problem``): cut before the first bad row. The time nodes are
+    those that the chunk's steps complete (``node_multipliers``: the chunk's rows but its last) and,
+    given ``end`` (the consistent multipliers at the last row, for a complete run), its last row.
 
     The energies, momenta and residuals are computed over all rows of the chunk, row 0 included, so
     over two rows at least (``two_rows``)."""
@@ -180,26 +220,40 @@ def _results(setup, settings, chunk, initial_total, complete, message, factorisa
     derived = dict(residual=model.residual_history(Q, times, setup.active_rows), kinetic=model.kinetic(V),
                    potential=model.potential_history(Q, states), momentum=momentum, angular_momentum=angular)
     count = chunk.rows + 1 - skip
+    k = chunk.rows
+    nodes = node_multipliers(chunk.before, chunk.Lam[:k], settings.integrator != GENERALIZED_ALPHA, chunk.start == 0)
+    node_t, node_q = t[:k], chunk.Q[:k]
+    if end is not None:
+        node_t, node_q, nodes = t[: k + 1], chunk.Q[: k + 1], np.concatenate([nodes, end[None]])
     r = Results(
         t=t[skip:], q=chunk.Q[rows], v=chunk.V[rows], inputs=chunk.inputs[: chunk.rows],
         iterations=chunk.iterations[rows], work=chunk.work[rows], dissipation=chunk.dissipation[rows],
         **{name: values[skip: skip + count] for name, values in derived.items()},
         complete=complete, message=message, dropped=setup.dropped, integrator=settings.integrator,
         factorisations=factorisations, mid_times=None if chunk.start == 0 else 0.5 * (t[1:] + t[:-1]),
-        initial_total=initial_total, step=dt)
+        initial_total=initial_total, step=dt, node_t=node_t, node_q=node_q, node_lam=nodes)
     size = max(1.0, float(np.abs(setup.q0).max(initial=0.0)))
     problem = _first_problem(r, settings.tolerance, size) if len(r.t) else None
     if problem is None:
         return r
     keep, message = problem
     steps = max(0, skip + keep - 1)  # the steps whose end rows are kept
+    known = max(0, skip + keep - 1)  # the nodes completed by the steps kept (node_multipliers)
     cut = {name: getattr(r, name)[:keep] for name in ("t", "q", "v", "iterations", "residual", "kinetic",
                                                       "potential", "work", "dissipation", "momentum",
                                                       "angular_momentum")}
     return Results(**cut, inputs=r.inputs[:steps], complete=False, message=f"{message}; the run is stopped",
                    dropped=r.dropped, integrator=r.integrator, factorisations=factorisations,
                    mid_times=None if r.mid_times is None else r.mid_times[:steps], initial_total=initial_total,
-                   step=dt)
+                   step=dt, node_t=node_t[:known], node_q=node_q[:known], node_lam=nodes[:known])
+
+
+def _consistent(stepper, t, q, v, states, dt):
+    """The consistent multipliers (m,) at (q, v, t) (``SaddleSystem.consistent``): a run's first and
+    last node's (``node_multipliers``); None where [[M, G^T], [G, 0]] is singular (a massless part that
+    the constraints do not hold, which the steps' matrices may still hold through their tangents)."""
+    lam = stepper.system.consistent(t, q, v, states, dt)[1]
+    return lam if np.isfinite(lam).all() else None
 
 
 def simulate(setup, settings, progress=None, output=None, resume=None):
@@ -231,15 +285,17 @@ def simulate(setup, settings, progress=None, output=None, resume=None):
         stepper = EnergyMomentum(model, dt, setup.active_rows, options)
     if resume is None:
         start = (0, setup.q0.copy(), setup.v0.copy(), np.zeros(model.m), model.initial_states(setup.q0), 0.0, 0.0)
+        before = _consistent(stepper, 0.0, *start[1:3], start[4], dt)  # the first node's multipliers
         initial_total = None
     else:
         stepper.restore(resume.solver)
         start = (resume.step, resume.q.copy(), resume.v.copy(), resume.lam.copy(), resume.states, resume.work,
                  resume.dissipation)
         initial_total = resume.initial_total
+        before = resume.lam  # the last step's multipliers
     first, q, v, lam, states = start[:5]
     capacity = steps - first if output is None else max(1, min(steps - first, output.capacity(model.n)))
-    chunk = _Chunk(model, capacity, *start)
+    chunk = _Chunk(model, capacity, *start, before)
     complete, message, clean = True, "", True
     try:
         for k in range(first, steps):
@@ -266,10 +322,16 @@ def simulate(setup, settings, progress=None, output=None, resume=None):
                     if not done.complete:
                         return done
                     chunk = _Chunk(model, min(capacity, steps - k - 1), k + 1, q, v, lam, states,
-                                   chunk.work[chunk.rows], chunk.dissipation[chunk.rows])
+                                   chunk.work[chunk.rows], chunk.dissipation[chunk.rows], lam)
     except KeyboardInterrupt:  # raised anywhere, even inside a step: the stepper's state may be half-way
         complete, message, clean = False, f"interrupted at t = {(chunk.start + chunk.rows) * dt:.6g}", False
-    done = _results(setup, settings, chunk, initial_total, complete, message, stepper.factorisations)
+    end = None
+    if complete:  # the last node's multipliers: the consistent ones of its state
+        k = chunk.rows
+        end = _consistent(stepper, (chunk.start + k) * dt, chunk.Q[k], chunk.V[k], chunk.history[k], dt)
+        if end is None and k:
+            end = chunk.Lam[k - 1]  # the last step's (first order)
+    done = _results(setup, settings, chunk, initial_total, complete, message, stepper.factorisations, end)
     if output is not None:
         initial_total = done.total[0] if initial_total is None and len(done.t) else initial_total
         resumable = clean and done.message == message  # not cut short by a bad row

@@ -2,7 +2,8 @@
 (``femdyn modes``), and the pose of a run's result folder at a time, from which they may start.
 
 Static. The equilibrium (``integrators.statics.Equilibrium``) is written as the result folder of a run
-with one frame (``results.write_results``): ``history.csv``, ``bodies.csv``, ``probes.csv`` and the
+with one frame (``results.write_results``): ``history.csv``, ``bodies.csv``, ``probes.csv``,
+``inputs.csv`` and ``reactions.csv`` (the joints' static reactions, ``model.reactions``) and the
 ParaView frame at the equilibrium's time t, ``summary.json`` with ``"static"``: Newton's iterations,
 the residuals, the servo inputs that hold the pose (000 eq. 84: the multipliers of the servo rows,
 in N or N m by the actuated coordinate) and every probe's deflection (``deflections``). A probe's
@@ -60,13 +61,14 @@ def deflections(case, q, start):
     return out
 
 
-def _one_frame(model, t, q, iterations, residual):
-    """``Results`` of the single frame (t, q) at rest."""
+def _one_frame(model, t, q, lam, iterations, residual):
+    """``Results`` of the single frame (t, q) at rest, held by the multipliers ``lam`` (its one node)."""
     dim = model.dim
     zero = np.zeros(1)
     return Results(np.array([t]), q[None], np.zeros((1, model.n)), np.zeros((0, len(model.inputs))),
                    np.array([iterations]), np.array([residual]), zero, np.array([model.potential(q)]), zero, zero,
-                   np.zeros((1, dim)), np.zeros((1, 1 if dim == 2 else 3)), step=float("nan"))
+                   np.zeros((1, dim)), np.zeros((1, 1 if dim == 2 else 3)), step=float("nan"),
+                   node_t=np.array([t]), node_q=q[None], node_lam=lam[None])
 
 
 def write_static(folder, case, equilibrium, start):
@@ -85,7 +87,8 @@ def write_static(folder, case, equilibrium, start):
     }
     Path(folder).mkdir(parents=True, exist_ok=True)
     (Path(folder) / STATIC).write_text(jsonfile.dumps(static))
-    results = _one_frame(model, equilibrium.t, equilibrium.q, equilibrium.iterations, equilibrium.constraint_residual)
+    results = _one_frame(model, equilibrium.t, equilibrium.q, equilibrium.lam, equilibrium.iterations,
+                         equilibrium.constraint_residual)
     summary = write_results(folder, case, results)
     summary["static"] = static
     (Path(folder) / "summary.json").write_text(jsonfile.dumps(summary))

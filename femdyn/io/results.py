@@ -2,7 +2,8 @@
 the run goes (``ResultWriter``).
 
 ``history.csv``  time, energies, momenta, constraint residual, Newton iterations, joint coordinates
-``inputs.csv``   servo inputs (actuator torques/forces) at the step mid-times, with ``inputs.png``
+``inputs.csv``   servo inputs (actuator torques/forces) at the time nodes, with ``inputs.png`` (``nodes``)
+``reactions.csv`` force and moment of every joint on each of its bodies, with ``reactions.png`` (``nodes``)
 ``bodies.csv``   body centres and orientations (2D: angle of d1; 3D: the directors)
 ``probes.csv``   the case's probes: position and orientation of the deformed material point and, on
                  flexible bodies, its elastic displacement (``probes``), with ``probes.png``
@@ -55,12 +56,13 @@ from .folders import (
     write_checkpoint,
     write_marker,
 )
+from .nodes import INPUTS, REACTIONS, NodeTables, plot_reactions
 from .probes import Unwrap, centre_lines, elastic_statistics, probe_table
 from .run_plots import write_plots
 from .tables import append_csv, read_csv
 from .vtk import write_bodies, write_pvd, write_vtk_frames
 
-HISTORY, BODIES, INPUTS, PROBES = "history.csv", "bodies.csv", "inputs.csv", "probes.csv"
+HISTORY, BODIES, PROBES = "history.csv", "bodies.csv", "probes.csv"
 SERIES = "motion.pvd"
 SAVE_SECONDS = 2.0  # wall time between the chunks written (femdyn run --save-every)
 CHUNK_BYTES = 64 * 2**20  # q and v of a chunk held in memory at most
@@ -180,6 +182,7 @@ class ResultWriter:
         self.origin = meta.pop("origin", None)  # q at t = 0, for the centre lines' displacement
         self.last = self.final = None  # the last chunk written; (step, t, q, v) of its last row
         self.lock = None  # the folder's lock (``folders.lock``) while the run writes it
+        self.nodes = NodeTables(case.model)  # inputs.csv and reactions.csv
         self._started = time.monotonic()
         self._next = self._started + save_every
 
@@ -254,8 +257,8 @@ class ResultWriter:
             centres, rotations = model.frames(chunk.q)
             self._append(HISTORY, _history(model, chunk))
             self._append(BODIES, _bodies(model, chunk, centres, rotations))
-            if len(model.inputs):
-                self._append(INPUTS, {"t": chunk.t_mid, **{name: chunk.inputs[:, k] for k, name in enumerate(model.inputs)}})
+            for table, columns in self.nodes.rows(chunk).items():
+                self._append(table, columns)
             if case.probes:
                 self._append(PROBES, {"t": chunk.t, **probe_table(model, case.probes, chunk.q, self.unwraps)})
             steps = first + np.arange(len(chunk.t))
@@ -358,6 +361,9 @@ class ResultWriter:
         rows = self.meta["rows"]
         inputs = read_csv(self.folder / INPUTS, rows[INPUTS]) if INPUTS in rows else None
         write_plots(self.folder, self.case, history, probes, inputs, compare)
+        if REACTIONS in rows:
+            plot_reactions(self.folder / "reactions.png", read_csv(self.folder / REACTIONS, rows[REACTIONS]),
+                           self.nodes.reactions.sides, self.case.model.dim, self.case.title)
 
 
 def write_results(folder, case, results, wall_time=0.0, compare=None):

@@ -127,6 +127,16 @@ class JointAngle(Constraint):
     def jacobian(self, q):
         return self._full(self._evaluate(q, q, np.zeros((q.shape[0], 1)))[1], self.jacobian_mask)
 
+    def jacobian_history(self, q):
+        """G(q) (F, K, 1, n) for a history of local coordinates q (F, K, n): sin(Theta) grad c -
+        cos(Theta) grad s on [q1, q2], cos(Theta) c + sin(Theta) s on Theta (module docstring)."""
+        c, s, grad_c, grad_s = self._cos_sin(q)  # not through ``_cs``: the steps' cache stays as it is
+        sin, cos = np.sin(q[..., -1]), np.cos(q[..., -1])
+        G = np.zeros(q.shape[:-1] + (1, q.shape[-1]))
+        G[..., 0, np.flatnonzero(self._coordinates)] = sin[..., None] * grad_c - cos[..., None] * grad_s
+        G[..., 0, -1] = cos * c + sin * s
+        return G
+
     def discrete_jacobian(self, qa, qb):
         return self._full(self._evaluate(qa, qb, np.zeros((qa.shape[0], 1)))[2], self.jacobian_mask)
 

@@ -115,6 +115,14 @@ class QuadraticConstraint(Constraint):
     def discrete_tangent(self, qa, qb, lam):
         return 0.5 * np.einsum("km,kmij->kij", lam, self._hessian)
 
+    def jacobian_history(self, q):
+        """G(q) (F, K, m, n) for a history of local coordinates q (F, K, n): g + H q, G being affine;
+        summed term by term in a fixed order, so that a frame's result does not depend on the others."""
+        G = np.broadcast_to(self._constant_jacobian, q.shape[:1] + self._constant_jacobian.shape).copy()
+        for j in np.flatnonzero(np.any(self._hessian != 0, axis=(0, 1, 2))):
+            G += self._hessian[..., j] * q[:, :, None, None, j]
+        return G
+
     @cached_property
     def jacobian_mask(self):
         return np.any(self._constant_jacobian != 0, axis=0) | np.any(self._hessian != 0, axis=(0, 3))

@@ -2,9 +2,12 @@
 case) and in the elements of the beams of a case (the beam's own frequencies: ``cantilever``).
 
 ``refinement_study(case, quantities)`` runs a case at dt, dt/2, dt/4, ... (or given steps), reads the
-chosen outputs (``quantities``) at the final time (or at a given step node) and measures their errors
-against a reference: Richardson extrapolation of two finer runs (default), the finest of two finer
-runs, an exact value, or successive differences of the study's own runs. ``element_study(make_case,
+chosen outputs (``quantities``) at every time node that all runs share (or at a given step node) and
+measures their errors against a reference: Richardson extrapolation of two finer runs (default), the
+finest of two finer runs, an exact value (at a given node, by default the end), or successive
+differences of the study's own runs. Over the shared nodes the error of a run is the largest over them,
+so a study measures where the motion is, not at an end time where it may have stopped (there the
+multipliers, hence the servo inputs, are at round-off). ``element_study(make_case,
 elements, quantities)`` does the same with n, 2n, 4n, ... elements per beam at one time step (the
 reference runs with 2 and 4 times the finest mesh). The runs use the case's integrator and Newton
 options (``run.run_case``). Orders, round-off levels and the reasons errors cannot support an order
@@ -21,6 +24,7 @@ The command ``femdyn bench convergence CASE [--refine elements]`` is ``convergen
 print the table, write ``convergence.txt``, ``convergence.json`` and ``convergence.png``
 (``write_study``).
 """
+import math
 import sys
 from pathlib import Path
 from typing import NamedTuple
@@ -104,7 +108,7 @@ def _reading_time(time, t_end):
 class Reading(NamedTuple):
     """What a study keeps of one run."""
 
-    values: np.ndarray  # (nq,) the quantities at the reading time
+    values: np.ndarray  # (nq,) the quantities at the reading time, or (nq, T) at the shared time nodes
     scales: np.ndarray  # (nq,) their magnitudes for the round-off level (``Quantity.scale``)
     seconds: float  # wall time
     bound: float  # Newton's error bound on q: tolerance x max(1, |q|_inf) (``newton.newton_converged``)
@@ -115,18 +119,32 @@ def _finer(reference, given):
     return {"richardson": (2, 4), "finest": (4,)}.get(reference if given is None else "", ())
 
 
+def shared_nodes(counts):
+    """The time nodes that runs of ``counts`` steps over one length all have, as (k, counts[0]): node
+    k[i] of the first run (t = k[i] t_end / counts[0]); runs of multiples of the last count have them too."""
+    first, every = int(counts[0]), 1
+    for count in counts:
+        every = math.lcm(every, first // math.gcd(first, int(count)))
+    return np.arange(0, first + 1, every), first
+
+
 def _runner(case, names, t_end, t_read, log, progress, label=""):
     """(quantities, run) for ``case``: ``run(steps)`` simulates it with dt = t_end / steps
-    (``run.run_case``, all runs from one ``prepare_case``) and returns its ``Reading``. With
+    (``run.run_case``, all runs from one ``prepare_case``) and returns its ``Reading``: the quantities at
+    the time ``t_read``, or, given (k, count) of ``shared_nodes`` instead, at those nodes. With
     ``progress`` each run draws a progress bar on stderr if it is a terminal."""
     wanted = [resolve_quantity(case.model, n, getattr(case, "probes", ())) for n in names]
     setup = prepare_case(case)
 
     def run(steps):
         dt = t_end / steps
-        node = round(t_read / dt)
-        if abs(node * dt - t_read) > 1e-9 * dt:
-            raise ValueError(f"time {t_read:g} is not a step node of the run with dt = {dt:.6g}")
+        if isinstance(t_read, tuple):
+            k, first = t_read
+            node = k * steps // first  # a node of every run of the study (``shared_nodes``)
+        else:
+            node = round(t_read / dt)
+            if abs(node * dt - t_read) > 1e-9 * dt:
+                raise ValueError(f"time {t_read:g} is not a step node of the run with dt = {dt:.6g}")
         with Progress(steps, f"{label}dt = {dt:.6g}", enabled=progress and sys.stderr.isatty()) as bar:
             done = run_case(case, bar, setup, dt=dt, t_end=t_end)
         r, seconds = done.results, done.wall_time
@@ -147,7 +165,7 @@ def _compare(study_args, wanted, runs, finer, given, reference, order, steps, st
     ``_finer``: h/2 and h/4 of the finest level (Richardson) or h/4 ("finest"); ``steps`` are the runs'
     step counts (round-off grows as their square root). Errors of ``Quantity.solved`` quantities that
     are not above Newton's error bound are named in a note: the nonlinear solve may have set them."""
-    values = np.array([r.values for r in runs])
+    values = np.array([r.values for r in runs])  # (L, nq) or over the shared nodes (L, nq, T)
     bound = max(r.bound for r in runs)
     scales = runs[-1].scales
     exact_zero = np.array([q.exact_zero for q in wanted])
@@ -169,7 +187,7 @@ def _compare(study_args, wanted, runs, finer, given, reference, order, steps, st
             ref = f4 + (f4 - extra[0].values) / (2.0**order - 1.0)
             described = f"Richardson extrapolation (order {order:g}) of the runs with {labels[0]} and {labels[1]}"
             notes.append(f"estimated error of the finest reference run ({labels[1]}), |f - reference|: "
-                         + ", ".join(f"{q.name} {abs(a - b):.2g}" for q, a, b in zip(wanted, f4, ref)
+                         + ", ".join(f"{q.name} {np.abs(a - b).max():.2g}" for q, a, b in zip(wanted, f4, ref)
                                      if not q.exact_zero))
         else:
             ref = f4
@@ -178,13 +196,15 @@ def _compare(study_args, wanted, runs, finer, given, reference, order, steps, st
         described += " (energy_error: exact value 0)"
     h = study_args["h"]
     if ref is not None:
-        ref = np.where(exact_zero, 0.0, ref)
+        ref = np.where(exact_zero.reshape(-1, *[1] * (ref.ndim - 1)), 0.0, ref)
         errors = np.abs(values - ref)
         error_h, error_steps = h, steps
     else:
         errors = np.abs(np.diff(values, axis=0))
         errors[:, exact_zero] = np.abs(values[:-1, exact_zero])
         error_h, error_steps = h[:-1], steps[1:]  # a difference carries the finer run's round-off
+    if values.ndim == 3:  # over the shared nodes: the largest error; values shown where the finest's is
+        values, ref, errors = _largest(study_args, wanted, values, ref, errors, notes)
     floors = ROUNDOFF * EPS * scales[None, :] * np.sqrt(np.asarray(error_steps, float))[:, None]
     unsure = [f"{q.name} at {study_args['parameter']} = {', '.join(f'{x:.6g}' for x in error_h[low])}"
               for q, low in zip(wanted, ((errors <= bound) & (errors > floors)).T) if q.solved and low.any()]
@@ -198,6 +218,20 @@ def _compare(study_args, wanted, runs, finer, given, reference, order, steps, st
     if strict:
         study.check()
     return study
+
+
+def _largest(study_args, wanted, values, ref, errors, notes):
+    """For errors (E, nq, T) over the shared time nodes: the largest over the nodes (E, nq), and the
+    values (L, nq) and reference (nq,) at the node of the finest level's largest error, named in a note."""
+    (k, first), t_end = study_args.pop("nodes"), study_args.pop("t_end")
+    at = errors[-1].argmax(axis=1)
+    times = k[at] * t_end / first
+    columns = np.arange(len(wanted))
+    notes.append(f"errors: the largest over the {len(k)} time nodes all runs share (t = 0 to {t_end:g}, "
+                 f"every {k[1] * t_end / first if len(k) > 1 else t_end:.6g}); value and reference at the node of "
+                 "the finest level's largest error")
+    study_args.update(time=times, error_label="max error")
+    return (values[:, columns, at], None if ref is None else ref[columns, at], errors.max(axis=2))
 
 
 def refinement_study(case, quantities=None, dts=None, levels=4, reference="richardson", order=2,
@@ -218,8 +252,9 @@ def refinement_study(case, quantities=None, dts=None, levels=4, reference="richa
         a number (one quantity), a sequence (one per quantity) or a mapping {name: value}: an exact
             value, e.g. an analytic solution.
         ``energy_error`` is always measured against its exact value 0.
-    time: the step node at which the quantities are read (default the end); it must be a step
-        node of every run. t_end: run length (default the case's).
+    time: the step node at which the quantities are read; it must be a step node of every run.
+        Default: every time node that all runs share (``shared_nodes``), each run's error being the
+        largest over them (against a given exact value: the end). t_end: run length (default the case's).
     strict: raise ``ConvergenceError`` (one line, ``.study`` holding the study) when a quantity has
         no observed order; with ``strict=False`` the reasons are in ``study.problems``.
     log: callable(str) told about every run (e.g. print), or None; progress: a progress bar of every
@@ -238,13 +273,15 @@ def refinement_study(case, quantities=None, dts=None, levels=4, reference="richa
     if np.any(np.diff(counts) <= 0):
         raise ValueError(f"the time steps must decrease strictly (as steps of t_end = {t_end:g}: "
                          f"{', '.join(f'{x:g}' for x in h)})")
-    t_read = _reading_time(time, t_end)
+    over_nodes = time is None and isinstance(reference, str)  # not against a given value
+    t_read = shared_nodes(counts) if over_nodes else _reading_time(time, t_end)
     wanted, run = _runner(case, names, t_end, t_read, log, progress)
     given = _given_reference(reference, wanted, len(h), "time step" + "s" * (len(h) != 1))
     runs = [run(int(n)) for n in counts]
     finer = [(f"dt = {h[-1] / k:.6g}", lambda k=k: run(int(counts[-1]) * k)) for k in _finer(reference, given)]
+    where = {"nodes": t_read, "t_end": t_end, "time": None} if over_nodes else {"time": t_read}
     return _compare({"title": getattr(case, "title", "case"), "parameter": "dt", "count_label": "steps",
-                     "h": h, "counts": counts, "quantities": names, "time": t_read},
+                     "h": h, "counts": counts, "quantities": names, **where},
                     wanted, runs, finer, given, reference, order, counts, strict)
 
 

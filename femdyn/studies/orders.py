@@ -118,7 +118,8 @@ class Study:
     fitted: np.ndarray  # (nq,) least-squares slope; nan for a quantity with a problem
     problems: dict = field(default_factory=dict)  # quantity -> one-line reason
     error_label: str = "error"
-    time: float | None = None  # reading time (time studies)
+    time: float | np.ndarray | None = None  # reading time (time studies); per quantity (nq,) where the
+    # errors are the largest over the time nodes: the node of the finest level's largest error
     wall_time: np.ndarray | None = None  # (L,) seconds per run
     notes: list = field(default_factory=list)
 
@@ -138,13 +139,19 @@ class Study:
 
     def table(self):
         """The study as printed text: one block per quantity."""
-        at = f" at t = {self.time:.6g}" if self.time is not None else ""
+        def at(j):
+            if self.time is None:
+                return ""
+            if np.ndim(self.time):
+                return f", value at t = {self.time[j]:.6g} (the finest level's largest error)"
+            return f" at t = {self.time:.6g}"
+
         lines = [f"convergence study: {self.title}", f"reference: {self.reference}", *self.notes]
         width = max(9, len(self.error_label))
         for j, (name, what) in enumerate(zip(self.quantities, self.descriptions)):
             header = (f"{self.parameter:>12} {self.count_label:>9} {'value':>22} "
                       f"{self.error_label:>{width}} {'order':>6}")
-            lines += ["", f"{name} ({what}){at}", header]
+            lines += ["", f"{name} ({what}){at(j)}", header]
             e_index = {float(h): k for k, h in enumerate(self.error_h)}
             for i, h in enumerate(self.h):
                 k = e_index.get(float(h))
@@ -185,7 +192,7 @@ class Study:
             }
         return {
             "title": self.title, "parameter": self.parameter, "reference": self.reference,
-            "error": self.error_label, "time": self.time,
+            "error": self.error_label, "time": np.asarray(self.time).tolist() if self.time is not None else None,
             self.parameter: [float(h) for h in self.h], self.count_label: [int(c) for c in self.counts],
             f"error_{self.parameter}": [float(h) for h in self.error_h],
             "wall_time_s": None if self.wall_time is None else [float(w) for w in self.wall_time],

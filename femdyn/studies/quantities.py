@@ -9,10 +9,10 @@ probes)`` lists them for a model and the probes of its case):
   flexible body also ``PROBE.elastic_x``, ``PROBE.elastic_y`` (the world-frame elastic displacement) and
   ``PROBE.elastic_angle`` (the section rotation theta(X)), the columns of ``probes.csv``
   (``io.probes``, 003 eq. 4);
-- ``input:NAME``: the servo input (torque or force) on the actuated coordinate ``NAME``. Inputs are
-  per step, at the mid-times; at an inner step node the value is the mean of the two neighbouring
-  mid-step values, at the first and the last node the linear extrapolation of the two nearest ones
-  (``1.5 u_N - 0.5 u_N-1``); both are second-order accurate at the node;
+- ``input:NAME``: the servo input (torque or force) on the actuated coordinate ``NAME`` at the time
+  nodes, second order and free of the mid-point multipliers' step-to-step alternation
+  (``time_loop.node_multipliers``: the mean of the two neighbouring steps' inputs, at the first and the
+  last node the consistent multipliers of the state);
 - ``energy_error``: ``max |H - H0 - W|`` up to the reading time. Its exact value is 0 (the discrete
   energy balance of 001 eq. 14), which is always its reference. Its round-off scale is the largest of
   T + |V|, |W| and D.
@@ -35,16 +35,6 @@ class Quantity:
     scale: object  # callable(Results) -> float, the magnitude round-off is relative to
     exact_zero: bool = False  # its exact value is 0 (energy_error)
     solved: bool = True  # a coordinate, position or angle: Newton's tolerance on q bounds its error
-
-
-def _node_values(mid):
-    """Values at the step nodes from values at the mid-times: inner nodes the mean of the two
-    neighbours, the end nodes the linear extrapolation of the two nearest (second order)."""
-    mid = np.asarray(mid, dtype=float)
-    if mid.size == 1:
-        return np.repeat(mid, 2)
-    inner = 0.5 * (mid[1:] + mid[:-1])
-    return np.concatenate([[1.5 * mid[0] - 0.5 * mid[1]], inner, [1.5 * mid[-1] - 0.5 * mid[-2]]])
 
 
 def quantity_names(model, probes=()):
@@ -85,8 +75,13 @@ def _probe_outputs(model, probes):
 
 
 def default_quantities(model):
-    """Joint coordinates and servo inputs; the body centres if the model has neither."""
-    names = list(model.joint_coordinates) + [INPUT_PREFIX + c for c in getattr(model, "inputs", [])]
+    """Joint coordinates and servo inputs; the body centres if the model has neither. Where the servo
+    rows leave no degree of freedom (as many constraint rows as coordinates: inverse dynamics of a fully
+    actuated manipulator), every coordinate is fixed at each node by the constraints alone -- the scheme
+    reproduces the joint coordinates to round-off and no order can be seen in them -- and the servo
+    inputs are the quantities."""
+    inputs = [INPUT_PREFIX + c for c in getattr(model, "inputs", [])]
+    names = ([] if inputs and model.n <= model.m else list(model.joint_coordinates)) + inputs
     return names or [f"{b.name}.{a}" for b in model.bodies for a in "xyz"[: model.dim]]
 
 
@@ -122,10 +117,10 @@ def resolve_quantity(model, name, probes=()):
         if coordinate not in inputs:
             raise ValueError(f"unknown quantity '{name}': the servo inputs are "
                              f"{', '.join(INPUT_PREFIX + c for c in inputs) or 'none (the model has no servos)'}")
-        k = inputs.index(coordinate)
+        row = model.input_rows[inputs.index(coordinate)]
 
         def history(r):
-            return _node_values(r.inputs[:, k])
+            return -r.node_lam[:, row]
 
         return Quantity(name, f"servo input on {coordinate}", history, peak, solved=False)
     if name in model.joint_coordinates:

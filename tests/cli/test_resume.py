@@ -91,6 +91,10 @@ def test_kill_9_leaves_a_readable_folder_that_resume_completes(sine, tmp_path, c
             lines = list(csv.reader(f))[: rows + 1]
         assert np.isfinite(np.array(lines[1:], dtype=float)).all()
         assert read_csv(killed / table, rows)["t"][-1] == marker["valid_until_t"]
+    rows = marker["rows"]["reactions.csv"]  # at the nodes: the last node needs the next step
+    assert rows == steps
+    saved = (killed / "reactions.csv").read_text().splitlines()[: rows + 1]
+    assert saved == (reference / "reactions.csv").read_text().splitlines()[: rows + 1]
     with open(killed / "probes.csv", "a") as f:
         f.write("1.0,0.3")  # a line cut off, as by a kill in the middle of a write
     capfd.readouterr()

@@ -3,8 +3,9 @@ recursive DeNOC formulation in actuated coordinates (femdyn.reference.rrr): two 
 descriptions of one manipulator must give the same torques and the same motion.
 
 BEM servo inputs are mid-step values whose error is an even expansion in dt (the scheme is
-symmetric). Read at common step nodes as the mean of the two neighbouring mid-step values (which keeps
-the expansion even), two Richardson extrapolations over dt, dt/2, dt/4 remove the dt^2 and dt^4 terms.
+symmetric). Read at common step nodes (``Results.node_inputs``, as inputs.csv gives them: at an inner
+node the mean of the two neighbouring mid-step values, which keeps the expansion even), two Richardson
+extrapolations over dt, dt/2, dt/4 remove the dt^2 and dt^4 terms.
 """
 import numpy as np
 import pytest
@@ -21,10 +22,9 @@ PARAMS = rrr.RRRParameters()
 STEPS = (0.01, 0.005, 0.0025)
 
 
-def node_values(r, dt, nodes):
-    """Inputs at the step nodes t = k dt: mean of the two neighbouring mid-step values."""
-    k = np.round(nodes / dt).astype(int)
-    return 0.5 * (r.inputs[k - 1] + r.inputs[k])
+def node_values(r, dt, nodes, model):
+    """Inputs at the inner step nodes t = k dt (``Results.node_inputs``)."""
+    return r.node_inputs(model.input_rows)[np.round(nodes / dt).astype(int)]
 
 
 def richardson(values):
@@ -65,7 +65,7 @@ def test_servo_torques_equal_the_recursive_inverse_dynamics(case_path):
     setup = prepare(case.model, case.q0, case.v0)
     t_end = 0.8
     nodes = np.arange(0.02, t_end - 0.01, 0.02)
-    values = [node_values(simulate(setup, SolverSettings(dt, t_end)), dt, nodes) for dt in STEPS]
+    values = [node_values(simulate(setup, SolverSettings(dt, t_end)), dt, nodes, case.model) for dt in STEPS]
     torques = np.array([rrr.inverse_dynamics(PARAMS, *m) for m in zip(*rrr.circle_trajectory(nodes))])
     scale = np.abs(torques).max()
     assert scale > 0.1

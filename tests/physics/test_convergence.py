@@ -260,7 +260,11 @@ def test_written_table_json_and_plot(tmp_path):
     data = json.loads(paths["json"].read_text())
     assert data["ok"] and data["dt"] == pytest.approx([0.1, 0.05, 0.025])
     assert data["quantities"]["u"]["orders"] == pytest.approx(study.order("u").tolist())
-    assert "u (joint coordinate) at t = 1" in paths["table"].read_text()
+    table = paths["table"].read_text()  # by default the largest error over the time nodes all runs share
+    assert "u (joint coordinate), value at t = " in table and "max error" in table
+    assert "the largest over the 11 time nodes all runs share" in table and data["error"] == "max error"
+    at_end = convergence_benchmark(oscillator(), "u", levels=3, time=1.0, folder=tmp_path / "end", echo=None)
+    assert "u (joint coordinate) at t = 1" in at_end.table()
     assert paths["plot"].read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert (tmp_path / "out" / "convergence.png").is_file()
     # a quantity without an order: the files are written, then the error is raised

@@ -12,9 +12,10 @@ from femdyn.integrators.setup import prepare
 from femdyn.integrators.time_loop import simulate
 from femdyn.io.case import load_case
 from femdyn.io.probes import Unwrap
+from femdyn.model.reactions import JointReactions
 
 FIELDS = ("t", "q", "v", "iterations", "residual", "kinetic", "potential", "work", "dissipation", "momentum",
-          "angular_momentum", "energy_balance", "inputs", "t_mid")
+          "angular_momentum", "energy_balance", "inputs", "t_mid", "node_t", "node_q", "node_lam")
 
 
 class Chunks:
@@ -54,7 +55,7 @@ def test_chunks_and_resumed_runs_equal_the_run_in_one_piece(name, changes):
     settings = case.settings.replace(**changes)
     setup = prepare(case.model, case.q0, case.v0, settings.initial_tolerance)
     whole = simulate(setup, settings)
-    assert whole.complete
+    assert whole.complete and np.array_equal(whole.node_t, whole.t)  # a complete run has every node
     chunked = Chunks(7)
     last = simulate(setup, settings, output=chunked)
     assert last is chunked.chunks[-1] and len(chunked.chunks) > 5
@@ -74,3 +75,19 @@ def test_unwrap_in_chunks_is_unwrap_at_once():
     cuts = np.sort(rng.choice(np.arange(1, 400), 30, replace=False))
     unwrap = Unwrap()
     assert np.array_equal(np.concatenate([unwrap(part) for part in np.split(angles, cuts)]), np.unwrap(angles))
+
+
+@pytest.mark.parametrize("name", ["stewart_gough.toml", "rpr_figure8_friction.toml", "3prr_sine.toml"])
+def test_reactions_in_chunks_equal_the_reactions_at_once(name):
+    """The joint reactions of a run's nodes computed a few frames at a time (1, 2, 3: the chunks of a run
+    written as it goes, or resumed) are those computed at once, bit for bit (no BLAS kernel that changes
+    with the number of frames)."""
+    case = load_case(CASES / name)
+    settings = case.settings.replace(t_end=30 * case.settings.dt)
+    r = simulate(prepare(case.model, case.q0, case.v0, settings.initial_tolerance), settings)
+    reactions = JointReactions(case.model)
+    whole = reactions.columns(r.node_q, r.node_lam)
+    for size in (1, 2, 3):
+        parts = [reactions.columns(r.node_q[i: i + size], r.node_lam[i: i + size]) for i in range(0, len(r.t), size)]
+        for column, values in whole.items():
+            assert np.array_equal(np.concatenate([p[column] for p in parts]), values), (size, column)
