@@ -12,7 +12,6 @@ stopped early (a failure or a signal) keeps them so.
 import numpy as np
 
 from ..model.reactions import JointReactions
-from .plots import _save, pyplot
 
 INPUTS, REACTIONS = "inputs.csv", "reactions.csv"
 
@@ -38,26 +37,3 @@ class NodeTables:
         if self.reactions is not None:
             tables[REACTIONS] = {"t": t, **self.reactions.columns(q, lam)}
         return tables
-
-
-def plot_reactions(path, columns, sides, dim, title):
-    """``reactions.png``: the magnitudes of the force [N] and of the moment about the joint's point
-    [N m] of every joint on its second body (on the first they are opposite), over time; the legend
-    outside the axes."""
-    fig, (top, bottom) = pyplot().subplots(2, 1, sharex=True, figsize=(9, 6))
-    t = columns["t"]
-    axes = "xyz"[:dim]
-    moments = ["z"] if dim == 2 else axes
-    for k, (joint, body) in enumerate(sides[1::2]):
-        prefix, style = f"{joint}.{body}.", {"color": f"C{k % 10}", "linestyle": ("-", "--", ":", "-.")[k // 10 % 4]}
-        top.plot(t, np.linalg.norm([columns[f"{prefix}force_{a}"] for a in axes], axis=0), label=f"{joint} on {body}",
-                 **style)
-        bottom.plot(t, np.linalg.norm([columns[f"{prefix}moment_{a}"] for a in moments], axis=0), **style)
-    top.set_ylabel("force |F| [N]")
-    bottom.set_ylabel("moment |M| about the joint point [N m]")
-    bottom.set_xlabel("time t [s]")
-    top.set_title(f"{title}: joint reactions", fontsize=10)
-    for ax in (top, bottom):
-        ax.grid(True, alpha=0.3)
-    top.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), ncol=-(-len(sides) // 2 // 10))
-    _save(fig, path)

@@ -56,7 +56,8 @@ from .folders import (
     write_checkpoint,
     write_marker,
 )
-from .nodes import INPUTS, REACTIONS, NodeTables, plot_reactions
+from .nodes import INPUTS, REACTIONS, NodeTables
+from .plots import plot_reactions
 from .probes import Unwrap, centre_lines, elastic_statistics, probe_table
 from .run_plots import write_plots
 from .tables import append_csv, read_csv
