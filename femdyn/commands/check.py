@@ -1,4 +1,6 @@
 """``femdyn check CASE``: load and prepare a case without simulating, and describe its model."""
+from ..integrators.modes import ModesError
+from ..integrators.zero_dynamics import zero_dynamics
 from ..model.errors import GROUND
 from ..studies.run import prepare_case
 from .arguments import flexible_options, load
@@ -40,8 +42,18 @@ def handle(args):
         f"initial constraint violation {setup.initial_violation:.3g} "
         f"(tolerance {case.settings.initial_tolerance:g})",
     ]
+    if model.inputs:
+        lines += ["servo problem (zero dynamics at the initial pose):", *_zero_dynamics(setup)]
     say("\n".join(lines))
     return 0
+
+
+def _zero_dynamics(setup):
+    """The servo section: collocation and transmission zeros (``zero_dynamics``), or why not found."""
+    try:
+        return zero_dynamics(setup).lines()
+    except ModesError as err:
+        return [f"  not linearised: {err}"]
 
 
 def _beam(flexible):

@@ -29,6 +29,8 @@ Schema::
     [[friction]] coordinate, stiffness, max_force          (stick-slip joint friction, 001 sec. 4.2)
     [[servos]]   type = "point": name, body, trajectory; optional point, relative (default true)
                  type = "angle" (2D): name, body, trajectory; optional relative
+                 type = "polar" (2D): name, body, trajectory; optional point, relative: the polar angle
+                        of the body point about the world origin (``servo.ServoPolar``)
                  type = "orientation" (3D): name, body, trajectory: the Euler angles [roll, pitch, yaw]
                         (rad) about the world axes x, y, z in that order, R = Rz(yaw) Ry(pitch) Rx(roll);
                         or with axis = [..] the angle (1 component) of a rotation about that world axis;
@@ -87,6 +89,7 @@ LOADS = {  # type -> (required keys, optional keys)
 SERVOS = {  # type -> (required keys, optional keys)
     "point": (("name", "body", "trajectory"), ("point", "relative")),
     "angle": (("name", "body", "trajectory"), ("relative",)),
+    "polar": (("name", "body", "trajectory"), ("point", "relative")),
     "coordinate": (("name", "coordinate", "trajectory"), ("relative",)),
     "orientation": (("name", "body", "trajectory"), ("axis", "relative")),
 }
@@ -208,6 +211,15 @@ def _add_servos(r, data, builder, dim, bodies, coordinates):
                 builder.add_servo_point(name, body, point, trajectory, relative)
             except ModelError as err:  # a point off a beam's centre line
                 r.model_error(f, err)
+        elif kind == "polar" and dim == 2:
+            point = r.vector(item["point"], f"{f}.point", dim) if "point" in item else np.zeros(dim)
+            try:
+                builder.add_servo_polar(name, body, point, _trajectory(r, item["trajectory"], f"{f}.trajectory", 1),
+                                        relative)
+            except ModelError as err:
+                r.model_error(f, err)
+        elif kind == "polar":
+            r.fail(f"{f}.type", "polar servos exist only in 2D models")
         elif kind == "orientation":
             if dim == 2:
                 r.fail(f"{f}.type", 'orientation servos exist only in 3D models (a 2D body\'s angle: type = "angle")')
