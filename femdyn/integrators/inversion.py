@@ -112,21 +112,26 @@ def forward_check(setup, forward_model, inversion, t_end, dt=None):
 
 
 def _boundary_rows(z, sign):
-    """Modal boundary rows (rows of P for q and for v) of the zero dynamics ``z``: a real pair
-    +-sigma gives sigma P_i q + sign P_i v (sign -1: no stable component, +1: no unstable one); with
-    sign -1 a centre mode gives P_i q and P_i v."""
-    P, omega2 = np.real(z.projection), np.real(z.omega2)
-    unstable = z.unstable
-    if np.iscomplexobj(z.omega2) and np.any(np.abs(np.imag(z.omega2)) > 0):
-        raise InversionError("the zero dynamics have complex zeros (quadruples): not supported")
-    sigma = np.sqrt(np.abs(omega2[unstable]))
-    Q = [sigma[:, None] * P[unstable]]
-    V = [sign * P[unstable]]
-    if sign < 0:
-        centre = P[~unstable]
-        Q += [centre, np.zeros_like(centre)]
-        V += [np.zeros_like(centre), centre]
-    return np.vstack(Q), np.vstack(V)
+    """Modal boundary rows (rows for q and for v) of the zero dynamics ``z``: with s = sqrt(-omega^2),
+    Re s > 0, a mode with a right-half-plane zero gives s P_i q + sign P_i v = 0 (sign -1: no stable
+    component, +1: no unstable one), its real and imaginary parts for a complex pair of eigenvalues
+    (one of each conjugate pair taken); with sign -1 a centre mode (omega^2 > 0) gives P_i q and P_i v."""
+    omega2 = np.asarray(z.omega2, dtype=complex)
+    P = np.asarray(z.projection, dtype=complex)
+    s = np.sqrt(-omega2)
+    Q, V = [], []
+    for i in range(omega2.size):
+        if z.unstable[i]:
+            if omega2[i].imag < 0:
+                continue  # its conjugate gives the same rows
+            q_row, v_row = s[i] * P[i], sign * P[i]
+            parts = (np.real,) if omega2[i].imag == 0 else (np.real, np.imag)
+            Q += [part(q_row) for part in parts]
+            V += [part(v_row) for part in parts]
+        elif sign < 0:
+            Q += [np.real(P[i]), np.zeros(P.shape[1])]
+            V += [np.zeros(P.shape[1]), np.real(P[i])]
+    return np.array(Q).reshape(-1, P.shape[1]), np.array(V).reshape(-1, P.shape[1])
 
 
 def stable_inversion(setup, dt, t_end, pre, post, tolerance=1e-10, max_iterations=40):

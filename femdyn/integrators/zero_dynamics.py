@@ -100,8 +100,8 @@ class ZeroDynamics:
         if self.minimum_phase:
             return "minimum phase: the ordinary (causal) servo run solves it"
         return ("non-minimum phase: the causal servo run grows like exp(sigma t); use stable inversion "
-                "([solver] inversion = \"stable\", femdyn.integrators.inversion) with pre- and post-actuation, or put "
-                "the servos on quantities collocated with the inputs")
+                "with pre- and post-actuation (femdyn invert, the case's [inversion] table), or put the servos on "
+                "quantities collocated with the inputs")
 
     def sigma_text(self, most=4):
         """'sigma = a, b, .. 1/s' (the ``most`` slowest, and how many more)."""
@@ -116,7 +116,7 @@ class ZeroDynamics:
         return (f"The servo problem is non-minimum phase (right-half-plane zeros {self.sigma_text()} at the initial "
                 "pose, not collocated: " + ", ".join(n for n, c in zip(self.servos, self.collocated) if not c)
                 + "): the step-by-step inversion grows like exp(sigma t) whatever dt; use stable inversion "
-                "(femdyn.integrators.inversion) or servos collocated with the inputs.")
+                "(femdyn invert) or servos collocated with the inputs.")
 
     def lines(self):
         """The diagnosis as lines of text (``femdyn check``)."""

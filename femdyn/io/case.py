@@ -45,6 +45,7 @@ Schema::
                                started phase), polynomial (coefficients),
                                spline | table (times, values), constant}
     [control]    inputs = [coordinate, ..]  one actuated coordinate per servo row, in order
+    [inversion]  optional method = "stable", pre, post (s): ``femdyn invert`` (``studies.inversion``)
     [initial.bodies.NAME]   position, angle (2D) | rotation = {axis, angle} (3D), velocity, angular_velocity
     [initial.joints.NAME]   angle, angle_rate, slide, slide_rate
 
@@ -80,7 +81,7 @@ FRAMES = 500  # default number of output frames
 MAX_BYTES = 16 * 2**20  # largest case file read
 TOP_REQUIRED = ("dimension", "solver", "bodies")
 TOP_OPTIONAL = ("title", "source", "gravity", "output", "joints", "loads", "springs", "friction", "servos",
-                "control", "initial", "flexible", "probes")
+                "control", "initial", "flexible", "probes", "inversion")
 JOINT_OPTIONAL = ("points", "axis", "relative_rotation", "angle", "slide")
 LOADS = {  # type -> (required keys, optional keys)
     "joint": (("coordinate", "function"), ()),
