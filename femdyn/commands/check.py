@@ -1,4 +1,6 @@
 """``femdyn check CASE``: load and prepare a case without simulating, and describe its model."""
+import numpy as np
+
 from ..integrators.modes import ModesError
 from ..integrators.zero_dynamics import zero_dynamics
 from ..model.errors import GROUND
@@ -52,7 +54,7 @@ def _zero_dynamics(setup):
     """The servo section: collocation and transmission zeros (``zero_dynamics``), or why not found."""
     try:
         return zero_dynamics(setup).lines()
-    except ModesError as err:
+    except (ModesError, ValueError, np.linalg.LinAlgError) as err:
         return [f"  not linearised: {err}"]
 
 

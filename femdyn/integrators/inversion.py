@@ -215,6 +215,8 @@ def stable_inversion(setup, dt, t_end, pre, post, tolerance=1e-10, max_iteration
             raise InversionError(f"{R.size} equations for {size} unknowns: the zero dynamics' modes do not "
                                  "match the degrees of freedom")
         residual = float(np.abs(R).max())
+        if not np.isfinite(residual):
+            raise InversionError(f"Newton diverged in iteration {iterations} (the residual is not finite)")
         rows, cols, vals = [], [], []
         for r0, c0, block in blocks:
             block = block.tocoo()

@@ -31,16 +31,19 @@ ordinary servo run; a non-minimum-phase one needs stable (non-causal) inversion 
 with pre- and post-actuation (``inversion``), or servo constraints on quantities collocated with the
 inputs (the reference motion of the flexible bodies).
 """
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
 import scipy.linalg
+import scipy.sparse.linalg as spla
 
-from .modes import TangentPencil, static_multipliers
+from .modes import DENSE_LIMIT, ModesError, TangentPencil, static_multipliers
 from .saddle import SaddleSystem
 
 COLLOCATED = 1e-8  # largest part of a servo row's gradient outside the row space of [G_j; B], relative
 FINITE = 1e8  # eigenvalues above this many times the pencil's scale kappa are the massless ones (infinite)
+ZERO = 1e-10  # eigenvalues below this many times kappa are zero (a free motion, e.g. a floating base)
 PHASE = 1e-6  # a zero with real part above this share of its modulus lies in the right half plane
 
 
@@ -140,14 +143,22 @@ def servo_rows(model):
 def zero_dynamics(setup, q=None, t=0.0, lam=None):
     """The ``ZeroDynamics`` of the servo problem of ``setup`` (``setup.prepare``) linearised at rest at
     the pose q (default ``setup.q0``), with the static multipliers there (``modes.static_multipliers``)
-    unless ``lam`` is given (module docstring). Dense: for models of some hundred coordinates."""
+    unless ``lam`` is given (module docstring). Dense: ModesError above ``modes.DENSE_LIMIT`` coordinates
+or where the linearisation is not finite."""
     model = setup.model
+    if model.n > DENSE_LIMIT:
+        raise ModesError(f"{model.n} coordinates: the dense linearisation takes up to {DENSE_LIMIT}")
     q = setup.q0 if q is None else np.asarray(q, dtype=float)
     rows = np.asarray(setup.active_rows)
     servo = servo_rows(model)
     servo_set = {r for _, r, _ in servo}
     if lam is None:
-        lam = static_multipliers(SaddleSystem(model, rows), q, t)[0]
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("error", spla.MatrixRankWarning)
+                lam = static_multipliers(SaddleSystem(model, rows), q, t)[0]
+        except (RuntimeError, spla.MatrixRankWarning) as err:  # SuperLU: a singular system
+            raise ModesError(f"no static multipliers at this pose ({err})") from None
     pencil = TangentPencil(model, q, lam, t, rows)
     G = pencil.G.toarray()
     is_servo = np.array([r in servo_set for r in rows])
@@ -165,6 +176,8 @@ def zero_dynamics(setup, q=None, t=0.0, lam=None):
         empty = np.zeros(0, dtype=complex)
         return ZeroDynamics(names, collocated, empty, np.zeros((model.n, 0)), np.zeros((0, model.n)), q)
     A, Bm = W.T @ K @ Z, W.T @ M @ Z
+    if not (np.isfinite(A).all() and np.isfinite(Bm).all()):
+        raise ModesError("the linearisation at this pose is not finite")
     values, left, right = scipy.linalg.eig(A, Bm, left=True, right=True)
     finite = np.isfinite(values) & (np.abs(values) < FINITE * max(pencil.kappa, 1.0))
     values, left, right = values[finite], left[:, finite], right[:, finite]
@@ -176,6 +189,7 @@ def zero_dynamics(setup, q=None, t=0.0, lam=None):
     # eta_i = l_i^H Bm y / (l_i^H Bm y_i) for x = Z y, y = Z^T x
     weights = left.conj().T @ Bm
     projection = (weights / np.diag(weights @ right)[:, None]) @ Z.T
+    values = np.where(np.abs(values) <= ZERO * max(pencil.kappa, 1.0), 0.0, values)  # free motions: zero
     real = np.abs(values.imag) <= 1e-9 * np.abs(values)
     omega2 = np.where(real, values.real, values)
     if real.all():
