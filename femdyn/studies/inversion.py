@@ -41,7 +41,8 @@ def inversion_settings(path, data=None):
 def forward_case(case, inversion, flexible=None):
     """The case of the forward check: ``case`` (loaded from its file with the beams' ``flexible``
     options) without servos and inputs, the ``inversion``'s inputs as joint loads on the input
-    coordinates, in the forward run's time t - t_0."""
+    coordinates, in the forward run's time t - t_0. The case is read again from its file: overrides
+    that ``case`` was loaded with are not carried over."""
     data = dict(read_case_data(case.path))
     data.pop("servos", None)
     data.pop("control", None)
