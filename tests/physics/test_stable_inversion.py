@@ -70,3 +70,19 @@ def test_stable_inversion_torque_starts_before_the_motion(link):
     # the tip holds its start angle meanwhile: the hub turns back against the bending
     q = inversion.q[inversion.t < 0]
     assert np.abs(model.phi(q[-1], 0.0)[model.input_rows]).max() < 1e-12
+
+
+def test_stable_inversion_torque_converges_to_the_rigid_link_torque_as_E_grows():
+    """As E grows the zero dynamics stiffen (sigma ~ sqrt(E)) and the torque tends to that of the rigid
+    link (modes = 0, a collocated servo problem: the ordinary causal run) at the same dt; the elastic part
+    of the torque is quasi-static, of order 1/E: each factor 10 on E divides the difference by 10."""
+    dt = 2e-3
+    rigid = simulate(flexible_link("tip", modes=0)[1], SolverSettings(dt, T)).inputs[:, 0]
+    start = int(round(PRE / dt))
+    differences = []
+    for young in (70e9, 7e11, 7e12):
+        inputs = stable_inversion(flexible_link("tip", young=young)[1], dt, T, PRE, POST).inputs[:, 0]
+        differences.append(np.abs(inputs[start : start + rigid.size] - rigid).max())
+    ratios = np.array(differences[:-1]) / differences[1:]
+    assert np.all(np.abs(ratios - 10.0) < 0.3), (differences, ratios)
+    assert differences[-1] < 1e-4 * np.abs(rigid).max()
