@@ -86,3 +86,16 @@ def test_stable_inversion_torque_converges_to_the_rigid_link_torque_as_E_grows()
     ratios = np.array(differences[:-1]) / differences[1:]
     assert np.all(np.abs(ratios - 10.0) < 0.3), (differences, ratios)
     assert differences[-1] < 1e-4 * np.abs(rigid).max()
+
+
+def test_stable_inversion_input_work_equals_the_change_of_energy(link):
+    """The inversion's steps are energy-momentum steps (000 eqs. 5-7): with no dissipation the hub
+    torque's work sum u_k (theta_k+1 - theta_k) equals H_k - H_0 at every node, to the Newton tolerance
+    (H kinetic plus elastic energy); the energy returns to its start value after the rest-to-rest turn."""
+    model, setup = link
+    inversion = stable_inversion(setup, 4e-3, T, PRE, POST)
+    H = np.array([model.kinetic(v) + model.potential(q) for q, v in zip(inversion.q, inversion.v)])
+    theta = inversion.q[:, model.joint_coordinates["theta"]]
+    work = np.cumsum(inversion.inputs[:, 0] * np.diff(theta))
+    assert np.abs(H[1:] - H[0] - work).max() < 1e-11 * H.max()
+    assert abs(H[-1] - H[0]) < 1e-9 * H.max()
