@@ -40,6 +40,7 @@ def _parser():
         bench,
         check,
         compare,
+        invert,
         mesh,
         modes,
         run,
@@ -54,7 +55,7 @@ def _parser():
                      epilog=EPILOG)
     parser.add_argument("--version", action="version", version=f"femdyn {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for command in (run, static, modes, compare, bench, mesh, check, sensitivity, sweep, view):  # in --help order
+    for command in (run, invert, static, modes, compare, bench, mesh, check, sensitivity, sweep, view):  # in --help order
         command.add(commands)
     return parser
 

@@ -224,3 +224,33 @@ def effector(case, r):
     k = [b.name for b in case.model.bodies].index("effector")
     centres, rotations = case.model.frames(r.q)
     return centres[:, k], rotations[:, k]
+
+
+LINK = dict(length=1.0, b=0.02, h=0.01, young=70e9, rho=2700.0)  # aluminium, h in the plane
+
+
+def flexible_link(output="tip", elements=4, trajectory=None, young=LINK["young"], torque=None, modes=None):
+    """The single flexible link (E. Bayo, J. Robotic Systems 4 (1987) 63): a 1 m aluminium beam (LINK) on a
+    hub revolute joint at the origin (angle 'theta', the input), no gravity; the servo holds the tip
+    point's polar angle (``output`` "tip", non-collocated) or the hub angle ("hub", collocated) on
+    ``trajectory`` (default: a rest-to-rest turn by 0.5 rad over 1 s); its model and prepared setup.
+    With a ``torque`` (a function of t): no servo, that hub torque instead; the model only. ``modes`` = 0:
+    the rigid limit of the beam."""
+    from femdyn.joints.trajectories import SmoothRampAngle
+
+    trajectory = trajectory or SmoothRampAngle(0.5, 0.5, 1.0, 1.0)
+    b = ModelBuilder(2)
+    b.add_beam("link", BeamBody.straight(LINK["length"], elements, Section.rectangle(LINK["b"], LINK["h"]), young,
+                                         LINK["rho"], axial="linear", modes=modes))
+    b.add_joint("hub", "revolute", "ground", "link", angle="theta")
+    if torque is not None:
+        b.add_joint_load("theta", torque)
+        return b.build()
+    if output == "tip":
+        b.add_servo_polar("tip", "link", [LINK["length"], 0.0], trajectory)
+    else:
+        b.add_servo_coordinate("hub", "theta", trajectory)
+    b.set_inputs(["theta"])
+    model = b.build()
+    q, v = place(model, {}, {"hub": {"angle": 0.0}})
+    return model, prepare(model, q, v)

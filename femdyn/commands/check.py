@@ -1,7 +1,11 @@
 """``femdyn check CASE``: load and prepare a case without simulating, and describe its model."""
 import sys
 
+import numpy as np
+
 from ..integrators.diagnostics import step_check
+from ..integrators.modes import ModesError
+from ..integrators.zero_dynamics import zero_dynamics
 from ..model.errors import GROUND
 from ..studies.run import prepare_case
 from .arguments import flexible_options, load
@@ -43,11 +47,21 @@ def handle(args):
         f"initial constraint violation {setup.initial_violation:.3g} "
         f"(tolerance {case.settings.initial_tolerance:g})",
     ]
+    if model.inputs:
+        lines += ["servo problem (zero dynamics at the initial pose):", *_zero_dynamics(setup)]
     say("\n".join(lines))
     warning = step_check(case.settings, model).get("step_warning")
     if warning:  # the run would go on: a warning, not a refusal
         print(f"warning: {warning}", file=sys.stderr)
     return 0
+
+
+def _zero_dynamics(setup):
+    """The servo section: collocation and transmission zeros (``zero_dynamics``), or why not found."""
+    try:
+        return zero_dynamics(setup).lines()
+    except (ModesError, ValueError, np.linalg.LinAlgError) as err:
+        return [f"  not linearised: {err}"]
 
 
 def _beam(flexible):

@@ -37,6 +37,8 @@ Schema::
     [[friction]] coordinate, stiffness, max_force          (stick-slip joint friction, 001 sec. 4.2)
     [[servos]]   type = "point": name, body, trajectory; optional point, relative (default true)
                  type = "angle" (2D): name, body, trajectory; optional relative
+                 type = "polar" (2D): name, body, trajectory; optional point, relative: the polar angle
+                        of the body point about the world origin (``servo.ServoPolar``)
                  type = "orientation" (3D): name, body, trajectory: the Euler angles [roll, pitch, yaw]
                         (rad) about the world axes x, y, z in that order, R = Rz(yaw) Ry(pitch) Rx(roll);
                         or with axis = [..] the angle (1 component) of a rotation about that world axis;
@@ -53,6 +55,7 @@ Schema::
                                plain sine), polynomial (coefficients),
                                spline | table (times, values), constant}
     [control]    inputs = [coordinate, ..]  one actuated coordinate per servo row, in order
+    [inversion]  optional method = "stable", pre, post (s): ``femdyn invert`` (``studies.inversion``)
     [initial.bodies.NAME]   position, angle (2D) | rotation = {axis, angle} (3D), velocity, angular_velocity;
                             flexible bodies also elastic, elastic_rate = {mode, amplitude} (``_elastic_states``)
     [initial.joints.NAME]   angle, angle_rate, slide, slide_rate
@@ -90,7 +93,7 @@ FRAMES = 500  # default number of output frames
 MAX_BYTES = 16 * 2**20  # largest case file read
 TOP_REQUIRED = ("dimension", "solver", "bodies")
 TOP_OPTIONAL = ("title", "source", "gravity", "output", "joints", "loads", "springs", "friction", "servos",
-                "control", "initial", "flexible", "probes", "attachments")
+                "control", "initial", "flexible", "probes", "attachments", "inversion")
 JOINT_OPTIONAL = ("points", "axis", "relative_rotation", "angle", "slide")
 LOADS = {  # type -> (required keys, optional keys)
     "joint": (("coordinate", "function"), ()),
@@ -100,6 +103,7 @@ LOADS = {  # type -> (required keys, optional keys)
 SERVOS = {  # type -> (required keys, optional keys)
     "point": (("name", "body", "trajectory"), ("point", "relative")),
     "angle": (("name", "body", "trajectory"), ("relative",)),
+    "polar": (("name", "body", "trajectory"), ("point", "relative")),
     "coordinate": (("name", "coordinate", "trajectory"), ("relative",)),
     "orientation": (("name", "body", "trajectory"), ("axis", "relative")),
 }
@@ -232,6 +236,15 @@ def _add_servos(r, data, builder, dim, bodies, coordinates):
                 builder.add_servo_point(name, body, point, trajectory, relative)
             except ModelError as err:  # a point off a beam's centre line
                 r.model_error(f, err)
+        elif kind == "polar" and dim == 2:
+            point = r.vector(item["point"], f"{f}.point", dim) if "point" in item else np.zeros(dim)
+            try:
+                builder.add_servo_polar(name, body, point, _trajectory(r, item["trajectory"], f"{f}.trajectory", 1),
+                                        relative)
+            except ModelError as err:
+                r.model_error(f, err)
+        elif kind == "polar":
+            r.fail(f"{f}.type", "polar servos exist only in 2D models")
         elif kind == "orientation":
             if dim == 2:
                 r.fail(f"{f}.type", 'orientation servos exist only in 3D models (a 2D body\'s angle: type = "angle")')

@@ -253,6 +253,45 @@ class ServoOrientation(Servo):
         return np.all(np.einsum("ik,nki->nk", R, D) > 0, axis=1)
 
 
+class ServoPolar(ServoAngle):
+    """Planar polar angle of a body point about the world origin: the point x = C q_c (rows a_x, a_y
+    of its point matrix) lies on the ray at angle theta(t),
+    Phi_C = sin(theta) x - cos(theta) y (= |x| sin(theta - atan2(y, x))), linear in q for given t.
+    On a flexible body this is the classic non-collocated output of a single flexible link (the tip
+    seen from the hub, Bayo 1987). Local coordinates: the point's coordinates, then the actuated one."""
+
+    def __init__(self, dofs, labels, trajectories, relative, point):
+        super().__init__(dofs, labels, trajectories, relative)
+        self.point = np.asarray(point, dtype=float)  # (K, 2, k): the point matrices
+
+    @classmethod
+    def from_rows(cls, dofs, rows):
+        point = np.array([np.reshape(r.coefficients, (2, -1)) for r in rows])
+        return cls(dofs, [r.servo for r in rows], [r.target for r in rows], [r.relative for r in rows], point)
+
+    def coefficients(self, t):
+        theta = self._theta(t)
+        return np.sin(theta)[:, None] * self.point[:, 0] - np.cos(theta)[:, None] * self.point[:, 1]
+
+    def time_derivative(self, q, t):
+        theta = self._theta(t)
+        rate = np.array([tr.rate(t)[0] for tr in self.trajectories])
+        x = np.einsum("kij,kj->ki", self.point, q[:, :-1])
+        return rate * (np.cos(theta) * x[:, 0] + np.sin(theta) * x[:, 1])
+
+    def referenced(self, q):
+        """theta(t) = atan2(y0, x0) + trajectory(t) - trajectory(0) for the relative rows."""
+        x = np.einsum("kij,kj->ki", self.point, q[:, :-1])
+        start = np.arctan2(x[:, 1], x[:, 0]) - np.array([tr.value(0.0)[0] for tr in self.trajectories])
+        return _with_reference(self, np.where(self.relative, start, 0.0))
+
+    def on_branch(self, q, t=0.0):
+        """The ray, not the opposite one: cos(theta - atan2(y, x)) > 0."""
+        theta = self._theta(t)
+        x = np.einsum("kij,kj->ki", self.point, q[:, :-1])
+        return np.cos(theta) * x[:, 0] + np.sin(theta) * x[:, 1] > 0
+
+
 def _read_only(values):
     """A read-only float copy of ``values``: the start values of a family stay as made."""
     values = np.array(values, dtype=float)
@@ -269,4 +308,4 @@ def _with_reference(family, reference):
 
 
 FAMILIES = {"point": ServoTrajectory, "coordinate": ServoTrajectory, "angle": ServoAngle,
-            "orientation": ServoOrientation}
+            "orientation": ServoOrientation, "polar": ServoPolar}

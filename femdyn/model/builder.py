@@ -238,6 +238,13 @@ class ModelBuilder:
         angle if ``relative`` (000 eq. 82 for a constant trajectory)."""
         self._servos.append(ServoSpec(name, "angle", trajectory, body=body, relative=relative))
 
+    def add_servo_polar(self, name, body, point, trajectory, relative=True):
+        """Servo (planar): the polar angle of body point ``point`` about the world origin follows
+        ``trajectory`` (1 component), from its initial angle if ``relative`` (``servo.ServoPolar``)."""
+        self._check_point(body, point, f"servo '{name}'.point")
+        self._servos.append(ServoSpec(name, "polar", trajectory, body=body, point=frozen_array(point),
+                                      relative=relative))
+
     def add_servo_orientation(self, name, body, rotation, relative=False):
         """Servo (spatial): the body's directors follow the target rotation, given by a callable
         ``rotation(t) -> (R, omega)`` (3 rows; ``trajectories.EulerAngles``, ``AxisAngle``), absolute or,

@@ -252,10 +252,13 @@ class Model:
                 dofs, coefficients, _ = self.material_point(index[sv.body], sv.point)
             elif kind == "angle" and self.dim == 2:
                 dofs, coefficients = body[2:4], [()]  # d1; the coefficients depend on time
+            elif kind == "polar" and self.dim == 2:  # one row; its point matrix, flattened
+                dofs, point, _ = self.material_point(index[sv.body], sv.point)
+                coefficients = [np.ravel(point)]
             elif kind == "orientation" and self.dim == 3:
                 dofs, coefficients = body[3:], [(), (), ()]
             else:
-                raise ModelError(f"{where}.type", f"{kind} servos exist only in {2 if kind == 'angle' else 3}D models")
+                raise ModelError(f"{where}.type", f"{kind} servos exist only in {3 if kind == 'orientation' else 2}D models")
         if kind != "orientation" and sv.target.size != len(coefficients):
             raise ModelError(f"{where}.trajectory", f"needs {len(coefficients)} components, has {sv.target.size}")
         return [ServoRow(sv.name, kind, tuple(dofs), tuple(c), sv.target, k, sv.relative)

@@ -11,9 +11,13 @@ before the model is built with them (a fine mesh takes long to build).
 import time
 from dataclasses import dataclass
 
+import numpy as np
+
+from ..integrators.modes import ModesError
 from ..integrators.settings import SettingsError, SolverSettings
 from ..integrators.setup import Setup, prepare
 from ..integrators.time_loop import Results, simulate
+from ..integrators.zero_dynamics import zero_dynamics
 from ..io.beams import Options
 from ..io.case import CaseError, load_case
 from ..model.errors import ModelError
@@ -71,7 +75,17 @@ def run_case(case, progress=None, setup=None, output=None, resume=None, **change
         setup = prepare_case(case)
     start = time.perf_counter()
     results = simulate(setup, settings, progress, output, resume)
+    if results.message.startswith("Newton failed") and setup.model.inputs:
+        results.message = f"{results.message} {_servo_note(setup)}".rstrip()
     return Run(settings, setup, results, time.perf_counter() - start)
+
+
+def _servo_note(setup):
+    """``ZeroDynamics.failure_note`` of the servo problem of ``setup`` ('' where it is not linearised)."""
+    try:
+        return zero_dynamics(setup).failure_note()
+    except (ModesError, ValueError, np.linalg.LinAlgError):
+        return ""
 
 
 def check_elements(path, flexible, elements, t_end=None):
