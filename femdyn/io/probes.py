@@ -209,18 +209,64 @@ def _section_fields(beam, elastic, xi, stiffening):
     return fields
 
 
-def _centre_line(body, q, v, xi, origin):
+def _aligning(a, b):
+    """Rotations (F, dim, dim) taking the directions a to b (F, dim), the least rotation in space
+    (Rodrigues: I + [v]x + [v]x^2 / (1 + c), v = a x b, c = a.b for unit a, b; a and b not opposite)."""
+    a = a / np.linalg.norm(a, axis=1, keepdims=True)
+    b = b / np.linalg.norm(b, axis=1, keepdims=True)
+    if a.shape[1] == 2:
+        cos, sin = np.sum(a * b, axis=1), a[:, 0] * b[:, 1] - a[:, 1] * b[:, 0]
+        return np.stack([np.stack([cos, -sin], axis=1), np.stack([sin, cos], axis=1)], axis=1)
+    v, c = np.cross(a, b), np.sum(a * b, axis=1)
+    V = np.zeros((len(a), 3, 3))
+    V[:, 0, 1], V[:, 0, 2], V[:, 1, 2] = -v[:, 2], v[:, 1], -v[:, 0]
+    V -= np.swapaxes(V, 1, 2)
+    return np.eye(3) + V + V @ V / (1.0 + c)[:, None, None]
+
+
+def _deflection(f, q, X, points, joined):
+    """The deflection of a flexible body's centre-line points (F, N, dim) at the body-frame points X
+    (N, dim) from the reference that its joint points ``joined`` (body frame) move with: with two or
+    more, the rigid motion, stretched along the chord, that carries the two farthest apart, P_a and P_b,
+    onto their deformed places x_a, x_b -- x_a + Q R (Y + (s - 1) (Y.e) e), Y = X - P_a, R the floating
+    frame's rotation, Q the least rotation from R (P_b - P_a) to x_b - x_a, e = (P_b - P_a)/|P_b - P_a|,
+    s = |x_b - x_a| / |P_b - P_a|; with one, the frame's rotation about x_a; with none, the frame. The
+    deflection vanishes at those joint points, so magnifying it (``femdyn view --scale``, Warp By Vector)
+    leaves the links joined there."""
+    dim = f.beam.dim
+    D = q[:, f.rigid[dim:]].reshape(len(q), dim, dim)  # rows d_a: world = phi + D^T X
+    if not len(joined):
+        return points - kin.material_points(q[:, f.rigid], X)
+    P = np.asarray(joined, dtype=float)
+    far = np.linalg.norm(P[:, None] - P[None], axis=2)
+    a, b = np.unravel_index(np.argmax(far), far.shape)
+    x = f.positions(q, P[[a, b]])  # (F, 2, dim)
+    Y = X - P[a]
+    if far[a, b] <= 1e-12 * max(1.0, np.abs(X).max()):
+        return points - (x[:, :1] + np.einsum("fab,na->fnb", D, Y))
+    e = (P[b] - P[a]) / far[a, b]
+    chord = x[:, 1] - x[:, 0]
+    s = np.linalg.norm(chord, axis=1) / far[a, b]
+    Q = _aligning(np.einsum("fab,a->fb", D, P[b] - P[a]), chord)
+    stretched = Y[None] + (s[:, None, None] - 1.0) * (Y @ e)[None, :, None] * e
+    return points - (x[:, :1] + np.einsum("fij,fnj->fni", Q, np.einsum("fab,fna->fnb", D, stretched)))
+
+
+def _centre_line(body, q, v, xi, origin, joined=()):
     """Points (F, K P, dim) and point fields of the centre line of one flexible body, sampled at ``xi``
     in every element (element ends repeated, so fields may jump between elements); the displacement
-    from the coordinates ``origin`` (1, n)."""
+    from the coordinates ``origin`` (1, n); ``joined``: the body-frame points where joints hold it
+    (``_deflection``)."""
     f = body.flexible
     dim = f.beam.dim
-    rigid = kin.material_points(q[:, f.rigid], f.beam.elements.positions(xi).reshape(-1, dim))
+    X = f.beam.elements.positions(xi).reshape(-1, dim)
+    rigid = kin.material_points(q[:, f.rigid], X)
     points = f.element_points(q, xi).reshape(len(q), -1, dim)
     fields = {
         "velocity": f.element_points(v, xi).reshape(len(v), -1, dim),
         "displacement": points - f.element_points(origin, xi).reshape(1, -1, dim),
         "elastic_displacement": points - rigid,
+        "deflection": _deflection(f, q, X, points, joined),
         **_section_fields(f.beam, f.elastic_coordinates(q), xi, f.stiffening),
     }
     area, section = f.beam.elements.area, f.beam.section
@@ -243,8 +289,9 @@ def centre_lines(model, q, v, subdivisions=SUBDIVISIONS, origin=None):
     (003 eq. 46), with the point fields ``velocity``, ``displacement`` (from the coordinates ``origin``
     (n,), default the first frame: the run's initial state where q is a later chunk of it),
     ``elastic_displacement`` (world frame: the deformed point minus the point the body's floating frame
-    carries, so that ``points + (K - 1) elastic_displacement`` draws the deformation magnified K times
-    about the frames, ``femdyn view --scale K``), the section forces (``axial_force``, in the plane
+    carries), ``deflection`` (from the reference that the body's joint points move with, zero at them:
+    ``points + (K - 1) deflection`` draws the deformation magnified K times with the links still joined,
+    ``femdyn view --scale K``; ``_deflection``), the section forces (``axial_force``, in the plane
     ``bending_moment``, in space ``torque``, ``bending_moment_y``, ``bending_moment_z``),
     ``max_bending_stress`` (``_section_fields``), ``section_radius``, the radius sqrt(A / pi) of a
     round section of the element's area A, and where the outer-fibre distances are known
@@ -259,7 +306,8 @@ def centre_lines(model, q, v, subdivisions=SUBDIVISIONS, origin=None):
     origin = q[:1] if origin is None else np.asarray(origin)[None]
     points, fields, segments, body_id, start = [], [], [], [], 0
     for i, body in flexible:
-        p, data = _centre_line(body, q, v, xi, origin)
+        joined = [j.point1 for j in model.joints if j.body1 == i] + [j.point2 for j in model.joints if j.body2 == i]
+        p, data = _centre_line(body, q, v, xi, origin, joined)
         k = len(body.flexible.beam.elements.length)
         first = start + (len(xi) * np.arange(k)[:, None] + np.arange(subdivisions)).ravel()
         segments.append(np.column_stack([first, first + 1]))

@@ -4,12 +4,13 @@ Interactively, one frame is shown with a time slider; with a screenshot file one
 off-screen to a PNG. What is drawn (``geometry``): rigid bodies as their boxes; flexible bodies as
 solids about their deformed centre lines (``solid``: the rectangle ``section_depth`` x
 ``section_width``, b x h for a rectangular section, swept along the line; for a section without
-outer-fibre distances a tube of radius ``section_radius``, sqrt(A / pi), of the element's area A), the deformation magnified K times (``--scale K``) about the
-floating frames: every centre-line point at (the point the body's frame carries) + K (its elastic
-displacement), i.e. moved by (K - 1) ``elastic_displacement`` from where it is drawn at K = 1
-(``magnified``). Rigid bodies and the frames do not move with K, so a joint at a material point of a
-flexible body opens by (K - 1) times the elastic displacement there: none where the body's reference
-conditions hold the joint's point to the frame (e.g. ``pinned-pinned`` between two hinges). Off-screen rendering goes through VTK's EGL (or OSMesa) window, which needs the
+outer-fibre distances a tube of radius ``section_radius``, sqrt(A / pi), of the element's area A), the
+deformation magnified K times (``--scale K``): every centre-line point moved by (K - 1) ``deflection``,
+its displacement from the reference that the body's joint points move with (``probes._deflection``:
+the rigid motion, stretched along the chord, carrying its two joint points farthest apart), which
+vanishes at the joint points, so the links stay joined there (a third joint point of one body may
+open by K times its deflection; series without that field are magnified about the floating frames
+by ``elastic_displacement``). Rigid bodies do not move with K (``magnified``). Off-screen rendering goes through VTK's EGL (or OSMesa) window, which needs the
 system's OpenGL libraries (on Debian: libegl1, libegl-mesa0, libgl1-mesa-dri; ``setup.sh`` installs
 them). Where they are missing VTK crashes the process rather than raising, so the frame is rendered in
 a child process (``python -m femdyn.io.viewer``) and a crash becomes a one-line error.
@@ -107,15 +108,16 @@ def _magnitude(values):
 
 
 def magnified(blocks, scale):
-    """Copies of the frame's ``blocks`` with the elastic deformation magnified ``scale`` times about the
-    floating frames (module docstring): the points of a block with ``elastic_displacement`` u moved by
+    """Copies of the frame's ``blocks`` with the deformation magnified ``scale`` times (module
+    docstring): the points of a block with ``deflection`` u (else ``elastic_displacement``) moved by
     (scale - 1) u; the other blocks (rigid bodies) as they are."""
     out = []
     for block in blocks:
         block = block.copy()
-        if scale != 1 and "elastic_displacement" in block.point_data:
+        field = next((k for k in ("deflection", "elastic_displacement") if k in block.point_data), None)
+        if scale != 1 and field is not None:  # series written before ``deflection`` existed: about the frames
             block.points = np.asarray(block.points, dtype=float) + (scale - 1) * np.asarray(
-                block.point_data["elastic_displacement"], dtype=float)
+                block.point_data[field], dtype=float)
         out.append(block)
     return out
 
@@ -194,7 +196,7 @@ def geometry(blocks, scale=1.0):
     return [solid(block) for block in magnified(blocks, scale)]
 
 
-UNITS = {"velocity": "m/s", "displacement": "m", "elastic_displacement": "m", "axial_force": "N",
+UNITS = {"velocity": "m/s", "displacement": "m", "elastic_displacement": "m", "deflection": "m", "axial_force": "N",
          "bending_moment": "N m", "bending_moment_y": "N m", "bending_moment_z": "N m", "torque": "N m",
          "max_bending_stress": "Pa", "section_radius": "m"}  # SI units of the series' arrays
 

@@ -370,3 +370,40 @@ def test_bench_convergence_in_elements_refusals(cantilever, tmp_path, capsys, mo
                                        "--elements", "1000", "--levels", "8"]))
     assert "the run with 512000 elements: t_end/dt = 120 steps would store" in err and "GiB of history" in err
     assert not (tmp_path / "results").exists()
+
+
+def test_magnified_3prr_stays_joined(tmp_path):
+    """The FEM 3-PRR after some steps, its deflection magnified 1e4 times (``femdyn view --scale``, the
+    ``deflection`` field of the series): every link end at a joint stays where the joint is -- the legs
+    on the (rigid, unmagnified) slider pins and the legs' far ends on the platform's ends -- while
+    magnifying the elastic displacement about the floating frames would open those joints by 1e4 times
+    its difference there; in between, the deflection is the links' bending (nonzero)."""
+    from shared import CASES
+
+    from femdyn.io.case import load_case
+    from femdyn.io.probes import centre_lines
+    from femdyn.studies.run import run_case
+
+    case = load_case(CASES / "3prr_sine.toml", overrides={"solver.t_end": 0.2})
+    run = run_case(case)
+    r, model, K = run.results, run.setup.model, 1e4
+    assert r.complete, r.message
+    lines = centre_lines(model, r.q[-1:], r.v[-1:])
+    drawn = lines.points[0] + (K - 1) * lines.point_data["deflection"][0]
+    about_frames = lines.points[0] + (K - 1) * lines.point_data["elastic_displacement"][0]
+    index = {b.name: i for i, b in enumerate(model.bodies)}
+
+    def ends(points, name):
+        cells = lines.segments[lines.body_id == index[name]]
+        return points[cells[0, 0]], points[cells[-1, 1]]
+
+    pairs = [(("leg1", 1), ("platform", 1)), (("leg2", 1), ("platform", 0)), (("leg3", 1), ("platform", 1))]
+    opened = 0.0
+    for (a, i), (b, j) in pairs:
+        assert np.linalg.norm(ends(drawn, a)[i] - ends(drawn, b)[j]) < 1e-9
+        opened = max(opened, np.linalg.norm(ends(about_frames, a)[i] - ends(about_frames, b)[j]))
+    assert opened > 1e-3  # what the old magnification did to the same joints (m)
+    for k, leg in enumerate(("leg1", "leg2", "leg3"), start=1):  # the legs' pins on their sliders
+        pin = r.q[-1, model.body_dofs(index[f"slider{k}"])[:2]]
+        assert np.linalg.norm(ends(drawn, leg)[0] - pin) < 1e-9
+    assert np.abs(lines.point_data["deflection"]).max() > 1e-8  # the links do bend
