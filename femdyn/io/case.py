@@ -57,8 +57,12 @@ Schema::
     [control]    inputs = [coordinate, ..]  one actuated coordinate per servo row, in order
     [inversion]  optional method = "stable", pre, post (s): ``femdyn invert`` (``studies.inversion``)
     [initial.bodies.NAME]   position, angle (2D) | rotation = {axis, angle} (3D), velocity, angular_velocity;
-                            flexible bodies also elastic, elastic_rate = {mode, amplitude} (``_elastic_states``)
+                            flexible bodies also elastic, elastic_rate = {mode, amplitude}
+                            (``initial_state.elastic_states``)
     [initial.joints.NAME]   angle, angle_rate, slide, slide_rate
+
+The servo tables and their trajectories are read by ``motions``, the ``[initial]`` tables by
+``initial_state``.
 
 Overrides (``load_case(path, overrides={...})``, ``femdyn sweep --param``) replace numeric fields by
 their dotted path into the file: table keys, and in an array an entry's ``name`` (arrays of named
@@ -75,16 +79,16 @@ from typing import get_type_hints
 import numpy as np
 import tomllib
 
-from ..beam.modes import natural_frequencies
 from ..forces import time_functions as timefunctions
 from ..integrators.settings import SettingsError, SolverSettings
-from ..joints import trajectories
 from ..joints.registry import JOINT_TYPES
 from ..model.builder import ModelBuilder, euler_from_inertia
 from ..model.errors import GROUND, ModelError
-from ..model.initial import PLACING, place
+from ..model.initial import place
 from ..model.model import Model
 from .beams import Options, read_beam, read_segments, read_settings
+from .initial_state import check_energy, elastic_states, read_initial
+from .motions import add_servos
 from .overrides import override
 from .reader import CaseError, Reader, describe
 from .results import RESERVED_COLUMNS
@@ -99,25 +103,6 @@ LOADS = {  # type -> (required keys, optional keys)
     "joint": (("coordinate", "function"), ()),
     "point_force": (("body", "point", "force"), ("function", "frame")),
     "torque": (("body", "torque"), ("point", "function", "frame")),
-}
-SERVOS = {  # type -> (required keys, optional keys)
-    "point": (("name", "body", "trajectory"), ("point", "relative")),
-    "angle": (("name", "body", "trajectory"), ("relative",)),
-    "polar": (("name", "body", "trajectory"), ("point", "relative")),
-    "coordinate": (("name", "coordinate", "trajectory"), ("relative",)),
-    "orientation": (("name", "body", "trajectory"), ("axis", "relative")),
-}
-TRAJECTORIES = {
-    "figure8": (("ax", "ay", "angle"), ()),
-    "smooth_ramp": (("t1", "rate"), ("t2", "t3")),
-    "spin_up": (("angular_speed", "t_ramp"), ()),
-    "polynomial": (("coefficients",), ()),
-    "spline": (("times", "values"), ()),
-    "table": (("times", "values"), ()),
-    "constant": (("value",), ()),
-    "circle": (("radius", "angular_speed"), ("t_ramp",)),
-    "swing": (("amplitude", "angular_speed"), ("t_ramp",)),
-    "harmonic": (("angular_speed",), ("t_ramp", "sine", "versine")),
 }
 SOLVER_TYPES = get_type_hints(SolverSettings)  # the keys of [solver] and their types
 SOLVER_REQUIRED = tuple(f.name for f in fields(SolverSettings) if f.default is MISSING)
@@ -150,116 +135,6 @@ class Case:
 
 def _format(values):
     return "[" + ", ".join(f"{x:g}" for x in values) + "]"
-
-
-def _components(r, value, field):
-    """An array of numbers, or one number as an array of one."""
-    return r.vector(value, field) if isinstance(value, list) else np.array([r.number(value, field)])
-
-
-def _ramp(r, value, field):
-    """The start-up time t_ramp of a harmonic trajectory (>= 0; absent or 0: no ramp, the plain sine)."""
-    return r.number(value["t_ramp"], f"{field}.t_ramp", nonnegative=True) if "t_ramp" in value else 0.0
-
-
-def _trajectory(r, value, field, size):
-    """A servo trajectory table (see ``femdyn.joints.trajectories``) with ``size`` components."""
-    kind = r.typed_table(value, field, TRAJECTORIES)
-    try:
-        if kind == "figure8":
-            tr = trajectories.FigureEight(r.number(value["ax"], f"{field}.ax"), r.number(value["ay"], f"{field}.ay"),
-                                          _trajectory(r, value["angle"], f"{field}.angle", 1))
-        elif kind == "smooth_ramp":
-            ends = [r.number(value[k], f"{field}.{k}") if k in value else np.inf for k in ("t2", "t3")]
-            tr = trajectories.SmoothRampAngle(r.number(value["t1"], f"{field}.t1"), *ends,
-                                              r.number(value["rate"], f"{field}.rate"))
-        elif kind == "spin_up":
-            tr = trajectories.SpinUp(r.number(value["angular_speed"], f"{field}.angular_speed"),
-                                     r.number(value["t_ramp"], f"{field}.t_ramp", positive=True))
-        elif kind == "polynomial":
-            rows = r.array(value["coefficients"], f"{field}.coefficients")
-            if not rows:
-                r.fail(f"{field}.coefficients", "needs one array of coefficients per component")
-            tr = trajectories.Polynomial([r.vector(c, f"{field}.coefficients[{i}]") for i, c in enumerate(rows)])
-        elif kind in ("circle", "swing"):
-            first = "radius" if kind == "circle" else "amplitude"
-            tr = (trajectories.Circle if kind == "circle" else trajectories.Swing)(
-                r.number(value[first], f"{field}.{first}"), r.number(value["angular_speed"], f"{field}.angular_speed"),
-                _ramp(r, value, field))
-        elif kind == "harmonic":
-            amplitudes = {k: _components(r, value[k], f"{field}.{k}") for k in ("sine", "versine") if k in value}
-            if not amplitudes:
-                r.fail(field, "needs sine or versine (or both): the amplitudes of sin psi and 1 - cos psi")
-            zero = np.zeros_like(next(iter(amplitudes.values())))
-            tr = trajectories.Harmonic(amplitudes.get("sine", zero), amplitudes.get("versine", zero),
-                                       r.number(value["angular_speed"], f"{field}.angular_speed"),
-                                       _ramp(r, value, field))
-        elif kind == "constant":
-            v = value["value"]
-            tr = trajectories.Constant(r.vector(v, f"{field}.value") if isinstance(v, list) else [r.number(v, f"{field}.value")])
-        else:
-            times = r.vector(value["times"], f"{field}.times")
-            rows = r.array(value["values"], f"{field}.values")
-            values = [r.vector(v, f"{field}.values[{i}]") if isinstance(v, list) else [r.number(v, f"{field}.values[{i}]")]
-                      for i, v in enumerate(rows)]
-            if len({len(v) for v in values}) > 1:
-                r.fail(f"{field}.values", "all values need the same number of components")
-            tr = (trajectories.Spline if kind == "spline" else trajectories.Table)(times, np.array(values))
-    except CaseError:  # already names its field
-        raise
-    except ValueError as err:  # the trajectory's own checks
-        r.fail(field, str(err))
-    if tr.size != size:
-        r.fail(field, f"needs {size} component{'s' if size > 1 else ''}, this trajectory has {tr.size}")
-    return tr
-
-
-def _add_servos(r, data, builder, dim, bodies, coordinates):
-    """Servo constraints (000 eqs. 58-59, 78-84) and the input coordinates that realise them."""
-    names = []
-    for i, item in enumerate(r.array(data.get("servos", []), "servos")):
-        f = f"servos[{i}]"
-        kind = r.typed_table(item, f, SERVOS)
-        name = r.name(item["name"], f"{f}.name", names)
-        names.append(name)
-        relative = r.boolean(item.get("relative", True), f"{f}.relative")
-        if kind == "coordinate":
-            coordinate = r.reference(item["coordinate"], f"{f}.coordinate", coordinates, "joint coordinate")
-            builder.add_servo_coordinate(name, coordinate, _trajectory(r, item["trajectory"], f"{f}.trajectory", 1),
-                                         relative)
-            continue
-        body = r.reference(item["body"], f"{f}.body", bodies, "body")
-        if kind == "point":
-            point = r.vector(item["point"], f"{f}.point", dim) if "point" in item else np.zeros(dim)
-            trajectory = _trajectory(r, item["trajectory"], f"{f}.trajectory", dim)
-            try:
-                builder.add_servo_point(name, body, point, trajectory, relative)
-            except ModelError as err:  # a point off a beam's centre line
-                r.model_error(f, err)
-        elif kind == "polar" and dim == 2:
-            point = r.vector(item["point"], f"{f}.point", dim) if "point" in item else np.zeros(dim)
-            try:
-                builder.add_servo_polar(name, body, point, _trajectory(r, item["trajectory"], f"{f}.trajectory", 1),
-                                        relative)
-            except ModelError as err:
-                r.model_error(f, err)
-        elif kind == "polar":
-            r.fail(f"{f}.type", "polar servos exist only in 2D models")
-        elif kind == "orientation":
-            if dim == 2:
-                r.fail(f"{f}.type", 'orientation servos exist only in 3D models (a 2D body\'s angle: type = "angle")')
-            axis = r.vector(item["axis"], f"{f}.axis", 3, nonzero=True) if "axis" in item else None
-            angles = _trajectory(r, item["trajectory"], f"{f}.trajectory", 3 if axis is None else 1)
-            rotation = trajectories.EulerAngles(angles) if axis is None else trajectories.AxisAngle(axis, angles)
-            builder.add_servo_orientation(name, body, rotation, relative)
-        elif dim == 2:
-            builder.add_servo_angle(name, body, _trajectory(r, item["trajectory"], f"{f}.trajectory", 1), relative)
-        else:
-            r.fail(f"{f}.type", 'angle servos exist only in 2D models (a 3D body\'s orientation: type = "orientation")')
-    control = r.table(data.get("control", {}), "control", optional=("inputs",))
-    inputs = [r.reference(c, f"control.inputs[{k}]", coordinates, "joint coordinate")
-              for k, c in enumerate(r.array(control.get("inputs", []), "control.inputs"))]
-    builder.set_inputs(inputs)
 
 
 def _add_friction(r, items, builder, coordinates):
@@ -443,71 +318,6 @@ def _add_springs(r, items, builder, dim, bodies):
         names.append(name)
 
 
-ELASTIC = ("elastic", "elastic_rate")  # initial elastic state of a flexible body: {mode, amplitude}
-
-
-def _elastic_states(r, data, model, bodies, q, v):
-    """q, v with the initial elastic state of the flexible bodies that ``[initial.bodies.NAME]`` gives
-    one: ``elastic`` (and ``elastic_rate``) = {mode = k, amplitude = a}, the body's k-th natural mode
-    with its frame held (``beam.modes.natural_frequencies``, under its reference conditions) scaled so
-    that its largest nodal translation is a (m; m/s for the rate), set by ``with_elastic`` of the
-    body's embedding. The joints must still hold (reference conditions that keep the joint points:
-    pinned-pinned for a link jointed at both ends); ``prepare`` checks them."""
-    for name, spec in data.get("bodies", {}).items():
-        given = [k for k in ELASTIC if k in spec]
-        if not given:
-            continue
-        f = f"initial.bodies.{name}"
-        body = model.bodies[bodies.index(name)]
-        if body.flexible is None:
-            r.fail(f"{f}.{given[0]}", f"'{name}' is rigid: only flexible bodies have an elastic state")
-        beam, values = body.flexible.beam, []
-        for key in ELASTIC:
-            if key not in spec:
-                values.append(None)
-                continue
-            table = spec[key]
-            r.table(table, f"{f}.{key}", ("mode", "amplitude"))
-            count = beam.n_coordinates
-            mode = r.integer(table["mode"], f"{f}.{key}.mode", 1)
-            if mode > count:
-                r.fail(f"{f}.{key}.mode", f"the body has {count} elastic mode{'s' if count != 1 else ''}, not {mode}")
-            modes = natural_frequencies(beam, mode)
-            largest = np.linalg.norm(modes.nodal[mode - 1][:, : model.dim], axis=1).max()
-            values.append(r.number(table["amplitude"], f"{f}.{key}.amplitude") * modes.q[mode - 1] / largest)
-        elastic = np.zeros(beam.n_coordinates) if values[0] is None else values[0]
-        q, v = body.flexible.with_elastic(q, v, elastic, values[1])
-    return q, v
-
-
-def _initial(r, data, dim, bodies, joints):
-    """Body poses/twists and joint coordinates/rates for ``place``."""
-    r.table(data, "initial", optional=("bodies", "joints"))
-    poses = {}
-    for name, spec in r.mapping(data.get("bodies", {}), "initial.bodies").items():
-        f = f"initial.bodies.{name}"
-        r.reference(name, f, bodies, "body")
-        orientation = "angle" if dim == 2 else "rotation"
-        r.table(spec, f, optional=("position", orientation, "velocity", "angular_velocity", *ELASTIC))
-        pose = {k: r.vector(spec[k], f"{f}.{k}", dim) for k in ("position", "velocity") if k in spec}
-        if "angle" in spec:
-            pose["angle"] = r.number(spec["angle"], f"{f}.angle")
-        if "rotation" in spec:
-            pose["rotation"] = r.rotation(spec["rotation"], f"{f}.rotation")
-        if "angular_velocity" in spec:
-            w, field = spec["angular_velocity"], f"{f}.angular_velocity"
-            pose["angular_velocity"] = r.number(w, field) if dim == 2 else r.vector(w, field, 3)
-        poses[name] = pose
-    coordinates = {}
-    for name, spec in r.mapping(data.get("joints", {}), "initial.joints").items():
-        f = f"initial.joints.{name}"
-        r.reference(name, f, joints, "joint")
-        kinds = PLACING.get(joints[name], ())
-        r.table(spec, f, optional=tuple(k for kind in kinds for k in (kind, f"{kind}_rate")))
-        coordinates[name] = {k: r.number(v, f"{f}.{k}") for k, v in spec.items()}
-    return poses, coordinates
-
-
 def _probes(r, items, dim, bodies):
     """Material points whose motion is recorded: [(name, body, point)]."""
     probes, names = [], []
@@ -553,7 +363,7 @@ def load_case(path, flexible=None, overrides=None, data=None):
         _add_loads(r, data.get("loads", []), builder, dim, bodies, coordinates)
         _add_springs(r, data.get("springs", []), builder, dim, bodies)
         _add_friction(r, data.get("friction", []), builder, coordinates)
-        _add_servos(r, data, builder, dim, bodies, coordinates)
+        add_servos(r, data, builder, dim, bodies, coordinates)
         if "gravity" in data:
             builder.set_gravity(r.vector(data["gravity"], "gravity", dim))
         meshed = beams.model == "fem" and any("beam" in spec for spec in data["bodies"])
@@ -563,9 +373,9 @@ def load_case(path, flexible=None, overrides=None, data=None):
             solver.check_step(model.mass_matrix)
         except SettingsError as err:
             r.fail(f"solver.{err.field}", err.message)
-        q0, v0 = place(model, *_initial(r, data.get("initial", {}), dim, bodies, joints))
-        q0, v0 = _elastic_states(r, data.get("initial", {}), model, bodies, q0, v0)
-        _check_energy(r, model, q0, v0, data.get("initial", {}))
+        q0, v0 = place(model, *read_initial(r, data.get("initial", {}), dim, bodies, joints))
+        q0, v0 = elastic_states(r, data.get("initial", {}), model, bodies, q0, v0)
+        check_energy(r, model, q0, v0, data.get("initial", {}))
         probes = [(name, *builder.resolve(body, point, f"probes.{name}.point")) for name, body, point in probes]
         for name, body, point in probes:  # on a segmented link: the segment that holds the point
             try:
@@ -586,38 +396,6 @@ def load_case(path, flexible=None, overrides=None, data=None):
         plots=r.boolean(output.get("plots", True), "output.plots"),
     )
     return case
-
-
-def _rates(r, initial):
-    """(field, largest |value|) of every velocity and rate that ``[initial]`` gives (read already)."""
-    fields = []
-    for kind, keys in (("bodies", ("velocity", "angular_velocity")), ("joints", ("angle_rate", "slide_rate"))):
-        for name, spec in initial.get(kind, {}).items():
-            for key in keys:
-                if key in spec:
-                    field = f"initial.{kind}.{name}.{key}"
-                    values = spec[key] if isinstance(spec[key], list) else [spec[key]]
-                    fields.append((field, max(abs(r.number(v, field)) for v in values)))
-    return fields
-
-
-def _check_energy(r, model, q0, v0, initial):
-    """Refuse a placed initial state whose kinetic or potential energy is not a finite number (or whose
-    coordinates or velocities are not): huge rates, positions or loads that the steps could not represent.
-    A kinetic energy is blamed on the largest velocity or rate given."""
-    if not (np.isfinite(q0).all() and np.isfinite(v0).all()):
-        r.fail("initial", "the placed initial coordinates or velocities are not finite (positions, angles or rates "
-               "too large)")
-    kinetic = float(model.kinetic(v0))
-    if not np.isfinite(kinetic):
-        rates = _rates(r, initial)
-        field, size = max(rates, key=lambda f: f[1]) if rates else ("initial", None)
-        given = f" (a value of {size:g})" if size is not None else ""
-        r.fail(field, f"the initial kinetic energy is not finite ({kinetic}){given}")
-    potential = float(model.potential(q0))
-    if not np.isfinite(potential):
-        r.fail("initial", f"the initial potential energy is not finite ({potential}): positions, gravity, loads or "
-               "spring stiffnesses too large")
 
 
 def _solver(r, table):

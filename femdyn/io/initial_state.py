@@ -1,0 +1,103 @@
+"""The ``[initial]`` tables of a case file (see ``case``): body poses and twists, joint coordinates and
+rates for ``model.initial.place``, the initial elastic state of flexible bodies, and the refusal of an
+initial state whose energy the steps cannot represent."""
+import numpy as np
+
+from ..beam.modes import natural_frequencies
+from ..model.initial import PLACING
+
+ELASTIC = ("elastic", "elastic_rate")  # initial elastic state of a flexible body: {mode, amplitude}
+
+
+def elastic_states(r, data, model, bodies, q, v):
+    """q, v with the initial elastic state of the flexible bodies that ``[initial.bodies.NAME]`` gives
+    one: ``elastic`` (and ``elastic_rate``) = {mode = k, amplitude = a}, the body's k-th natural mode
+    with its frame held (``beam.modes.natural_frequencies``, under its reference conditions) scaled so
+    that its largest nodal translation is a (m; m/s for the rate), set by ``with_elastic`` of the
+    body's embedding. The joints must still hold (reference conditions that keep the joint points:
+    pinned-pinned for a link jointed at both ends); ``prepare`` checks them."""
+    for name, spec in data.get("bodies", {}).items():
+        given = [k for k in ELASTIC if k in spec]
+        if not given:
+            continue
+        f = f"initial.bodies.{name}"
+        body = model.bodies[bodies.index(name)]
+        if body.flexible is None:
+            r.fail(f"{f}.{given[0]}", f"'{name}' is rigid: only flexible bodies have an elastic state")
+        beam, values = body.flexible.beam, []
+        for key in ELASTIC:
+            if key not in spec:
+                values.append(None)
+                continue
+            table = spec[key]
+            r.table(table, f"{f}.{key}", ("mode", "amplitude"))
+            count = beam.n_coordinates
+            mode = r.integer(table["mode"], f"{f}.{key}.mode", 1)
+            if mode > count:
+                r.fail(f"{f}.{key}.mode", f"the body has {count} elastic mode{'s' if count != 1 else ''}, not {mode}")
+            modes = natural_frequencies(beam, mode)
+            largest = np.linalg.norm(modes.nodal[mode - 1][:, : model.dim], axis=1).max()
+            values.append(r.number(table["amplitude"], f"{f}.{key}.amplitude") * modes.q[mode - 1] / largest)
+        elastic = np.zeros(beam.n_coordinates) if values[0] is None else values[0]
+        q, v = body.flexible.with_elastic(q, v, elastic, values[1])
+    return q, v
+
+
+def read_initial(r, data, dim, bodies, joints):
+    """Body poses/twists and joint coordinates/rates for ``place``."""
+    r.table(data, "initial", optional=("bodies", "joints"))
+    poses = {}
+    for name, spec in r.mapping(data.get("bodies", {}), "initial.bodies").items():
+        f = f"initial.bodies.{name}"
+        r.reference(name, f, bodies, "body")
+        orientation = "angle" if dim == 2 else "rotation"
+        r.table(spec, f, optional=("position", orientation, "velocity", "angular_velocity", *ELASTIC))
+        pose = {k: r.vector(spec[k], f"{f}.{k}", dim) for k in ("position", "velocity") if k in spec}
+        if "angle" in spec:
+            pose["angle"] = r.number(spec["angle"], f"{f}.angle")
+        if "rotation" in spec:
+            pose["rotation"] = r.rotation(spec["rotation"], f"{f}.rotation")
+        if "angular_velocity" in spec:
+            w, field = spec["angular_velocity"], f"{f}.angular_velocity"
+            pose["angular_velocity"] = r.number(w, field) if dim == 2 else r.vector(w, field, 3)
+        poses[name] = pose
+    coordinates = {}
+    for name, spec in r.mapping(data.get("joints", {}), "initial.joints").items():
+        f = f"initial.joints.{name}"
+        r.reference(name, f, joints, "joint")
+        kinds = PLACING.get(joints[name], ())
+        r.table(spec, f, optional=tuple(k for kind in kinds for k in (kind, f"{kind}_rate")))
+        coordinates[name] = {k: r.number(v, f"{f}.{k}") for k, v in spec.items()}
+    return poses, coordinates
+
+
+def _rates(r, initial):
+    """(field, largest |value|) of every velocity and rate that ``[initial]`` gives (read already)."""
+    fields = []
+    for kind, keys in (("bodies", ("velocity", "angular_velocity")), ("joints", ("angle_rate", "slide_rate"))):
+        for name, spec in initial.get(kind, {}).items():
+            for key in keys:
+                if key in spec:
+                    field = f"initial.{kind}.{name}.{key}"
+                    values = spec[key] if isinstance(spec[key], list) else [spec[key]]
+                    fields.append((field, max(abs(r.number(v, field)) for v in values)))
+    return fields
+
+
+def check_energy(r, model, q0, v0, initial):
+    """Refuse a placed initial state whose kinetic or potential energy is not a finite number (or whose
+    coordinates or velocities are not): huge rates, positions or loads that the steps could not represent.
+    A kinetic energy is blamed on the largest velocity or rate given."""
+    if not (np.isfinite(q0).all() and np.isfinite(v0).all()):
+        r.fail("initial", "the placed initial coordinates or velocities are not finite (positions, angles or rates "
+               "too large)")
+    kinetic = float(model.kinetic(v0))
+    if not np.isfinite(kinetic):
+        rates = _rates(r, initial)
+        field, size = max(rates, key=lambda f: f[1]) if rates else ("initial", None)
+        given = f" (a value of {size:g})" if size is not None else ""
+        r.fail(field, f"the initial kinetic energy is not finite ({kinetic}){given}")
+    potential = float(model.potential(q0))
+    if not np.isfinite(potential):
+        r.fail("initial", f"the initial potential energy is not finite ({potential}): positions, gravity, loads or "
+               "spring stiffnesses too large")
