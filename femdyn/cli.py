@@ -19,6 +19,7 @@ table on stderr), 128 + the signal's number after Ctrl-C (130), SIGTERM (143) or
 """
 import argparse
 import gc
+import importlib
 import sys
 
 from . import __version__
@@ -36,28 +37,21 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"error: {message} (see '{self.prog} --help')\n")
 
 
-def _parser():
-    from .commands import (
-        bench,
-        check,
-        compare,
-        invert,
-        mesh,
-        modes,
-        run,
-        sensitivity,
-        static,
-        sweep,
-        view,
-    )
+COMMANDS = ("run", "invert", "static", "modes", "compare", "bench", "mesh", "check", "sensitivity", "sweep",
+            "view")  # the modules of ``commands``, in --help order
 
+
+def _parser(argv):
+    """The parser of the command line ``argv``: of the subcommand it starts with alone (its module the only
+    one imported: the others cost a run 0.04 s), else of all of them (--help, --version, usage errors)."""
+    names = argv[:1] if argv[:1] and argv[0] in COMMANDS else COMMANDS
     parser = _Parser(prog="femdyn", description="Energy-momentum dynamics of parallel manipulators "
                      "(rigid director bodies, flexible FFR beams). Cases are TOML files; see femdyn/io/case.py.",
                      epilog=EPILOG)
     parser.add_argument("--version", action="version", version=f"femdyn {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for command in (run, invert, static, modes, compare, bench, mesh, check, sensitivity, sweep, view):  # in --help order
-        command.add(commands)
+    for name in names:
+        importlib.import_module(f"{__package__}.commands.{name}").add(commands)
     return parser
 
 
@@ -67,7 +61,8 @@ def _run(argv, signals):
     from .io.case import CaseError
 
     try:
-        args = _parser().parse_args(argv)
+        words = sys.argv[1:] if argv is None else argv
+        args = _parser(words).parse_args(words)
     except SystemExit as done:  # --help, --version and usage errors
         return int(done.code or 0)
     args.signals = signals
