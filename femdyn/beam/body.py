@@ -33,7 +33,6 @@ from functools import cached_property
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.special import zeta
 
 from .elements import BeamElements
 from .modes import lowest_modes
@@ -47,6 +46,8 @@ def torsion_constant(b, h):
     Prandtl stress function, Timoshenko & Goodier ch. 10). The sum is (31/32) zeta(5) plus
     sum (tanh - 1)/n^5, whose terms fall like exp(-n pi a/c): 30 of them reach round-off for every
     aspect ratio."""
+    from scipy.special import zeta  # here: importing scipy.special costs every run a tenth of a second
+
     a, c = np.maximum(b, h), np.minimum(b, h)
     n = 2.0 * np.arange(30) + 1.0
     series = 31.0 / 32.0 * zeta(5.0) + np.sum((np.tanh(np.multiply.outer(np.pi * a / (2.0 * c), n)) - 1.0) / n**5,

@@ -17,7 +17,6 @@ twist and the two bending rotations), in the world frame psi d_1 + theta_y d_2 +
 (``elastic_rx``..``elastic_rz``).
 """
 import numpy as np
-from scipy.spatial.transform import Rotation
 
 from ..beam.sections import section_forces
 from ..integrators.time_loop import two_rows
@@ -112,6 +111,7 @@ def _probe_columns(body, name, point, q, dim, chain=None):
         else:
             D0, Di = link[:, 3:].reshape(-1, 3, 3), frame[:, 3:].reshape(-1, 3, 3)
             relative = np.einsum("fai,fbi->fab", D0, Di)  # segment-frame components -> link-frame ones
+            from scipy.spatial.transform import Rotation  # here: scipy.spatial costs a run a tenth of a second
             rotation = Rotation.from_matrix(relative @ Rotation.from_rotvec(rotation).as_matrix()).as_rotvec()
         frame = link
     elastic = position - rigid
