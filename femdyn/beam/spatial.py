@@ -27,6 +27,7 @@ and its rotation vector, i.e. they are welded there.
 """
 import numpy as np
 
+from ..numerics.kinematics import least_rotations
 from ..numerics.pattern import SparsePattern
 from .elements import (
     GAUSS_WEIGHTS,
@@ -76,16 +77,9 @@ def _rows(xy, xz, twist=None):
 
 def section_frames(tangent):
     """The element section frames R_e (K, 3, 3), columns (t_e, n_e, b_e), of unit body-frame tangents
-    (K, 3): the minimal rotation taking e_1 to t_e (module docstring)."""
+    (K, 3): the minimal rotation taking e_1 to t_e (module docstring; ``kinematics.least_rotations``)."""
     t = np.asarray(tangent, dtype=float)
-    c = t[:, 0]
-    V = np.zeros((len(t), 3, 3))  # [v]x, v = e_1 x t = (0, -t_3, t_2)
-    V[:, 0, 1], V[:, 0, 2], V[:, 1, 0], V[:, 2, 0] = -t[:, 1], -t[:, 2], t[:, 1], t[:, 2]
-    back = 1.0 + c <= 1e-12
-    scale = np.where(back, 0.0, 1.0 / np.where(back, 1.0, 1.0 + c))
-    R = np.eye(3) + V + scale[:, None, None] * (V @ V)
-    R[back] = np.diag([-1.0, -1.0, 1.0])  # the half turn about e_3
-    return R
+    return least_rotations(np.broadcast_to(np.eye(3)[0], t.shape), t)
 
 
 def _spring(stiffness):

@@ -209,21 +209,6 @@ def _section_fields(beam, elastic, xi, stiffening):
     return fields
 
 
-def _aligning(a, b):
-    """Rotations (F, dim, dim) taking the directions a to b (F, dim), the least rotation in space
-    (Rodrigues: I + [v]x + [v]x^2 / (1 + c), v = a x b, c = a.b for unit a, b; a and b not opposite)."""
-    a = a / np.linalg.norm(a, axis=1, keepdims=True)
-    b = b / np.linalg.norm(b, axis=1, keepdims=True)
-    if a.shape[1] == 2:
-        cos, sin = np.sum(a * b, axis=1), a[:, 0] * b[:, 1] - a[:, 1] * b[:, 0]
-        return np.stack([np.stack([cos, -sin], axis=1), np.stack([sin, cos], axis=1)], axis=1)
-    v, c = np.cross(a, b), np.sum(a * b, axis=1)
-    V = np.zeros((len(a), 3, 3))
-    V[:, 0, 1], V[:, 0, 2], V[:, 1, 2] = -v[:, 2], v[:, 1], -v[:, 0]
-    V -= np.swapaxes(V, 1, 2)
-    return np.eye(3) + V + V @ V / (1.0 + c)[:, None, None]
-
-
 def _deflection(f, q, X, points, joined):
     """The deflection of a flexible body's centre-line points (F, N, dim) at the body-frame points X
     (N, dim) from the reference that its joint points ``joined`` (body frame) move with: with two or
@@ -247,7 +232,8 @@ def _deflection(f, q, X, points, joined):
     e = (P[b] - P[a]) / far[a, b]
     chord = x[:, 1] - x[:, 0]
     s = np.linalg.norm(chord, axis=1) / far[a, b]
-    Q = _aligning(np.einsum("fab,a->fb", D, P[b] - P[a]), chord)
+    unit = lambda x: x / np.linalg.norm(x, axis=1, keepdims=True)  # noqa: E731
+    Q = kin.least_rotations(unit(np.einsum("fab,a->fb", D, P[b] - P[a])), unit(chord))
     stretched = Y[None] + (s[:, None, None] - 1.0) * (Y @ e)[None, :, None] * e
     return points - (x[:, :1] + np.einsum("fij,fnj->fni", Q, np.einsum("fab,fna->fnb", D, stretched)))
 

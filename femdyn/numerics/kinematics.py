@@ -61,6 +61,30 @@ def rotation_3d(axis, angle):
     return np.eye(3) + np.sin(angle) * N + (1.0 - np.cos(angle)) * N @ N
 
 
+def least_rotations(a, b):
+    """Rotations (K, dim, dim) taking the unit vectors a to the unit vectors b (K, dim): in the plane the
+    turn by the angle between them; in space the least one, about a x b (Rodrigues: I + [v]x +
+    [v]x^2 / (1 + c), v = a x b, c = a.b), and where b = -a the half turn 2 u u^T - I about the unit u
+    perpendicular to a nearest to e_3 (e_2 where a is along e_3)."""
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    if a.shape[1] == 2:
+        cos, sin = np.sum(a * b, axis=1), a[:, 0] * b[:, 1] - a[:, 1] * b[:, 0]
+        return np.stack([np.stack([cos, -sin], axis=1), np.stack([sin, cos], axis=1)], axis=1)
+    v, c = np.cross(a, b), np.sum(a * b, axis=1)
+    V = np.zeros((len(a), 3, 3))
+    V[:, 0, 1], V[:, 0, 2], V[:, 1, 2] = -v[:, 2], v[:, 1], -v[:, 0]
+    V[:, 1, 0], V[:, 2, 0], V[:, 2, 1] = v[:, 2], -v[:, 1], v[:, 0]
+    back = 1.0 + c <= 1e-12
+    scale = np.where(back, 0.0, 1.0 / np.where(back, 1.0, 1.0 + c))
+    R = np.eye(3) + V + scale[:, None, None] * (V @ V)
+    for k in np.flatnonzero(back):
+        e = np.eye(3)[2] if abs(a[k, 2]) < 0.9 else np.eye(3)[1]
+        u = e - (e @ a[k]) * a[k]
+        u /= np.linalg.norm(u)
+        R[k] = 2.0 * np.outer(u, u) - np.eye(3)
+    return R
+
+
 def cross(omega, r):
     """omega x r for a planar scalar omega (r of shape (..., 2)) or a spatial vector omega."""
     r = np.asarray(r, dtype=float)
