@@ -6,11 +6,10 @@
   inverse and direct dynamics from one constrained quadratic program (004 section V).
 
 Both report near-singular Jacobians as :class:`SingularPoseError` instead of returning numbers that
-have blown up.  :func:`smooth_start` is the common start-from-rest profile of their trajectories.
+have blown up.  Their trajectories start from rest by ``femdyn.joints.trajectories.smooth_start``.
 """
 import numpy as np
 
-from ..joints.trajectories import smooth_start  # noqa: F401  (the profile of the trajectories here)
 
 
 def read_only(array):

@@ -35,7 +35,8 @@ from typing import NamedTuple
 import numpy as np
 from scipy.integrate import solve_ivp
 
-from . import SingularPoseError, check_condition, read_only, smooth_start
+from ..joints.trajectories import smooth_start
+from . import SingularPoseError, check_condition, read_only
 
 __all__ = [
     "BRANCHES", "ForwardMotion", "RRRParameters", "SingularPoseError", "actuated_accelerations", "actuated_rates",

@@ -56,7 +56,8 @@ from typing import NamedTuple
 import numpy as np
 
 from ..numerics.kinematics import rotation_3d
-from . import SingularPoseError, check_condition, read_only, smooth_start
+from ..joints.trajectories import smooth_start
+from . import SingularPoseError, check_condition, read_only
 
 __all__ = [
     "LegGeometry", "SingularPoseError", "StewartParameters", "direct_dynamics", "energy", "forward_kinematics",
@@ -379,7 +380,7 @@ def _rz(angle):
 def platform_trajectory(params, t, radius=0.05, heave=0.04, yaw=0.15, tilt=0.1, angular_speed=2.0 * np.pi, t_ramp=0.5):
     """Smooth platform motion from rest at the home pose, for a scalar time t.
 
-    With psi = angular_speed s(t) (:func:`femdyn.reference.smooth_start`): position
+    With psi = angular_speed s(t) (:func:`femdyn.joints.trajectories.smooth_start`): position
     (radius sin psi, radius (1 - cos psi), home_height + heave sin psi), rotation
     R = Rz(yaw sin psi) Rx(tilt (1 - cos psi)), so omega = alpha_dot e_z + gamma_dot Rz e_x and
     omega_dot = alpha_ddot e_z + gamma_ddot Rz e_x + gamma_dot alpha_dot e_z x Rz e_x.
