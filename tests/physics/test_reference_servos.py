@@ -9,13 +9,17 @@ import numpy as np
 import pytest
 from shared import CASES
 
+from femdyn.beam.body import BeamBody, Section
+from femdyn.integrators.settings import SolverSettings
 from femdyn.integrators.setup import prepare
 from femdyn.integrators.statics import static_equilibrium
 from femdyn.integrators.time_loop import simulate
 from femdyn.integrators.zero_dynamics import zero_dynamics
 from femdyn.io.beams import Options
 from femdyn.io.case import load_case
-from femdyn.joints.trajectories import Circle, SmoothRampAngle
+from femdyn.joints.trajectories import Circle, Harmonic, SmoothRampAngle
+from femdyn.model.builder import ModelBuilder
+from femdyn.model.initial import place
 from femdyn.numerics import kinematics as kin
 from femdyn.studies.run import prepare_case
 
@@ -168,3 +172,72 @@ def test_3prr_platform_deflection_is_bounded_and_scales_like_1_over_E(prr):
         assert second.max() <= 1.5 * first.max()
         largest.append(deflection.max())
     assert np.all(np.abs(orders(largest) - 1.0) < 0.05), largest
+
+
+def test_segmented_link_frame_servo_holds_the_link_frame(tmp_path):
+    """On a link in two floating-frame segments the frame point is the link frame's (the first
+    segment's, clamped to the hub): collocated as for one body; the material tip goes to the second
+    segment and has the single body's slowest zero."""
+    single = LINK.read_text()
+    segmented = single.replace("h = 0.01}", "h = 0.01, segments = 2}")
+    found = {}
+    for name, variant in (("frame", segmented), ("material", segmented.replace('on = "frame"\n', "")),
+                          ("single", single.replace('on = "frame"\n', ""))):
+        (tmp_path / f"{name}.toml").write_text(variant)
+        found[name] = zero_dynamics(prepare_case(load_case(tmp_path / f"{name}.toml")))
+    assert found["frame"].collocated == [True] and found["frame"].minimum_phase
+    assert found["material"].collocated == [False]
+    assert abs(found["material"].sigma[0] - found["single"].sigma[0]) < 1e-3 * found["single"].sigma[0]
+
+
+def gantry(factor, axial, on="frame", rigid=False):
+    """A spatial Cartesian gantry: sliders along x, y, z in series (slides x, y, z, the inputs), a 0.5 m
+    aluminium arm (20 x 10 mm) welded to the last one along x, no gravity; the servo moves the point
+    (0.5, 0, 0) of the arm's frame (``on``) on a smooth 3D loop at 1 Hz. Its model and prepared setup;
+    E x ``factor``, the arm's elements of the ``axial`` shape (cubic: world vectors, linear: carriers),
+    ``rigid``: its rigid limit (no elastic coordinates)."""
+    b = ModelBuilder(3)
+    for k in range(3):
+        b.add_body(f"slider{k}", 1.0, [1e-3] * 3)
+    for k, (body1, body2, slide) in enumerate((("ground", "slider0", "x"), ("slider0", "slider1", "y"),
+                                               ("slider1", "slider2", "z"))):
+        b.add_joint(slide, "prismatic", body1, body2, axis=np.eye(3)[k], slide=slide)
+    b.add_beam("arm", BeamBody.straight(0.5, 4, Section.rectangle(0.02, 0.01), 70e9 * factor, 2700.0, dim=3,
+                                        axial=axial, modes=0 if rigid else None, poisson=0.33))
+    b.add_joint("weld", "fixed", "slider2", "arm")
+    b.add_servo_point("loop", "arm", [0.5, 0.0, 0.0], Harmonic([0.05, 0.0, 0.02], [0.0, 0.05, 0.0], 2 * np.pi, 0.5),
+                      on=on)
+    b.set_inputs(["x", "y", "z"])
+    model = b.build()
+    q, v = place(model, {}, {s: {"slide": 0.0} for s in "xyz"})
+    return model, prepare(model, q, v)
+
+
+@pytest.mark.parametrize("axial", ["cubic", "linear"])
+def test_spatial_frame_servo_gives_the_rigid_inputs_as_E_grows(axial):
+    """In space, on a world-vector (cubic) and a carrier (linear) arm: the frame point is collocated with
+    the slides (the material tip is not, non-minimum phase), the slider forces converge to the rigid
+    arm's at order 1 in 1/E (every node but the last, see the 3-PRR), the frame point follows its loop to
+    round-off and the energy balance holds to round-off."""
+    settings = SolverSettings(dt=0.005, t_end=1.5)
+    rigid, setup = gantry(1.0, axial, rigid=True)
+    r0 = simulate(setup, settings)
+    u0 = r0.node_inputs(rigid.input_rows)
+    loop = Harmonic([0.05, 0.0, 0.02], [0.0, 0.05, 0.0], 2 * np.pi, 0.5)
+    path = np.array([loop.value(t) for t in r0.t])
+    errors = []
+    for factor in FACTORS:
+        model, setup = gantry(factor, axial)
+        if factor == 1.0:
+            z = zero_dynamics(setup)
+            assert z.collocated == [True] and z.minimum_phase
+            z = zero_dynamics(gantry(factor, axial, on="material")[1])
+            assert z.collocated == [False] and not z.minimum_phase
+        r = simulate(setup, settings)
+        assert r.complete
+        errors.append(np.abs(r.node_inputs(model.input_rows) - u0)[:-1].max())
+        frame, _ = points(model, r.q, "arm", [0.5, 0.0, 0.0])
+        assert np.abs(frame - frame[0] - path).max() < 1e-13
+        assert np.abs(r.energy_balance).max() < 1e-11 * np.abs(r.total).max()
+    assert errors[0] < 1e-3 * np.abs(u0).max()
+    assert np.all(np.abs(orders(errors) - 1.0) < 0.05), errors
