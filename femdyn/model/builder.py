@@ -266,6 +266,8 @@ class ModelBuilder:
         if on not in SERVO_ON:
             raise ModelError(f"servo '{name}'.on", f"must be one of {', '.join(SERVO_ON)}, got {on!r}")
         point = np.asarray(point, dtype=float)
+        if point.shape != (self.dim,) or not np.isfinite(point).all():
+            raise ModelError(f"servo '{name}'.point", f"needs {self.dim} finite components, got {point.tolist()}")
         if on == "frame":
             return body, point
         body, point = self.resolve(body, point, f"servo '{name}'.point")

@@ -19,6 +19,7 @@ from femdyn.io.beams import Options
 from femdyn.io.case import load_case
 from femdyn.joints.trajectories import Circle, Harmonic, SmoothRampAngle
 from femdyn.model.builder import ModelBuilder
+from femdyn.model.errors import ModelError
 from femdyn.model.initial import place
 from femdyn.numerics import kinematics as kin
 from femdyn.studies.run import prepare_case
@@ -241,3 +242,16 @@ def test_spatial_frame_servo_gives_the_rigid_inputs_as_E_grows(axial):
         assert np.abs(r.energy_balance).max() < 1e-11 * np.abs(r.total).max()
     assert errors[0] < 1e-3 * np.abs(u0).max()
     assert np.all(np.abs(orders(errors) - 1.0) < 0.05), errors
+
+
+def test_builder_refuses_a_bad_on_or_frame_point():
+    """From Python: a ModelError naming the field, for an unknown ``on``, a material angle and a frame
+    point with the wrong number of components."""
+    b = ModelBuilder(2)
+    ramp = SmoothRampAngle(0.5, 0.5, 1.0, 1.0)
+    for call, field in ((lambda: b.add_servo_point("s", "link", [1.0, 0.0], ramp, on="chord"), "servo 's'.on"),
+                        (lambda: b.add_servo_angle("s", "link", ramp, on="material"), "servo 's'.on"),
+                        (lambda: b.add_servo_polar("s", "link", [1.0, 0.0, 0.0], ramp, on="frame"), "servo 's'.point")):
+        with pytest.raises(ModelError) as err:
+            call()
+        assert err.value.field == field
