@@ -35,10 +35,13 @@ Schema::
                         section's axes at the point of a flexible body), as thrust or a tool's reaction
     [[springs]]  name, bodies, points, stiffness, free_length; optional damping
     [[friction]] coordinate, stiffness, max_force          (stick-slip joint friction, 001 sec. 4.2)
-    [[servos]]   type = "point": name, body, trajectory; optional point, relative (default true)
+    [[servos]]   type = "point": name, body, trajectory; optional point, relative (default true), on
                  type = "angle" (2D): name, body, trajectory; optional relative
-                 type = "polar" (2D): name, body, trajectory; optional point, relative: the polar angle
-                        of the body point about the world origin (``servo.ServoPolar``)
+                 type = "polar" (2D): name, body, trajectory; optional point, relative, on: the polar
+                        angle of the body point about the world origin (``servo.ServoPolar``)
+                 on = "material" (default: the material point, deformed on a flexible body) | "frame"
+                        (the point phi + X_a d_a the body's floating frame carries, its reference
+                        motion); angle and orientation servos take on = "frame" only (the directors)
                  type = "orientation" (3D): name, body, trajectory: the Euler angles [roll, pitch, yaw]
                         (rad) about the world axes x, y, z in that order, R = Rz(yaw) Ry(pitch) Rx(roll);
                         or with axis = [..] the angle (1 component) of a rotation about that world axis;

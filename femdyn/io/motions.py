@@ -4,15 +4,16 @@ refusals as the rest of the case file."""
 import numpy as np
 
 from ..joints import trajectories
+from ..model.builder import SERVO_ON
 from ..model.errors import ModelError
 from .reader import CaseError
 
 SERVOS = {  # type -> (required keys, optional keys)
-    "point": (("name", "body", "trajectory"), ("point", "relative")),
-    "angle": (("name", "body", "trajectory"), ("relative",)),
-    "polar": (("name", "body", "trajectory"), ("point", "relative")),
+    "point": (("name", "body", "trajectory"), ("point", "relative", "on")),
+    "angle": (("name", "body", "trajectory"), ("relative", "on")),
+    "polar": (("name", "body", "trajectory"), ("point", "relative", "on")),
     "coordinate": (("name", "coordinate", "trajectory"), ("relative",)),
-    "orientation": (("name", "body", "trajectory"), ("axis", "relative")),
+    "orientation": (("name", "body", "trajectory"), ("axis", "relative", "on")),
 }
 TRAJECTORIES = {
     "figure8": (("ax", "ay", "angle"), ()),
@@ -90,6 +91,29 @@ def read_trajectory(r, value, field, size):
     return tr
 
 
+def _add_body_servo(r, item, builder, f, kind, dim, name, body, relative, on):
+    """The servo of table ``f`` on body ``body``: a point, polar angle, angle or orientation, on the
+    material point or the body's floating frame (``on``, ``ModelBuilder.add_servo_point``)."""
+    if kind in ("point", "polar"):
+        if kind == "polar" and dim != 2:
+            r.fail(f"{f}.type", "polar servos exist only in 2D models")
+        point = r.vector(item["point"], f"{f}.point", dim) if "point" in item else np.zeros(dim)
+        motion = read_trajectory(r, item["trajectory"], f"{f}.trajectory", dim if kind == "point" else 1)
+        (builder.add_servo_point if kind == "point" else builder.add_servo_polar)(name, body, point, motion,
+                                                                                  relative, on)
+    elif kind == "orientation":
+        if dim == 2:
+            r.fail(f"{f}.type", 'orientation servos exist only in 3D models (a 2D body\'s angle: type = "angle")')
+        axis = r.vector(item["axis"], f"{f}.axis", 3, nonzero=True) if "axis" in item else None
+        angles = read_trajectory(r, item["trajectory"], f"{f}.trajectory", 3 if axis is None else 1)
+        rotation = trajectories.EulerAngles(angles) if axis is None else trajectories.AxisAngle(axis, angles)
+        builder.add_servo_orientation(name, body, rotation, relative, on)
+    elif dim == 2:
+        builder.add_servo_angle(name, body, read_trajectory(r, item["trajectory"], f"{f}.trajectory", 1), relative, on)
+    else:
+        r.fail(f"{f}.type", 'angle servos exist only in 2D models (a 3D body\'s orientation: type = "orientation")')
+
+
 def add_servos(r, data, builder, dim, bodies, coordinates):
     """Servo constraints (000 eqs. 58-59, 78-84) and the input coordinates that realise them."""
     names = []
@@ -105,33 +129,11 @@ def add_servos(r, data, builder, dim, bodies, coordinates):
             builder.add_servo_coordinate(name, coordinate, motion, relative)
             continue
         body = r.reference(item["body"], f"{f}.body", bodies, "body")
-        if kind == "point":
-            point = r.vector(item["point"], f"{f}.point", dim) if "point" in item else np.zeros(dim)
-            trajectory = read_trajectory(r, item["trajectory"], f"{f}.trajectory", dim)
-            try:
-                builder.add_servo_point(name, body, point, trajectory, relative)
-            except ModelError as err:  # a point off a beam's centre line
-                r.model_error(f, err)
-        elif kind == "polar" and dim == 2:
-            point = r.vector(item["point"], f"{f}.point", dim) if "point" in item else np.zeros(dim)
-            try:
-                motion = read_trajectory(r, item["trajectory"], f"{f}.trajectory", 1)
-                builder.add_servo_polar(name, body, point, motion, relative)
-            except ModelError as err:
-                r.model_error(f, err)
-        elif kind == "polar":
-            r.fail(f"{f}.type", "polar servos exist only in 2D models")
-        elif kind == "orientation":
-            if dim == 2:
-                r.fail(f"{f}.type", 'orientation servos exist only in 3D models (a 2D body\'s angle: type = "angle")')
-            axis = r.vector(item["axis"], f"{f}.axis", 3, nonzero=True) if "axis" in item else None
-            angles = read_trajectory(r, item["trajectory"], f"{f}.trajectory", 3 if axis is None else 1)
-            rotation = trajectories.EulerAngles(angles) if axis is None else trajectories.AxisAngle(axis, angles)
-            builder.add_servo_orientation(name, body, rotation, relative)
-        elif dim == 2:
-            builder.add_servo_angle(name, body, read_trajectory(r, item["trajectory"], f"{f}.trajectory", 1), relative)
-        else:
-            r.fail(f"{f}.type", 'angle servos exist only in 2D models (a 3D body\'s orientation: type = "orientation")')
+        on = r.choice(item.get("on", "material" if kind in ("point", "polar") else "frame"), f"{f}.on", SERVO_ON)
+        try:  # the builder refuses a point off a beam's centre line, a material angle
+            _add_body_servo(r, item, builder, f, kind, dim, name, body, relative, on)
+        except ModelError as err:
+            r.model_error(f, err)
     control = r.table(data.get("control", {}), "control", optional=("inputs",))
     inputs = [r.reference(c, f"control.inputs[{k}]", coordinates, "joint coordinate")
               for k, c in enumerate(r.array(control.get("inputs", []), "control.inputs"))]

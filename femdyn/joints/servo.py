@@ -100,8 +100,10 @@ class Servo(Constraint):
 
 
 class ServoTrajectory(Servo):
-    """Rows a . q_c = gamma(t) with constant a: a component of a body point (a = a row of C(X)) or an
-    augmented joint coordinate (a = 1). ``groups``: (trajectory, rows, components, relative) -- rows
+    """Rows a . q_c = gamma(t) with constant a: a component of a body point (a = a row of C(X): a
+    material point, or on a flexible body the point x = phi + X_a d_a its floating frame carries, whose
+    q_c are the frame's phi, d_a -- a servo on the reference motion, [Seifried2014]) or an augmented
+    joint coordinate (a = 1). ``groups``: (trajectory, rows, components, relative) -- rows
     (indices of instances) follow the given components of one trajectory."""
 
     def __init__(self, dofs, labels, coefficients, groups):

@@ -33,6 +33,7 @@ def axis_frame(axis):
     return np.column_stack([n, f[:, 0], f[:, 1]])
 
 
+SERVO_ON = ("material", "frame")  # what a point or polar servo prescribes (``ModelBuilder._servo_point``)
 STEEL_DENSITY = 7850.0  # kg/m^3: the drawn size of bodies without extent along a direction
 
 
@@ -225,31 +226,59 @@ class ModelBuilder:
             raise ModelError(f"friction on '{coordinate}'", "stiffness and max_force must be > 0")
         self._frictions.append(FrictionSpec(coordinate, float(stiffness), float(max_force)))
 
-    def add_servo_point(self, name, body, point, trajectory, relative=True):
+    def add_servo_point(self, name, body, point, trajectory, relative=True, on="material"):
         """Servo: body point ``point`` (body frame) follows ``trajectory`` (dim components), added to
-        its initial position if ``relative`` (000 eq. 78)."""
-        body, point = self.resolve(body, point, f"servo '{name}'.point")
-        self._check_point(body, point, f"servo '{name}'.point")
+        its initial position if ``relative`` (000 eq. 78). ``on``: "material" -- the material point,
+        deformed on a flexible body -- or "frame" -- the point x = phi + X_a d_a that the body's floating
+        frame carries (its reference motion, the rigid body's point on a rigid body; ``_servo_point``)."""
+        body, point = self._servo_point(name, body, point, on)
         self._servos.append(ServoSpec(name, "point", trajectory, body=body, point=frozen_array(point),
-                                      relative=relative))
+                                      relative=relative, on=on))
 
-    def add_servo_angle(self, name, body, trajectory, relative=True):
-        """Servo (planar): the body's angle follows ``trajectory`` (1 component), from its initial
+    def add_servo_angle(self, name, body, trajectory, relative=True, on="frame"):
+        """Servo (planar): the body's angle -- its director d_1, on a flexible body the floating frame's
+        (``on`` = "frame", the only choice) -- follows ``trajectory`` (1 component), from its initial
         angle if ``relative`` (000 eq. 82 for a constant trajectory)."""
-        self._servos.append(ServoSpec(name, "angle", trajectory, body=body, relative=relative))
+        self._check_frame_only(name, on, "angle")
+        self._servos.append(ServoSpec(name, "angle", trajectory, body=body, relative=relative, on=on))
 
-    def add_servo_polar(self, name, body, point, trajectory, relative=True):
+    def add_servo_polar(self, name, body, point, trajectory, relative=True, on="material"):
         """Servo (planar): the polar angle of body point ``point`` about the world origin follows
-        ``trajectory`` (1 component), from its initial angle if ``relative`` (``servo.ServoPolar``)."""
-        self._check_point(body, point, f"servo '{name}'.point")
+        ``trajectory`` (1 component), from its initial angle if ``relative`` (``servo.ServoPolar``);
+        ``on`` as for ``add_servo_point``."""
+        body, point = self._servo_point(name, body, point, on)
         self._servos.append(ServoSpec(name, "polar", trajectory, body=body, point=frozen_array(point),
-                                      relative=relative))
+                                      relative=relative, on=on))
 
-    def add_servo_orientation(self, name, body, rotation, relative=False):
-        """Servo (spatial): the body's directors follow the target rotation, given by a callable
+    def add_servo_orientation(self, name, body, rotation, relative=False, on="frame"):
+        """Servo (spatial): the body's directors -- on a flexible body the floating frame's (``on`` =
+        "frame", the only choice) -- follow the target rotation, given by a callable
         ``rotation(t) -> (R, omega)`` (3 rows; ``trajectories.EulerAngles``, ``AxisAngle``), absolute or,
         if ``relative``, applied to the body's initial orientation (``servo.ServoOrientation``)."""
-        self._servos.append(ServoSpec(name, "orientation", rotation, body=body, relative=relative))
+        self._check_frame_only(name, on, "orientation")
+        self._servos.append(ServoSpec(name, "orientation", rotation, body=body, relative=relative, on=on))
+
+    def _servo_point(self, name, body, point, on):
+        """The body and body-frame point of a point or polar servo: a material point goes to the segment
+        of a segmented link that holds it and must lie on a beam's centre line (``resolve``,
+        ``_check_point``); a frame point (``on`` = "frame") is the link's own frame's -- its first
+        segment's, which has the link's name -- at any X."""
+        if on not in SERVO_ON:
+            raise ModelError(f"servo '{name}'.on", f"must be one of {', '.join(SERVO_ON)}, got {on!r}")
+        point = np.asarray(point, dtype=float)
+        if point.shape != (self.dim,) or not np.isfinite(point).all():
+            raise ModelError(f"servo '{name}'.point", f"needs {self.dim} finite components, got {point.tolist()}")
+        if on == "frame":
+            return body, point
+        body, point = self.resolve(body, point, f"servo '{name}'.point")
+        self._check_point(body, point, f"servo '{name}'.point")
+        return body, point
+
+    @staticmethod
+    def _check_frame_only(name, on, kind):
+        if on != "frame":
+            raise ModelError(f"servo '{name}'.on", f"an {kind} servo prescribes the body's directors, on a "
+                             f"flexible body its floating frame's: must be 'frame', got {on!r}")
 
     def add_servo_coordinate(self, name, coordinate, trajectory, relative=True):
         """Servo: augmented coordinate ``coordinate`` follows ``trajectory`` (1 component)."""

@@ -248,12 +248,14 @@ class Model:
             if sv.body not in index:
                 raise ModelError(f"{where}.body", f"unknown body '{sv.body}'")
             body = self.body_dofs(index[sv.body])
+            if kind in ("point", "polar"):  # a frame point: x = phi + X_a d_a = C(X) q_body, any body
+                dofs, point = ((body, kin.point_matrix(sv.point)[0]) if sv.on == "frame"
+                               else self.material_point(index[sv.body], sv.point)[:2])
             if kind == "point":
-                dofs, coefficients, _ = self.material_point(index[sv.body], sv.point)
+                coefficients = point
             elif kind == "angle" and self.dim == 2:
                 dofs, coefficients = body[2:4], [()]  # d1; the coefficients depend on time
             elif kind == "polar" and self.dim == 2:  # one row; its point matrix, flattened
-                dofs, point, _ = self.material_point(index[sv.body], sv.point)
                 coefficients = [np.ravel(point)]
             elif kind == "orientation" and self.dim == 3:
                 dofs, coefficients = body[3:], [(), (), ()]

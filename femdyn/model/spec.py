@@ -106,9 +106,12 @@ class FrictionSpec:
 
 @dataclass(frozen=True)
 class ServoSpec:
-    """A servo (000 eqs. 58-59, 78-84) of ``kind`` "point" (``body``, ``point``), "angle" (``body``),
+    """A servo (000 eqs. 58-59, 78-84) of ``kind`` "point" or "polar" (``body``, ``point``), "angle" or
     "orientation" (``body``) or "coordinate" (``coordinate``). ``target``: the trajectory, or for an
-    orientation the callable t -> (R, omega); ``relative``: the target is added to the initial value."""
+    orientation the callable t -> (R, omega); ``relative``: the target is added to the initial value;
+    ``on`` (body servos): "material" (the material point, deformed on a flexible body) or "frame" (the
+    point phi + X_a d_a the body's floating frame carries: its reference motion; angles and orientations
+    are always the frame's)."""
 
     name: str
     kind: str
@@ -117,6 +120,7 @@ class ServoSpec:
     point: np.ndarray | None = None
     coordinate: str | None = None
     relative: bool = False
+    on: str | None = None
 
 
 @dataclass(frozen=True)
