@@ -63,6 +63,8 @@ Schema::
                             flexible bodies also elastic, elastic_rate = {mode, amplitude}
                             (``initial_state.elastic_states``)
     [initial.joints.NAME]   angle, angle_rate, slide, slide_rate
+    [initial]    optional equilibrium = true: start at rest in the static equilibrium
+                 (``initial_state.read_equilibrium``, ``studies.run.prepare_case``)
 
 The servo tables and their trajectories are read by ``motions``, the ``[initial]`` tables by
 ``initial_state``.
@@ -90,7 +92,7 @@ from ..model.errors import GROUND, ModelError
 from ..model.initial import place
 from ..model.model import Model
 from .beams import Options, read_beam, read_segments, read_settings
-from .initial_state import check_energy, elastic_states, read_initial
+from .initial_state import check_energy, elastic_states, read_equilibrium, read_initial
 from .motions import add_servos
 from .overrides import override
 from .reader import CaseError, Reader, describe
@@ -130,6 +132,7 @@ class Case:
     plots: bool
     probes: list = ()  # (name, body name, body-frame point) whose motion is recorded
     flexible: object = None  # beams.Settings of the flexible bodies
+    equilibrium: bool = False  # [initial] equilibrium: start at rest in the static equilibrium (``prepare_case``)
 
     @property
     def output_every(self):
@@ -379,6 +382,7 @@ def load_case(path, flexible=None, overrides=None, data=None):
         q0, v0 = place(model, *read_initial(r, data.get("initial", {}), dim, bodies, joints))
         q0, v0 = elastic_states(r, data.get("initial", {}), model, bodies, q0, v0)
         check_energy(r, model, q0, v0, data.get("initial", {}))
+        equilibrium = read_equilibrium(r, data.get("initial", {}))
         probes = [(name, *builder.resolve(body, point, f"probes.{name}.point")) for name, body, point in probes]
         for name, body, point in probes:  # on a segmented link: the segment that holds the point
             try:
@@ -396,7 +400,7 @@ def load_case(path, flexible=None, overrides=None, data=None):
         model=model, q0=q0, v0=v0, probes=probes, flexible=beams, settings=solver,
         every=r.integer(output["every"], "output.every", 1) if "every" in output else None,
         vtk=r.boolean(output.get("vtk", True), "output.vtk"),
-        plots=r.boolean(output.get("plots", True), "output.plots"),
+        plots=r.boolean(output.get("plots", True), "output.plots"), equilibrium=equilibrium,
     )
     return case
 

@@ -45,7 +45,7 @@ def elastic_states(r, data, model, bodies, q, v):
 
 def read_initial(r, data, dim, bodies, joints):
     """Body poses/twists and joint coordinates/rates for ``place``."""
-    r.table(data, "initial", optional=("bodies", "joints"))
+    r.table(data, "initial", optional=("bodies", "joints", "equilibrium"))
     poses = {}
     for name, spec in r.mapping(data.get("bodies", {}), "initial.bodies").items():
         f = f"initial.bodies.{name}"
@@ -69,6 +69,23 @@ def read_initial(r, data, dim, bodies, joints):
         r.table(spec, f, optional=tuple(k for kind in kinds for k in (kind, f"{kind}_rate")))
         coordinates[name] = {k: r.number(v, f"{f}.{k}") for k, v in spec.items()}
     return poses, coordinates
+
+
+def read_equilibrium(r, initial):
+    """``[initial] equilibrium``: true starts the run at rest in the static equilibrium that Newton
+    reaches from the placed configuration (``studies.run.prepare_case``): loads, gravity and the
+    servos' targets at t = 0 held, the links bent under them, so that a flexible model starts without
+    the vibration of a release from its undeformed shape. Velocities, rates and an elastic rate given
+    with it are refused: an equilibrium is at rest."""
+    if "equilibrium" not in initial:
+        return False
+    equilibrium = r.boolean(initial["equilibrium"], "initial.equilibrium")
+    moving = [field for field, _ in _rates(r, initial)]
+    moving += [f"initial.bodies.{name}.elastic_rate" for name, spec in initial.get("bodies", {}).items()
+               if "elastic_rate" in spec]
+    if equilibrium and moving:
+        r.fail(moving[0], "a start in static equilibrium (initial.equilibrium = true) is at rest: remove it")
+    return equilibrium
 
 
 def _rates(r, initial):

@@ -9,13 +9,14 @@ tolerance (``prepare_case``), the simulation with an optional progress bar and i
 before the model is built with them (a fine mesh takes long to build).
 """
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from ..integrators.modes import ModesError
 from ..integrators.settings import SettingsError, SolverSettings
 from ..integrators.setup import Setup, prepare
+from ..integrators.statics import StaticsError, static_equilibrium
 from ..integrators.time_loop import Results, simulate
 from ..integrators.zero_dynamics import zero_dynamics
 from ..io.beams import Options
@@ -55,12 +56,21 @@ def checked_settings(case, names=None, **changes):
 
 
 def prepare_case(case):
-    """``prepare`` of the case's initial state with its initial tolerance; a configuration that cannot
-    be run is a CaseError against the case file."""
+    """``prepare`` of the case's initial state with its initial tolerance and, where the case asks for
+    it (``[initial] equilibrium``), the static equilibrium reached from there at t = 0, at rest
+    (``statics.static_equilibrium``); a configuration that cannot be run, or an equilibrium that cannot
+    be found, is a CaseError against the case file."""
     try:
-        return prepare(case.model, case.q0, case.v0, tolerance=case.settings.initial_tolerance)
+        setup = prepare(case.model, case.q0, case.v0, tolerance=case.settings.initial_tolerance)
     except ModelError as err:
         raise CaseError(_path(case), err.field, err.message) from None
+    if not getattr(case, "equilibrium", False):
+        return setup
+    try:
+        start = static_equilibrium(setup, 0.0)
+    except StaticsError as err:
+        raise CaseError(_path(case), "initial.equilibrium", f"no static equilibrium: {err}") from None
+    return replace(setup, q0=start.q, v0=np.zeros_like(setup.v0))
 
 
 def run_case(case, progress=None, setup=None, output=None, resume=None, **changes):
