@@ -269,9 +269,9 @@ class SaddleSystem:
         d(Gbar^T lam)/dqb times ``tangent``, scale Gbar, scale G), or [] with ``tangent`` None.
         ``starts`` from ``begin_step``; ``lam`` holds all m multipliers; ``qa is qb``: the continuous
         forms at qb (each family evaluated with one array for both, see ``JointAngle``)."""
-        force, data = self.affine.contribute(starts[0], qb, lam, R, scale, tangent=tangent)
+        batch = self.affine.contribute(starts[0], qb, lam, R, scale, tangent=tangent)
+        data = [] if tangent is None else [batch]
         R_q = R[: self.n]
-        R_q += force
         same = qa is qb
         for fam, start in zip(self.families, starts[1:]):
             c = fam.c
