@@ -166,8 +166,8 @@ class Newton:
         self._unrefined = self.REFINEMENT_PAUSE if self.lu.correction <= 1e-3 * bound else 0
         return x
 
-    def __init__(self, options, pattern, lu, n, active, scale, servos):
-        self.options, self.pattern, self.lu = options, pattern, lu
+    def __init__(self, options, lu, n, active, scale, servos):
+        self.options, self.lu = options, lu
         self.n, self.active, self.scale, self.servos = n, _as_slice(active), scale, servos
         self.factorised = False  # lu holds a factorisation that modified Newton may reuse
         self._unrefined = 0  # first solves that may go without refinement (``_first_solve``)
@@ -189,7 +189,7 @@ class Newton:
 
     def solve(self, system, qb, lam, t1, stop=None):
         """Iterates from (qb, lam) until converged; ``system(qb, lam, tangents)`` gives the residual and
-        (with ``tangents``) the Newton matrix data in pattern order; ``stop``: an optional
+        (with ``tangents``) the Newton matrix's CSC data on the fixed pattern of ``lu``; ``stop``: an optional
         ``QuadraticStop``. Returns (qb, lam, iterations); lam (all m multipliers) is updated in place."""
         options, n = self.options, self.n
         fresh, previous = not (options.modified and self.factorised), None
@@ -198,13 +198,13 @@ class Newton:
         size = max(1.0, np.abs(qb).max())
         bound, floor = options.tolerance * size, ROUND_OFF * size
         for it in range(1, options.max_iterations + 1):
-            R, data = system(qb, lam, fresh)
+            R, values = system(qb, lam, fresh)
             if not np.isfinite(R @ R):  # one product for the test of every entry; |R| > 1e154 counts as infinite
                 raise NewtonFailure(t1, np.inf, it, "the residual is not finite", self.servos)
             if fresh:
                 self.factorised = False
                 try:
-                    self.lu.factor(self.pattern.values(data))
+                    self.lu.factor(values)
                 except SingularMatrixError:
                     raise NewtonFailure(t1, np.abs(R).max(), it, "singular Newton matrix", self.servos) from None
                 self.factorised = True

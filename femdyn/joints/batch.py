@@ -76,23 +76,22 @@ class AffineConstraints:
         phi_rows = position[self.rows]
         self._phi_at = n + phi_rows[phi_rows >= 0]  # where the kept rows' phi go in the residual
         self._phi_rows = self.rows[phi_rows >= 0]
-        self.entries = self.tangent_i.size + 2 * self._keep.size  # of the Newton matrix
         rows += [self.tangent_i, self.slot_col[self._keep], n + g_rows[self._keep]]
         cols += [self.tangent_j, n + g_rows[self._keep], self.slot_col[self._keep]]
 
-    def contribute(self, G_a, qb, lam, R, scale, tangent=1.0):
+    def contribute(self, G_a, qb, lam, R, scale, tangent=None, values=None, at=None):
         """Writes ``scale`` phi(qb) into the batch's rows of the residual R and adds Gbar^T lam to
-        R[:n]; returns the Newton-matrix data in ``place`` order -- the tangent multiplied by
-        ``tangent``, scale Gbar, scale G -- as one array (``tangent`` None: the residual only, no
-        data); ``G_a`` None: the mid-point is qb itself (Gbar = G(qb))."""
+        R[:n]; with ``tangent`` (else the residual only) adds the Newton-matrix entries in ``place``
+        order -- the tangent multiplied by ``tangent``, scale Gbar, scale G -- to the CSC data
+        ``values`` at their places ``at``; ``G_a`` None: the mid-point is qb itself (Gbar = G(qb))."""
         from . import kernels  # numba: imported where the kernels run (module docstring of ``kernels``)
 
-        data = np.empty(0 if tangent is None else self.entries)
+        if tangent is None:
+            values, at = _NONE, _NO_PLACES
         kernels.residual(_vector(qb), _NONE if G_a is None else G_a, _vector(lam), float(scale),
-                         0.0 if tangent is None else float(tangent), R, data, np.empty(self.g.size), self.g,
-                         self.c, self.slot_row, self.slot_col, self._G_indptr, *self._H, *self._T, self._keep,
-                         self._phi_rows, self._phi_at)
-        return data
+                         0.0 if tangent is None else float(tangent), R, values, at, np.empty(self.g.size),
+                         self.g, self.c, self.slot_row, self.slot_col, self._G_indptr, *self._H, *self._T,
+                         self._keep, self._phi_rows, self._phi_at)
 
     def jacobian(self, q):
         """G at the slots."""
@@ -114,7 +113,8 @@ class AffineConstraints:
                             self._G_indptr, *self._H)
 
 
-_NONE = np.zeros(0)  # no G(qa): the kernels then take Gbar = G(qb)
+_NONE = np.zeros(0)  # no G(qa): the kernels then take Gbar = G(qb); no values
+_NO_PLACES = np.zeros(0, dtype=np.int64)
 
 
 def _vector(x):

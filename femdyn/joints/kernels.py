@@ -46,13 +46,13 @@ def phis(Q, rows, g, c, slot_col, G_indptr, H_indptr, H_indices, H_data):
 
 
 @njit(cache=True)
-def residual(q, G_a, lam, scale, tangent, R, data, G, g, c, slot_row, slot_col, G_indptr, H_indptr, H_indices,
-             H_data, T_indptr, T_indices, T_data, keep, phi_rows, phi_at):
+def residual(q, G_a, lam, scale, tangent, R, values, at, G, g, c, slot_row, slot_col, G_indptr, H_indptr,
+             H_indices, H_data, T_indptr, T_indices, T_data, keep, phi_rows, phi_at):
     """The batch's part of a Newton iteration at q = q_n+1 with multipliers ``lam`` (m,): G (S,) :=
     G(q); R[phi_at] := scale phi(q)[phi_rows]; R[:n] += Gbar^T lam with Gbar = (G_a + G)/2, or G where
-    G_a is empty; and, unless ``data`` is empty, the Newton-matrix data in the order of
-    ``AffineConstraints.place``: ``tangent`` d(Gbar^T lam)/dq (T entries), scale Gbar and scale G at
-    the ``keep`` slots."""
+    G_a is empty; and, unless ``at`` is empty, the Newton-matrix entries in the order of
+    ``AffineConstraints.place`` -- ``tangent`` d(Gbar^T lam)/dq (T entries), scale Gbar and scale G at
+    the ``keep`` slots -- added to the CSC data ``values`` at their places ``at``."""
     jacobian(q, g, H_indptr, H_indices, H_data, G)
     for i in range(phi_rows.size):
         R[phi_at[i]] = scale * _phi_row(phi_rows[i], q, G, g, c, slot_col, G_indptr)
@@ -64,16 +64,17 @@ def residual(q, G_a, lam, scale, tangent, R, data, G, g, c, slot_row, slot_col, 
         force[slot_col[s]] += gbar * lam[slot_row[s]]
     for j in range(n):
         R[j] += force[j]
-    if data.size == 0:
+    if at.size == 0:
         return
     entries = T_indptr.size - 1
     for e in range(entries):
         acc = 0.0
         for k in range(T_indptr[e], T_indptr[e + 1]):
             acc += T_data[k] * lam[T_indices[k]]
-        data[e] = tangent * acc
+        values[at[e]] += tangent * acc
     kept = keep.size
     for i in range(kept):
         s = keep[i]
-        data[entries + i] = scale * (0.5 * (G_a[s] + G[s]) if midpoint else G[s])
-        data[entries + kept + i] = scale * G[s]
+        values[at[entries + i]] += scale * (0.5 * (G_a[s] + G[s]) if midpoint else G[s])
+    for i in range(kept):
+        values[at[entries + kept + i]] += scale * G[keep[i]]

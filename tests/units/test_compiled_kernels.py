@@ -5,12 +5,12 @@ is linear in the multipliers, and Gbar is the exact discrete gradient phi(qb) - 
 (000 eq. 7)."""
 import numpy as np
 import pytest
-import scipy.sparse as sp
 from test_components import all_joints_model
 
 from femdyn.joints.batch import AffineConstraints
 from femdyn.model.builder import ModelBuilder
 from femdyn.model.initial import place
+from femdyn.numerics.pattern import SparsePattern
 
 
 @pytest.fixture(params=[2, 3], ids=["planar", "spatial"])
@@ -28,19 +28,19 @@ class Batch:
         self.n, self.m, self.scale = model.n, model.m, scale
         rows, cols = [], []
         self.affine.place(np.arange(model.m), model.n, rows, cols)
-        self.rows, self.cols = np.concatenate(rows), np.concatenate(cols)
+        size = self.n + self.m
+        self.pattern = SparsePattern((size, size), np.concatenate(rows), np.concatenate(cols))
 
     def residual(self, G_a, qb, lam, tangent=None):
-        R = np.zeros(self.n + self.m)
-        data = self.affine.contribute(G_a, qb, lam, R, self.scale, tangent)
-        return R, data
+        R, values = np.zeros(self.n + self.m), np.zeros(self.pattern.nnz)
+        self.affine.contribute(G_a, qb, lam, R, self.scale, tangent, values, self.pattern.positions)
+        return R, values
 
     def matrix(self, G_a, qb, lam):
         """With G_a None, Gbar = G(qb): the tangent of the continuous G(qb)^T lam is twice the
         mid-point one (the callers' ``tangent`` = 2)."""
-        _, data = self.residual(G_a, qb, lam, tangent=1.0 if G_a is not None else 2.0)
-        size = self.n + self.m
-        return sp.coo_matrix((data, (self.rows, self.cols)), shape=(size, size)).toarray()
+        _, values = self.residual(G_a, qb, lam, tangent=1.0 if G_a is not None else 2.0)
+        return self.pattern.csc(values).toarray()
 
 
 def central_difference(f, x, h=1e-6):
