@@ -46,7 +46,7 @@ class EnergyMomentum:
         self.size = system.size
         self.scale = 2.0 * system.mbar / dt**2
         self._mass_values = system.newton_values(2.0 / dt**2)  # the Newton matrix's mass entries
-        self.newton = Newton(self.options, system.lu, model.n, system.active, self.scale, system.servos)
+        self.newton = Newton(self.options, system.lu, system.active, self.scale, system.servos)
         self._potential = None  # (states, q, ``SaddleSystem.worked_potential``) at the end of the last step
 
     @property

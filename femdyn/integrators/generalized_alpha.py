@@ -150,7 +150,7 @@ class GeneralizedAlpha:
         self.size = system.size
         self.scale = self.beta_p * system.mbar
         self._mass_values = system.newton_values(self.beta_p)  # the Newton matrix's mass entries
-        self.newton = Newton(self.options, system.lu, model.n, system.active, self.scale, system.servos)
+        self.newton = Newton(self.options, system.lu, system.active, self.scale, system.servos)
         self._carry = None
         self._stop = QuadraticStop()
 

@@ -38,8 +38,11 @@ import numpy as np
 import scipy.sparse.linalg as spla
 
 from ..joints.batch import AffineConstraints
+from ..numerics.lazy import compiled
 from ..numerics.linalg import FixedPatternLU, operator
 from ..numerics.pattern import SparsePattern, block_entries
+
+SCATTER = "femdyn.numerics.scatter"  # numba: imported where the refill runs
 
 
 class KeptLU(FixedPatternLU):
@@ -314,6 +317,4 @@ class SaddleSystem:
 
 def _add(values, at, data, factor=1.0):
     """values[at] += factor data, duplicates summed in order (``scatter.add``)."""
-    from ..numerics import scatter  # numba: imported where the refill runs
-
-    scatter.add(values, at, np.ascontiguousarray(data, dtype=np.float64).reshape(-1), float(factor))
+    compiled(SCATTER).add(values, at, np.ascontiguousarray(data, dtype=np.float64).reshape(-1), float(factor))

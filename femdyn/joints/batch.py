@@ -16,6 +16,10 @@ the residual and the Newton-matrix data, in one call of the compiled ``kernels.r
 import numpy as np
 import scipy.sparse as sp
 
+from ..numerics.lazy import compiled
+
+KERNELS = __package__ + ".kernels"  # numba: imported where the kernels run
+
 class AffineConstraints:
     """The quadratic families ``families`` of a model with n coordinates and m constraint rows."""
 
@@ -84,8 +88,7 @@ class AffineConstraints:
         R[:n]; with ``tangent`` (else the residual only) adds the Newton-matrix entries in ``place``
         order -- the tangent multiplied by ``tangent``, scale Gbar, scale G -- to the CSC data
         ``values`` at their places ``at``; ``G_a`` None: the mid-point is qb itself (Gbar = G(qb))."""
-        from . import kernels  # numba: imported where the kernels run (module docstring of ``kernels``)
-
+        kernels = compiled(KERNELS)
         if tangent is None:
             values, at = _NONE, _NO_PLACES
         kernels.residual(_vector(qb), _NONE if G_a is None else G_a, _vector(lam), float(scale),
@@ -95,8 +98,7 @@ class AffineConstraints:
 
     def jacobian(self, q):
         """G at the slots."""
-        from . import kernels
-
+        kernels = compiled(KERNELS)
         G = np.empty(self.g.size)
         kernels.jacobian(_vector(q), self.g, *self._H, G)
         return G
@@ -107,8 +109,7 @@ class AffineConstraints:
 
     def phi_history(self, Q):
         """phi at ``rows`` for each row of Q (F, n), (F, len(rows))."""
-        from . import kernels
-
+        kernels = compiled(KERNELS)
         return kernels.phis(np.ascontiguousarray(Q, dtype=float), self.rows, self.g, self.c, self.slot_col,
                             self._G_indptr, *self._H)
 

@@ -120,3 +120,34 @@ def test_batch_gbar_is_the_exact_discrete_gradient(model):
     Gbar = batch.matrix(batch.affine.jacobian(qa), qb, np.zeros(model.m))[:n, n:].T
     phi_a, phi_b = batch.residual(None, qa, np.zeros(model.m))[0][n:], batch.residual(None, qb, np.zeros(model.m))[0][n:]
     np.testing.assert_allclose(phi_b - phi_a, Gbar @ (qb - qa), atol=1e-12 * np.abs(phi_b - phi_a).max())
+
+
+def test_refill_sums_each_entry_at_its_place():
+    """The compiled refill (``scatter.add``) of a pattern with duplicate entries: the CSC data of the
+    dense matrix that sums the entries, exactly (integer-valued entries: no round-off)."""
+    from femdyn.numerics import scatter
+
+    rng = np.random.default_rng(8)
+    rows, cols = rng.integers(0, 7, size=60), rng.integers(0, 5, size=60)
+    data = rng.integers(-9, 10, size=60).astype(float)
+    pattern = SparsePattern((7, 5), rows, cols)
+    values = np.zeros(pattern.nnz)
+    scatter.add(values, pattern.positions, data, -2.0)
+    dense = np.zeros((7, 5))
+    np.add.at(dense, (rows, cols), -2.0 * data)
+    np.testing.assert_array_equal(pattern.csc(values).toarray(), dense)
+
+
+def test_newton_update_moves_q_and_the_active_multipliers():
+    """The compiled Newton update: q + dq as a new array, |dq|_inf (NaN where an increment is NaN),
+    s dmu added to the active multipliers only."""
+    from femdyn.integrators import kernels
+
+    q, lam = np.array([1.0, -2.0, 3.0]), np.array([0.5, 0.25, -1.0, 2.0])
+    dx = np.array([0.25, -0.75, 0.5, 2.0, -4.0])
+    q1, size = kernels.update(q, lam, dx, np.array([3, 1]), 0.5)
+    np.testing.assert_array_equal(q1, [1.25, -2.75, 3.5])
+    np.testing.assert_array_equal(q, [1.0, -2.0, 3.0])
+    assert size == 0.75
+    np.testing.assert_array_equal(lam, [0.5, 0.25 - 2.0, -1.0, 2.0 + 1.0])
+    assert np.isnan(kernels.update(q, lam, np.array([np.nan, 1.0, 0.0]), np.zeros(0, dtype=np.int64), 1.0)[1])
