@@ -20,6 +20,7 @@ from ..numerics.lazy import compiled
 
 KERNELS = __package__ + ".kernels"  # numba: imported where the kernels run
 
+
 class AffineConstraints:
     """The quadratic families ``families`` of a model with n coordinates and m constraint rows."""
 

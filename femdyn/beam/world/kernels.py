@@ -95,36 +95,32 @@ def _strains(z, dim, R, t, beta, lam, gam, C, e, G, Y, CY, D, U, gY):
 
 @njit(cache=True, inline="always")
 def _add_hessians(T, weight, dim, R, t, beta, gam, C):
-    """T (nz, nz) += sum_i weight_i H_i (the constant Hessians of the strains): the director-slope
-    blocks sum_i w_i t_ia beta_ij R_j and the slope-slope blocks (sum_i w_i gamma_i) C_jk R_j^T R_k,
-    each weighted sum formed once and added once."""
+    """T (nz, nz) += sum_i weight_i H_i (the constant Hessians of the strains)."""
     nd = dim * dim
-    ns = t.shape[0]
-    for a in range(dim):
+    for i in range(t.shape[0]):
+        w = weight[i]
+        if w == 0.0:
+            continue
+        for a in range(dim):
+            for j in range(4):
+                f = w * t[i, a] * beta[i, j]
+                if f == 0.0:
+                    continue
+                for r in range(dim):
+                    for b in range(dim):
+                        T[a * dim + r, nd + j * dim + b] += f * R[j, r, b]
+                        T[nd + j * dim + b, a * dim + r] += f * R[j, r, b]
+        if gam[i] == 0.0:
+            continue
         for j in range(4):
-            f = 0.0
-            for i in range(ns):
-                f += weight[i] * t[i, a] * beta[i, j]
-            if f == 0.0:
-                continue
-            for r in range(dim):
-                for b in range(dim):
-                    T[a * dim + r, nd + j * dim + b] += f * R[j, r, b]
-                    T[nd + j * dim + b, a * dim + r] += f * R[j, r, b]
-    stiffening = 0.0
-    for i in range(ns):
-        stiffening += weight[i] * gam[i]
-    if stiffening == 0.0:
-        return
-    for j in range(4):
-        for k in range(4):
-            f = stiffening * C[j, k]
-            for b1 in range(dim):
-                for b2 in range(dim):
-                    acc = 0.0
-                    for r in range(dim):
-                        acc += R[j, r, b1] * R[k, r, b2]
-                    T[nd + j * dim + b1, nd + k * dim + b2] += f * acc
+            for k in range(4):
+                f = w * gam[i] * C[j, k]
+                for b1 in range(dim):
+                    for b2 in range(dim):
+                        acc = 0.0
+                        for r in range(dim):
+                            acc += R[j, r, b1] * R[k, r, b2]
+                        T[nd + j * dim + b1, nd + k * dim + b2] += f * acc
 
 
 @njit(cache=True, inline="always")
