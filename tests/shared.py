@@ -126,17 +126,16 @@ def static_equilibrium(model, q, loads=None, tolerance=1e-13):
     loads = np.zeros(n) if loads is None else loads
     for _ in range(30):
         R = np.empty(system.size)
-        F, data = system.applied(q, q, 0.0, 1.0, states, system.constant) + loads, []
+        F, values = system.applied(q, q, 0.0, 1.0, states, system.constant) + loads, system.newton_values(0.0)
         for k in system.varying:
             f = system.forces[k]
             force, dF_dq, _ = f.continuous_tangents(q[f.dofs], 0 * q[f.dofs], 0.0, 1.0, states[k])
             F += system.scatter(f.dofs, force)
-            data.append(-dF_dq.ravel())
+            system.add_tangent(values, k, dF_dq, -1.0)
         R[:n] = -F
         starts = system.begin_step(q, 0.0, midpoint=False)
-        constraints = system.constrain(R, starts, q, q, lam, 1.0, tangent=2.0)
-        matrix = system.pattern.matrix(np.concatenate([0.0 * system.mass.data] + constraints + data))
-        dx = spla.spsolve(matrix.tocsc(), -R)
+        system.constrain(R, starts, q, q, lam, 1.0, 2.0, values)
+        dx = spla.spsolve(system.pattern.csc(values), -R)
         q += dx[:n]
         lam[system.active] += dx[n:]
         if np.abs(dx[:n]).max() <= tolerance * max(1.0, np.abs(q).max()):

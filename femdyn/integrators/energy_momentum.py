@@ -45,9 +45,8 @@ class EnergyMomentum:
         self.system = system = SaddleSystem(model, active_rows)
         self.size = system.size
         self.scale = 2.0 * system.mbar / dt**2
-        self._mass_data = 2.0 / dt**2 * system.mass.data  # the Newton matrix's mass entries
-        self.newton = Newton(self.options, system.pattern, system.lu, model.n, system.active, self.scale,
-                             system.servos)
+        self._mass_values = system.newton_values(2.0 / dt**2)  # the Newton matrix's mass entries
+        self.newton = Newton(self.options, system.lu, system.active, self.scale, system.servos)
         self._potential = None  # (states, q, ``SaddleSystem.worked_potential``) at the end of the last step
 
     @property
@@ -64,19 +63,20 @@ class EnergyMomentum:
         self.newton.restore(state)
 
     def _system(self, qa, qb, lam, t_mid, inertia, constant_forces, starts, states, tangents=True):
-        """Residual and (with ``tangents``, else None) Newton matrix data in pattern order. ``lam``
-        holds all m multipliers."""
+        """Residual and (with ``tangents``, else None) the Newton matrix's CSC data. ``lam`` holds all m
+        multipliers."""
         system, dt = self.system, self.dt
         R = np.empty(system.size)
         R[: system.n] = (2.0 / dt**2 * (system.mass_operator @ qb) - inertia - constant_forces
                          - system.applied(qa, qb, t_mid, dt, states, system.varying))
-        data = system.constrain(R, starts, qa, qb, lam, self.scale, tangent=1.0 if tangents else None)
+        values = self._mass_values.copy() if tangents else None
+        system.constrain(R, starts, qa, qb, lam, self.scale, 1.0 if tangents else None, values)
         if not tangents:
             return R, None
         for k in system.varying:
             f = system.forces[k]
-            data.append(-f.tangent_values(qa[f.dofs], qb[f.dofs], t_mid, dt, states[k]).ravel())
-        return R, np.concatenate([self._mass_data] + data)
+            system.add_tangent(values, k, f.tangent_values(qa[f.dofs], qb[f.dofs], t_mid, dt, states[k]), -1.0)
+        return R, values
 
     def step(self, t, qa, va, lam_guess, states):
         """One step from (t, qa, va) to t + dt; ``lam_guess`` (m,) starts Newton's iteration and

@@ -149,9 +149,8 @@ class GeneralizedAlpha:
         self.system = system = SaddleSystem(model, active_rows)
         self.size = system.size
         self.scale = self.beta_p * system.mbar
-        self._mass_data = self.beta_p * system.mass.data  # the Newton matrix's mass entries
-        self.newton = Newton(self.options, system.pattern, system.lu, model.n, system.active, self.scale,
-                             system.servos)
+        self._mass_values = system.newton_values(self.beta_p)  # the Newton matrix's mass entries
+        self.newton = Newton(self.options, system.lu, system.active, self.scale, system.servos)
         self._carry = None
         self._stop = QuadraticStop()
 
@@ -183,10 +182,10 @@ class GeneralizedAlpha:
                                  state.get("alpha.a_previous"))
 
     # --- forces ------------------------------------------------------------------------------
-    def _forces(self, q, v, t, states, which, tangents=False):
-        """The continuous forces F(q, v, t) (n,) of the forces ``which`` and, if ``tangents``, their
-        Newton entries -(dF/dq + gamma' dF/dv) (``SaddleSystem.continuous_forces``)."""
-        return self.system.continuous_forces(q, v, t, self.dt, states, which, tangents, self.gamma_p)
+    def _forces(self, q, v, t, states, which, values=None):
+        """The continuous forces F(q, v, t) (n,) of the forces ``which``; with ``values`` their Newton
+        entries -(dF/dq + gamma' dF/dv) are added to that CSC data (``SaddleSystem.continuous_forces``)."""
+        return self.system.continuous_forces(q, v, t, self.dt, states, which, values, self.gamma_p)
 
     def _constant_forces(self, q, t, states):
         system = self.system
@@ -196,18 +195,19 @@ class GeneralizedAlpha:
         """The forces whose work the trapezoidal rule takes, at (q, v, t): the constant ones, the
         non-conservative varying ones and the servo inputs (module docstring)."""
         system = self.system
-        return (constant_forces + self._forces(q, v, t, states, system.varying_worked)[0]
+        return (constant_forces + self._forces(q, v, t, states, system.varying_worked)
                 + system.servo_inputs(lam))
 
     def _system(self, q, v, lam, t, inertia, constant_forces, servo_starts, states, tangents=True):
-        """Residual and (with ``tangents``, else None) Newton matrix data in pattern order; ``lam``
-        holds all m multipliers."""
+        """Residual and (with ``tangents``, else None) the Newton matrix's CSC data; ``lam`` holds all m
+        multipliers."""
         system = self.system
-        F, force_data = self._forces(q, v, t, states, system.varying, tangents)
+        values = self._mass_values.copy() if tangents else None
+        F = self._forces(q, v, t, states, system.varying, values)
         R = np.empty(system.size)
         R[: system.n] = self.beta_p * (system.mass_operator @ q) - inertia - constant_forces - F
-        data = system.constrain(R, servo_starts, q, q, lam, self.scale, tangent=2.0 if tangents else None)
-        return R, (np.concatenate([self._mass_data] + data + force_data) if tangents else None)
+        system.constrain(R, servo_starts, q, q, lam, self.scale, 2.0 if tangents else None, values)
+        return R, values
 
     # --- start -------------------------------------------------------------------------------
     def accelerations(self, t, q, v, states):

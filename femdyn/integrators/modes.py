@@ -122,7 +122,7 @@ class TangentPencil:
         self.states = model.initial_states(q)
         self.starts = system.begin_step(q, t, midpoint=False)
         n = model.n
-        matrix = system.pattern.matrix(self._data(1.0, 0.0)).tocsr()
+        matrix = system.pattern.csc(self._data(1.0, 0.0)).tocsr()
         K = matrix[:n, :n]
         if abs(K - K.T).max() > SYMMETRY * abs(K).max():
             raise ModesError("the tangent stiffness is not symmetric (a force that is not conservative "
@@ -134,7 +134,7 @@ class TangentPencil:
         self.dimension = n - system.active.size  # of the tangent space T
 
     def _data(self, scale, mass_factor):
-        """Pattern data of [[mass_factor M + K, scale Gbar^T], [scale G, 0]] at (q, lam, t)."""
+        """CSC data of [[mass_factor M + K, scale Gbar^T], [scale G, 0]] at (q, lam, t)."""
         return self.system.static(self.q, self.lam, self.t, self.states, self.starts, scale, mass_factor)[1]
 
     def lowest(self, k, method="auto"):
@@ -176,7 +176,7 @@ class TangentPencil:
         system, the multipliers scaled by s = kappa mbar."""
         system = self.system
         try:
-            system.lu.factor(system.pattern.values(self._data(self.kappa * system.mbar or system.mbar, self.theta)))
+            system.lu.factor(self._data(self.kappa * system.mbar or system.mbar, self.theta))
         except SingularMatrixError:
             raise ModesError("the active constraint rows are dependent at this pose (a singular pose)") from None
 
@@ -202,7 +202,7 @@ class TangentPencil:
         start = np.random.default_rng(0).standard_normal(size)
         # the Krylov space lies in range(OP), of the dimension of T at most (the finite eigenvalues)
         lanczos = min(max(2 * k + 1, 20), self.dimension)
-        _, V = spla.eigsh(system.pattern.matrix(unshifted), k, M=B, sigma=-self.theta, which="LM", OPinv=OP,
+        _, V = spla.eigsh(system.pattern.csc(unshifted), k, M=B, sigma=-self.theta, which="LM", OPinv=OP,
                           v0=start, ncv=lanczos)
         return V[: self.model.n]
 

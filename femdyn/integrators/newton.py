@@ -11,7 +11,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..numerics.lazy import compiled
 from ..numerics.linalg import SingularMatrixError
+
+KERNELS = __package__ + ".kernels"  # numba: imported where the iteration runs
 
 
 class NewtonFailure(RuntimeError):
@@ -111,21 +114,9 @@ class QuadraticStop:
         return not self.measuring and self.safety * max(self.ratios) * size**2 <= limit
 
 
-def _as_slice(indices):
-    """The slice of ``indices`` (a sorted index array) where they are consecutive, else the array:
-    the multipliers' update ``lam[active] += ..`` is then in place, without fancy indexing (10 us of a
-    300 us iteration with 400 multipliers)."""
-    indices = np.asarray(indices)
-    if indices.size == 0:
-        return slice(0, 0)
-    if np.all(np.diff(indices) == 1):
-        return slice(int(indices[0]), int(indices[-1]) + 1)
-    return indices
-
-
 class Newton:
-    """Newton's iteration for one stepper, on its fixed ``pattern`` and ``lu``; ``n`` coordinates, then
-    the multipliers of the ``active`` rows, scaled by ``scale`` in the unknowns.
+    """Newton's iteration for one stepper with the factorisation ``lu`` of its fixed pattern; the unknowns
+    are the n coordinates, then the multipliers of the ``active`` rows, scaled by ``scale``.
 
     Full Newton (default) assembles and factorises the Newton matrix in every iteration and stops by
     ``newton_converged``. Modified Newton (``options.modified``; P. Deuflhard, Newton Methods for
@@ -166,9 +157,10 @@ class Newton:
         self._unrefined = self.REFINEMENT_PAUSE if self.lu.correction <= 1e-3 * bound else 0
         return x
 
-    def __init__(self, options, pattern, lu, n, active, scale, servos):
-        self.options, self.pattern, self.lu = options, pattern, lu
-        self.n, self.active, self.scale, self.servos = n, _as_slice(active), scale, servos
+    def __init__(self, options, lu, active, scale, servos):
+        self.options, self.lu = options, lu
+        self.scale, self.servos = float(scale), servos
+        self.active = np.ascontiguousarray(active, dtype=np.int64)
         self.factorised = False  # lu holds a factorisation that modified Newton may reuse
         self._unrefined = 0  # first solves that may go without refinement (``_first_solve``)
         self._relative_error = 0.0  # of an unrefined solve, measured by the last refinement
@@ -189,29 +181,27 @@ class Newton:
 
     def solve(self, system, qb, lam, t1, stop=None):
         """Iterates from (qb, lam) until converged; ``system(qb, lam, tangents)`` gives the residual and
-        (with ``tangents``) the Newton matrix data in pattern order; ``stop``: an optional
+        (with ``tangents``) the Newton matrix's CSC data on the fixed pattern of ``lu``; ``stop``: an optional
         ``QuadraticStop``. Returns (qb, lam, iterations); lam (all m multipliers) is updated in place."""
-        options, n = self.options, self.n
+        options = self.options
         fresh, previous = not (options.modified and self.factorised), None
         # the tests' scale max(1, |q|_inf), taken once per step: the increments move q by far less than
         # it (1e-5 against 1 in a step of the 3-PRR), and each maximum over q costs as much as a product
         size = max(1.0, np.abs(qb).max())
         bound, floor = options.tolerance * size, ROUND_OFF * size
         for it in range(1, options.max_iterations + 1):
-            R, data = system(qb, lam, fresh)
+            R, values = system(qb, lam, fresh)
             if not np.isfinite(R @ R):  # one product for the test of every entry; |R| > 1e154 counts as infinite
                 raise NewtonFailure(t1, np.inf, it, "the residual is not finite", self.servos)
             if fresh:
                 self.factorised = False
                 try:
-                    self.lu.factor(self.pattern.values(data))
+                    self.lu.factor(values)
                 except SingularMatrixError:
                     raise NewtonFailure(t1, np.abs(R).max(), it, "singular Newton matrix", self.servos) from None
                 self.factorised = True
             dx = self._first_solve(-R, bound) if it == 1 and fresh else self.lu.solve(-R)
-            qb = qb + dx[:n]
-            lam[self.active] += self.scale * dx[n:]
-            increment = np.abs(dx[:n]).max()
+            qb, increment = compiled(KERNELS).update(qb, lam, dx, self.active, self.scale)
             if options.modified:
                 if increment <= bound or (fresh and newton_converged(increment, previous, bound)):
                     return qb, lam, it

@@ -26,8 +26,11 @@ constraint rows, the constant mass matrix M, the quadratic constraint families a
 ``AffineConstraints`` batch and the layouts of the others, the forces sorted by what the steps
 evaluate, and K's fixed sparsity pattern with the KLU factorisation on it. The pattern's entries are
 listed once, in the order mass; batch (tangent, Gbar^T, G); each other family (tangent, Gbar^T, G);
-the tangent of each force that depends on q_n+1. Every Newton iteration gives their values in that
-order, and ``SparsePattern.values`` refills the fixed pattern for KLU's refactorisation.
+the tangent of each force that depends on q_n+1; each contributor knows the places of its entries in
+the CSC data array (``SparsePattern.positions``). Every Newton iteration starts from a copy of the
+mass entries (``newton_values``) and each contributor adds its entries at their places -- the batch
+in its compiled kernel, the others through ``scatter.add`` -- so the array goes to KLU's
+refactorisation without a list of contributions to gather.
 """
 import warnings
 
@@ -35,8 +38,11 @@ import numpy as np
 import scipy.sparse.linalg as spla
 
 from ..joints.batch import AffineConstraints
+from ..numerics.lazy import compiled
 from ..numerics.linalg import FixedPatternLU, operator
 from ..numerics.pattern import SparsePattern, block_entries
+
+SCATTER = "femdyn.numerics.scatter"  # numba: imported where the refill runs
 
 
 class KeptLU(FixedPatternLU):
@@ -103,6 +109,12 @@ class FamilyLayout:
         self.phi_keep, self.phi_at = phi_rows >= 0, n + phi_rows[phi_rows >= 0]
         self.servo = c.time_dependent
 
+    def add(self, values, scale, tangent, Gbar, G, T):
+        """Adds the family's Newton-matrix entries -- ``tangent`` T, scale Gbar, scale G -- to the CSC
+        data ``values`` at their places ``at`` (set by ``SaddleSystem``)."""
+        _add(values, self.at, np.concatenate([tangent * T.ravel(), scale * Gbar.ravel()[self.f_keep],
+                                              scale * G.ravel()[self.g_keep]]))
+
     def forces(self, Gbar, lam):
         """The constraint forces Gbar^T lam (n,) of the family; ``Gbar`` at ``force_mask`` (or 1.0:
         the Boolean input matrix B of a servo family), ``lam`` all m multipliers."""
@@ -146,12 +158,31 @@ class SaddleSystem:
             rows.append(f.dofs[:, i].ravel())
             cols.append(f.dofs[:, j].ravel())
         self.pattern = SparsePattern((self.size,) * 2, np.concatenate(rows), np.concatenate(cols))
+        bounds = np.cumsum([0] + [len(r) for r in rows])  # the groups of entries appended above
+
+        def places(first, count):
+            return self.pattern.positions[bounds[first] : bounds[first + count]]
+
+        self._mass_at, self._batch_at = places(0, 1), places(1, 3)
+        for k, fam in enumerate(self.families):
+            fam.at = places(4 + 3 * k, 3)
+        self._force_at = {k: places(4 + 3 * len(self.families) + i, 1) for i, k in enumerate(self.varying)}
         self.lu = KeptLU(self.pattern.indptr, self.pattern.indices)
 
     @property
     def factorisations(self):
         """Newton matrices factorised so far (pivoting factorisations and refactorisations)."""
         return self.lu.factorizations + self.lu.refactorizations
+
+    def newton_values(self, mass_factor):
+        """A new CSC data array of the Newton matrix holding ``mass_factor`` M, to which the other
+        contributions are added (a new array each time: ``KeptLU`` keeps the arrays it factored)."""
+        return np.bincount(self._mass_at, weights=mass_factor * self.mass.data, minlength=self.pattern.nnz)
+
+    def add_tangent(self, values, k, data, factor=1.0):
+        """Adds ``factor`` times the tangent ``data`` of varying force k (in its ``tangent_pattern``
+        order) to the CSC data ``values``."""
+        _add(values, self._force_at[k], data, factor)
 
     def scatter(self, dofs, values):
         """Local values (K, k) at ``dofs`` (K, k) summed into a vector of the n coordinates."""
@@ -166,35 +197,37 @@ class SaddleSystem:
             F += self.scatter(f.dofs, f.discrete_force(qa[f.dofs], qb[f.dofs], t, dt, states[k]))
         return F
 
-    def continuous_forces(self, q, v, t, dt, states, which, tangents=False, velocity_factor=0.0):
-        """The continuous forces F(q, v, t) (n,) of the forces ``which`` (indices) and, if ``tangents``,
-        their Newton entries -(dF/dq + velocity_factor dF/dv) at each force's tangent pattern (a list of
-        arrays; velocity_factor = gamma' for generalized-alpha, 0 where v does not follow q)."""
-        F, data = np.zeros(self.n), []
+    def continuous_forces(self, q, v, t, dt, states, which, values=None, velocity_factor=0.0):
+        """The continuous forces F(q, v, t) (n,) of the forces ``which`` (indices of varying forces where
+        ``values`` is given); with the CSC data ``values`` of a Newton matrix, their entries
+        -(dF/dq + velocity_factor dF/dv) are added to it (velocity_factor = gamma' for
+        generalized-alpha, 0 where v does not follow q)."""
+        F = np.zeros(self.n)
         for k in which:
             f = self.forces[k]
             q_f, v_f = q[f.dofs], v[f.dofs]
-            if tangents:
+            if values is not None:
                 F_f, dF_dq, dF_dv = f.continuous_tangents(q_f, v_f, t, dt, states[k])
                 if dF_dv is not None and velocity_factor:
                     dF_dq = dF_dq + velocity_factor * dF_dv
-                data.append(-dF_dq.ravel())
+                self.add_tangent(values, k, dF_dq, -1.0)
             else:
                 F_f = f.continuous_force(q_f, v_f, t, dt, states[k])
             F += self.scatter(f.dofs, F_f)
-        return F, data
+        return F
 
     def static(self, q, lam, t, states, starts, scale, mass_factor=0.0, tangents=True):
         """The static residual at rest, R = (-F(q, 0, t) + Gbar^T lam, scale Phi(q, t)), and (with
-        ``tangents``, else None) the data of [[mass_factor M + K, scale Gbar^T], [scale G, 0]] in pattern
-        order, K = -dF/dq + d(Gbar^T lam)/dq the tangent stiffness; ``starts`` from
+        ``tangents``, else None) the CSC data of [[mass_factor M + K, scale Gbar^T], [scale G, 0]],
+        K = -dF/dq + d(Gbar^T lam)/dq the tangent stiffness; ``starts`` from
         ``begin_step(q, t, midpoint=False)`` hold the servo targets at t. The continuous forms at v = 0
         with no step (dt = inf): a damper's force vanishes, a load is taken at t."""
-        F, force_data = self.continuous_forces(q, np.zeros(self.n), t, np.inf, states, self.varying, tangents)
+        values = self.newton_values(mass_factor) if tangents else None
+        F = self.continuous_forces(q, np.zeros(self.n), t, np.inf, states, self.varying, values)
         R = np.empty(self.size)
         R[: self.n] = -(self.applied(q, q, t, np.inf, states, self.constant) + F)
-        data = self.constrain(R, starts, q, q, lam, scale, tangent=2.0 if tangents else None)
-        return R, (np.concatenate([mass_factor * self.mass.data] + data + force_data) if tangents else None)
+        self.constrain(R, starts, q, q, lam, scale, 2.0 if tangents else None, values)
+        return R, values
 
     def accelerations(self, q, starts, applied, constraint_acceleration):
         """The accelerations a (n,) and multipliers lam (m, zero on dropped rows) of
@@ -203,13 +236,13 @@ class SaddleSystem:
         singular). At rest with the constraints' accelerations zero, lam are the constraint forces of
         the instant of release, the static multipliers where q is an equilibrium (a = 0)."""
         s, lam = self.mbar, np.zeros(self.model.m)
-        data = [self.mass.data] + self.constrain(np.zeros(self.size), starts, q, q, lam, s, tangent=0.0)
-        data.append(np.zeros(self.pattern.entries - sum(map(len, data))))  # force tangents
+        values = self.newton_values(1.0)
+        self.constrain(np.zeros(self.size), starts, q, q, lam, s, 0.0, values)
         rhs = np.concatenate([applied, s * constraint_acceleration])
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", spla.MatrixRankWarning)
             try:
-                x = spla.spsolve(self.pattern.matrix(np.concatenate(data)), rhs)
+                x = spla.spsolve(self.pattern.csc(values), rhs)
             except RuntimeError:  # SuperLU: exactly singular
                 x = np.full(self.size, np.nan)
         lam[self.active] = s * x[self.n :]
@@ -235,7 +268,7 @@ class SaddleSystem:
         (``time_loop``). Not finite where the system is singular."""
         starts = self.begin_step(q, t, midpoint=False)
         applied = self.applied(q, q, t, dt, states, self.constant) + self.continuous_forces(
-            q, v, t, dt, states, self.varying)[0]
+            q, v, t, dt, states, self.varying)
         return self.accelerations(q, starts, applied, -self.constraint_acceleration(q, v, t, dt))
 
     def worked_potential(self, q, states):
@@ -262,16 +295,15 @@ class SaddleSystem:
             return [self.affine.jacobian(qa)] + [fam.c.begin_step(qa[fam.c.dofs], t_end) for fam in self.families]
         return [None] + [fam.c.begin_step(qa[fam.c.dofs], t_end) if fam.servo else None for fam in self.families]
 
-    def constrain(self, R, starts, qa, qb, lam, scale, tangent=None):
+    def constrain(self, R, starts, qa, qb, lam, scale, tangent=None, values=None):
         """The constraints' part of the residual and of the Newton matrix at q_n+1 = qb: adds Gbar^T lam
-        to R[:n], writes ``scale`` Phi(qb) into the active multiplier rows of R, and returns the
-        matrix data of the constraints in pattern order (batch, then families: the tangent
-        d(Gbar^T lam)/dqb times ``tangent``, scale Gbar, scale G), or [] with ``tangent`` None.
+        to R[:n], writes ``scale`` Phi(qb) into the active multiplier rows of R, and with ``tangent``
+        (else the residual only) adds the constraints' entries to the CSC data ``values`` (batch, then
+        families: the tangent d(Gbar^T lam)/dqb times ``tangent``, scale Gbar, scale G).
         ``starts`` from ``begin_step``; ``lam`` holds all m multipliers; ``qa is qb``: the continuous
         forms at qb (each family evaluated with one array for both, see ``JointAngle``)."""
-        force, data = self.affine.contribute(starts[0], qb, lam, R, scale, tangent=tangent)
+        self.affine.contribute(starts[0], qb, lam, R, scale, tangent, values, self._batch_at)
         R_q = R[: self.n]
-        R_q += force
         same = qa is qb
         for fam, start in zip(self.families, starts[1:]):
             c = fam.c
@@ -280,6 +312,9 @@ class SaddleSystem:
             R_q += fam.forces(Gbar, lam)
             R[fam.phi_at] = scale * phi[fam.phi_keep]
             if tangent is not None:
-                data += [T.ravel() if tangent == 1.0 else tangent * T.ravel(), scale * Gbar.ravel()[fam.f_keep],
-                         scale * G.ravel()[fam.g_keep]]
-        return data
+                fam.add(values, scale, tangent, Gbar, G, T)
+
+
+def _add(values, at, data, factor=1.0):
+    """values[at] += factor data, duplicates summed in order (``scatter.add``)."""
+    compiled(SCATTER).add(values, at, np.ascontiguousarray(data, dtype=np.float64).reshape(-1), float(factor))

@@ -96,8 +96,7 @@ def static_equilibrium(setup, t=0.0, tolerance=1e-12, max_iterations=50):
     states, starts = model.initial_states(q0), system.begin_step(q0, t, midpoint=False)
     lam, _, _ = static_multipliers(system, q0, t)
     scale = float(np.abs(system.static(q0, lam, t, states, starts, 1.0)[1]).max(initial=0.0)) or 1.0
-    newton = Newton(NewtonOptions(tolerance, max_iterations), system.pattern, system.lu, n, system.active,
-                    scale, system.servos)
+    newton = Newton(NewtonOptions(tolerance, max_iterations), system.lu, system.active, scale, system.servos)
     last = {}
 
     def residual(q, lam, tangents):

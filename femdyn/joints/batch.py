@@ -2,20 +2,23 @@
 
 A ``QuadraticConstraint`` has an affine Jacobian, G(q) = g + H q on its structural non-zeros
 ("slots"), and phi = 1/2 (G + g).q + c row by row (``joints.base``). Stacking the slots of every
-quadratic family gives global arrays and three constant sparse matrices:
+quadratic family gives global arrays and two constant sparse matrices (CSR arrays), H of G and the
+Hessians at the tangent's entries:
 
-    G(q)             = g + Hq @ q                       (slots)
+    G(q)             = g + H q                          (slots)
     phi(q)           = 1/2 rows((G + g) * q[slot col]) + c
     Gbar^T lam       = cols(Gbar * lam[slot row])         (Gbar = (G(qa) + G(qb))/2, 000 eq. 26)
     d(Gbar^T lam)/dq = 1/2 Hl @ lam                     (the tangent entries)
 
-so that one Newton iteration evaluates every orthonormality, carrier and joint-pair row with a few
-sparse products instead of a Python call per family.
+so that one Newton iteration evaluates every orthonormality, carrier and joint-pair row, and writes
+the residual and the Newton-matrix data, in one call of the compiled ``kernels.residual``.
 """
 import numpy as np
 import scipy.sparse as sp
 
-from ..numerics.linalg import RowPattern, operator
+from ..numerics.lazy import compiled
+
+KERNELS = __package__ + ".kernels"  # numba: imported where the kernels run
 
 
 class AffineConstraints:
@@ -52,12 +55,13 @@ class AffineConstraints:
         slot_row, slot_col = cat(slot_row, np.int64), cat(slot_col, np.int64)
         order = np.argsort(slot_row, kind="stable")  # slots grouped by row: the CSR of G
         self.slot_row, self.slot_col, self.g = slot_row[order], slot_col[order], cat(g)[order]
-        self._G = RowPattern(self.slot_row, self.slot_col, (m, n))
-        self._row_sums = sp.csr_matrix((np.ones(slots), (self.slot_row, np.arange(slots))), shape=(m, slots))
-        self.H = operator(sp.csr_matrix((cat(h_vals), (cat(h_rows, np.int64), cat(h_cols, np.int64))),
-                                        shape=(slots, n))[order])
-        self.tangent = operator(sp.csr_matrix((cat(t_vals), (cat(t_rows, np.int64), cat(t_cols, np.int64))),
-                                              shape=(tangents, m)))
+        self._G_indptr = np.concatenate([[0], np.cumsum(np.bincount(self.slot_row, minlength=m))]).astype(np.int64)
+        H = _csr((cat(h_vals), (cat(h_rows, np.int64), cat(h_cols, np.int64))), (slots, n))[order]
+        T = _csr((cat(t_vals), (cat(t_rows, np.int64), cat(t_cols, np.int64))), (tangents, m))
+        self._H = tuple(np.ascontiguousarray(a, dtype=d) for a, d in zip((H.indptr, H.indices, H.data),
+                                                                          (np.int64, np.int64, float)))
+        self._T = tuple(np.ascontiguousarray(a, dtype=d) for a, d in zip((T.indptr, T.indices, T.data),
+                                                                          (np.int64, np.int64, float)))
         self.tangent_i, self.tangent_j = cat(t_i, np.int64), cat(t_j, np.int64)
 
     @staticmethod
@@ -73,39 +77,54 @@ class AffineConstraints:
         ``position``: place of each constraint row among the active ones (-1: dropped), the
         multipliers following the n coordinates."""
         g_rows = position[self.slot_row]
-        self._keep = g_rows >= 0
+        self._keep = np.flatnonzero(g_rows >= 0)
         phi_rows = position[self.rows]
         self._phi_at = n + phi_rows[phi_rows >= 0]  # where the kept rows' phi go in the residual
         self._phi_rows = self.rows[phi_rows >= 0]
         rows += [self.tangent_i, self.slot_col[self._keep], n + g_rows[self._keep]]
         cols += [self.tangent_j, n + g_rows[self._keep], self.slot_col[self._keep]]
 
-    def contribute(self, G_a, qb, lam, R, scale, tangent=1.0):
-        """Writes ``scale`` phi(qb) into the batch's rows of the residual R; returns Gbar^T lam and
-        the Newton-matrix data in ``place`` order -- the tangent multiplied by ``tangent`` (None: the
-        residual only, no data), Gbar, G; ``G_a`` None: the mid-point is qb itself (Gbar = G(qb))."""
-        G_b = self.jacobian(qb)
-        G_bar = G_b if G_a is None else 0.5 * (G_a + G_b)
-        R[self._phi_at] = scale * self._phi(G_b, qb)[self._phi_rows]
-        force = self._G.transpose_times(G_bar, lam)
+    def contribute(self, G_a, qb, lam, R, scale, tangent=None, values=None, at=None):
+        """Writes ``scale`` phi(qb) into the batch's rows of the residual R and adds Gbar^T lam to
+        R[:n]; with ``tangent`` (else the residual only) adds the Newton-matrix entries in ``place``
+        order -- the tangent multiplied by ``tangent``, scale Gbar, scale G -- to the CSC data
+        ``values`` at their places ``at``; ``G_a`` None: the mid-point is qb itself (Gbar = G(qb))."""
+        kernels = compiled(KERNELS)
         if tangent is None:
-            return force, []
-        G = scale * G_b[self._keep]
-        return force, [tangent * (self.tangent @ lam), G if G_a is None else scale * G_bar[self._keep], G]
+            values, at = _NONE, _NO_PLACES
+        kernels.residual(_vector(qb), _NONE if G_a is None else G_a, _vector(lam), float(scale),
+                         0.0 if tangent is None else float(tangent), R, values, at, np.empty(self.g.size),
+                         self.g, self.c, self.slot_row, self.slot_col, self._G_indptr, *self._H, *self._T,
+                         self._keep, self._phi_rows, self._phi_at)
 
     def jacobian(self, q):
         """G at the slots."""
-        return self.g + self.H @ q
-
-    def _phi(self, G, q):
-        """phi(q) at all m rows (zero outside the batch's) from G = G(q)."""
-        return self._G.times(0.5 * (G + self.g), q) + self.c
+        kernels = compiled(KERNELS)
+        G = np.empty(self.g.size)
+        kernels.jacobian(_vector(q), self.g, *self._H, G)
+        return G
 
     def phi(self, q):
         """phi(q) at ``rows``."""
-        return self._phi(self.jacobian(q), q)[self.rows]
+        return self.phi_history(np.asarray(q)[None])[0]
 
     def phi_history(self, Q):
-        """phi at ``rows`` for each row of Q (F, n), (F, len(rows)): the products for all F at once."""
-        G = self.g[:, None] + self.H @ Q.T  # (slots, F)
-        return (self._row_sums @ (0.5 * (G + self.g[:, None]) * Q.T[self.slot_col]) + self.c[:, None])[self.rows].T
+        """phi at ``rows`` for each row of Q (F, n), (F, len(rows))."""
+        kernels = compiled(KERNELS)
+        return kernels.phis(np.ascontiguousarray(Q, dtype=float), self.rows, self.g, self.c, self.slot_col,
+                            self._G_indptr, *self._H)
+
+
+_NONE = np.zeros(0)  # no G(qa): the kernels then take Gbar = G(qb); no values
+_NO_PLACES = np.zeros(0, dtype=np.int64)
+
+
+def _vector(x):
+    return np.ascontiguousarray(x, dtype=np.float64)
+
+
+def _csr(coo, shape):
+    """The CSR matrix of (values, (rows, cols)), duplicates summed."""
+    matrix = sp.csr_matrix(coo, shape=shape)
+    matrix.sum_duplicates()
+    return matrix

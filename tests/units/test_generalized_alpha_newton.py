@@ -68,7 +68,7 @@ def test_newton_matrix_is_the_derivative_of_the_residual(name):
         return stepper._newton_system(step, x[:n], lam)
 
     x = np.concatenate([q + 1e-3 * rng.normal(size=n), 1e3 * rng.normal(size=active.size) / stepper.scale])
-    K = stepper.system.pattern.matrix(residual(x)[1]).toarray()
+    K = stepper.system.pattern.csc(residual(x)[1]).toarray()
     J = np.empty_like(K)
     for j in range(x.size):
         e = np.zeros_like(x)

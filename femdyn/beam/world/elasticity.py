@@ -14,9 +14,11 @@ block over [d, w, s] and the twist block, without the removed coordinates. Strai
 import numpy as np
 
 from ...forces.base import Force
+from ...numerics.lazy import compiled
 from ..elements import GAUSS_WEIGHTS, GAUSS_XI, curvature_rows, slope_rows
 from .embedding import hermite
 
+KERNELS = __package__ + ".kernels"  # numba is imported where the kernels run (``numerics.lazy``)
 BENDING_XI = 0.5 + np.array([-0.5, 0.5]) / np.sqrt(3.0)  # 2-point Gauss on [0, 1]
 
 
@@ -93,9 +95,7 @@ class WorldElasticity(Force):
         return self._pattern
 
     def _evaluate(self, qa, qb, same, tangent=True):
-        # numba is imported where the kernels run, so that the command line starts 0.2 s sooner
-        from . import kernels
-
+        kernels = compiled(KERNELS)
         F = np.empty(self.dofs.shape[1])
         values = np.empty(self._pattern[0].size if tangent else 0)
         key = None if same else qa.tobytes()
@@ -130,6 +130,5 @@ class WorldElasticity(Force):
         return float(self.potential_history(q[None], None)[0])
 
     def potential_history(self, Q, states):
-        from . import kernels
-
+        kernels = compiled(KERNELS)
         return kernels.energies(np.ascontiguousarray(Q[:, 0, :]), self.dim, self.index, *self.data)

@@ -36,7 +36,7 @@ import numpy as np
 from numba import njit
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _strains(z, dim, R, t, beta, lam, gam, C, e, G, Y, CY, D, U, gY):
     """The strains e (ns,) and their gradients G (ns, nz) of one element at its coordinates z; Y, CY
     (4, dim) and D, U, gY (dim,) are work arrays."""
@@ -93,7 +93,7 @@ def _strains(z, dim, R, t, beta, lam, gam, C, e, G, Y, CY, D, U, gY):
             G[i, twist + p] = lam[i, p]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _add_hessians(T, weight, dim, R, t, beta, gam, C):
     """T (nz, nz) += sum_i weight_i H_i (the constant Hessians of the strains)."""
     nd = dim * dim
@@ -123,7 +123,7 @@ def _add_hessians(T, weight, dim, R, t, beta, gam, C):
                         T[nd + j * dim + b1, nd + k * dim + b2] += f * acc
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _gather(Q, index, z):
     for m in range(index.size):
         z[m] = Q[index[m]] if index[m] >= 0 else 0.0
