@@ -44,7 +44,7 @@ The servo targets are clipped to rest before 0 and after T, so they must start a
 target still moving at T (a path that ends at full speed) jumps in velocity there, an impulse that no
 bounded input gives; the discrete inversion spreads it over the whole horizon as step-to-step
 alternating inputs (the trapezoidal rule maps the stiff zeros, sigma dt >> 2, to amplification
-factors near -1), growing like 1/dt^3 -- such targets are refused (``InversionError``).
+factors near -1), growing like 1/dt^3 -- such targets are refused (``MovingTarget``).
 """
 from dataclasses import dataclass, replace
 
@@ -58,7 +58,7 @@ from .settings import SolverSettings
 from .setup import prepare
 from .statics import static_equilibrium
 from .time_loop import simulate
-from .zero_dynamics import zero_dynamics
+from .zero_dynamics import servo_rows, zero_dynamics
 
 
 class InversionError(RuntimeError):
@@ -163,17 +163,28 @@ def _solve(A, b):
 REST = 1e-9  # largest target speed at t = 0 and T, relative to the largest along the path
 
 
+class MovingTarget(InversionError):
+    """Servo targets that do not rest at the start or the end of the path: ``servo`` (its name) moves
+    at time ``t``."""
+
+    def __init__(self, servo, t, rate):
+        self.servo, self.t = servo, t
+        super().__init__(
+            f"the target of servo {servo} moves at t = {t:g} s (rate {rate:.3g}): the inversion holds it at rest "
+            "before 0 and after t_end, so it would jump in velocity there, an impulse that no bounded input gives; "
+            "let the path start and end at rest (e.g. a figure8 on a smooth_ramp angle with t2 and t3, t3 = t_end)")
+
+
 def _require_rest(model, q, t_end, samples=200):
-    """InversionError unless the servo targets rest at t = 0 and at T = ``t_end`` (their rates dPhi/dt
-    there at most ``REST`` times the largest of ``samples`` times along [0, T])."""
-    rows = model.input_rows
-    rates = np.array([np.abs(model.phi_time_derivative(q, t)[rows]).max() for t in np.linspace(0.0, t_end, samples)])
-    for t, rate in ((0.0, rates[0]), (t_end, rates[-1])):
-        if rate > REST * rates.max():
-            raise InversionError(
-                f"the servo targets move at t = {t:g} s (rate {rate:.3g}): the inversion holds them at rest before 0 and "
-                "after t_end, so they would jump in velocity there, an impulse that no bounded input gives; let the path "
-                "start and end at rest (e.g. a figure8 on a smooth_ramp angle with t2 and t3, t3 = t_end)")
+    """``MovingTarget`` unless the servo targets rest at t = 0 and at T = ``t_end``: each servo's rates
+    |dPhi/dt| there at most ``REST`` times the largest of all at ``samples`` times along [0, T]."""
+    rows = servo_rows(model)
+    rates = np.abs([model.phi_time_derivative(q, t)[[r for _, r, _ in rows]] for t in np.linspace(0.0, t_end, samples)])
+    for name in dict.fromkeys(label for label, _, _ in rows):
+        mine = rates[:, [label == name for label, _, _ in rows]].max(axis=1)
+        for t, rate in ((0.0, mine[0]), (t_end, mine[-1])):
+            if rate > REST * rates.max():
+                raise MovingTarget(name, t, rate)
 
 
 def stable_inversion(setup, dt, t_end, pre, post, tolerance=1e-10, max_iterations=40):

@@ -84,5 +84,5 @@ def test_slider_forces_converge_to_the_rigid_link_forces_as_E_grows(path):
 def test_a_path_that_ends_moving_is_refused(path):
     """Held at rest after t_end, a target still moving there jumps in velocity: an impulse, refused."""
     case = load_case(path, Options(model="fem"), {"solver.t_end": 0.35})
-    with pytest.raises(InversionError, match="move at t = 0.35"):
+    with pytest.raises(InversionError, match="servo middle moves at t = 0.35"):
         stable_inversion(prepare_case(case), DT, 0.35, PRE, PRE)
