@@ -9,7 +9,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..integrators.inversion import InversionError
+from ..integrators.inversion import InversionError, MovingTarget
 from ..integrators.modes import ModesError
 from ..integrators.statics import StaticsError
 from ..integrators.zero_dynamics import zero_dynamics
@@ -63,6 +63,9 @@ def handle(args):
     try:
         setup, inversion, check = invert_case(case, settings, options(args), args.check_dt)
         z = zero_dynamics(setup)
+    except MovingTarget as err:
+        print(f"error: {case.path}: servos.{err.servo}.trajectory: {' '.join(str(err).split())}", file=sys.stderr)
+        return 2
     except (InversionError, StaticsError, ModesError) as err:
         print(f"error: {case.path}: {' '.join(str(err).split())}", file=sys.stderr)
         return 1

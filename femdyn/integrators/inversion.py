@@ -32,11 +32,19 @@ eta(q_0) = eta(v_0) = 0. So 2n conditions close the N (2n + m_a) step equations 
 All steps at once: one sparse nonlinear system, solved by Newton's method with a sparse direct solver
 (SuperLU through ``scipy.sparse.linalg.splu``). The Jacobian is block-bidiagonal in time; each step's
 blocks are the stepper's Newton matrix (``SaddleSystem``) for (q_k+1, mu_k) and, for (q_k, v_k),
--2/dt^2 M - 2/dt M and the stiffness part of that matrix again: exact for the mass, the quadratic
-constraints (Gbar = (G(q_k) + G(q_k+1))/2) and the midpoint forms of linear forces, an approximation
-for the nonlinear discrete gradients (of order of the step's increment), as is the velocity
-condition's d(G v_0)/dq_0, left out: Newton then converges linearly, fast for the small elastic
-strains of a manipulator. The initial guess is the sequence of static equilibria along the path.
+-2/dt^2 M - 2/dt M and the stiffness part of the Newton matrix of the step with its ends swapped:
+the discrete gradients Fbar(q_k, q_k+1), Gbar(q_k, q_k+1) are symmetric in their two arguments
+(O. Gonzalez, J. Nonlinear Sci. 6 (1996) 449-467; 000 eqs. 5-7), so d/dq_k at (q_k, q_k+1) is d/dq_k+1
+at (q_k+1, q_k). Only the velocity condition's d(G v_0)/dq_0 is left out (v_0 is small at rest).
+Newton converges in 2-3 iterations from the sequence of static equilibria along the path (on the FEM
+3-PRR at dt = 4 ms it diverged when d/dq_k was taken equal to d/dq_k+1, exact only for quadratic
+constraints and linear forces).
+
+The servo targets are clipped to rest before 0 and after T, so they must start and end at rest: a
+target still moving at T (a path that ends at full speed) jumps in velocity there, an impulse that no
+bounded input gives; the discrete inversion spreads it over the whole horizon as step-to-step
+alternating inputs (the trapezoidal rule maps the stiff zeros, sigma dt >> 2, to amplification
+factors near -1), growing like 1/dt^3 -- such targets are refused (``MovingTarget``).
 """
 from dataclasses import dataclass, replace
 
@@ -50,7 +58,7 @@ from .settings import SolverSettings
 from .setup import prepare
 from .statics import static_equilibrium
 from .time_loop import simulate
-from .zero_dynamics import zero_dynamics
+from .zero_dynamics import servo_rows, zero_dynamics
 
 
 class InversionError(RuntimeError):
@@ -152,10 +160,38 @@ def _solve(A, b):
     return cols * y
 
 
+REST = 1e-9  # largest target speed at t = 0 and T, relative to the largest along the path
+
+
+class MovingTarget(InversionError):
+    """Servo targets that do not rest at the start or the end of the path: ``servo`` (its name) moves
+    at time ``t``."""
+
+    def __init__(self, servo, t, rate):
+        self.servo, self.t = servo, t
+        super().__init__(
+            f"the target of servo {servo} moves at t = {t:g} s (rate {rate:.3g}): the inversion holds it at rest "
+            "before 0 and after t_end, so it would jump in velocity there, an impulse that no bounded input gives; "
+            "let the path start and end at rest (e.g. a figure8 on a smooth_ramp angle with t2 and t3, t3 = t_end)")
+
+
+def _require_rest(model, q, t_end, samples=200):
+    """``MovingTarget`` unless the servo targets rest at t = 0 and at T = ``t_end``: each servo's rates
+    |dPhi/dt| there at most ``REST`` times the largest of all at ``samples`` times along [0, T]."""
+    rows = servo_rows(model)
+    rates = np.abs([model.phi_time_derivative(q, t)[[r for _, r, _ in rows]] for t in np.linspace(0.0, t_end, samples)])
+    for name in dict.fromkeys(label for label, _, _ in rows):
+        mine = rates[:, [label == name for label, _, _ in rows]].max(axis=1)
+        for t, rate in ((0.0, mine[0]), (t_end, mine[-1])):
+            if rate > REST * rates.max():
+                raise MovingTarget(name, t, rate)
+
+
 def stable_inversion(setup, dt, t_end, pre, post, tolerance=1e-10, max_iterations=40):
     """The ``Inversion`` of the servo problem of ``setup`` (``setup.prepare``, at rest) over
-    [-pre, t_end + post] in steps of dt (module docstring). Raises ``InversionError`` where the zero
-    dynamics have massless directions or complex zeros, or Newton does not converge."""
+    [-pre, t_end + post] in steps of dt (module docstring). Raises ``InversionError`` where the servo
+    targets do not rest at 0 and t_end, the zero dynamics have massless directions, or Newton does not
+    converge."""
     model = setup.model
     pre_steps, steps = int(round(pre / dt)), int(round((pre + t_end + post) / dt))
     stepper = EnergyMomentum(model, dt, setup.active_rows)
@@ -167,6 +203,7 @@ def stable_inversion(setup, dt, t_end, pre, post, tolerance=1e-10, max_iteration
     t = dt * (np.arange(steps + 1) - pre_steps)
     servo_time = np.clip(t, 0.0, t_end)
 
+    _require_rest(model, setup.q0, t_end)
     # boundary rows from the zero dynamics at the start and end poses (static equilibria)
     start = static_equilibrium(setup, 0.0)
     end = static_equilibrium(setup, t_end)
@@ -218,7 +255,10 @@ def stable_inversion(setup, dt, t_end, pre, post, tolerance=1e-10, max_iteration
             starts = system.begin_step(qa, servo_time[k + 1])
             Rk, data = stepper._system(qa, qb, full, t_mid, inertia, constant, starts, states)
             J = system.pattern.csc(data).tocsr()
-            stiffness = J[:n, :n] - mass
+            # d/dq_k of the symmetric discrete gradients: d/dq_k+1 with the step's ends swapped
+            swapped = stepper._system(qb, qa, full, t_mid, inertia, constant, system.begin_step(qb, servo_time[k + 1]),
+                                      states)[1]
+            stiffness = system.pattern.csc(swapped).tocsr()[:n, :n] - mass
             R += [s * (qb - qa - 0.5 * dt * (va + vb)), Rk]
             blocks += [(row, base[k + 1], s * eye), (row, base[k], -s * eye),
                        (row, base[k] + n, -0.5 * dt * s * eye), (row, base[k + 1] + n, -0.5 * dt * s * eye)]

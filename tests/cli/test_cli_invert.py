@@ -31,3 +31,15 @@ def test_invert_refuses_a_bad_inversion_table(tmp_path, capsys):
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and "inversion.pre" in err and "Traceback" not in err
     assert not out.exists()
+
+
+def test_invert_refuses_a_path_that_ends_moving(tmp_path, capsys):
+    """Held at rest after t_end, a target still turning at t_end would jump in velocity (an impulse):
+    the servo's trajectory is named, exit code 2, nothing written."""
+    path = tmp_path / "link.toml"
+    path.write_text((CASES / "flexible_link.toml").read_text().replace("t_end = 1.0", "t_end = 0.7"))
+    out = tmp_path / "inverse"
+    assert main(["invert", str(path), "--out", str(out)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "servos.tip.trajectory" in err and "t = 0.7 s" in err
+    assert not out.exists()
