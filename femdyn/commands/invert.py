@@ -54,7 +54,7 @@ def _write(folder, case, z, inversion, check, settings):
 
 def handle(args):
     case = load(args)
-    settings = inversion_settings(case.path)
+    settings = inversion_settings(case)
     settings = type(settings)(settings.method, args.pre or settings.pre, args.post or settings.post)
     out = output_folder(args.out or default_folder(case.path, "inverse"))
     if not case.model.inputs:

@@ -133,6 +133,7 @@ class Case:
     probes: list = ()  # (name, body name, body-frame point) whose motion is recorded
     flexible: object = None  # beams.Settings of the flexible bodies
     equilibrium: bool = False  # [initial] equilibrium: start at rest in the static equilibrium (``prepare_case``)
+    data: dict = None  # the parsed tables it was built from, overrides applied (a variant is built from them)
 
     @property
     def output_every(self):
@@ -400,7 +401,7 @@ def load_case(path, flexible=None, overrides=None, data=None):
         model=model, q0=q0, v0=v0, probes=probes, flexible=beams, settings=solver,
         every=r.integer(output["every"], "output.every", 1) if "every" in output else None,
         vtk=r.boolean(output.get("vtk", True), "output.vtk"),
-        plots=r.boolean(output.get("plots", True), "output.plots"), equilibrium=equilibrium,
+        plots=r.boolean(output.get("plots", True), "output.plots"), equilibrium=equilibrium, data=data,
     )
     return case
 

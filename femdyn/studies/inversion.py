@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..integrators.inversion import forward_check, stable_inversion
-from ..io.case import load_case, read_case_data
+from ..io.case import load_case
 from ..io.reader import Reader
 from .run import prepare_case
 
@@ -25,12 +25,11 @@ class InversionSettings:
     post: float  # s after t_end
 
 
-def inversion_settings(path, data=None):
-    """The ``[inversion]`` table of the case file ``path`` (defaults: stable, pre = post = 0.5 s);
-    CaseError naming the field where it is wrong."""
-    r = Reader(path)
-    data = read_case_data(path) if data is None else data
-    table = r.table(data.get("inversion", {}), "inversion", optional=("method", "pre", "post"))
+def inversion_settings(case):
+    """The ``[inversion]`` table of ``case`` (defaults: stable, pre = post = 0.5 s); CaseError naming
+    the field of its file where it is wrong."""
+    r = Reader(case.path)
+    table = r.table(case.data.get("inversion", {}), "inversion", optional=("method", "pre", "post"))
     method = r.string(table.get("method", METHODS[0]), "inversion.method")
     if method not in METHODS:
         r.fail("inversion.method", f"unknown value {method!r} (known: {', '.join(METHODS)})")
@@ -41,9 +40,9 @@ def inversion_settings(path, data=None):
 def forward_case(case, inversion, flexible=None):
     """The case of the forward check: ``case`` (loaded from its file with the beams' ``flexible``
     options) without servos and inputs, the ``inversion``'s inputs as joint loads on the input
-    coordinates, in the forward run's time t - t_0. The case is read again from its file: overrides
-    that ``case`` was loaded with are not carried over."""
-    data = dict(read_case_data(case.path))
+    coordinates, in the forward run's time t - t_0; built from the tables ``case`` was built from, so
+    that the overrides it was loaded with hold for the forward run too."""
+    data = dict(case.data)
     data.pop("servos", None)
     data.pop("control", None)
     data.pop("inversion", None)

@@ -43,3 +43,19 @@ def test_invert_refuses_a_path_that_ends_moving(tmp_path, capsys):
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and "servos.tip.trajectory" in err and "t = 0.7 s" in err
     assert not out.exists()
+
+
+def test_the_forward_check_runs_the_case_as_overridden(tmp_path):
+    """A case loaded with overrides (here E x 10 and pre = 0.1 s) is inverted and checked as overridden:
+    the forward run's model is built from the same tables, so it follows the path to round-off; a model
+    read again from the file (E, not 10 E) would miss it by the difference of the elastic responses."""
+    from femdyn.io.case import load_case
+    from femdyn.studies.inversion import invert_case, inversion_settings
+
+    case = load_case(CASES / "flexible_link.toml", overrides={"bodies.link.beam.young": 7e11, "inversion.pre": 0.1})
+    settings = inversion_settings(case)
+    assert settings.pre == 0.1
+    setup, inversion, check = invert_case(case, settings)
+    assert inversion.t[0] == -0.1
+    assert case.model.bodies[0].flexible.beam.young == 7e11
+    assert check.max_error < 1e-10
