@@ -12,7 +12,8 @@ output: CSV, ParaView series, plots) runs in fresh processes:
 (numba uses ``NUMBA_CACHE_DIR`` in place of the package's ``__pycache__``; the cache files are the same.
 Python's own bytecode is warm in both.) The runs are interleaved: in each of ``--rounds`` rounds every
 case runs cold and warm, the order alternating from round to round (C W / W C); medians. Reported: the
-wall time of the command (from starting the process to its exit), the cold - warm difference (the
+wall time of the command (from starting the process to its exit), its CPU time (user + system: less
+sensitive to other processes on a shared machine than the wall time), the cold - warm difference (the
 compilation), and the run's own time for its steps from its summary.json (``wall_time_s``). The target: nm_logo warm within 1.5 s.
 
 A benchmark (a table and JSON in SI units), not a test.
@@ -24,6 +25,7 @@ import argparse
 import json
 import os
 import platform
+import resource
 import shutil
 import statistics
 import subprocess
@@ -38,18 +40,21 @@ TARGET_WARM = 1.5  # s, nm_logo
 
 
 def femdyn_run(case, cache, out):
-    """Wall time (s) of ``femdyn run case`` in a fresh process with NUMBA_CACHE_DIR = cache, and the
-    step time of its summary."""
+    """Wall time and CPU time (user + system, s) of ``femdyn run case`` in a fresh process with
+    NUMBA_CACHE_DIR = cache, and its summary."""
     env = dict(os.environ, NUMBA_CACHE_DIR=str(cache))
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     child = subprocess.run([sys.executable, "-m", "femdyn", "run", str(case), "--out", str(out), "--quiet"],
                            env=env, cwd=ROOT, capture_output=True, text=True)
     wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     if child.returncode != 0:
         raise SystemExit(f"femdyn run {case} failed (exit {child.returncode}):\n{child.stderr}")
     summary = json.loads((out / "summary.json").read_text())
     shutil.rmtree(out)
-    return wall, summary
+    return wall, cpu, summary
 
 
 def step_seconds(summary):
@@ -67,7 +72,7 @@ def main():
     print(f"Python {platform.python_version()}, {os.cpu_count()} CPUs (load average {load[0]:.2f}); "
           f"{args.rounds} interleaved rounds, fresh processes; wall time of `femdyn run CASE` (s)", flush=True)
     walls = {(c.name, kind): [] for c in args.cases for kind in ("cold", "warm")}
-    steps = {key: [] for key in walls}
+    cpus, steps = {key: [] for key in walls}, {key: [] for key in walls}
     with tempfile.TemporaryDirectory(prefix="femdyn-startup-") as tmp:
         tmp = Path(tmp)
         warm_cache = tmp / "warm"
@@ -78,20 +83,25 @@ def main():
                 kinds = ("cold", "warm") if (k + i) % 2 == 0 else ("warm", "cold")
                 for kind in kinds:
                     cache = warm_cache if kind == "warm" else tmp / f"cold-{k}-{i}"
-                    wall, summary = femdyn_run(case, cache, tmp / "out")
+                    wall, cpu, summary = femdyn_run(case, cache, tmp / "out")
                     walls[(case.name, kind)].append(wall)
+                    cpus[(case.name, kind)].append(cpu)
                     steps[(case.name, kind)].append(step_seconds(summary))
                     if kind == "cold":
                         shutil.rmtree(cache, ignore_errors=True)
-                    print(f"  round {k + 1}: {case.name:18s} {kind}  {wall:7.3f} s", flush=True)
+                    print(f"  round {k + 1}: {case.name:18s} {kind}  wall {wall:7.3f} s, CPU {cpu:7.3f} s", flush=True)
     rows = []
-    print(f"\n{'case':18s} {'cold s':>8s} {'warm s':>8s} {'cold - warm':>12s}   (medians; all runs)")
+    print(f"\n{'case':18s} {'cold s':>8s} {'warm s':>8s} {'cold - warm':>12s} {'CPU cold':>9s} {'CPU warm':>9s}"
+          "   (medians; wall of all runs)")
     for case in args.cases:
         cold, warm = (statistics.median(walls[(case.name, k)]) for k in ("cold", "warm"))
+        cpu_cold, cpu_warm = (statistics.median(cpus[(case.name, k)]) for k in ("cold", "warm"))
         rows.append(dict(case=case.name, cold_seconds=cold, warm_seconds=warm, compile_seconds=cold - warm,
+                         cold_cpu_seconds=cpu_cold, warm_cpu_seconds=cpu_warm,
                          cold_runs=walls[(case.name, "cold")], warm_runs=walls[(case.name, "warm")],
+                         cold_cpu_runs=cpus[(case.name, "cold")], warm_cpu_runs=cpus[(case.name, "warm")],
                          cold_step_seconds=steps[(case.name, "cold")], warm_step_seconds=steps[(case.name, "warm")]))
-        print(f"{case.name:18s} {cold:8.3f} {warm:8.3f} {cold - warm:12.3f}   cold "
+        print(f"{case.name:18s} {cold:8.3f} {warm:8.3f} {cold - warm:12.3f} {cpu_cold:9.3f} {cpu_warm:9.3f}   cold "
               + " ".join(f"{t:.2f}" for t in walls[(case.name, 'cold')]) + "; warm "
               + " ".join(f"{t:.2f}" for t in walls[(case.name, 'warm')]))
     logo = next((r for r in rows if r["case"] == "nm_logo.toml"), None)
