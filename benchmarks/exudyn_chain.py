@@ -602,7 +602,10 @@ def main():
     args.reference_dt = QUICK["reference"] if args.quick else REFERENCE_DT
     links = args.links or (QUICK["links"] if args.quick else [10, 100])
     args.repeat = args.repeat or (QUICK["repeat"] if args.quick else 3)
-    load = os.getloadavg()
+    from exudyn_flexible import git_state  # (exudyn_flexible imports this module)
+    load, git = os.getloadavg(), git_state()
+    print(f"femdyn at {git['commit']} ({git['subject']})"
+          + (f", with uncommitted changes: {', '.join(git['femdyn_changes'])}" if git["femdyn_changes"] else ""))
     print(f"Exudyn {exu.__version__}, numpy {np.__version__}, Python {platform.python_version()}, "
           f"{os.cpu_count()} CPUs (load average {load[0]:.2f}); one thread; t_end = {T_END} s; median of "
           f"{args.repeat} interleaved rounds")
@@ -612,7 +615,7 @@ def main():
     print_summary(results)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    meta = dict(benchmark="rigid N-link chain, femdyn vs Exudyn", t_end=T_END, error="tip position max-norm at t_end",
+    meta = dict(benchmark="rigid N-link chain, femdyn vs Exudyn", femdyn_git=git, t_end=T_END, error="tip position max-norm at t_end",
                 exudyn_version=exu.__version__, numpy=np.__version__, python=platform.python_version(),
                 machine=platform.machine(), cpus=os.cpu_count(), rounds=args.repeat, interleaved=True,
                 load_average_start=load, load_average_end=os.getloadavg(), quick=args.quick,
