@@ -3,7 +3,8 @@ pendulum in N.
 
 1. ``cases/3prr_sine.toml`` as FEM with 4 elements per body (and as rigid, for reference), with the
    energy-momentum scheme and with generalized-alpha (the case's rho_inf and Newton options): wall time for the whole
-   run (4 s of simulated time; median and best of ``--repeat`` runs, a new stepper each: the shared
+   run (4 s of simulated time; median and best of ``--repeat`` interleaved rounds -- each runs the four
+   model/integrator pairs once, in alternating order --, a new stepper each: the shared
    machine's speed varies by up to 2x within minutes, and the best run is the one least slowed by
    others), Newton iterations per step, real-time factor (simulated / wall time; > 1 is faster than
    real time).
@@ -33,23 +34,44 @@ from femdyn.model.initial import place
 CASE = pathlib.Path(__file__).resolve().parent.parent / "cases" / "3prr_sine.toml"
 
 
-def three_prr(model_kind, integrator, dt, t_end, repeat):
+def three_prr(model_kind, integrator, dt, t_end):
+    """The 3-PRR as ``model_kind`` with ``integrator``: a function making one timed run (a new stepper)."""
     case = load_case(CASE, Options(model=model_kind, elements=4))
     setup = prepare(case.model, case.q0, case.v0)
     steps = int(round(t_end / dt))
-    seconds = []
-    for _ in range(repeat):
+
+    def run():
         if integrator == "generalized-alpha":
             stepper = GeneralizedAlpha(case.model, dt, setup.active_rows, case.settings.newton_options,
                                        rho_inf=case.settings.rho_inf)
         else:
             stepper = EnergyMomentum(case.model, dt, setup.active_rows)
         _, _, iterations, elapsed = run_steps(case.model, setup, stepper, steps)
-        seconds.append(elapsed)
-    median, best = float(np.median(seconds)), min(seconds)
-    return dict(model=model_kind, integrator=integrator, unknowns=stepper.size, steps=steps, dt=dt, seconds=median,
-                best_seconds=best, all_seconds=seconds, ms_per_step=1e3 * median / steps,
-                newton_per_step=iterations / steps, real_time_factor=t_end / median, best_real_time_factor=t_end / best)
+        return dict(model=model_kind, integrator=integrator, unknowns=stepper.size, steps=steps, dt=dt,
+                    seconds=elapsed, newton_per_step=iterations / steps)
+
+    run_steps(case.model, setup, EnergyMomentum(case.model, dt, setup.active_rows), 3)  # warm-up: kernels loaded
+    return run
+
+
+def three_prr_interleaved(dt, t_end, rounds):
+    """Every model and integrator once per round, the order reversed in every other round; median and
+    best of the rounds."""
+    runs = {(kind, integrator): three_prr(kind, integrator, dt, t_end) for kind in ("rigid", "fem")
+            for integrator in ("energy-momentum", "generalized-alpha")}
+    seconds, first = {key: [] for key in runs}, {}
+    for k in range(rounds):
+        for key in (list(runs) if k % 2 == 0 else list(runs)[::-1]):
+            r = runs[key]()
+            first.setdefault(key, r)
+            seconds[key].append(r["seconds"])
+    out = []
+    for key, r in first.items():
+        median, best = float(np.median(seconds[key])), min(seconds[key])
+        out.append(dict(r, seconds=median, best_seconds=best, all_seconds=seconds[key],
+                        ms_per_step=1e3 * median / r["steps"], real_time_factor=t_end / median,
+                        best_real_time_factor=t_end / best))
+    return out
 
 
 def pendulum(n_elements, dt, steps):
@@ -71,15 +93,15 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--dt", type=float, default=2e-3, help="3-PRR time step (default 2e-3)")
     parser.add_argument("--t-end", type=float, default=4.0)
-    parser.add_argument("--repeat", type=int, default=3, help="3-PRR runs per model and integrator (default 3)")
+    parser.add_argument("--repeat", type=int, default=3, help="3-PRR rounds (each runs every model and integrator once, the order "
+                        "alternating; default 3)")
     parser.add_argument("--elements", type=int, nargs="+", default=[16, 64, 256, 1024])
     parser.add_argument("--pendulum-steps", type=int, default=1000)
     parser.add_argument("--json", type=pathlib.Path)
     args = parser.parse_args()
 
-    prr = [three_prr(kind, integrator, args.dt, args.t_end, args.repeat) for kind in ("rigid", "fem")
-           for integrator in ("energy-momentum", "generalized-alpha")]
-    print(f"3-PRR, {args.t_end:g} s at dt = {args.dt:g}, median and best of {args.repeat} runs "
+    prr = three_prr_interleaved(args.dt, args.t_end, args.repeat)
+    print(f"3-PRR, {args.t_end:g} s at dt = {args.dt:g}, median and best of {args.repeat} interleaved rounds "
           "(real-time x > 1: faster than real time)")
     print(f"{'model':>6} {'integrator':>18} {'unknowns':>9} {'wall [s]':>9} {'best [s]':>9} {'ms/step':>8} "
           f"{'Newton/step':>12} {'real-time x':>12} {'best x':>7}")

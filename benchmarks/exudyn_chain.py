@@ -16,7 +16,8 @@ Error: max-norm of the tip (free end of the last link) position at t = 1 s again
 Richardson extrapolation (4 x(h/2) - x(h)) / 3 of two fine femdyn runs (the scheme is symmetric, its
 error expands in even powers of dt), cross-checked against the finest run of each Exudyn variant.
 Work: wall time of the time integration (femdyn: stepper construction + steps; Exudyn: SolveDynamic),
-median of ``--repeat`` runs; model building is left out in both codes. The table gives the
+median of ``--repeat`` rounds, interleaved (``interleaved``: the codes of one dt run back to back, in
+alternating order from round to round); model building is left out in both codes. The table gives the
 femdyn/Exudyn wall-time ratio at equal error, interpolated log-log along each code's Pareto front
 (never extrapolated). Also reported: femdyn's time per step split into assembly, CSC refill, KLU
 factorisation and solve, end-of-step work and the Python remainder of the Newton loop.
@@ -301,6 +302,46 @@ def exudyn_run(exu, fc, dt, variant, t_end=T_END):
 
 # ---------------------------------------------------------------------------------------------- analysis
 
+def interleaved(plan, rounds, single_above, max_run, keep=lambda dt: False, report=None):
+    """Runs ``plan`` -- [(dt, {code: run})] by decreasing dt, ``run()`` one timed run returning a dict with
+    ``seconds``, ``steps`` (and ``extra_steps``) -- interleaved: in ``rounds`` rounds, the codes of one dt
+    run back to back, in the given order when round + (index of the dt) is even and reversed when odd
+    (A B / B A / A B), so that all codes see the same state of a shared machine. Returns {code: [runs]},
+    each the first round's run dict with ``seconds`` the median of its rounds and ``times`` all of them.
+
+    In the first round a code's dt is dropped when its expected time (the least seconds per step taken
+    so far, times the steps) exceeds ``max_run`` unless ``keep(dt)``; a run longer than ``single_above``
+    seconds is not repeated. ``report(code, run)`` is called after each first-round run."""
+    runs, per_step, times = {}, {}, {}
+    for k in range(rounds):
+        for i, (dt, codes) in enumerate(plan):
+            order = list(codes) if (k + i) % 2 == 0 else list(codes)[::-1]
+            for code in order:
+                key = (code, dt)
+                if k == 0:
+                    expected = per_step.get(code, 0.0) * round(T_END / dt)
+                    if expected > max_run and not keep(dt):
+                        print(f"  {code:12s} dt = {dt:<8g} skipped: about {expected:.0f} s expected "
+                              f"(> --max-run {max_run:g} s)", flush=True)
+                        continue
+                    r = dict(codes[code](), dt=dt)
+                    runs[key], times[key] = r, [r["seconds"]]
+                    taken = r["seconds"] / (r["steps"] + max(r.get("extra_steps", 0), 0))
+                    per_step[code] = min(per_step.get(code, taken), taken)
+                    if report:
+                        report(code, r)
+                elif key in runs and runs[key]["seconds"] < single_above:
+                    times[key].append(codes[code]()["seconds"])
+    out = {code: [] for _, codes in plan for code in codes}
+    for (code, _), r in runs.items():
+        r["times"] = times[(code, r["dt"])]
+        r["seconds"] = statistics.median(r["times"])
+        out[code].append(r)
+    for code in out:
+        out[code].sort(key=lambda r: -r["dt"])
+    return out
+
+
 def median_run(fn, repeat, single_above):
     """Median wall time of ``repeat`` runs (one run only if it takes longer than ``single_above`` s)."""
     first = fn()
@@ -407,30 +448,25 @@ def study(n_links, args, exu):
           f"tip = ({reference[0]:.10f}, {reference[1]:.10f}); estimated error of the dt = {h / 2:g} run "
           f"{fine_error:.2e}", flush=True)
 
-    runs = {"femdyn": [], "exudyn_ga": [], "exudyn_idx2": []}
-    plan = [("femdyn", dt) for dt in args.femdyn_dts] + [(v, dt) for v in ("exudyn_ga", "exudyn_idx2")
-                                                          for dt in args.exudyn_dts]
-    per_step = {}  # cheapest seconds per step taken so far, by code (steps taken include reduced ones)
-    for code, dt in plan:
-        expected = per_step.get(code, 0.0) * round(T_END / dt)
-        if expected > args.max_run:
-            print(f"  {code:12s} dt = {dt:<8g} skipped: about {expected:.0f} s expected "
-                  f"(> --max-run {args.max_run:g} s)", flush=True)
-            continue
-        if code == "femdyn":
-            r = median_run(lambda dt=dt: femdyn_run(fc, dt, scheme=femdyn_scheme(args)), args.repeat,
-                           args.single_above)
-        else:
-            r = median_run(lambda dt=dt, code=code: exudyn_run(exu, fc, dt, code), args.repeat, args.single_above)
-        r["dt"] = dt
+    def femdyn_timed(dt):
+        return lambda: femdyn_run(fc, dt, scheme=femdyn_scheme(args))
+
+    def exudyn_timed(dt, code):
+        return lambda: exudyn_run(exu, fc, dt, code)
+
+    def report(code, r):
         r["error"] = float(np.abs(np.array(r["tip"]) - reference).max())
-        runs[code].append(r)
-        taken = r["seconds"] / (r["steps"] + max(r.get("extra_steps", 0), 0))
-        per_step[code] = min(per_step.get(code, taken), taken)
         note = "" if r.get("completed", True) else f"  FAILED (t = {r['reached']:.4g}: {r['failure']})"
         extra = f", {r['extra_steps']} extra (reduced) steps" if r.get("extra_steps") else ""
-        print(f"  {code:12s} dt = {dt:<8g} {r['seconds']:8.3f} s  error {r['error']:.3e}  "
+        print(f"  {code:12s} dt = {r['dt']:<8g} {r['seconds']:8.3f} s  error {r['error']:.3e}  "
               f"Newton/step {r['newton_per_step']:.2f}{extra}{note}", flush=True)
+
+    femdyn_run(fc, 1e-2, t_end=3e-2, scheme=femdyn_scheme(args))  # warm-up of both codes
+    exudyn_run(exu, fc, 1e-2, "exudyn_ga", t_end=3e-2)
+    dts = sorted(set(args.femdyn_dts) | set(args.exudyn_dts), reverse=True)
+    plan = [(dt, {**({"femdyn": femdyn_timed(dt)} if dt in args.femdyn_dts else {}),
+                  **{v: exudyn_timed(dt, v) for v in VARIANTS if dt in args.exudyn_dts}}) for dt in dts]
+    runs = interleaved(plan, args.repeat, args.single_above, args.max_run, report=report)
 
     cross = {v: exudyn_cross_check(runs[v], reference) for v in VARIANTS}
     cross = {v: c for v, c in cross.items() if c}
@@ -547,7 +583,7 @@ def main():
     parser.add_argument("--links", type=int, nargs="+", default=None, help="chain lengths (default 10 100)")
     parser.add_argument("--quick", action="store_true",
                         help="N = 10 only (unless --links), fewer dt, coarser reference, one repeat")
-    parser.add_argument("--repeat", type=int, default=None, help="runs per point, the median is kept (default 3)")
+    parser.add_argument("--repeat", type=int, default=None, help="interleaved rounds, the median of each point is kept (default 3)")
     parser.add_argument("--single-above", type=float, default=10.0,
                         help="runs longer than this many seconds are not repeated (default 10)")
     parser.add_argument("--max-run", type=float, default=60.0,
@@ -566,17 +602,23 @@ def main():
     args.reference_dt = QUICK["reference"] if args.quick else REFERENCE_DT
     links = args.links or (QUICK["links"] if args.quick else [10, 100])
     args.repeat = args.repeat or (QUICK["repeat"] if args.quick else 3)
+    from exudyn_flexible import git_state  # (exudyn_flexible imports this module)
+    load, git = os.getloadavg(), git_state()
+    print(f"femdyn at {git['commit']} ({git['subject']})"
+          + (f", with uncommitted changes: {', '.join(git['femdyn_changes'])}" if git["femdyn_changes"] else ""))
     print(f"Exudyn {exu.__version__}, numpy {np.__version__}, Python {platform.python_version()}, "
-          f"{os.cpu_count()} CPUs; one thread; t_end = {T_END} s; median of {args.repeat}")
+          f"{os.cpu_count()} CPUs (load average {load[0]:.2f}); one thread; t_end = {T_END} s; median of "
+          f"{args.repeat} interleaved rounds")
 
     start = time.perf_counter()
     results = [study(n, args, exu) for n in links]
     print_summary(results)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    meta = dict(benchmark="rigid N-link chain, femdyn vs Exudyn", t_end=T_END, error="tip position max-norm at t_end",
+    meta = dict(benchmark="rigid N-link chain, femdyn vs Exudyn", femdyn_git=git, t_end=T_END, error="tip position max-norm at t_end",
                 exudyn_version=exu.__version__, numpy=np.__version__, python=platform.python_version(),
-                machine=platform.machine(), cpus=os.cpu_count(), repeat=args.repeat, quick=args.quick,
+                machine=platform.machine(), cpus=os.cpu_count(), rounds=args.repeat, interleaved=True,
+                load_average_start=load, load_average_end=os.getloadavg(), quick=args.quick,
                 femdyn=dict(scheme=args.femdyn_integrator, newton=args.femdyn_newton, linear_solver="KLU (fixed pattern)",
                             timing="stepper construction + steps"),
                 exudyn=dict(bodies="NodeRigidBody2D + ObjectRigidBody2D", joints="MarkerBodyPosition + ObjectJointRevolute2D",

@@ -38,8 +38,10 @@ at the finest step ``REFERENCE_DT`` (the error of this problem does not follow o
 reference's error is estimated by its distance to the run at 2 ``REFERENCE_DT`` (conservative for any
 order >= 1); runs less than ``FLOOR_FACTOR`` times above the larger of the two codes' estimates are
 left out of the equal-error ratios. Work: wall time of the time integration (femdyn: stepper
-construction + steps; Exudyn: SolveDynamic), the median of ``--repeat`` runs; building the model is
-left out in both codes. The table gives the femdyn/Exudyn wall-time ratio at equal error, interpolated
+construction + steps; Exudyn: SolveDynamic), the median of ``--repeat`` rounds; building the model is
+left out in both codes. The runs are interleaved (``exudyn_chain.interleaved``: femdyn and Exudyn at one dt
+back to back, their order alternating from round to round, ``--repeat`` rounds). The table gives the
+femdyn/Exudyn wall-time ratio at equal error, interpolated
 log-log along each code's Pareto front (never extrapolated), the lower bounds "femdyn run / cheapest
 Exudyn run at least as accurate", the time per step of both codes at dt = 1e-3, and femdyn's time per
 step split into assembly, CSC refill, KLU factorisation and solve, end-of-step work and the Python
@@ -82,6 +84,7 @@ from exudyn_chain import (
     femdyn_scheme,
     femdyn_split,
     import_exudyn,
+    interleaved,
     median_run,
     observed_orders,
     print_equal_error,
@@ -101,6 +104,7 @@ GRAVITY = (0.0, -9.81)
 ELEMENTS = [16, 64, 256]  # 1024 on request (--elements 16 64 256 1024): about 20 minutes more
 DTS = [1e-2, 5e-3, 2e-3, 1e-3, 5e-4, 2.5e-4]  # the last is 2 REFERENCE_DT: it also gives the reference's error
 REFERENCE_DT = 1.25e-4
+LARGE_DT = 5e-3  # the large steps of the work-precision curves: dt = 5e-3 .. 1e-2
 FLOOR_FACTOR = 2.0
 QUICK = dict(elements=[16], dts=[1e-2, 5e-3, 2e-3, 1e-3, 5e-4], reference=2.5e-4, repeat=1)
 SPLIT_DT, SPLIT_STEPS = 1e-3, 200
@@ -193,13 +197,13 @@ def exudyn_run(exu, fp, dt, residual_newton=False, t_end=T_END):
 
 # ---------------------------------------------------------------------------------------------- study
 
-def femdyn_try(fp, dt, scheme):
+def femdyn_try(fp, dt, scheme, t_end=T_END):
     """``exudyn_chain.femdyn_run``, with a Newton failure recorded instead of raised."""
     start = time.perf_counter()
     try:
-        return dict(femdyn_run(fp, dt, scheme=scheme), completed=True)
+        return dict(femdyn_run(fp, dt, t_end=t_end, scheme=scheme), completed=True)
     except NewtonFailure as err:
-        return dict(seconds=time.perf_counter() - start, tip=[math.nan, math.nan], steps=round(T_END / dt),
+        return dict(seconds=time.perf_counter() - start, tip=[math.nan, math.nan], steps=round(t_end / dt),
                     completed=False, reached=err.time, failure=str(err).splitlines()[0],
                     newton_per_step=math.nan)
 
@@ -227,21 +231,15 @@ def study(n_elements, args, exu, problem=FemdynPendulum):
     print(f"\n=== N = {n_elements} elements (femdyn unknowns {fp.model.n + len(fp.setup.active_rows)}, "
           f"Exudyn ODE2 coordinates {fp.exudyn_coordinates}) ===", flush=True)
     h = args.reference_dt
-    runs, references, coarse_tips = {}, {}, {}
+    references, coarse_tips = {}, {}
+    femdyn_try(fp, 1e-2, femdyn_scheme(args), t_end=3e-2)  # warm-up: compiled kernels loaded (or compiled)
+    exudyn_run(exu, fp, 1e-2, args.exudyn_residual_newton, t_end=3e-2)
+    plan = [(dt, {code: (lambda dt=dt, code=code: timed(code, fp, dt, args, exu, 1)) for code in CODES})
+            for dt in args.dts]
+    # 2 REFERENCE_DT gives the reference's error estimate, 1e-3 the time-per-step comparison
+    runs = interleaved(plan, args.repeat, args.single_above, args.max_run,
+                       keep=lambda dt: math.isclose(dt, 2 * h) or math.isclose(dt, 1e-3), report=report_run)
     for code in CODES:
-        runs[code], per_step = [], 0.0
-        for dt in args.dts:
-            # 2 REFERENCE_DT gives the reference's error estimate, 1e-3 the time-per-step comparison
-            mandatory = math.isclose(dt, 2 * h) or math.isclose(dt, 1e-3)
-            expected = per_step * round(T_END / dt)
-            if expected > args.max_run and not mandatory:
-                print(f"  {code:7s} dt = {dt:<8g} skipped: about {expected:.0f} s expected "
-                      f"(> --max-run {args.max_run:g} s)", flush=True)
-                continue
-            r = timed(code, fp, dt, args, exu, args.repeat)
-            runs[code].append(r)
-            report_run(code, r)
-            per_step = r["seconds"] / (r["steps"] + max(r.get("extra_steps", 0), 0))
         coarse = next((r for r in runs[code] if math.isclose(r["dt"], 2 * h)), None)
         if coarse is None:  # not in the dt list: run it for the estimate only
             coarse = timed(code, fp, 2 * h, args, exu, 1)
@@ -270,6 +268,7 @@ def study(n_elements, args, exu, problem=FemdynPendulum):
     for code in CODES:
         x_h, x_2h = np.array(references[code]["tip"]), np.array(coarse_tips[code])
         extrapolated[code] = (4.0 * x_h - x_2h) / 3.0
+    large = large_steps(runs)
     at_1ms = {c: next((r for r in runs[c] if math.isclose(r["dt"], 1e-3)), None) for c in CODES}
     per_step = None
     if all(at_1ms.values()):
@@ -289,11 +288,50 @@ def study(n_elements, args, exu, problem=FemdynPendulum):
                   observed_orders={c: observed_orders([r for r in rs if r["error"] > 0]) for c, rs in runs.items()},
                   ratios_at_equal_error=equal_error_ratios(runs["femdyn"], runs["exudyn"], floor),
                   ratios_against_cheapest_as_accurate=against_cheapest_as_accurate(runs["femdyn"], runs["exudyn"], floor),
-                  time_per_step_at_1ms=per_step,
+                  time_per_step_at_1ms=per_step, large_steps=large,
                   femdyn_split=femdyn_split(fp, SPLIT_DT, args.split_steps, femdyn_scheme(args)))
     if args.profile:
         result["femdyn_profile"] = femdyn_profile(fp, SPLIT_DT, args.split_steps, scheme=femdyn_scheme(args))
     return result
+
+
+def large_steps(runs, from_dt=LARGE_DT):
+    """The runs at dt >= ``from_dt``: each code's error (or failure) and step cuts, and for each femdyn
+    run the largest Exudyn dt whose (completed, uncut) run is at least as accurate, with its wall time."""
+    rows = []
+    for f in runs["femdyn"]:
+        if f["dt"] < from_dt * (1 - 1e-9):
+            continue
+        e = next((r for r in runs["exudyn"] if math.isclose(r["dt"], f["dt"])), None)
+        good = [r for r in runs["exudyn"] if r["completed"] and r.get("extra_steps", 0) <= 0
+                and f["completed"] and r["error"] <= f["error"]]
+        needed = max(good, key=lambda r: r["dt"]) if good else None
+        rows.append(dict(dt=f["dt"], femdyn_completed=f["completed"], femdyn_error=f["error"], femdyn_seconds=f["seconds"],
+                         femdyn_newton_per_step=f["newton_per_step"],
+                         exudyn_completed=e["completed"] if e else None, exudyn_error=e["error"] if e else None,
+                         exudyn_extra_steps=e.get("extra_steps", 0) if e else None,
+                         exudyn_newton_per_step=e["newton_per_step"] if e else None,
+                         exudyn_failure=e.get("failure") if e else None,
+                         exudyn_dt_for_femdyn_error=needed["dt"] if needed else None,
+                         exudyn_seconds_for_femdyn_error=needed["seconds"] if needed else None))
+    return rows
+
+
+def print_large_steps(res):
+    print(f"large steps (dt >= {LARGE_DT:g}): femdyn energy-momentum against Exudyn generalized-alpha")
+    for row in res["large_steps"]:
+        femdyn = f"{row['femdyn_error']:.2e}" if row["femdyn_completed"] else "FAILED"
+        if row["exudyn_completed"] is None:
+            exudyn = "not run"
+        else:
+            exudyn = f"{row['exudyn_error']:.2e}" if row["exudyn_completed"] else f"FAILED ({row['exudyn_failure']})"
+            if row["exudyn_extra_steps"]:
+                exudyn += f", cut the step ({row['exudyn_extra_steps']} extra steps)"
+            exudyn += f", Newton/step {row['exudyn_newton_per_step']:.2f}"
+        need = (f"Exudyn needs dt = {row['exudyn_dt_for_femdyn_error']:g} ({row['exudyn_seconds_for_femdyn_error']:.3f} s) "
+                f"for that error" if row["exudyn_dt_for_femdyn_error"] else "no Exudyn run reaches that error")
+        print(f"    dt {row['dt']:<7g} femdyn error {femdyn} ({row['femdyn_seconds']:.3f} s, Newton/step "
+              f"{row['femdyn_newton_per_step']:.2f}); Exudyn error {exudyn}; {need}")
 
 
 def mesh_convergence(results):
@@ -330,6 +368,7 @@ def print_summary(results, mesh):
                   f"Exudyn {row['exudyn_error']:.2e} (ratio {row['error_ratio']:.2f})")
         for code, orders in res["observed_orders"].items():
             print(f"observed orders {code:7s}: " + ", ".join(f"{o['order']:.2f}" for o in orders))
+        print_large_steps(res)
         print_equal_error("Exudyn", res["ratios_at_equal_error"])
         print_lower_bounds("Exudyn", res["ratios_against_cheapest_as_accurate"])
         print_split(res)
@@ -410,7 +449,8 @@ def argument_parser(description, out, quick, elements_help):
     parser.add_argument("--quick", action="store_true",
                         help=f"N = {' '.join(map(str, quick['elements']))} only (unless --elements), fewer dt, "
                              "coarser reference, one repeat")
-    parser.add_argument("--repeat", type=int, default=None, help="runs per point, the median is kept (default 3)")
+    parser.add_argument("--repeat", type=int, default=None,
+                        help="interleaved rounds, the median of each point is kept (default 3)")
     parser.add_argument("--single-above", type=float, default=5.0,
                         help="runs longer than this many seconds are not repeated (default 5)")
     parser.add_argument("--max-run", type=float, default=60.0,

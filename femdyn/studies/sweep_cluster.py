@@ -10,6 +10,10 @@ workers' fault, not the sample's -- and is an error row if its workers die again
 that count is set here; an external scheduler uses its own ``distributed.scheduler.allowed-failures``.
 Dask's own log (a scheduler's or client's errors about dead workers, with their tracebacks) is
 silenced in this process while connected: what it reports becomes the sample's row.
+
+Workers on this machine (a LocalCluster's, or ``dask worker`` processes started here) load the compiled
+kernels from numba's on-disk cache that any earlier femdyn process wrote (``numerics.compiled``), so only
+the first process after an install compiles; workers on another machine use that machine's cache.
 """
 import dataclasses
 import logging

@@ -1,0 +1,137 @@
+"""The compiled kernels' on-disk cache (``femdyn.numerics.compiled``): a read-only install still runs,
+and the Dask workers of a sweep load the machine code that an earlier process wrote instead of
+compiling it again.
+
+A "read-only" location is made here by a regular file where numba wants a folder (every
+``__pycache__`` of a copied package, ``NUMBA_CACHE_DIR`` and ``XDG_CACHE_HOME`` below a file): that
+refuses writes for every user, root included, where permission bits would not."""
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+from shared import CASES
+
+import femdyn
+from femdyn.studies import sweep as sweeps
+from femdyn.studies import sweep_cluster
+
+PACKAGE_ROOT = Path(femdyn.__file__).resolve().parents[1]  # the femdyn under test, not an installed one
+FLEXIBLE = CASES / "3prr_sine.toml"  # FEM links of world-vector beams: the compiled kernels run
+
+
+def environment(*paths, **variables):
+    env = {k: v for k, v in os.environ.items() if k not in ("NUMBA_CACHE_DIR", "XDG_CACHE_HOME", "PYTHONPATH")}
+    env["PYTHONPATH"] = os.pathsep.join(str(p) for p in (*paths, PACKAGE_ROOT))
+    return dict(env, **variables)
+
+
+def read_only_copy(tmp_path):
+    """A copy of the femdyn package whose folders have a file named ``__pycache__``: neither Python's
+    bytecode nor numba's cache can be written next to the sources."""
+    root = tmp_path / "install"
+    shutil.copytree(PACKAGE_ROOT / "femdyn", root / "femdyn", ignore=shutil.ignore_patterns("__pycache__"))
+    for folder in [root / "femdyn", *(p for p in (root / "femdyn").rglob("*") if p.is_dir())]:
+        (folder / "__pycache__").write_text("")
+    return root
+
+
+def unwritable(tmp_path, name):
+    """A path below a regular file: no folder can be made there."""
+    blocker = tmp_path / "blocker"
+    blocker.write_text("")
+    return str(blocker / name)
+
+
+def femdyn_run(env, out):
+    """``femdyn run`` of the flexible 3-PRR for 0.02 s in a fresh process; its history.csv and stderr."""
+    child = subprocess.run([sys.executable, "-m", "femdyn", "run", str(FLEXIBLE), "--t-end", "0.02", "--no-vtk",
+                            "--no-plots", "--quiet", "--out", str(out)], env=env, cwd=out.parent, capture_output=True,
+                           text=True)
+    assert child.returncode == 0, child.stderr
+    return (out / "history.csv").read_text(), child.stderr
+
+
+def test_kernel_compiles_in_memory_where_no_cache_can_be_written(tmp_path):
+    """``compiled.kernel`` of a quadratic energy V = sum k_i x_i^2 / 2 in a module whose ``__pycache__``,
+    NUMBA_CACHE_DIR and user cache are all unwritable: compiled in memory (numba's NullCache), the value
+    equal to the closed form, nothing printed; the same module in a writable folder is cached on disk."""
+    module = textwrap.dedent("""\
+        from femdyn.numerics.compiled import kernel
+
+        @kernel
+        def energy(k, x):
+            total = 0.0
+            for i in range(x.size):
+                total += 0.5 * k[i] * x[i] * x[i]
+            return total
+        """)
+    k, x = np.linspace(1.0, 3.0, 7), np.linspace(-0.5, 0.7, 7)
+    code = ("import numpy as np, probe; k, x = np.linspace(1.0, 3.0, 7), np.linspace(-0.5, 0.7, 7); "
+            "print(repr(probe.energy(k, x)), type(probe.energy._cache).__name__)")
+    results = {}
+    for kind in ("read-only", "writable"):
+        folder = tmp_path / kind
+        folder.mkdir()
+        (folder / "probe.py").write_text(module)
+        if kind == "read-only":
+            (folder / "__pycache__").write_text("")
+            env = environment(folder, NUMBA_CACHE_DIR=unwritable(tmp_path, "numba"),
+                              XDG_CACHE_HOME=unwritable(tmp_path, "xdg"))
+        else:
+            env = environment(folder)
+        child = subprocess.run([sys.executable, "-c", code], env=env, cwd=folder, capture_output=True, text=True)
+        assert child.returncode == 0 and child.stderr == "", child.stderr
+        value, cache = child.stdout.split()
+        results[kind] = (float(value), cache)
+    assert results["read-only"][1] == "NullCache" and results["writable"][1] == "FunctionCache"
+    assert list((tmp_path / "writable" / "__pycache__").glob("probe.energy-*.nbi"))
+    for value, _ in results.values():
+        assert abs(value - 0.5 * float(np.sum(k * x * x))) <= 1e-15 * value
+
+
+def test_read_only_install_runs_from_the_user_cache(tmp_path):
+    """The flexible 3-PRR from a package copy with no writable ``__pycache__``: numba caches in the user
+    cache folder (XDG_CACHE_HOME/numba), the second run loads it without writing, both runs print
+    nothing on stderr and give the history of the run from the writable checkout, digit for digit."""
+    expected, _ = femdyn_run(environment(), tmp_path / "checkout")
+    install, cache = read_only_copy(tmp_path), tmp_path / "cache"
+    env = environment(install, XDG_CACHE_HOME=str(cache))
+    stamps = []
+    for k in range(2):
+        history, err = femdyn_run(env, tmp_path / f"read-only-{k}")
+        assert err == "" and history == expected
+        stamps.append({p: p.stat().st_mtime_ns for p in cache.rglob("*") if p.is_file()})
+    assert any(p.name.startswith("kernels.step-") and p.suffix == ".nbc" for p in stamps[0]), stamps
+    assert stamps[1] == stamps[0]  # the second run compiled nothing: the cache was read, not rewritten
+    assert not any((install / "femdyn").rglob("*.nbi"))
+
+
+def test_dask_worker_loads_the_kernels_from_the_cache(tmp_path):
+    """A sample of a sweep of the flexible 3-PRR run first in this process (which writes the cache if it
+    is not there), then on a fresh LocalCluster worker: the worker's compiled step is a cache hit with no
+    miss (numba's dispatcher statistics), and its row equals this process's."""
+    plan = sweeps.plan_sweep(FLEXIBLE, [sweeps.parse_parameter("E=7e10")], t_end=0.02)
+    task = plan.task(0)
+    here = sweeps.run_sample(task)
+
+    def kernel_cache_statistics():
+        from numba.core.registry import CPUDispatcher
+
+        from femdyn.beam.world import kernels
+        return {name: (sum(f.stats.cache_hits.values()), sum(f.stats.cache_misses.values()))
+                for name, f in vars(kernels).items() if isinstance(f, CPUDispatcher)}
+
+    rows = []
+    with sweep_cluster.connect(workers=1) as client:
+        sweep_cluster.run_on_cluster(client, [task], rows.append)
+        (statistics,) = client.run(kernel_cache_statistics).values()
+    assert statistics["step"][0] >= 1
+    assert all(misses == 0 for _, misses in statistics.values()), statistics
+    assert len(rows) == 1 and rows[0]["error"] == ""
+    for column, value in here.items():
+        if column != "wall_time":
+            assert rows[0][column] == value, column
