@@ -1,0 +1,76 @@
+"""The compiled constraint families and forces as ``SaddleSystem.constrain`` writes them into a Newton
+iteration: the Newton-matrix entries are the derivatives of the residual they are written with (central
+differences of R in q_n+1 and in the multipliers), for the energy-momentum forms (Gbar(q_n, q_n+1))
+and the continuous ones (q_n = q_n+1), and the rows take their exact values at known configurations."""
+import numpy as np
+import pytest
+from test_components import all_joints_model
+
+from femdyn.beam.body import BeamBody, Section
+from femdyn.integrators.saddle import SaddleSystem
+from femdyn.model.builder import ModelBuilder
+from femdyn.model.initial import place
+
+
+def flexible_pendulum():
+    """A 1 m steel beam of 4 elements pinned to the ground with its pin angle "theta" as a coordinate
+    (the angle row then turns with the beam's cross-section at the pin)."""
+    b = ModelBuilder(2)
+    b.add_beam("beam", BeamBody.straight(1.0, 4, Section.rectangle(0.01, 0.01), 2.1e11, 7850.0), stiffening=True)
+    b.add_joint("pin", "revolute", "ground", "beam", angle="theta")
+    b.set_gravity([0.0, -9.81])
+    return b.build()
+
+
+def residual_and_matrix(system, qa, qb, lam, scale, same):
+    """R (size,) and the dense Newton matrix's constraint part at (qa, qb, lam); ``same``: the
+    continuous forms at qb, whose tangent the steps double (the discrete one is the derivative in qb
+    of a mid-point form, half that of the continuous one)."""
+    starts = system.begin_step(qb if same else qa, 1.0)
+    R = np.zeros(system.size)
+    values = system.newton_values(0.0)
+    system.constrain(R, starts, qb if same else qa, qb, lam, scale, 2.0 if same else 1.0, values)
+    return R, system.pattern.csc(values).toarray()
+
+
+@pytest.mark.parametrize("same", [False, True], ids=["discrete", "continuous"])
+@pytest.mark.parametrize("which", ["planar", "spatial", "flexible"])
+def test_newton_entries_are_derivatives_of_the_residual(which, same):
+    model = flexible_pendulum() if which == "flexible" else all_joints_model(2 if which == "planar" else 3)
+    system = SaddleSystem(model)
+    assert any(fam.compiled for fam in system.families)
+    rng = np.random.default_rng(21)
+    qa = rng.normal(size=model.n)
+    qb, lam, scale, n = qa + 0.3 * rng.normal(size=model.n), rng.normal(size=model.m), 3.0, model.n
+
+    def R(x, y=lam):
+        return residual_and_matrix(system, qa, x, y, scale, same)[0]
+
+    _, K = residual_and_matrix(system, qa, qb, lam, scale, same)
+    h = 1e-6
+    for j in range(n):
+        e = np.zeros(n)
+        e[j] = h
+        np.testing.assert_allclose(K[:, j], (R(qb + e) - R(qb - e)) / (2 * h), atol=2e-7, err_msg=f"column {j}")
+    for i in range(model.m):  # d R_q / d lam_i = Gbar row i: the matrix holds scale Gbar^T
+        e = np.zeros(model.m)
+        e[i] = h
+        np.testing.assert_allclose(K[:n, n + i], scale * (R(qb, lam + e) - R(qb, lam - e))[:n] / (2 * h),
+                                   atol=2e-7, err_msg=f"row {i}")
+
+
+@pytest.mark.parametrize("delta", [0.0, 0.3, -2.0])
+def test_angle_row_is_the_sine_of_the_angle_error(delta):
+    """On the flexible pendulum placed at the pin angle 0.7, the angle row with Theta = 0.7 + delta is
+    sin(delta) and its Theta derivative cos(delta) (angle.py: Phi = sin(Theta - Theta_rel)), written
+    scaled into the residual and the matrix."""
+    model = flexible_pendulum()
+    q, _ = place(model, {}, {"pin": {"angle": 0.7}})
+    theta = model.joint_coordinates["theta"]
+    q[theta] += delta
+    system = SaddleSystem(model)
+    (fam,) = [f for f in system.families if f.compiled]
+    row = int(fam.c.rows[0, 0])
+    R, K = residual_and_matrix(system, q, q, np.zeros(model.m), 2.0, True)
+    assert R[model.n + row] == pytest.approx(2.0 * np.sin(delta), abs=1e-14)
+    assert K[model.n + row, theta] == pytest.approx(2.0 * np.cos(delta), abs=1e-14)
