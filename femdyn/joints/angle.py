@@ -98,22 +98,6 @@ class JointAngle(Constraint):
                                      R, _NO_VALUES if values is None else values, self.dofs, rows, *self._kernel_data,
                                      phi_at, T_at, F_at, G_at)
 
-    def places(self, layout):
-        """The CSC places of the family's Newton-matrix entries per instance -- tangent (K, P), Gbar^T
-        and G (K, J + 1; -1 on dropped rows) --, the residual row of each instance's phi (-1:
-        dropped) and its constraint row, from its ``saddle.FamilyLayout``."""
-        K, P = self.count, self._tangent_size
-        J1 = int(self.jacobian_mask.sum())
-        at = layout.at
-        F_at, G_at = -np.ones(K * J1, dtype=np.int64), -np.ones(K * J1, dtype=np.int64)
-        f, g = int(layout.f_keep.sum()), int(layout.g_keep.sum())
-        F_at[layout.f_keep] = at[K * P : K * P + f]
-        G_at[layout.g_keep] = at[K * P + f : K * P + f + g]
-        phi_at = -np.ones(K, dtype=np.int64)
-        phi_at[layout.phi_keep.ravel()] = layout.phi_at
-        return (np.ascontiguousarray(at[: K * P].reshape(K, P), dtype=np.int64), F_at.reshape(K, J1),
-                G_at.reshape(K, J1), phi_at, np.ascontiguousarray(self.rows[:, 0], dtype=np.int64))
-
     @cached_property
     def _coordinate_indices(self):
         return np.flatnonzero(self._coordinates).astype(np.int64)

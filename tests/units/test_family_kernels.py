@@ -2,14 +2,19 @@
 iteration: the Newton-matrix entries are the derivatives of the residual they are written with (central
 differences of R in q_n+1 and in the multipliers), for the energy-momentum forms (Gbar(q_n, q_n+1))
 and the continuous ones (q_n = q_n+1), and the rows take their exact values at known configurations."""
+import pathlib
+
 import numpy as np
 import pytest
 from test_components import all_joints_model
 
 from femdyn.beam.body import BeamBody, Section
 from femdyn.integrators.saddle import SaddleSystem
+from femdyn.io.case import load_case
 from femdyn.model.builder import ModelBuilder
 from femdyn.model.initial import place
+
+CASES = pathlib.Path(__file__).resolve().parents[2] / "cases"
 
 
 def flexible_pendulum():
@@ -33,10 +38,19 @@ def residual_and_matrix(system, qa, qb, lam, scale, same):
     return R, system.pattern.csc(values).toarray()
 
 
+def servo_model():
+    """The free-floating RPR of the figure-8 case: joint angles, slides and two servo families."""
+    return load_case(CASES / "rpr_figure8.toml").model
+
+
+MODELS = {"planar": lambda: all_joints_model(2), "spatial": lambda: all_joints_model(3), "flexible": flexible_pendulum,
+          "servos": servo_model}
+
+
 @pytest.mark.parametrize("same", [False, True], ids=["discrete", "continuous"])
-@pytest.mark.parametrize("which", ["planar", "spatial", "flexible"])
+@pytest.mark.parametrize("which", list(MODELS))
 def test_newton_entries_are_derivatives_of_the_residual(which, same):
-    model = flexible_pendulum() if which == "flexible" else all_joints_model(2 if which == "planar" else 3)
+    model = MODELS[which]()
     system = SaddleSystem(model)
     assert any(fam.compiled for fam in system.families)
     rng = np.random.default_rng(21)
@@ -74,3 +88,17 @@ def test_angle_row_is_the_sine_of_the_angle_error(delta):
     R, K = residual_and_matrix(system, q, q, np.zeros(model.m), 2.0, True)
     assert R[model.n + row] == pytest.approx(2.0 * np.sin(delta), abs=1e-14)
     assert K[model.n + row, theta] == pytest.approx(2.0 * np.cos(delta), abs=1e-14)
+
+
+def test_servo_rows_are_the_trajectory_errors():
+    """The servo rows of the figure-8 RPR at a random q and t = 0.7: scale (a(t) . q_c - gamma(t)), the
+    row's own definition evaluated from its coefficients and targets (``Servo.phi``)."""
+    model = servo_model()
+    system = SaddleSystem(model)
+    q, t, scale = np.random.default_rng(3).normal(size=model.n), 0.7, 2.0
+    R = np.zeros(system.size)
+    system.constrain(R, system.begin_step(q, t), q, q, np.zeros(model.m), scale)
+    servos = [fam.c for fam in system.families if fam.servo]
+    assert len(servos) == 2
+    for c in servos:
+        np.testing.assert_allclose(R[model.n + c.rows[:, 0]], scale * c.phi(q[c.dofs], t)[:, 0], rtol=1e-14, atol=1e-14)
