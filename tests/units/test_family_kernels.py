@@ -9,6 +9,7 @@ import pytest
 from test_components import all_joints_model
 
 from femdyn.beam.body import BeamBody, Section
+from femdyn.forces.friction import Friction
 from femdyn.integrators.saddle import SaddleSystem
 from femdyn.io.case import load_case
 from femdyn.model.builder import ModelBuilder
@@ -102,3 +103,34 @@ def test_servo_rows_are_the_trajectory_errors():
     assert len(servos) == 2
     for c in servos:
         np.testing.assert_allclose(R[model.n + c.rows[:, 0]], scale * c.phi(q[c.dofs], t)[:, 0], rtol=1e-14, atol=1e-14)
+
+
+def test_friction_return_map_is_energy_consistent():
+    """001 eq. 26 over random steps of 200 friction elements, sticking and slipping: the step's work
+    against the friction force is the change of the stored energy plus the dissipation,
+    -Fbar (q_b - q_a) = psi(q_b, p_b) - psi(q_a, p_n) + D_n (psi = E/2 (q - p)^2, D = F_max |p_b - p_n|),
+    the stick force is E (q_mid - p_n) with the slip unchanged, a slipping element ends at
+    |E (q_b - p_b)| = F_max, and the tangent is the derivative of the force (central differences)."""
+    rng = np.random.default_rng(26)
+    K = 200
+    f = Friction(np.arange(K)[:, None], [f"x{k}" for k in range(K)], rng.uniform(50, 500, K), rng.uniform(1, 20, K))
+    p = rng.normal(scale=0.02, size=K)
+    qa = (p + rng.uniform(-1, 1, K) * f.F_max / f.E)[:, None]  # |E e_a| <= F_max: a state the steps reach
+    qb = qa + rng.normal(scale=0.05, size=(K, 1))
+    force, p_b, D = f.discrete_force(qa, qb, 0.0, 0.01, p)[:, 0], f.advance(qa, qb, p), f.dissipation(qa, qb, p)
+    slip = f.E * np.abs(qb[:, 0] - p) > f.F_max  # the trial state leaves the elastic range
+    assert 20 < slip.sum() < K - 20
+    psi = lambda q, s: 0.5 * f.E * (q[:, 0] - s) ** 2  # noqa: E731
+    work = -force * (qb - qa)[:, 0]
+    np.testing.assert_allclose(work, psi(qb, p_b) - psi(qa, p) + D, rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(force[~slip], -f.E[~slip] * (0.5 * (qa + qb)[~slip, 0] - p[~slip]), rtol=1e-15)
+    np.testing.assert_allclose(np.abs(f.E * (qb[:, 0] - p_b))[slip], f.F_max[slip], rtol=1e-13)
+    h = 1e-7
+    away = np.abs(f.E * np.abs(qb[:, 0] - p) - f.F_max) > 1e3 * h * f.E  # not at the stick/slip switch
+    numeric = (f.discrete_force(qa, qb + h, 0.0, 0.01, p) - f.discrete_force(qa, qb - h, 0.0, 0.01, p))[:, 0] / (2 * h)
+    np.testing.assert_allclose(f.tangent(qa, qb, 0.0, 0.01, p)[away, 0, 0], numeric[away], rtol=1e-6, atol=1e-6)
+    force, tangent, _ = f.continuous_tangents(qb, None, 0.0, 0.01, p)  # backward Euler: -E e, 0 while slipping
+    numeric = (f.continuous_force(qb + h, None, 0.0, 0.01, p) - f.continuous_force(qb - h, None, 0.0, 0.01, p)) / (2 * h)
+    np.testing.assert_allclose(tangent[away], numeric[away], rtol=1e-6, atol=1e-6)
+    np.testing.assert_allclose(np.abs(force[slip, 0]), f.F_max[slip], rtol=1e-15)
+    np.testing.assert_array_equal(f.continuous_advance(qb, p)[~slip], p[~slip])
