@@ -10,6 +10,7 @@ from test_components import all_joints_model
 
 from femdyn.beam.body import BeamBody, Section
 from femdyn.forces.friction import Friction
+from femdyn.forces.spring_damper import SpringDamper
 from femdyn.integrators.saddle import SaddleSystem
 from femdyn.io.case import load_case
 from femdyn.model.builder import ModelBuilder
@@ -134,3 +135,44 @@ def test_friction_return_map_is_energy_consistent():
     np.testing.assert_allclose(tangent[away], numeric[away], rtol=1e-6, atol=1e-6)
     np.testing.assert_allclose(np.abs(force[slip, 0]), f.F_max[slip], rtol=1e-15)
     np.testing.assert_array_equal(f.continuous_advance(qb, p)[~slip], p[~slip])
+
+
+def test_spring_damper_at_known_extensions():
+    """Springs between the centres of two rigid bodies (body points X = 0: x = phi) at distance l along
+    a random direction u: the continuous force on body 2 is -(k (l - l0) + c l') u with the rate
+    l' = u.(v2 - v1), the discrete one at q_a = q_b without damping -k (l - l0) u; over a step along the
+    line the discrete force does the work V(q_a) - V(q_b) - c (l_b - l_a)^2/dt (the damper's exact
+    loss); all tangents are central differences of the forces."""
+    rng = np.random.default_rng(8)
+    K, d = 30, 3
+    nb = d + d * d  # a rigid body's [phi, d_a]
+    k, c, l0 = rng.uniform(1, 100, K), rng.uniform(0, 5, K), rng.uniform(0.5, 1.5, K)
+    dofs, labels, X = np.arange(2 * nb * K).reshape(K, 2 * nb), [f"s{i}" for i in range(K)], np.zeros((K, d))
+    f, spring = SpringDamper(dofs, labels, X, X, k, c, l0), SpringDamper(dofs, labels, X, X, k, 0.0, l0)
+    u = rng.normal(size=(K, d))
+    u /= np.linalg.norm(u, axis=1)[:, None]
+    l, rate = rng.uniform(0.3, 2.0, K), rng.normal(size=K)
+    q, v, along = rng.normal(size=(K, 2 * nb)), np.zeros((K, 2 * nb)), np.zeros((K, 2 * nb))
+    q[:, nb : nb + d] = q[:, :d] + l[:, None] * u
+    v[:, nb : nb + d], along[:, nb : nb + d] = rate[:, None] * u, u
+    F, dF_dq, dF_dv = f.continuous_tangents(q, v, 0.0, 0.01)
+    np.testing.assert_allclose(F[:, nb : nb + d], -(k * (l - l0) + c * rate)[:, None] * u, rtol=1e-13, atol=1e-13)
+    np.testing.assert_allclose(F[:, :d], -F[:, nb : nb + d], rtol=1e-15)
+    np.testing.assert_allclose(spring.discrete_force(q, q, 0.0, 0.01)[:, nb : nb + d], -(k * (l - l0))[:, None] * u,
+                               rtol=1e-13, atol=1e-13)
+    dt = 0.01
+    qb = q + 0.1 * along  # l_b = l + 0.1
+    work = np.sum(f.discrete_force(q, qb, 0.0, dt) * (qb - q), axis=1)
+    np.testing.assert_allclose(work, 0.5 * k * ((l - l0) ** 2 - (l + 0.1 - l0) ** 2) - c * 0.1**2 / dt, rtol=1e-12)
+    h = 1e-6
+    for j in np.flatnonzero(f.tangent_mask.any(axis=0)):
+        e = np.zeros_like(q)
+        e[:, j] = h
+        np.testing.assert_allclose(f.tangent(q, qb, 0.0, dt)[:, :, j],
+                                   (f.discrete_force(q, qb + e, 0.0, dt) - f.discrete_force(q, qb - e, 0.0, dt)) / (2 * h),
+                                   rtol=1e-6, atol=1e-6)
+        for derivative, moved in ((dF_dq, lambda s: (q + s * e, v)), (dF_dv, lambda s: (q, v + s * e))):
+            full = np.zeros((K, 2 * nb, 2 * nb))
+            full[:, f.tangent_mask] = derivative
+            difference = f.continuous_force(*moved(1.0), 0.0, dt) - f.continuous_force(*moved(-1.0), 0.0, dt)
+            np.testing.assert_allclose(full[:, :, j], difference / (2 * h), rtol=1e-6, atol=1e-6)
