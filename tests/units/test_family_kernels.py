@@ -10,6 +10,7 @@ from test_components import all_joints_model
 
 from femdyn.beam.body import BeamBody, Section
 from femdyn.forces.friction import Friction
+from femdyn.forces.loads import FollowerTorque, TimeTorque
 from femdyn.forces.spring_damper import SpringDamper
 from femdyn.integrators.saddle import SaddleSystem
 from femdyn.io.case import load_case
@@ -176,3 +177,35 @@ def test_spring_damper_at_known_extensions():
             full[:, f.tangent_mask] = derivative
             difference = f.continuous_force(*moved(1.0), 0.0, dt) - f.continuous_force(*moved(-1.0), 0.0, dt)
             np.testing.assert_allclose(full[:, :, j], difference / (2 * h), rtol=1e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize("follower", [False, True], ids=["world", "follower"])
+def test_torques_turn_their_frames_by_exactly_the_torque(follower):
+    """Torques on 40 spatial frames e_a = d_a (a rigid body's directors, z = [phi, d_1, d_2, d_3]),
+    orthonormal and sheared: the forces F_a on the e_a that Fbar holds give sum_a e_a x F_a = M exactly
+    (loads.TimeTorque: F_a = M x g_a / 2 with the dual basis g_a), M = f(t) m in the world or
+    f(t) sum_b m_b e_b on the frame; on an orthonormal frame F_a = M x e_a / 2; the tangent is the
+    central difference of Fbar."""
+    rng = np.random.default_rng(9)
+    K, n = 40, 12
+    axes = np.zeros((K, 3, 3, n))
+    for a in range(3):
+        axes[:, a, np.arange(3), 3 + 3 * a + np.arange(3)] = 1.0
+    m = rng.normal(size=(K, 3))
+    f = (FollowerTorque if follower else TimeTorque)(np.arange(K * n).reshape(K, n), axes, m, [lambda t: 2.0 + t] * K)
+    rotations = np.linalg.qr(rng.normal(size=(K, 3, 3)))[0]
+    for E in (rotations, rotations + 0.3 * rng.normal(size=(K, 3, 3))):  # rows e_a
+        z = np.concatenate([rng.normal(size=(K, 3)), E.reshape(K, 9)], axis=1)
+        F = f.discrete_force(z, z, 0.5, 0.01)[:, 3:].reshape(K, 3, 3)
+        M = 2.5 * (np.einsum("kb,kbi->ki", m, E) if follower else m)
+        np.testing.assert_allclose(np.cross(E, F).sum(axis=1), M, rtol=0, atol=1e-13 * np.abs(M).max())
+        np.testing.assert_array_equal(f.discrete_force(z, z, 0.5, 0.01)[:, :3], 0.0)
+        if E is rotations:
+            np.testing.assert_allclose(F, 0.5 * np.cross(M[:, None, :], E), rtol=0, atol=1e-14 * np.abs(M).max())
+        zb, h = z + 0.05 * rng.normal(size=z.shape), 1e-6
+        T = f.tangent(z, zb, 0.5, 0.01)
+        for j in range(3, n):
+            e = np.zeros_like(z)
+            e[:, j] = h
+            fd = (f.discrete_force(z, zb + e, 0.5, 0.01) - f.discrete_force(z, zb - e, 0.5, 0.01)) / (2 * h)
+            np.testing.assert_allclose(T[:, :, j], fd, rtol=0, atol=1e-6 * max(1.0, np.abs(fd).max()))
