@@ -1,7 +1,7 @@
 """Energy-consistent joint friction (001 section 4.2)."""
 import numpy as np
 
-from ..numerics.lazy import compiled
+from ..numerics.lazy import compiled, floats
 from .base import Force
 
 KERNELS = __package__ + ".friction_kernels"  # numba: imported where the kernels run
@@ -43,7 +43,7 @@ class Friction(Force):
         ``friction_kernels.discrete``."""
         K = p.size
         out = np.empty((K, 1)), np.empty((K, 1, 1)), np.empty(K)
-        compiled(KERNELS).discrete(_local(qa), _local(qb), _local(p), self.E, self.F_max, out[0].reshape(K),
+        compiled(KERNELS).discrete(floats(qa), floats(qb), floats(p), self.E, self.F_max, out[0].reshape(K),
                                    out[1].reshape(K), out[2])
         return out
 
@@ -52,7 +52,7 @@ class Friction(Force):
         map at q from the slip p_n = p: ``friction_kernels.backward_euler``."""
         K = p.size
         out = np.empty((K, 1)), np.empty((K, 1)), np.empty(K)
-        compiled(KERNELS).backward_euler(_local(q), _local(p), self.E, self.F_max, out[0].reshape(K),
+        compiled(KERNELS).backward_euler(floats(q), floats(p), self.E, self.F_max, out[0].reshape(K),
                                          out[1].reshape(K), out[2])
         return out
 
@@ -88,7 +88,3 @@ class Friction(Force):
     def continuous_dissipation(self, q, state):
         """F_max |p - p_n| per element (>= 0)."""
         return self.F_max * np.abs(self.continuous_advance(q, state) - state)
-
-
-def _local(x):
-    return np.ascontiguousarray(x, dtype=np.float64)

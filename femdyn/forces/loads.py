@@ -2,7 +2,7 @@
 that follow a body's frame."""
 import numpy as np
 
-from ..numerics.lazy import compiled
+from ..numerics.lazy import compiled, floats
 from .base import Force
 
 KERNELS = __package__ + ".load_kernels"  # numba: imported where the kernels run
@@ -61,7 +61,7 @@ class FollowerForce(Force):
 
     def __init__(self, dofs, points, axes, forces, functions):
         super().__init__(dofs)
-        self.points, self.axes = _local(points), _local(axes)
+        self.points, self.axes = floats(points), floats(axes)
         self.forces, self.functions = np.asarray(forces, dtype=float), list(functions)
         rows, cols = np.any(self.points != 0, axis=(0, 1)), np.any(self.axes != 0, axis=(0, 1, 2))
         self.tangent_mask = rows[:, None] & cols[None, :]
@@ -76,7 +76,7 @@ class FollowerForce(Force):
         """Fbar (K, n) and, with ``tangents``, dFbar/dqb (K, n, n): ``load_kernels.follower_force``."""
         K, n = qb.shape
         force, tangent = np.empty((K, n)), np.empty((K, n, n) if tangents else (0, 0, 0))
-        compiled(KERNELS).follower_force(_local(0.5 * (qa + qb)), self.points, self.axes, self._components(t_mid),
+        compiled(KERNELS).follower_force(floats(0.5 * (qa + qb)), self.points, self.axes, self._components(t_mid),
                                          force, tangent)
         return force, tangent
 
@@ -108,7 +108,7 @@ class TimeTorque(Force):
 
     def __init__(self, dofs, axes, torques, functions):
         super().__init__(dofs)
-        self.axes = _local(axes)
+        self.axes = floats(axes)
         self.torques = np.asarray(torques, dtype=float)
         self.functions = list(functions)
         used = np.any(self.axes != 0, axis=(0, 1, 2))
@@ -122,7 +122,7 @@ class TimeTorque(Force):
         scale = np.array([float(f(t_mid)) for f in self.functions])
         torques = (scale[:, None] * self.torques.reshape(K, -1)).reshape(K, -1)
         force, tangent = np.empty((K, n)), np.empty((K, n, n) if tangents else (0, 0, 0))
-        compiled(KERNELS).torque(_local(0.5 * (qa + qb)), self.axes, torques, self.follower, force, tangent)
+        compiled(KERNELS).torque(floats(0.5 * (qa + qb)), self.axes, torques, self.follower, force, tangent)
         return force, tangent
 
     def discrete_force(self, qa, qb, t_mid, dt, state=None):
@@ -141,7 +141,3 @@ class FollowerTorque(TimeTorque):
     frame: ``TimeTorque``.) Its tangent adds the turning of M, dM/dz_m = sum_b m_b A_b."""
 
     follower = True
-
-
-def _local(x):
-    return np.ascontiguousarray(x, dtype=np.float64)

@@ -2,7 +2,7 @@
 import numpy as np
 
 from ..numerics.kinematics import apply, point_matrix
-from ..numerics.lazy import compiled
+from ..numerics.lazy import compiled, floats
 from .base import Force
 
 KERNELS = __package__ + ".spring_kernels"  # numba: imported where the kernels run
@@ -55,7 +55,7 @@ class SpringDamper(Force):
         """Fbar (K, n) and, with ``tangents``, dFbar/dqb (K, n, n): ``spring_kernels.discrete``."""
         K, n = qb.shape
         force, tangent = np.empty((K, n)), np.empty((K, n, n) if tangents else (0, 0, 0))
-        compiled(KERNELS).discrete(_local(qa), _local(qb), float(dt), self.D, self.k, self.c, self.l0, force,
+        compiled(KERNELS).discrete(floats(qa), floats(qb), float(dt), self.D, self.k, self.c, self.l0, force,
                                    tangent)
         return force, tangent
 
@@ -70,7 +70,7 @@ class SpringDamper(Force):
     def _continuous(self, q, v, tangents):
         K, n = q.shape
         out = np.empty((K, n)), *(np.empty((K, n, n) if tangents else (0, 0, 0)) for _ in range(2))
-        compiled(KERNELS).continuous(_local(q), _local(v), self.D, self.k, self.c, self.l0, *out)
+        compiled(KERNELS).continuous(floats(q), floats(v), self.D, self.k, self.c, self.l0, *out)
         return out
 
     def continuous_force(self, q, v, t, dt, state=None):
@@ -80,7 +80,3 @@ class SpringDamper(Force):
         """F, dF/dq and dF/dv at ``tangent_mask`` (K, nnz); d e/d r = (I - e e^T)/l."""
         F, dF_dq, dF_dv = self._continuous(q, v, True)
         return F, dF_dq[:, self.tangent_mask], dF_dv[:, self.tangent_mask]
-
-
-def _local(x):
-    return np.ascontiguousarray(x, dtype=np.float64)

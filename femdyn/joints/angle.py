@@ -27,7 +27,7 @@ from functools import cached_property
 
 import numpy as np
 
-from ..numerics.lazy import compiled
+from ..numerics.lazy import compiled, floats
 from ..numerics.recent import Recent
 from .base import Constraint
 
@@ -35,10 +35,6 @@ KERNELS = __package__ + ".angle_kernels"  # numba: imported where the kernels ru
 _NO_START = (np.zeros(0), np.zeros(0), np.zeros((0, 0)), np.zeros((0, 0)))  # continuous forms: no q_n
 _NO_PLACES = np.zeros((0, 0), dtype=np.int64)
 _NO_VALUES = np.zeros(0)
-
-
-def _local(x):
-    return np.ascontiguousarray(x, dtype=np.float64)
 
 
 class JointAngle(Constraint):
@@ -70,7 +66,7 @@ class JointAngle(Constraint):
         """c, s (K,) and their gradients (K, J) at the local coordinates q (K, n), compiled."""
         K, J = q.shape[0], int(self._coordinates.sum())
         start = np.empty(K), np.empty(K), np.empty((K, J)), np.empty((K, J))
-        compiled(KERNELS).cos_sin(_local(q), self._stacked_hessians, self._coordinate_indices, *start)
+        compiled(KERNELS).cos_sin(floats(q), self._stacked_hessians, self._coordinate_indices, *start)
         return start
 
     def _evaluate(self, qa, qb, lam, start=None):
@@ -81,7 +77,7 @@ class JointAngle(Constraint):
         start = _NO_START if same else (self._start(qa) if start is None else start)
         K, J = qb.shape[0], int(self._coordinates.sum())
         out = np.empty((K, 1)), np.empty((K, J + 1)), np.empty((K, J + 1)), np.empty((K, self._tangent_size))
-        compiled(KERNELS).linearize(_local(qa), _local(qb), same, *start, _local(np.reshape(lam, K)),
+        compiled(KERNELS).linearize(floats(qa), floats(qb), same, *start, floats(np.reshape(lam, K)),
                                     *self._kernel_data, *out)
         return out
 
