@@ -1,7 +1,10 @@
 """Energy-consistent joint friction (001 section 4.2)."""
 import numpy as np
 
+from ..numerics.lazy import compiled, floats
 from .base import Force
+
+KERNELS = __package__ + ".friction_kernels"  # numba: imported where the kernels run
 
 
 class Friction(Force):
@@ -28,64 +31,59 @@ class Friction(Force):
     def __init__(self, dofs, labels, stiffness, max_force):
         super().__init__(dofs)
         self.labels = list(labels)
-        self.E, self.F_max = np.asarray(stiffness, dtype=float), np.asarray(max_force, dtype=float)
+        self.E, self.F_max = (np.ascontiguousarray(v, dtype=np.float64).reshape(-1) for v in (stiffness, max_force))
         self.tangent_mask = np.ones((1, 1), dtype=bool)
 
     def initial_state(self, q):
         """Unstressed at the start: the plastic slip is the initial coordinate, so |E e| <= F_max."""
         return q[:, 0].copy()
 
-    def _return_map(self, qa, qb, p):
-        """e_a, e_b, slip mask and the algorithmic force F (K,)."""
-        qa, qb = qa[:, 0], qb[:, 0]
-        e_a, e_trial = qa - p, qb - p
-        # a step without motion sticks: after a slip e_a may exceed F_max/E by round-off
-        slip = (self.E * np.abs(e_trial) > self.F_max) & (qb != qa)
-        e_b = np.where(slip, np.sign(e_trial) * self.F_max / self.E, e_trial)
-        dq = np.where(slip, qb - qa, 1.0)
-        force = np.where(slip, self.E * e_b - 0.5 * self.E * (e_b - e_a) ** 2 / dq,
-                         self.E * (0.5 * (qa + qb) - p))
-        return e_a, e_b, slip, force
+    def _discrete(self, qa, qb, p):
+        """The force (K, 1), its derivative (K, 1, 1) and the slip at the end of a step (K,):
+        ``friction_kernels.discrete``."""
+        K = p.size
+        out = np.empty((K, 1)), np.empty((K, 1, 1)), np.empty(K)
+        compiled(KERNELS).discrete(floats(qa), floats(qb), floats(p), self.E, self.F_max, out[0].reshape(K),
+                                   out[1].reshape(K), out[2])
+        return out
+
+    def _backward_euler(self, q, p):
+        """The force (K, 1), its derivative (K, 1) and the new slip (K,) of the backward-Euler return
+        map at q from the slip p_n = p: ``friction_kernels.backward_euler``."""
+        K = p.size
+        out = np.empty((K, 1)), np.empty((K, 1)), np.empty(K)
+        compiled(KERNELS).backward_euler(floats(q), floats(p), self.E, self.F_max, out[0].reshape(K),
+                                         out[1].reshape(K), out[2])
+        return out
 
     def potential(self, q, state=None):
         return float(np.sum(0.5 * self.E * (q[:, 0] - state) ** 2))
 
     def discrete_force(self, qa, qb, t_mid, dt, state=None):
-        return -self._return_map(qa, qb, state)[3][:, None]
+        return self._discrete(qa, qb, state)[0]
 
     def tangent(self, qa, qb, t_mid, dt, state=None):
-        e_a, e_b, slip, _ = self._return_map(qa, qb, state)
-        dq = np.where(slip, qb[:, 0] - qa[:, 0], 1.0)
-        return -np.where(slip, 0.5 * self.E * (e_b - e_a) ** 2 / dq**2, 0.5 * self.E)[:, None, None]
+        return self._discrete(qa, qb, state)[1]
 
     def advance(self, qa, qb, state):
-        _, e_b, _, _ = self._return_map(qa, qb, state)
-        return qb[:, 0] - e_b
+        return self._discrete(qa, qb, state)[2]
 
     def dissipation(self, qa, qb, state):
         """F_max |p_b - p_n| per element (>= 0)."""
         return self.F_max * np.abs(self.advance(qa, qb, state) - state)
 
-    def _backward_euler(self, q, slip_start):
-        """Backward-Euler return map of 1D perfect plasticity from the slip p_n = ``slip_start``: the
-        elastic part e (K,) and the slip mask."""
-        trial = q[:, 0] - slip_start
-        slip = self.E * np.abs(trial) > self.F_max
-        return np.where(slip, np.sign(trial) * self.F_max / self.E, trial), slip
-
     def continuous_force(self, q, v, t, dt, state=None):
         """-E e (K, 1) of the backward-Euler return map."""
-        return (-self.E * self._backward_euler(q, state)[0])[:, None]
+        return self._backward_euler(q, state)[0]
 
     def continuous_tangents(self, q, v, t, dt, state=None):
         """The force -E e (K, 1) and its derivative (K, 1): 0 while slipping, else -E."""
-        e, slip = self._backward_euler(q, state)
-        return (-self.E * e)[:, None], np.where(slip, 0.0, -self.E)[:, None], None
+        force, tangent, _ = self._backward_euler(q, state)
+        return force, tangent, None
 
     def continuous_advance(self, q, state):
         """The new slip p = q - e where the step slips, else p_n."""
-        e, slip = self._backward_euler(q, state)
-        return np.where(slip, q[:, 0] - e, state)
+        return self._backward_euler(q, state)[2]
 
     def continuous_dissipation(self, q, state):
         """F_max |p - p_n| per element (>= 0)."""

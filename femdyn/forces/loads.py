@@ -2,7 +2,10 @@
 that follow a body's frame."""
 import numpy as np
 
+from ..numerics.lazy import compiled, floats
 from .base import Force
+
+KERNELS = __package__ + ".load_kernels"  # numba: imported where the kernels run
 
 
 class Gravity(Force):
@@ -58,7 +61,7 @@ class FollowerForce(Force):
 
     def __init__(self, dofs, points, axes, forces, functions):
         super().__init__(dofs)
-        self.points, self.axes = np.asarray(points, dtype=float), np.asarray(axes, dtype=float)
+        self.points, self.axes = floats(points), floats(axes)
         self.forces, self.functions = np.asarray(forces, dtype=float), list(functions)
         rows, cols = np.any(self.points != 0, axis=(0, 1)), np.any(self.axes != 0, axis=(0, 1, 2))
         self.tangent_mask = rows[:, None] & cols[None, :]
@@ -69,13 +72,19 @@ class FollowerForce(Force):
     def _components(self, t_mid):
         return np.array([float(f(t_mid)) for f in self.functions])[:, None] * self.forces
 
+    def _evaluate(self, qa, qb, t_mid, tangents):
+        """Fbar (K, n) and, with ``tangents``, dFbar/dqb (K, n, n): ``load_kernels.follower_force``."""
+        K, n = qb.shape
+        force, tangent = np.empty((K, n)), np.empty((K, n, n) if tangents else (0, 0, 0))
+        compiled(KERNELS).follower_force(floats(0.5 * (qa + qb)), self.points, self.axes, self._components(t_mid),
+                                         force, tangent)
+        return force, tangent
+
     def discrete_force(self, qa, qb, t_mid, dt, state=None):
-        frame = np.einsum("kaij,kj->kai", self.axes, 0.5 * (qa + qb))  # rows e_a at the mid-point
-        world = np.einsum("ka,kai->ki", self._components(t_mid), frame)
-        return np.einsum("kin,ki->kn", self.points, world)
+        return self._evaluate(qa, qb, t_mid, False)[0]
 
     def tangent(self, qa, qb, t_mid, dt, state=None):
-        return 0.5 * np.einsum("kin,ka,kaim->knm", self.points, self._components(t_mid), self.axes)
+        return self._evaluate(qa, qb, t_mid, True)[1]
 
 
 class TimeTorque(Force):
@@ -99,35 +108,29 @@ class TimeTorque(Force):
 
     def __init__(self, dofs, axes, torques, functions):
         super().__init__(dofs)
-        self.axes = np.asarray(axes, dtype=float)
+        self.axes = floats(axes)
         self.torques = np.asarray(torques, dtype=float)
         self.functions = list(functions)
         used = np.any(self.axes != 0, axis=(0, 1, 2))
         self.tangent_mask = used[:, None] & used[None, :]
 
-    def _turn(self, M, g):
-        """M x g (space) or M J g (plane) for M (K, 3) or (K,) and g (K, ..., dim)."""
-        if g.shape[-1] == 3:
-            return np.cross(M.reshape((len(M),) + (1,) * (g.ndim - 2) + (3,)), g)
-        Jg = np.stack([-g[..., 1], g[..., 0]], axis=-1)
-        return M.reshape((len(M),) + (1,) * (g.ndim - 1)) * Jg
+    follower = False  # the torque's components are fixed in the frame (``FollowerTorque``)
 
-    def _parts(self, qa, qb, t_mid):
-        """The scaled torques (K, ..), the maps A and the dual bases G (K, dim, dim) at the mid-point."""
+    def _evaluate(self, qa, qb, t_mid, tangents):
+        """Fbar (K, n) and, with ``tangents``, dFbar/dqb (K, n, n): ``load_kernels.torque``."""
+        K, n = qb.shape
         scale = np.array([float(f(t_mid)) for f in self.functions])
-        M = scale.reshape((-1,) + (1,) * (self.torques.ndim - 1)) * self.torques
-        E = np.einsum("kaij,kj->kai", self.axes, 0.5 * (qa + qb))
-        return M, np.swapaxes(np.linalg.inv(E), 1, 2)
+        torques = (scale[:, None] * self.torques.reshape(K, -1)).reshape(K, -1)
+        force, tangent = np.empty((K, n)), np.empty((K, n, n) if tangents else (0, 0, 0))
+        compiled(KERNELS).torque(floats(0.5 * (qa + qb)), self.axes, torques, self.follower, force, tangent)
+        return force, tangent
 
     def discrete_force(self, qa, qb, t_mid, dt, state=None):
-        M, G = self._parts(qa, qb, t_mid)
-        return np.einsum("kaij,kai->kj", self.axes, 0.5 * self._turn(M, G))
+        return self._evaluate(qa, qb, t_mid, False)[0]
 
     def tangent(self, qa, qb, t_mid, dt, state=None):
         """dFbar/dqb: dG = -G dE^T G with dE/dz_m = A[:, :, :, m], and dz_m/dqb = 1/2."""
-        M, G = self._parts(qa, qb, t_mid)
-        dG = -np.einsum("kab,kcbm,kcd->kmad", G, self.axes, G)  # (K, n, dim, dim): dg_a/dz_m
-        return 0.25 * np.einsum("kaij,kmai->kjm", self.axes, self._turn(M, dG))
+        return self._evaluate(qa, qb, t_mid, True)[1]
 
 
 class FollowerTorque(TimeTorque):
@@ -137,15 +140,4 @@ class FollowerTorque(TimeTorque):
     discrete angular momentum changes by dt M(t_mid, z_m). (In the plane a torque is the same in every
     frame: ``TimeTorque``.) Its tangent adds the turning of M, dM/dz_m = sum_b m_b A_b."""
 
-    def _parts(self, qa, qb, t_mid):
-        scale = np.array([float(f(t_mid)) for f in self.functions])
-        E = np.einsum("kaij,kj->kai", self.axes, 0.5 * (qa + qb))
-        M = np.einsum("kb,kbi->ki", scale[:, None] * self.torques, E)
-        return M, np.swapaxes(np.linalg.inv(E), 1, 2)
-
-    def tangent(self, qa, qb, t_mid, dt, state=None):
-        M, G = self._parts(qa, qb, t_mid)
-        scale = np.array([float(f(t_mid)) for f in self.functions])
-        dM = np.einsum("kb,kbim->kmi", scale[:, None] * self.torques, self.axes)  # (K, n, 3): dM/dz_m
-        turned = np.cross(dM[:, :, None, :], G[:, None, :, :])  # (K, n, dim, 3): dM x g_a
-        return super().tangent(qa, qb, t_mid, dt, state) + 0.25 * np.einsum("kaij,kmai->kjm", self.axes, turned)
+    follower = True

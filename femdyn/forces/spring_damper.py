@@ -2,7 +2,10 @@
 import numpy as np
 
 from ..numerics.kinematics import apply, point_matrix
+from ..numerics.lazy import compiled, floats
 from .base import Force
+
+KERNELS = __package__ + ".spring_kernels"  # numba: imported where the kernels run
 
 
 class SpringDamper(Force):
@@ -26,7 +29,9 @@ class SpringDamper(Force):
         self.labels = list(labels)
         C1, C2 = point_matrix(points1), point_matrix(points2)
         self.D = np.concatenate([-C1, C2], axis=2)  # x2 - x1 = D q
-        self.k, self.c, self.l0 = (np.asarray(v, dtype=float) for v in (stiffness, damping, free_length))
+        self.D = np.ascontiguousarray(self.D, dtype=np.float64)
+        self.k, self.c, self.l0 = (np.ascontiguousarray(np.broadcast_to(v, len(self.D)), dtype=np.float64)
+                                   for v in (stiffness, damping, free_length))
         self.tangent_mask = np.any(self.D != 0, axis=(0, 1))[:, None] & np.any(self.D != 0, axis=(0, 1))[None, :]
         self.dissipative = bool(np.any(self.c))
 
@@ -46,54 +51,32 @@ class SpringDamper(Force):
         _, l = self._length(q)
         return float(np.sum(0.5 * self.k * (l - self.l0) ** 2))
 
-    def _coefficient(self, la, lb, dt):
-        """Scalar f with Fbar = -f grad_bar l = -f * 2 r_mid^T D / (la + lb)."""
-        return self.k * (0.5 * (la + lb) - self.l0) + self.c * (lb - la) / dt
+    def _discrete(self, qa, qb, dt, tangents):
+        """Fbar (K, n) and, with ``tangents``, dFbar/dqb (K, n, n): ``spring_kernels.discrete``."""
+        K, n = qb.shape
+        force, tangent = np.empty((K, n)), np.empty((K, n, n) if tangents else (0, 0, 0))
+        compiled(KERNELS).discrete(floats(qa), floats(qb), float(dt), self.D, self.k, self.c, self.l0, force,
+                                   tangent)
+        return force, tangent
 
     def discrete_force(self, qa, qb, t_mid, dt, state=None):
-        _, la = self._length(qa)
-        _, lb = self._length(qb)
-        r_mid = apply(self.D, 0.5 * (qa + qb))
-        f = self._coefficient(la, lb, dt)
-        return -(2.0 * f / (la + lb))[:, None] * np.einsum("ki,kin->kn", r_mid, self.D)
+        return self._discrete(qa, qb, dt, False)[0]
 
     def tangent(self, qa, qb, t_mid, dt, state=None):
-        """Derivative of Fbar = -w f g with w = 2/(la + lb), g = D^T r_mid, f from ``_coefficient``."""
-        _, la = self._length(qa)
-        rb, lb = self._length(qb)
-        f = self._coefficient(la, lb, dt)
-        w = 2.0 / (la + lb)
-        g = np.einsum("ki,kin->kn", apply(self.D, 0.5 * (qa + qb)), self.D)
-        dlb = np.einsum("ki,kin->kn", rb, self.D) / lb[:, None]
-        df = (0.5 * self.k + self.c / dt)[:, None] * dlb
-        dw = -0.5 * (w**2)[:, None] * dlb
-        DtD = np.einsum("kin,kim->knm", self.D, self.D)
-        return -(np.einsum("kn,km->knm", g, w[:, None] * df + f[:, None] * dw)
-                 + (0.5 * w * f)[:, None, None] * DtD)
+        """Derivative of Fbar = -w f g with w = 2/(la + lb), g = D^T r_mid, f = k (lbar - l0) +
+        c (lb - la)/dt."""
+        return self._discrete(qa, qb, dt, True)[1]
 
-    def _line(self, q, v):
-        """r = D q (K, d), l (K,), e = r/l, grad l = D^T e (K, n), the rate dl/dt = e.D v (K,), D v and
-        the coefficient k (l - l0) + c dl/dt (K,) of the continuous force F = -coefficient grad l."""
-        D = self.D
-        r, rv = apply(D, q), apply(D, v)
-        l = np.linalg.norm(r, axis=1)
-        e = r / l[:, None]
-        g = np.einsum("ki,kin->kn", e, D)
-        rate = np.sum(e * rv, axis=1)
-        return r, l, e, g, rv, self.k * (l - self.l0) + self.c * rate
+    def _continuous(self, q, v, tangents):
+        K, n = q.shape
+        out = np.empty((K, n)), *(np.empty((K, n, n) if tangents else (0, 0, 0)) for _ in range(2))
+        compiled(KERNELS).continuous(floats(q), floats(v), self.D, self.k, self.c, self.l0, *out)
+        return out
 
     def continuous_force(self, q, v, t, dt, state=None):
-        _, _, _, g, _, coef = self._line(q, v)
-        return -coef[:, None] * g
+        return self._continuous(q, v, False)[0]
 
     def continuous_tangents(self, q, v, t, dt, state=None):
         """F, dF/dq and dF/dv at ``tangent_mask`` (K, nnz); d e/d r = (I - e e^T)/l."""
-        D = self.D
-        r, l, e, g, rv, coef = self._line(q, v)
-        P = (np.eye(r.shape[1]) - e[:, :, None] * e[:, None, :]) / l[:, None, None]  # d e/d r
-        dg = np.einsum("kin,kij,kjm->knm", D, P, D)
-        drate = np.einsum("ki,kij,kjm->km", rv, P, D)
-        k, c = self.k[:, None], self.c[:, None]
-        dF_dq = -(g[:, :, None] * (k * g + c * drate)[:, None, :] + coef[:, None, None] * dg)
-        dF_dv = -c[:, :, None] * g[:, :, None] * g[:, None, :]
-        return -coef[:, None] * g, dF_dq[:, self.tangent_mask], dF_dv[:, self.tangent_mask]
+        F, dF_dq, dF_dv = self._continuous(q, v, True)
+        return F, dF_dq[:, self.tangent_mask], dF_dv[:, self.tangent_mask]

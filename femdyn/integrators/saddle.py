@@ -108,6 +108,7 @@ class FamilyLayout:
         self.c, self.n, self.f_cols, self.lam_rows = c, n, f_cols, c.rows[:, r_f]
         self.phi_keep, self.phi_at = phi_rows >= 0, n + phi_rows[phi_rows >= 0]
         self.servo = c.time_dependent
+        self.compiled = hasattr(c, "contribute")  # evaluated and placed by its own kernel (``places``)
 
     def add(self, values, scale, tangent, Gbar, G, T):
         """Adds the family's Newton-matrix entries -- ``tangent`` T, scale Gbar, scale G -- to the CSC
@@ -166,6 +167,8 @@ class SaddleSystem:
         self._mass_at, self._batch_at = places(0, 1), places(1, 3)
         for k, fam in enumerate(self.families):
             fam.at = places(4 + 3 * k, 3)
+            if fam.compiled:
+                fam.places = fam.c.places(fam)
         self._force_at = {k: places(4 + 3 * len(self.families) + i, 1) for i, k in enumerate(self.varying)}
         self.lu = KeptLU(self.pattern.indptr, self.pattern.indices)
 
@@ -307,6 +310,9 @@ class SaddleSystem:
         same = qa is qb
         for fam, start in zip(self.families, starts[1:]):
             c = fam.c
+            if fam.compiled:
+                c.contribute(start, qa, qb, lam, R, scale, tangent, values, fam.places)
+                continue
             q_b = qb[c.dofs]
             phi, G, Gbar, T = c.linearize(start, q_b if same else qa[c.dofs], q_b, lam[c.rows])
             R_q += fam.forces(Gbar, lam)

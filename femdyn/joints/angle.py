@@ -27,33 +27,14 @@ from functools import cached_property
 
 import numpy as np
 
+from ..numerics.lazy import compiled, floats
 from ..numerics.recent import Recent
 from .base import Constraint
 
-
-def sinc_pair(h):
-    """sin(h)/h and its derivative (cos h - sin(h)/h)/h, with their Taylor series near 0 where the
-    closed forms cancel."""
-    small = np.abs(h) < 1e-3
-    hs = np.where(small, 1.0, h)
-    sin, h2 = np.sin(hs), h * h
-    return (np.where(small, 1.0 - h2 / 6.0 + h2 * h2 / 120.0, sin / hs),
-            np.where(small, h * (h2 / 30.0 - 1.0 / 3.0), (hs * np.cos(hs) - sin) / hs**2))
-
-
-def _angle_terms(ta, tb, same):
-    """The angle's terms of a step from ta to tb (module docstring): sin tb, cos tb, their means over
-    the step, Greenspan's quotients Dsin, Dcos and the tb-derivatives of those. ``same`` (ta is tb,
-    generalized-alpha's continuous forms): h = 0, the quotients are cos tb and -sin tb, and no sinc."""
-    sin_b, cos_b = np.sin(tb), np.cos(tb)
-    if same:
-        return sin_b, cos_b, sin_b, cos_b, cos_b, -sin_b, -0.5 * sin_b, -0.5 * cos_b
-    m, h = 0.5 * (ta + tb), 0.5 * (tb - ta)
-    cos_m, sin_m = np.cos(m), np.sin(m)
-    sinc_h, sinc_dh = sinc_pair(h)
-    dsin, dcos = cos_m * sinc_h, -sin_m * sinc_h
-    return (sin_b, cos_b, 0.5 * (np.sin(ta) + sin_b), 0.5 * (np.cos(ta) + cos_b), dsin, dcos,
-            0.5 * (cos_m * sinc_dh - sin_m * sinc_h), -0.5 * (cos_m * sinc_h + sin_m * sinc_dh))
+KERNELS = __package__ + ".angle_kernels"  # numba: imported where the kernels run
+_NO_START = (np.zeros(0), np.zeros(0), np.zeros((0, 0)), np.zeros((0, 0)))  # continuous forms: no q_n
+_NO_PLACES = np.zeros((0, 0), dtype=np.int64)
+_NO_VALUES = np.zeros(0)
 
 
 class JointAngle(Constraint):
@@ -79,40 +60,51 @@ class JointAngle(Constraint):
         return values[..., 0], values[..., 1], grads[..., 0, :], grads[..., 1, :]
 
     def begin_step(self, qa, t):
-        return self._cs(qa)
+        return self._start(qa)
+
+    def _start(self, q):
+        """c, s (K,) and their gradients (K, J) at the local coordinates q (K, n), compiled."""
+        K, J = q.shape[0], int(self._coordinates.sum())
+        start = np.empty(K), np.empty(K), np.empty((K, J)), np.empty((K, J))
+        compiled(KERNELS).cos_sin(floats(q), self._stacked_hessians, self._coordinate_indices, *start)
+        return start
 
     def _evaluate(self, qa, qb, lam, start=None):
         """phi(qb) (K, 1); G(qb) and Gbar(qa, qb) at ``jacobian_mask`` (K, J + 1); the tangent
-        d(Gbar^T lam)/dqb at ``tangent_mask`` (K, P): one pass (see module docstring), built on the
-        structural non-zeros only."""
-        same = qa is qb  # generalized-alpha's continuous forms: the mean values are those at qb
-        cb, sb, grad_cb, grad_sb = self._cs(qb)
-        if same:
-            c_bar, s_bar, grad_cm, grad_sm = cb, sb, grad_cb, grad_sb
-        else:
-            ca, sa, grad_ca, grad_sa = self._cs(qa) if start is None else start
-            c_bar, s_bar = 0.5 * (ca + cb), 0.5 * (sa + sb)
-            grad_cm, grad_sm = 0.5 * (grad_ca + grad_cb), 0.5 * (grad_sa + grad_sb)  # gradients are linear in q
-        sin_b, cos_b, sin_bar, cos_bar, dsin, dcos, dsin_b, dcos_b = _angle_terms(qa[:, -1], qb[:, -1], same)
+        d(Gbar^T lam)/dqb at ``tangent_mask`` (K, P), for local coordinates (``angle_kernels``);
+        ``qa is qb``: the continuous forms at qb (generalized-alpha)."""
+        same = qa is qb
+        start = _NO_START if same else (self._start(qa) if start is None else start)
+        K, J = qb.shape[0], int(self._coordinates.sum())
+        out = np.empty((K, 1)), np.empty((K, J + 1)), np.empty((K, J + 1)), np.empty((K, self._tangent_size))
+        compiled(KERNELS).linearize(floats(qa), floats(qb), same, *start, floats(np.reshape(lam, K)),
+                                    *self._kernel_data, *out)
+        return out
 
-        K, J = grad_cb.shape
-        G, T = np.empty((K, J + 1)), np.empty((K, self._tangent_size))
-        G[:, :J] = sin_b[:, None] * grad_cb - cos_b[:, None] * grad_sb
-        G[:, J] = cos_b * cb + sin_b * sb
-        H_c, H_s = self._masked_hessians
-        at_qq, at_qt, at_tq = self._tangent_places
-        T[:, at_qq] = 0.5 * (sin_bar[:, None] * H_c - cos_bar[:, None] * H_s)
-        T[:, at_qt] = 0.5 * (cos_b[:, None] * grad_cm + sin_b[:, None] * grad_sm)
-        T[:, -1] = c_bar * dsin_b - s_bar * dcos_b  # (Theta, Theta), last in row order
-        if same:  # Gbar = G, and the (Theta, q) entries are the (q, Theta) ones
-            Gbar = G
-            T[:, at_tq] = T[:, at_qt]
-        else:
-            Gbar = np.empty((K, J + 1))
-            Gbar[:, :J] = sin_bar[:, None] * grad_cm - cos_bar[:, None] * grad_sm
-            Gbar[:, J] = c_bar * dsin - s_bar * dcos
-            T[:, at_tq] = 0.5 * (dsin[:, None] * grad_cb - dcos[:, None] * grad_sb)
-        return (sin_b * cb - cos_b * sb)[:, None], G, Gbar, lam * T
+    def contribute(self, start, qa, qb, lam, R, scale, tangent, values, places):
+        """The family's part of ``SaddleSystem.constrain`` in one compiled call (``angle_kernels``):
+        global qa, qb and all multipliers lam; ``places`` from ``places``."""
+        same = qa is qb
+        if same:
+            start = _NO_START
+        elif start is None:
+            start = self._start(qa[self.dofs])
+        T_at, F_at, G_at, phi_at, rows = places if tangent is not None else (_NO_PLACES,) * 3 + places[3:]
+        compiled(KERNELS).contribute(qa, qb, same, *start, lam, float(scale), 0.0 if tangent is None else float(tangent),
+                                     R, _NO_VALUES if values is None else values, self.dofs, rows, *self._kernel_data,
+                                     phi_at, T_at, F_at, G_at)
+
+    @cached_property
+    def _coordinate_indices(self):
+        return np.flatnonzero(self._coordinates).astype(np.int64)
+
+    @cached_property
+    def _kernel_data(self):
+        """The constant arrays of the kernels: stacked Hessians, coordinates, masked Hessians and the
+        tangent's places."""
+        return (np.ascontiguousarray(self._stacked_hessians), self._coordinate_indices,
+                *(np.ascontiguousarray(H) for H in self._masked_hessians),
+                *(p.astype(np.int64) for p in self._tangent_places))
 
     def phi(self, q):
         """(..., K, 1) for q (..., K, n): also a whole history at once (``Model.residual_history``)."""

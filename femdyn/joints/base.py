@@ -69,6 +69,22 @@ class Constraint(ABC):
                 self.discrete_jacobian(qa, qb)[:, self.force_mask],
                 self.discrete_tangent(qa, qb, lam)[:, self.tangent_mask])
 
+    def places(self, layout):
+        """Where a family with its own compiled ``contribute`` (``angle.JointAngle``, ``servo.Servo``)
+        writes, from its ``saddle.FamilyLayout``: the CSC places of its Newton-matrix entries per
+        instance -- tangent (K, P), Gbar^T at ``force_mask`` (K, F) and G at ``jacobian_mask`` (K, J),
+        -1 on dropped rows --, the residual place of each row's phi (K m,; -1: dropped) and the rows
+        (K m,)."""
+        K, P = self.count, int(self.tangent_mask.sum())
+        at, f, g = layout.at, int(layout.f_keep.sum()), int(layout.g_keep.sum())
+        F_at, G_at = -np.ones(layout.f_keep.size, dtype=np.int64), -np.ones(layout.g_keep.size, dtype=np.int64)
+        F_at[layout.f_keep] = at[K * P : K * P + f]
+        G_at[layout.g_keep] = at[K * P + f : K * P + f + g]
+        phi_at = -np.ones(self.rows.size, dtype=np.int64)
+        phi_at[layout.phi_keep.ravel()] = layout.phi_at
+        return (np.ascontiguousarray(at[: K * P].reshape(K, P), dtype=np.int64), F_at.reshape(K, -1),
+                G_at.reshape(K, -1), phi_at, np.ascontiguousarray(self.rows.ravel(), dtype=np.int64))
+
     @property
     @abstractmethod
     def jacobian_mask(self):

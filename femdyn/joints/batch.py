@@ -16,7 +16,7 @@ the residual and the Newton-matrix data, in one call of the compiled ``kernels.r
 import numpy as np
 import scipy.sparse as sp
 
-from ..numerics.lazy import compiled
+from ..numerics.lazy import compiled, floats
 
 KERNELS = __package__ + ".kernels"  # numba: imported where the kernels run
 
@@ -92,7 +92,7 @@ class AffineConstraints:
         kernels = compiled(KERNELS)
         if tangent is None:
             values, at = _NONE, _NO_PLACES
-        kernels.residual(_vector(qb), _NONE if G_a is None else G_a, _vector(lam), float(scale),
+        kernels.residual(floats(qb), _NONE if G_a is None else G_a, floats(lam), float(scale),
                          0.0 if tangent is None else float(tangent), R, values, at, np.empty(self.g.size),
                          self.g, self.c, self.slot_row, self.slot_col, self._G_indptr, *self._H, *self._T,
                          self._keep, self._phi_rows, self._phi_at)
@@ -101,7 +101,7 @@ class AffineConstraints:
         """G at the slots."""
         kernels = compiled(KERNELS)
         G = np.empty(self.g.size)
-        kernels.jacobian(_vector(q), self.g, *self._H, G)
+        kernels.jacobian(floats(q), self.g, *self._H, G)
         return G
 
     def phi(self, q):
@@ -117,10 +117,6 @@ class AffineConstraints:
 
 _NONE = np.zeros(0)  # no G(qa): the kernels then take Gbar = G(qb); no values
 _NO_PLACES = np.zeros(0, dtype=np.int64)
-
-
-def _vector(x):
-    return np.ascontiguousarray(x, dtype=np.float64)
 
 
 def _csr(coo, shape):

@@ -19,7 +19,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..numerics.lazy import compiled
 from .base import Constraint
+
+KERNELS = __package__ + ".servo_kernels"  # numba: imported where the kernel runs
+_NO_PLACES = np.zeros((0, 0), dtype=np.int64)
+_NO_VALUES = np.zeros(0)
 
 
 @dataclass(frozen=True)
@@ -79,12 +84,17 @@ class Servo(Constraint):
         return np.zeros((qa.shape[0], qa.shape[1], qa.shape[1]))
 
     def begin_step(self, qa, t):
-        return self.coefficients(t), self.targets(t)
+        return (np.ascontiguousarray(self.coefficients(t), dtype=np.float64),
+                np.ascontiguousarray(self.targets(t), dtype=np.float64))
 
-    def linearize(self, start, qa, qb, lam):
-        a, gamma = start
-        phi = (np.sum(a * qb[:, :-1], axis=1) - gamma)[:, None]
-        return phi, a, np.ones((qa.shape[0], 1)), np.zeros((qa.shape[0], 0))
+    def contribute(self, start, qa, qb, lam, R, scale, tangent, values, places):
+        """The family's part of ``SaddleSystem.constrain`` in one compiled call (``servo_kernels``):
+        global qb and all multipliers lam, ``start`` from ``begin_step``, ``places`` from ``places``."""
+        _, F_at, G_at, phi_at, rows = places
+        if tangent is None:
+            F_at = G_at = _NO_PLACES
+        compiled(KERNELS).contribute(qb, *start, lam, float(scale), R, _NO_VALUES if values is None else values,
+                                     self.dofs, rows, phi_at, F_at, G_at)
 
     @property
     def jacobian_mask(self):

@@ -5,8 +5,15 @@ look-up once the module is loaded."""
 import importlib
 import sys
 
+import numpy as np
+
 
 def compiled(name):
     """The module ``name`` (absolute), imported on the first call."""
     module = sys.modules.get(name)
     return module if module is not None else importlib.import_module(name)
+
+
+def floats(x):
+    """``x`` as the C-contiguous float64 array the kernels take (no copy if it is one already)."""
+    return np.ascontiguousarray(x, dtype=np.float64)

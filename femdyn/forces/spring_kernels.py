@@ -1,0 +1,91 @@
+"""Compiled spring-dampers (``spring_damper.SpringDamper``; numba, cached on disk), all K instances in
+one call: x2 - x1 = r = D q with D (K, d, n), l = |r|. The module imports numba: it is imported where
+the kernels run (``spring_damper``), so that the command line starts without it.
+"""
+import numpy as np
+from numba import njit
+
+
+@njit(cache=True)
+def _apply(D, k, q):
+    """D[k] q[k] (d,)."""
+    d, n = D.shape[1], D.shape[2]
+    r = np.zeros(d)
+    for i in range(d):
+        for j in range(n):
+            r[i] += D[k, i, j] * q[j]
+    return r
+
+
+@njit(cache=True)
+def _transposed(D, k, r):
+    """D[k]^T r (n,)."""
+    d, n = D.shape[1], D.shape[2]
+    g = np.zeros(n)
+    for j in range(n):
+        for i in range(d):
+            g[j] += r[i] * D[k, i, j]
+    return g
+
+
+@njit(cache=True)
+def discrete(qa, qb, dt, D, stiffness, damping, free_length, force, tangent):
+    """Gonzalez's discrete gradient with the discrete damper rate (``SpringDamper``): per instance
+    Fbar = -w f D^T r_mid with w = 2/(l_a + l_b), f = k (lbar - l0) + c (l_b - l_a)/dt, into ``force``
+    (K, n), and, unless ``tangent`` is empty, dFbar/dq_b (K, n, n)
+    = -(g (w df + f dw)^T + w f/2 D^T D), g = D^T r_mid, df = (k/2 + c/dt) dl_b, dw = -w^2/2 dl_b,
+    dl_b = D^T r_b / l_b."""
+    K, d, n = D.shape
+    for k in range(K):
+        ra, rb = _apply(D, k, qa[k]), _apply(D, k, qb[k])
+        la, lb = np.sqrt(np.sum(ra * ra)), np.sqrt(np.sum(rb * rb))
+        g = _transposed(D, k, _apply(D, k, 0.5 * (qa[k] + qb[k])))
+        f = stiffness[k] * (0.5 * (la + lb) - free_length[k]) + damping[k] * (lb - la) / dt
+        w = 2.0 / (la + lb)
+        for j in range(n):
+            force[k, j] = -(w * f) * g[j]
+        if tangent.size == 0:
+            continue
+        dlb = _transposed(D, k, rb) / lb
+        df = (0.5 * stiffness[k] + damping[k] / dt) * dlb
+        dw = -0.5 * w**2 * dlb
+        for i in range(n):
+            for j in range(n):
+                dtd = 0.0
+                for a in range(d):
+                    dtd += D[k, a, i] * D[k, a, j]
+                tangent[k, i, j] = -(g[i] * (w * df[j] + f * dw[j]) + 0.5 * w * f * dtd)
+
+
+@njit(cache=True)
+def continuous(q, v, D, stiffness, damping, free_length, force, dF_dq, dF_dv):
+    """The continuous force F = -(k (l - l0) + c dl/dt) grad l, grad l = D^T e, e = r/l, dl/dt = e.D v,
+    into ``force`` (K, n), and, unless dF_dq is empty, dF/dq and dF/dv (K, n, n) with
+    de/dr = P = (I - e e^T)/l: dF/dq = -(g (k g + c rv^T P D)^T + coefficient D^T P D),
+    dF/dv = -c g g^T."""
+    K, d, n = D.shape
+    for k in range(K):
+        r, rv = _apply(D, k, q[k]), _apply(D, k, v[k])
+        l = np.sqrt(np.sum(r * r))
+        e = r / l
+        g = _transposed(D, k, e)
+        rate = np.sum(e * rv)
+        coefficient = stiffness[k] * (l - free_length[k]) + damping[k] * rate
+        for j in range(n):
+            force[k, j] = -coefficient * g[j]
+        if dF_dq.size == 0:
+            continue
+        P = (np.eye(d) - np.outer(e, e)) / l
+        PD = np.zeros((d, n))
+        for a in range(d):
+            for b in range(d):
+                for j in range(n):
+                    PD[a, j] += P[a, b] * D[k, b, j]
+        drate = _transposed(np.expand_dims(PD, 0), 0, rv)
+        for i in range(n):
+            for j in range(n):
+                dg = 0.0
+                for a in range(d):
+                    dg += D[k, a, i] * PD[a, j]
+                dF_dq[k, i, j] = -(g[i] * (stiffness[k] * g[j] + damping[k] * drate[j]) + coefficient * dg)
+                dF_dv[k, i, j] = -damping[k] * g[i] * g[j]
