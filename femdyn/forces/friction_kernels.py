@@ -3,10 +3,11 @@ instances in one call. The module imports numba: it is imported where the kernel
 (``friction``), so that the command line starts without it.
 """
 import numpy as np
-from numba import njit
+
+from ..numerics.compiled import kernel
 
 
-@njit(cache=True)
+@kernel
 def discrete(qa, qb, p, E, F_max, force, tangent, slip_end):
     """The energy-consistent return map over a step (001 eqs. 25-26; ``Friction``): per instance the
     discrete force -F (K,), its qb-derivative (K,) and the slip p_b at the step's end (K,), for the
@@ -28,7 +29,7 @@ def discrete(qa, qb, p, E, F_max, force, tangent, slip_end):
         slip_end[k] = b - e_b
 
 
-@njit(cache=True)
+@kernel
 def backward_euler(q, p, E, F_max, force, tangent, slip_end):
     """The backward-Euler return map at the step's end q (K, 1) from the slip p = p_n (K,): trial
     e = q - p_n, slip if E |e| > F_max to e = sign(e) F_max/E; the force -E e (K,), its derivative

@@ -5,10 +5,11 @@ imports numba: it is imported where the kernels run (``loads``), so that the com
 without it.
 """
 import numpy as np
-from numba import njit
+
+from ..numerics.compiled import kernel
 
 
-@njit(cache=True)
+@kernel
 def _frame(axes, k, z):
     """Rows e_a = A_a z (dim, dim) of instance k."""
     dim, n = axes.shape[1], axes.shape[3]
@@ -20,7 +21,7 @@ def _frame(axes, k, z):
     return E
 
 
-@njit(cache=True)
+@kernel
 def _turn(M, g):
     """M x g (space, M (3,)) or M J g (plane, M (1,)) for g (dim,)."""
     if g.size == 3:
@@ -28,7 +29,7 @@ def _turn(M, g):
     return np.array([-M[0] * g[1], M[0] * g[0]])
 
 
-@njit(cache=True)
+@kernel
 def follower_force(z, points, axes, components, force, tangent):
     """Fbar = C^T sum_a f_a A_a z_m into ``force`` (K, n) for the mid-point coordinates z (K, n) and
     the scaled components f_a (K, dim); unless ``tangent`` is empty, the constant
@@ -56,7 +57,7 @@ def follower_force(z, points, axes, components, force, tangent):
                 tangent[k, j, m] = 0.5 * acc
 
 
-@njit(cache=True)
+@kernel
 def torque(z, axes, torques, follower, force, tangent):
     """Fbar = sum_a A_a^T F_a, F_a = 1/2 M x g_a (space) or M/2 J g_a (plane) with the dual basis g_a
     of the e_a at z_m (K, n), into ``force`` (K, n); ``torques`` (K, 3) or (K, 1): M itself, or with

@@ -3,10 +3,11 @@ one call: x2 - x1 = r = D q with D (K, d, n), l = |r|. The module imports numba:
 the kernels run (``spring_damper``), so that the command line starts without it.
 """
 import numpy as np
-from numba import njit
+
+from ..numerics.compiled import kernel
 
 
-@njit(cache=True)
+@kernel
 def _apply(D, k, q):
     """D[k] q[k] (d,)."""
     d, n = D.shape[1], D.shape[2]
@@ -17,7 +18,7 @@ def _apply(D, k, q):
     return r
 
 
-@njit(cache=True)
+@kernel
 def _transposed(D, k, r):
     """D[k]^T r (n,)."""
     d, n = D.shape[1], D.shape[2]
@@ -28,7 +29,7 @@ def _transposed(D, k, r):
     return g
 
 
-@njit(cache=True)
+@kernel
 def discrete(qa, qb, dt, D, stiffness, damping, free_length, force, tangent):
     """Gonzalez's discrete gradient with the discrete damper rate (``SpringDamper``): per instance
     Fbar = -w f D^T r_mid with w = 2/(l_a + l_b), f = k (lbar - l0) + c (l_b - l_a)/dt, into ``force``
@@ -57,7 +58,7 @@ def discrete(qa, qb, dt, D, stiffness, damping, free_length, force, tangent):
                 tangent[k, i, j] = -(g[i] * (w * df[j] + f * dw[j]) + 0.5 * w * f * dtd)
 
 
-@njit(cache=True)
+@kernel
 def continuous(q, v, D, stiffness, damping, free_length, force, dF_dq, dF_dv):
     """The continuous force F = -(k (l - l0) + c dl/dt) grad l, grad l = D^T e, e = r/l, dl/dt = e.D v,
     into ``force`` (K, n), and, unless dF_dq is empty, dF/dq and dF/dv (K, n, n) with

@@ -15,10 +15,11 @@ residual and the CSC data of its matrix. The module imports numba: it is importe
 run (``angle``), so that the command line starts without it.
 """
 import numpy as np
-from numba import njit
+
+from ..numerics.compiled import kernel
 
 
-@njit(cache=True)
+@kernel
 def sinc_pair(h):
     """sin(h)/h and its derivative (cos h - sin(h)/h)/h, with their Taylor series near 0 where the
     closed forms cancel."""
@@ -29,7 +30,7 @@ def sinc_pair(h):
     return sin / h, (h * np.cos(h) - sin) / h**2
 
 
-@njit(cache=True)
+@kernel
 def cos_sin(q, hessians, coordinates, c, s, grad_c, grad_s):
     """c, s (K,) and their gradients (K, J) at the local coordinates q (K, n): grad = H x with the
     stacked Hessians ``hessians`` (K, 2, J, n1 + n2) at the rows ``coordinates`` (J,) of x."""
@@ -48,7 +49,7 @@ def cos_sin(q, hessians, coordinates, c, s, grad_c, grad_s):
         c[k], s[k] = 0.5 * acc_c, 0.5 * acc_s
 
 
-@njit(cache=True)
+@kernel
 def _instance(k, theta_a, theta_b, same, ca, sa, grad_ca, grad_sa, cb, sb, grad_cb, grad_sb, lam,
               H_c, H_s, at_qq, at_qt, at_tq, G, Gbar, T):
     """Instance k's G, Gbar, lam times the tangent (into the rows G, Gbar, T) and its phi; ``same``:
@@ -91,7 +92,7 @@ def _instance(k, theta_a, theta_b, same, ca, sa, grad_ca, grad_sa, cb, sb, grad_
     return sin_b * cb[k] - cos_b * sb[k]
 
 
-@njit(cache=True)
+@kernel
 def linearize(qa, qb, same, ca, sa, grad_ca, grad_sa, lam, hessians, coordinates, H_c, H_s, at_qq, at_qt,
               at_tq, phi, G, Gbar, T):
     """phi (K, 1), G and Gbar at ``jacobian_mask`` (K, J + 1) and lam times the tangent at
@@ -106,7 +107,7 @@ def linearize(qa, qb, same, ca, sa, grad_ca, grad_sa, lam, hessians, coordinates
                               grad_sb, lam, H_c, H_s, at_qq, at_qt, at_tq, G[k], Gbar[k], T[k])
 
 
-@njit(cache=True)
+@kernel
 def contribute(qa, qb, same, ca, sa, grad_ca, grad_sa, lam, scale, tangent, R, values, dofs, rows, hessians,
                coordinates, H_c, H_s, at_qq, at_qt, at_tq, phi_at, T_at, F_at, G_at):
     """The family's part of a Newton iteration at the global q_n+1 = qb (qa: q_n) with all multipliers

@@ -11,10 +11,11 @@ disk). The batch's S slots (structural non-zeros of G, grouped by constraint row
 imported where the kernels run (``batch``), so that the command line starts without it.
 """
 import numpy as np
-from numba import njit
+
+from ..numerics.compiled import kernel
 
 
-@njit(cache=True)
+@kernel
 def jacobian(q, g, H_indptr, H_indices, H_data, G):
     """G (S,) = g + H q at the slots."""
     for s in range(g.size):
@@ -24,7 +25,7 @@ def jacobian(q, g, H_indptr, H_indices, H_data, G):
         G[s] = g[s] + acc
 
 
-@njit(cache=True)
+@kernel
 def _phi_row(r, q, G, g, c, slot_col, G_indptr):
     acc = 0.0
     for s in range(G_indptr[r], G_indptr[r + 1]):
@@ -32,7 +33,7 @@ def _phi_row(r, q, G, g, c, slot_col, G_indptr):
     return acc + c[r]
 
 
-@njit(cache=True)
+@kernel
 def phis(Q, rows, g, c, slot_col, G_indptr, H_indptr, H_indices, H_data):
     """phi at ``rows`` for each row of Q (F, n): (F, len(rows))."""
     out = np.empty((Q.shape[0], rows.size))
@@ -45,7 +46,7 @@ def phis(Q, rows, g, c, slot_col, G_indptr, H_indptr, H_indices, H_data):
     return out
 
 
-@njit(cache=True)
+@kernel
 def residual(q, G_a, lam, scale, tangent, R, values, at, G, g, c, slot_row, slot_col, G_indptr, H_indptr,
              H_indices, H_data, T_indptr, T_indices, T_data, keep, phi_rows, phi_at):
     """The batch's part of a Newton iteration at q = q_n+1 with multipliers ``lam`` (m,): G (S,) :=

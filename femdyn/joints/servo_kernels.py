@@ -8,10 +8,11 @@ tangent). The module imports numba: it is imported where the kernel runs (``serv
 command line starts without it.
 """
 import numpy as np
-from numba import njit
+
+from ..numerics.compiled import kernel
 
 
-@njit(cache=True)
+@kernel
 def contribute(qb, a, gamma, lam, scale, R, values, dofs, rows, phi_at, F_at, G_at):
     """The family's part of a Newton iteration at the global q_n+1 = qb with all multipliers lam (m,):
     R[phi_at] := scale Phi_C (instances with phi_at < 0 dropped), R[:n] += B^T lam (summed into a

@@ -3,10 +3,10 @@ order of the pattern's (rows, cols) entries are added at their precomputed place
 array (``pattern.SparsePattern.positions``), duplicates summed in entry order. The module imports
 numba: it is imported where the refill runs, so that the command line starts without it.
 """
-from numba import njit
+from .compiled import kernel
 
 
-@njit(cache=True)
+@kernel
 def add(values, at, data, factor):
     """values[at[i]] += factor data[i] for every i, in order."""
     for i in range(at.size):

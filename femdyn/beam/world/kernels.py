@@ -33,10 +33,11 @@ at z_a = z_b = z the continuous force -sum_i k_i e_i grad e_i and its derivative
 the forces into the coordinates and the tangent into the values of its fixed sparsity pattern.
 """
 import numpy as np
-from numba import njit
+
+from ...numerics.compiled import kernel
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def _strains(z, dim, R, t, beta, lam, gam, C, e, G, Y, CY, D, U, gY):
     """The strains e (ns,) and their gradients G (ns, nz) of one element at its coordinates z; Y, CY
     (4, dim) and D, U, gY (dim,) are work arrays."""
@@ -93,7 +94,7 @@ def _strains(z, dim, R, t, beta, lam, gam, C, e, G, Y, CY, D, U, gY):
             G[i, twist + p] = lam[i, p]
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def _add_hessians(T, weight, dim, R, t, beta, gam, C):
     """T (nz, nz) += sum_i weight_i H_i (the constant Hessians of the strains)."""
     nd = dim * dim
@@ -123,19 +124,19 @@ def _add_hessians(T, weight, dim, R, t, beta, gam, C):
                         T[nd + j * dim + b1, nd + k * dim + b2] += f * acc
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def _gather(Q, index, z):
     for m in range(index.size):
         z[m] = Q[index[m]] if index[m] >= 0 else 0.0
 
 
-@njit(cache=True)
+@kernel
 def _work(dim):
     """Work arrays of ``_strains``: Y, CY (4, dim), D, U, gY (dim,)."""
     return np.zeros((4, dim)), np.zeros((4, dim)), np.zeros(dim), np.zeros(dim), np.zeros(dim)
 
 
-@njit(cache=True)
+@kernel
 def step(Qa, Qb, same, dim, index, R, t, beta, lam, gam, C, k, place, F, values, start, start_grad, known):
     """Forces and tangent of all elements over a step from Qa to Qb (module docstring), or with
     ``same`` the continuous ones at Qb. ``index`` (E, nz): the elements' coordinates in Q (-1:
@@ -198,7 +199,7 @@ def step(Qa, Qb, same, dim, index, R, t, beta, lam, gam, C, k, place, F, values,
                     values[p] -= T[r, c]
 
 
-@njit(cache=True)
+@kernel
 def energies(Q, dim, index, R, t, beta, lam, gam, C, k):
     """V = 1/2 sum_i k_i e_i^2 summed over the elements, at each row of Q (F, n): (F,)."""
     E, nz = index.shape
