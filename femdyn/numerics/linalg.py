@@ -8,7 +8,15 @@ first matrix is factored with each; the one with fewer entries in L + U is kept.
 then AMD) is not among them: the BTF row permutation that puts non-zeros on the diagonal of our
 saddle-point matrices leaves them 8 % symmetric, and AMD on that pattern fills in like n^2 for
 flexible bodies (256 beam elements: 28 ms per refactorisation against 1.1 ms with COLAMD and
-2.6 ms with AMD without BTF). If the reciprocal condition estimate of a refactorisation falls far below that of the
+2.6 ms with AMD without BTF). The rows are not scaled (``klu_common.scale = 0``; KLU's default
+divides each row by its largest entry before the threshold test of partial pivoting, ``tol`` = 1e-3):
+the Newton matrices are balanced already (the multipliers scaled to the mass block, ``saddle``), and
+on the swinging flexible pendulum the scaled test made the re-pivoting factorisations pick pivots
+in the dense rows of the floating frame, which fill L + U like a dense matrix -- 1024 beam elements
+at dt = 1e-2: 1.0e5 entries at the first factorisation, 1.2e7 after the third re-pivoting (n = 5143,
+n^2/2 = 1.3e7), 0.85 s per step instead of 12 ms. Unscaled, the same matrices keep 1.0e5 entries
+with backward errors of 2e-16 to 4e-16 (scaled: 2e-16 to 4e-15). A new ``klu_analyze`` would not
+help: the ordering is symbolic, the fill comes from the pivots. If the reciprocal condition estimate of a refactorisation falls far below that of the
 last pivoting factorisation, the pivots are chosen anew (``klu_factor``), so reuse never costs
 accuracy. ``solve(b, refine=k)`` adds k steps of fixed-precision iterative refinement (Wilkinson; residual
 b - A x in working precision, N. J. Higham, Accuracy and Stability of Numerical Algorithms, 2nd ed.,
@@ -144,6 +152,12 @@ def _load_klu():
 _KLU = _load_klu()
 
 
+def _fill(numeric):
+    """Entries of L + U of a KLU factorisation (klu_numeric starts with n, nblocks, lnz, unz)."""
+    counts = ctypes.cast(numeric, ctypes.POINTER(ctypes.c_int * 4)).contents
+    return counts[2] + counts[3]
+
+
 class FixedPatternLU:
     """LU factorisation of CSC matrices sharing ``indptr``/``indices``, refilled with new values."""
 
@@ -158,6 +172,7 @@ class FixedPatternLU:
         self._transposed = RowPattern(np.repeat(np.arange(self.n), np.diff(self._Ap)), self._Ai, (self.n, self.n))
         self._common = _KluCommon()
         _KLU.klu_defaults(ctypes.byref(self._common))
+        self._common.scale = 0
         self._candidates = []
         for ordering, btf in ORDERINGS.values():
             self._common.ordering, self._common.btf = ordering, btf
@@ -171,6 +186,11 @@ class FixedPatternLU:
         self._rcond = 0.0
         self.factorizations = self.refactorizations = 0
 
+    @property
+    def fill(self):
+        """Entries of L + U of the current factorisation."""
+        return _fill(self._numeric)
+
     def _rcond_now(self):
         _KLU.klu_rcond(self._symbolic, self._numeric, ctypes.byref(self._common))
         return self._common.rcond
@@ -181,8 +201,7 @@ class FixedPatternLU:
         for symbolic in self._candidates:
             numeric = ctypes.c_void_p(_KLU.klu_factor(*self._addresses, self._Ax.ctypes.data, symbolic,
                                                       ctypes.byref(self._common)))
-            counts = ctypes.cast(numeric, ctypes.POINTER(ctypes.c_int * 4)).contents if numeric else None
-            fills.append(counts[2] + counts[3] if counts else np.inf)  # klu_numeric: n, nblocks, lnz, unz
+            fills.append(_fill(numeric) if numeric else np.inf)
             if numeric:
                 _KLU.klu_free_numeric(ctypes.byref(numeric), ctypes.byref(self._common))
         best = int(np.argmin(fills))
