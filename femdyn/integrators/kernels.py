@@ -3,6 +3,8 @@
 import numpy as np
 from numba import njit
 
+from ..numerics import klu
+
 
 @njit(cache=True)
 def update(qb, lam, dx, active, scale):
@@ -19,3 +21,10 @@ def update(qb, lam, dx, active, scale):
     for k in range(active.size):
         lam[active[k]] += scale * dx[n + k]
     return q, increment
+
+
+@njit(cache=True)
+def solve_update(handles, R, qb, lam, active, scale):
+    """``update`` by the Newton increment dx = -A^-1 R of the factorisation ``handles`` (the addresses
+    of ``linalg.FixedPatternLU.handles``) in one call."""
+    return update(qb, lam, klu.solve(handles[0], handles[1], handles[2], R, -1.0), active, scale)

@@ -23,7 +23,9 @@ b - A x in working precision, N. J. Higham, Accuracy and Stability of Numerical 
 SIAM 2002, ch. 12): it does not beat the condition number, but it removes the error of the LU itself
 (for the flexible pendulum with 4096 beam elements the forward error of a KLU solve drops from about
 2e-3 to 5e-5 with one step, at the cost of one sparse product and one more solve). SciPy's SuperLU cannot reuse its analysis (see benchmarks/solvers.py for the comparison).
-libklu comes with SuiteSparse, which ``setup.sh`` installs for scikit-sparse.
+libklu comes with SuiteSparse, which ``setup.sh`` installs for scikit-sparse. The refactorisations
+and solves of the time steps call it from compiled code (``klu``); the analyses and pivoting
+factorisations through ctypes.
 """
 import ctypes
 import ctypes.util
@@ -34,6 +36,8 @@ from scipy.sparse._sparsetools import (  # the compiled kernels behind sparse @ 
     csc_matvec,
     csr_matvec,
 )
+
+from .lazy import compiled
 
 # candidate analyses: (fill-reducing ordering of klu_common, block triangular form on/off)
 ORDERINGS = {"amd": (0, 0), "colamd": (1, 1)}
@@ -135,9 +139,12 @@ class _KluCommon(ctypes.Structure):
                 ("work", ctypes.c_double), ("memusage", ctypes.c_size_t), ("mempeak", ctypes.c_size_t)]
 
 
+KLU_LIBRARY = ctypes.util.find_library("klu") or "libklu.so.1"
+KERNELS = __package__ + ".klu"  # numba: imported where the refactorisations and solves run
+
+
 def _load_klu():
-    name = ctypes.util.find_library("klu") or "libklu.so.1"
-    lib = ctypes.CDLL(name)
+    lib = ctypes.CDLL(KLU_LIBRARY)
     p, c = ctypes.c_void_p, ctypes.POINTER(_KluCommon)
     for fn, res, args in [("klu_defaults", ctypes.c_int, [c]), ("klu_analyze", p, [ctypes.c_int, p, p, c]),
                           ("klu_factor", p, [p, p, p, p, c]), ("klu_refactor", ctypes.c_int, [p, p, p, p, p, c]),
@@ -216,23 +223,22 @@ class FixedPatternLU:
         self._Ax = np.ascontiguousarray(values, dtype=np.float64)
         if self._candidates:
             self._choose_ordering()
-        args = (*self._addresses, self._Ax.ctypes.data, self._symbolic)
         if self._numeric:
-            ok = _KLU.klu_refactor(*args, self._numeric, ctypes.byref(self._common))
-            if ok and self._rcond_now() >= self.refactor_rcond_drop * self._rcond:
+            ok = compiled(KERNELS).refactor(self._Ap, self._Ai, self._Ax, *self.handles)
+            if ok and self._common.rcond >= self.refactor_rcond_drop * self._rcond:
                 self.refactorizations += 1
                 return
             _KLU.klu_free_numeric(ctypes.byref(self._numeric), ctypes.byref(self._common))
-        self._numeric = ctypes.c_void_p(_KLU.klu_factor(*args, ctypes.byref(self._common)))
+        self._numeric = ctypes.c_void_p(_KLU.klu_factor(*self._addresses, self._Ax.ctypes.data, self._symbolic,
+                                                        ctypes.byref(self._common)))
+        self.handles = (self._symbolic.value, self._numeric.value, ctypes.addressof(self._common))
         if not self._numeric or self._rcond_now() == 0.0:
             raise SingularMatrixError(f"matrix is singular (KLU status {self._common.status})")
         self._rcond = self._common.rcond
         self.factorizations += 1
 
     def _solve(self, b):
-        x = np.array(b, dtype=np.float64, order="C")
-        _KLU.klu_solve(self._symbolic, self._numeric, self.n, 1, x.ctypes.data, ctypes.byref(self._common))
-        return x
+        return compiled(KERNELS).solve(*self.handles, np.ascontiguousarray(b, dtype=np.float64), 1.0)
 
     def solve(self, b, refine=0):
         """x with A x = b for the last factored A, improved by ``refine`` steps of iterative
