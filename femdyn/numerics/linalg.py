@@ -8,15 +8,16 @@ first matrix is factored with each; the one with fewer entries in L + U is kept.
 then AMD) is not among them: the BTF row permutation that puts non-zeros on the diagonal of our
 saddle-point matrices leaves them 8 % symmetric, and AMD on that pattern fills in like n^2 for
 flexible bodies (256 beam elements: 28 ms per refactorisation against 1.1 ms with COLAMD and
-2.6 ms with AMD without BTF). The rows are not scaled (``klu_common.scale = 0``; KLU's default
-divides each row by its largest entry before the threshold test of partial pivoting, ``tol`` = 1e-3):
-the Newton matrices are balanced already (the multipliers scaled to the mass block, ``saddle``), and
-on the swinging flexible pendulum the scaled test made the re-pivoting factorisations pick pivots
-in the dense rows of the floating frame, which fill L + U like a dense matrix -- 1024 beam elements
-at dt = 1e-2: 1.0e5 entries at the first factorisation, 1.2e7 after the third re-pivoting (n = 5143,
-n^2/2 = 1.3e7), 0.85 s per step instead of 12 ms. Unscaled, the same matrices keep 1.0e5 entries
-with backward errors of 2e-16 to 4e-16 (scaled: 2e-16 to 4e-15). A new ``klu_analyze`` would not
-help: the ordering is symbolic, the fill comes from the pivots. If the reciprocal condition estimate of a refactorisation falls far below that of the
+2.6 ms with AMD without BTF). KLU scales each row by its largest entry before the threshold test of
+partial pivoting (``tol`` = 1e-3); on the swinging flexible pendulum that test made the re-pivoting
+factorisations pick pivots in the dense rows of the floating frame, which fill L + U like a dense
+matrix (1024 beam elements at dt = 1e-2: 1.0e5 entries at the first factorisation, 1.2e7 after the
+third re-pivoting, n = 5143; 0.85 s per step instead of 12 ms). So a pivoting factorisation with more
+than ``fill_growth`` times the first one's entries is made again without row scaling
+(``klu_common.scale = 0``; the Newton matrices are balanced already, the multipliers scaled to the
+mass block, ``saddle``), and the run stays unscaled: those matrices then keep 1.0e5 entries with
+backward errors of 2e-16 to 4e-16. A new ``klu_analyze`` would not help: the ordering is symbolic,
+the fill comes from the pivots. If the reciprocal condition estimate of a refactorisation falls far below that of the
 last pivoting factorisation, the pivots are chosen anew (``klu_factor``), so reuse never costs
 accuracy. ``solve(b, refine=k)`` adds k steps of fixed-precision iterative refinement (Wilkinson; residual
 b - A x in working precision, N. J. Higham, Accuracy and Stability of Numerical Algorithms, 2nd ed.,
@@ -169,6 +170,8 @@ class FixedPatternLU:
     """LU factorisation of CSC matrices sharing ``indptr``/``indices``, refilled with new values."""
 
     refactor_rcond_drop = 1e-3  # re-pivot if rcond falls below this fraction of the last pivoting one
+    fill_growth = 2.0  # a pivoting factorisation filling more than this times the first: made unscaled
+    _first_fill = 0
 
     def __init__(self, indptr, indices):
         self.n = len(indptr) - 1
@@ -179,7 +182,6 @@ class FixedPatternLU:
         self._transposed = RowPattern(np.repeat(np.arange(self.n), np.diff(self._Ap)), self._Ai, (self.n, self.n))
         self._common = _KluCommon()
         _KLU.klu_defaults(ctypes.byref(self._common))
-        self._common.scale = 0
         self._candidates = []
         for ordering, btf in ORDERINGS.values():
             self._common.ordering, self._common.btf = ordering, btf
@@ -229,13 +231,22 @@ class FixedPatternLU:
                 self.refactorizations += 1
                 return
             _KLU.klu_free_numeric(ctypes.byref(self._numeric), ctypes.byref(self._common))
-        self._numeric = ctypes.c_void_p(_KLU.klu_factor(*self._addresses, self._Ax.ctypes.data, self._symbolic,
-                                                        ctypes.byref(self._common)))
+        self._numeric = self._pivoting_factor()
+        grown = self._numeric and self._first_fill and self.fill > self.fill_growth * self._first_fill
+        if grown and self._common.scale:
+            _KLU.klu_free_numeric(ctypes.byref(self._numeric), ctypes.byref(self._common))
+            self._common.scale = 0  # the rows unscaled from now on (module docstring)
+            self._numeric = self._pivoting_factor()
         self.handles = (self._symbolic.value, self._numeric.value, ctypes.addressof(self._common))
         if not self._numeric or self._rcond_now() == 0.0:
             raise SingularMatrixError(f"matrix is singular (KLU status {self._common.status})")
         self._rcond = self._common.rcond
+        self._first_fill = self._first_fill or self.fill
         self.factorizations += 1
+
+    def _pivoting_factor(self):
+        return ctypes.c_void_p(_KLU.klu_factor(*self._addresses, self._Ax.ctypes.data, self._symbolic,
+                                               ctypes.byref(self._common)))
 
     def _solve(self, b):
         return compiled(KERNELS).solve(*self.handles, np.ascontiguousarray(b, dtype=np.float64), 1.0)

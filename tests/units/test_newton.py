@@ -8,6 +8,7 @@ from shared import flexible_pendulum
 
 from femdyn.integrators.energy_momentum import EnergyMomentum
 from femdyn.integrators.newton import newton_converged
+from femdyn.integrators.saddle import KeptLU
 from femdyn.numerics.lazy import compiled
 from femdyn.numerics.linalg import FixedPatternLU
 
@@ -97,8 +98,8 @@ def swung(elements, dt, steps, axial="linear"):
 def test_repivoting_keeps_the_fill_and_solves_exactly_on_the_swinging_pendulum():
     """The pendulum of 1024 beam elements at dt = 1e-2 after half a swing (50 steps, where KLU with
     row scaling re-pivoted into 1.2e7 entries of L + U, 120 times the first factorisation's): the
-    Newton matrix factored with pivots chosen anew keeps the fill of the first factorisation within
-    5 %, and its solve is backward stable, |A x - b| <= 1e-15 |A| |x| (4.5e-16 measured), and as
+    Newton matrix factored with pivots chosen anew (made again without row scaling,
+    ``FixedPatternLU.fill_growth``) keeps the fill of the first factorisation within 5 %, and its solve is backward stable, |A x - b| <= 1e-15 |A| |x| (4.5e-16 measured), and as
     accurate as SciPy's direct solve (SuperLU): both errors from an exact x are set by the condition
     (5.6e-4 and 4.8e-4 for x of unit normal entries; KLU's is asserted within twice SuperLU's)."""
     stepper, _ = swung(1024, 1e-2, 50, axial="cubic")  # benchmarks/exudyn_flexible.py
@@ -115,6 +116,17 @@ def test_repivoting_keeps_the_fill_and_solves_exactly_on_the_swinging_pendulum()
     x = lu.solve(b)
     assert np.abs(A @ x - b).max() <= 1e-15 * abs(A).max() * np.abs(x).max()
     assert np.abs(x - exact).max() <= 2.0 * np.abs(spla.spsolve(A, b) - exact).max()
+    # a resumed run rebuilds the unscaled factorisation and its refactorisations bit for bit
+    kept_lu = KeptLU(pattern.indptr, pattern.indices)
+    kept_lu.factor(kept.first)
+    kept_lu.refactor_rcond_drop = np.inf
+    kept_lu.factor(kept.current)
+    del kept_lu.refactor_rcond_drop
+    kept_lu.factor(1.001 * kept.current)
+    resumed = KeptLU(pattern.indptr, pattern.indices)
+    resumed.restore(kept_lu.state())
+    assert (kept_lu.factorizations, kept_lu.refactorizations, resumed._common.scale) == (2, 1, 0)
+    assert np.array_equal(resumed.solve(b), kept_lu.solve(b))
 
 
 def test_compiled_refactorisation_solve_and_update_equal_scipy_on_the_newton_matrices():
