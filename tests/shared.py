@@ -26,13 +26,13 @@ STEEL = dict(young=2.1e11, rho=7850.0)
 TIGHT = dict(tolerance=1e-13)  # Newton tolerance of the conservation tests
 
 
-def flexible_pendulum(elements=8):
+def flexible_pendulum(elements=8, axial="linear"):
     """A 1 m steel beam (10 x 10 mm, FFR Euler-Bernoulli with stiffening) pinned at one end and
-    released horizontally under gravity: the model of benchmarks/exudyn_flexible.py, and its
-    projected initial state."""
+    released horizontally under gravity: the model of benchmarks/exudyn_flexible.py (there with
+    ``axial`` = "cubic"), and its projected initial state."""
     b = ModelBuilder(2)
     b.add_beam("beam", BeamBody.straight(1.0, elements, Section.rectangle(0.01, 0.01), 2.1e11, 7850.0,
-                                         axial="linear"), stiffening=True)
+                                         axial=axial), stiffening=True)
     b.add_joint("pin", "revolute", "ground", "beam")
     b.set_gravity([0.0, -9.81])
     model = b.build()

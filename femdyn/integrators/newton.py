@@ -183,7 +183,7 @@ class Newton:
         """Iterates from (qb, lam) until converged; ``system(qb, lam, tangents)`` gives the residual and
         (with ``tangents``) the Newton matrix's CSC data on the fixed pattern of ``lu``; ``stop``: an optional
         ``QuadraticStop``. Returns (qb, lam, iterations); lam (all m multipliers) is updated in place."""
-        options = self.options
+        options, kernels = self.options, compiled(KERNELS)
         fresh, previous = not (options.modified and self.factorised), None
         # the tests' scale max(1, |q|_inf), taken once per step: the increments move q by far less than
         # it (1e-5 against 1 in a step of the 3-PRR), and each maximum over q costs as much as a product
@@ -200,8 +200,10 @@ class Newton:
                 except SingularMatrixError:
                     raise NewtonFailure(t1, np.abs(R).max(), it, "singular Newton matrix", self.servos) from None
                 self.factorised = True
-            dx = self._first_solve(-R, bound) if it == 1 and fresh else self.lu.solve(-R)
-            qb, increment = compiled(KERNELS).update(qb, lam, dx, self.active, self.scale)
+            if it == 1 and fresh:
+                qb, increment = kernels.update(qb, lam, self._first_solve(-R, bound), self.active, self.scale)
+            else:
+                qb, increment = kernels.solve_update(self.lu.handles, R, qb, lam, self.active, self.scale)
             if options.modified:
                 if increment <= bound or (fresh and newton_converged(increment, previous, bound)):
                     return qb, lam, it

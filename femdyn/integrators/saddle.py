@@ -71,12 +71,14 @@ class KeptLU(FixedPatternLU):
             return {}
         return {"lu.first": self.first, "lu.pivoted": self.pivoted, "lu.current": self.current,
                 "lu.pivoted_first": self.pivoted is self.first, "lu.refactored": self.current is not self.pivoted,
-                "lu.factorizations": self.factorizations, "lu.refactorizations": self.refactorizations}
+                "lu.factorizations": self.factorizations, "lu.refactorizations": self.refactorizations,
+                "lu.scale": self._common.scale}
 
     def restore(self, state):
         if "lu.first" not in state:
             return
         self.factor(state["lu.first"])
+        self._common.scale = int(state.get("lu.scale", self._common.scale))  # rows unscaled if the run had turned scaling off
         if not state["lu.pivoted_first"]:
             self.refactor_rcond_drop = np.inf  # the refactorisation is refused: pivots chosen anew
             try:

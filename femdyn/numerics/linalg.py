@@ -8,14 +8,25 @@ first matrix is factored with each; the one with fewer entries in L + U is kept.
 then AMD) is not among them: the BTF row permutation that puts non-zeros on the diagonal of our
 saddle-point matrices leaves them 8 % symmetric, and AMD on that pattern fills in like n^2 for
 flexible bodies (256 beam elements: 28 ms per refactorisation against 1.1 ms with COLAMD and
-2.6 ms with AMD without BTF). If the reciprocal condition estimate of a refactorisation falls far below that of the
+2.6 ms with AMD without BTF). KLU scales each row by its largest entry before the threshold test of
+partial pivoting (``tol`` = 1e-3); on the swinging flexible pendulum that test made the re-pivoting
+factorisations pick pivots in the dense rows of the floating frame, which fill L + U like a dense
+matrix (1024 beam elements at dt = 1e-2: 1.0e5 entries at the first factorisation, 1.2e7 after the
+third re-pivoting, n = 5143; 0.85 s per step instead of 12 ms). So a pivoting factorisation with more
+than ``fill_growth`` times the first one's entries is made again without row scaling
+(``klu_common.scale = 0``; the Newton matrices are balanced already, the multipliers scaled to the
+mass block, ``saddle``), and the run stays unscaled: those matrices then keep 1.0e5 entries with
+backward errors of 2e-16 to 4e-16. A new ``klu_analyze`` would not help: the ordering is symbolic,
+the fill comes from the pivots. If the reciprocal condition estimate of a refactorisation falls far below that of the
 last pivoting factorisation, the pivots are chosen anew (``klu_factor``), so reuse never costs
 accuracy. ``solve(b, refine=k)`` adds k steps of fixed-precision iterative refinement (Wilkinson; residual
 b - A x in working precision, N. J. Higham, Accuracy and Stability of Numerical Algorithms, 2nd ed.,
 SIAM 2002, ch. 12): it does not beat the condition number, but it removes the error of the LU itself
 (for the flexible pendulum with 4096 beam elements the forward error of a KLU solve drops from about
 2e-3 to 5e-5 with one step, at the cost of one sparse product and one more solve). SciPy's SuperLU cannot reuse its analysis (see benchmarks/solvers.py for the comparison).
-libklu comes with SuiteSparse, which ``setup.sh`` installs for scikit-sparse.
+libklu comes with SuiteSparse, which ``setup.sh`` installs for scikit-sparse. The refactorisations
+and solves of the time steps call it from compiled code (``klu``); the analyses and pivoting
+factorisations through ctypes.
 """
 import ctypes
 import ctypes.util
@@ -26,6 +37,8 @@ from scipy.sparse._sparsetools import (  # the compiled kernels behind sparse @ 
     csc_matvec,
     csr_matvec,
 )
+
+from .lazy import compiled
 
 # candidate analyses: (fill-reducing ordering of klu_common, block triangular form on/off)
 ORDERINGS = {"amd": (0, 0), "colamd": (1, 1)}
@@ -127,9 +140,12 @@ class _KluCommon(ctypes.Structure):
                 ("work", ctypes.c_double), ("memusage", ctypes.c_size_t), ("mempeak", ctypes.c_size_t)]
 
 
+KLU_LIBRARY = ctypes.util.find_library("klu") or "libklu.so.1"
+KERNELS = __package__ + ".klu"  # numba: imported where the refactorisations and solves run
+
+
 def _load_klu():
-    name = ctypes.util.find_library("klu") or "libklu.so.1"
-    lib = ctypes.CDLL(name)
+    lib = ctypes.CDLL(KLU_LIBRARY)
     p, c = ctypes.c_void_p, ctypes.POINTER(_KluCommon)
     for fn, res, args in [("klu_defaults", ctypes.c_int, [c]), ("klu_analyze", p, [ctypes.c_int, p, p, c]),
                           ("klu_factor", p, [p, p, p, p, c]), ("klu_refactor", ctypes.c_int, [p, p, p, p, p, c]),
@@ -144,10 +160,18 @@ def _load_klu():
 _KLU = _load_klu()
 
 
+def _fill(numeric):
+    """Entries of L + U of a KLU factorisation (klu_numeric starts with n, nblocks, lnz, unz)."""
+    counts = ctypes.cast(numeric, ctypes.POINTER(ctypes.c_int * 4)).contents
+    return counts[2] + counts[3]
+
+
 class FixedPatternLU:
     """LU factorisation of CSC matrices sharing ``indptr``/``indices``, refilled with new values."""
 
     refactor_rcond_drop = 1e-3  # re-pivot if rcond falls below this fraction of the last pivoting one
+    fill_growth = 2.0  # a pivoting factorisation filling more than this times the first: made unscaled
+    _first_fill = 0
 
     def __init__(self, indptr, indices):
         self.n = len(indptr) - 1
@@ -171,6 +195,11 @@ class FixedPatternLU:
         self._rcond = 0.0
         self.factorizations = self.refactorizations = 0
 
+    @property
+    def fill(self):
+        """Entries of L + U of the current factorisation."""
+        return _fill(self._numeric)
+
     def _rcond_now(self):
         _KLU.klu_rcond(self._symbolic, self._numeric, ctypes.byref(self._common))
         return self._common.rcond
@@ -181,8 +210,7 @@ class FixedPatternLU:
         for symbolic in self._candidates:
             numeric = ctypes.c_void_p(_KLU.klu_factor(*self._addresses, self._Ax.ctypes.data, symbolic,
                                                       ctypes.byref(self._common)))
-            counts = ctypes.cast(numeric, ctypes.POINTER(ctypes.c_int * 4)).contents if numeric else None
-            fills.append(counts[2] + counts[3] if counts else np.inf)  # klu_numeric: n, nblocks, lnz, unz
+            fills.append(_fill(numeric) if numeric else np.inf)
             if numeric:
                 _KLU.klu_free_numeric(ctypes.byref(numeric), ctypes.byref(self._common))
         best = int(np.argmin(fills))
@@ -197,23 +225,31 @@ class FixedPatternLU:
         self._Ax = np.ascontiguousarray(values, dtype=np.float64)
         if self._candidates:
             self._choose_ordering()
-        args = (*self._addresses, self._Ax.ctypes.data, self._symbolic)
         if self._numeric:
-            ok = _KLU.klu_refactor(*args, self._numeric, ctypes.byref(self._common))
-            if ok and self._rcond_now() >= self.refactor_rcond_drop * self._rcond:
+            ok = compiled(KERNELS).refactor(self._Ap, self._Ai, self._Ax, *self.handles)
+            if ok and self._common.rcond >= self.refactor_rcond_drop * self._rcond:
                 self.refactorizations += 1
                 return
             _KLU.klu_free_numeric(ctypes.byref(self._numeric), ctypes.byref(self._common))
-        self._numeric = ctypes.c_void_p(_KLU.klu_factor(*args, ctypes.byref(self._common)))
+        self._numeric = self._pivoting_factor()
+        grown = self._numeric and self._first_fill and self.fill > self.fill_growth * self._first_fill
+        if grown and self._common.scale:
+            _KLU.klu_free_numeric(ctypes.byref(self._numeric), ctypes.byref(self._common))
+            self._common.scale = 0  # the rows unscaled from now on (module docstring)
+            self._numeric = self._pivoting_factor()
+        self.handles = (self._symbolic.value, self._numeric.value, ctypes.addressof(self._common))
         if not self._numeric or self._rcond_now() == 0.0:
             raise SingularMatrixError(f"matrix is singular (KLU status {self._common.status})")
         self._rcond = self._common.rcond
+        self._first_fill = self._first_fill or self.fill
         self.factorizations += 1
 
+    def _pivoting_factor(self):
+        return ctypes.c_void_p(_KLU.klu_factor(*self._addresses, self._Ax.ctypes.data, self._symbolic,
+                                               ctypes.byref(self._common)))
+
     def _solve(self, b):
-        x = np.array(b, dtype=np.float64, order="C")
-        _KLU.klu_solve(self._symbolic, self._numeric, self.n, 1, x.ctypes.data, ctypes.byref(self._common))
-        return x
+        return compiled(KERNELS).solve(*self.handles, np.ascontiguousarray(b, dtype=np.float64), 1.0)
 
     def solve(self, b, refine=0):
         """x with A x = b for the last factored A, improved by ``refine`` steps of iterative
