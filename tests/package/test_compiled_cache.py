@@ -110,6 +110,19 @@ def test_read_only_install_runs_from_the_user_cache(tmp_path):
     assert not any((install / "femdyn").rglob("*.nbi"))
 
 
+def test_read_only_install_without_any_cache_compiles_in_memory(tmp_path):
+    """The flexible 3-PRR from a package copy where no cache folder can be written at all (its
+    ``__pycache__``, NUMBA_CACHE_DIR and the user cache): every kernel compiles in memory, the run
+    prints nothing on stderr and gives the history of the run from the checkout, digit for digit, and
+    nothing is written anywhere."""
+    expected, _ = femdyn_run(environment(), tmp_path / "checkout")
+    install = read_only_copy(tmp_path)
+    env = environment(install, NUMBA_CACHE_DIR=unwritable(tmp_path, "numba"), XDG_CACHE_HOME=unwritable(tmp_path, "xdg"))
+    history, err = femdyn_run(env, tmp_path / "no-cache")
+    assert err == "" and history == expected
+    assert not any((install / "femdyn").rglob("*.nb[ic]"))
+
+
 def test_dask_worker_loads_the_kernels_from_the_cache(tmp_path):
     """A sample of a sweep of the flexible 3-PRR run first in this process (which writes the cache if it
     is not there), then on a fresh LocalCluster worker: the worker's compiled step is a cache hit with no
