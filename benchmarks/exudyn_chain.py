@@ -602,7 +602,7 @@ def main():
     args.reference_dt = QUICK["reference"] if args.quick else REFERENCE_DT
     links = args.links or (QUICK["links"] if args.quick else [10, 100])
     args.repeat = args.repeat or (QUICK["repeat"] if args.quick else 3)
-    from exudyn_flexible import git_state  # (exudyn_flexible imports this module)
+    from provenance import git_state
     load, git = os.getloadavg(), git_state()
     print(f"femdyn at {git['commit']} ({git['subject']})"
           + (f", with uncommitted changes: {', '.join(git['femdyn_changes'])}" if git["femdyn_changes"] else ""))

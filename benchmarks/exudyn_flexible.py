@@ -91,6 +91,7 @@ from exudyn_chain import (
     print_lower_bounds,
     print_split,
 )
+from provenance import git_state
 
 from femdyn.beam.body import BeamBody, Section
 from femdyn.integrators.newton import NewtonFailure
@@ -110,19 +111,6 @@ QUICK = dict(elements=[16], dts=[1e-2, 5e-3, 2e-3, 1e-3, 5e-4], reference=2.5e-4
 SPLIT_DT, SPLIT_STEPS = 1e-3, 200
 CODES = {"femdyn": "femdyn FFR Euler-Bernoulli + stiffening, BEM energy-momentum",
          "exudyn": "Exudyn ANCFCable2D, generalized-alpha (rho_inf 0.9), modified Newton"}
-
-
-def git_state():
-    """The femdyn commit measured and the files under femdyn/ that differ from it (others edit it)."""
-    import subprocess
-    root = Path(__file__).resolve().parent.parent
-
-    def git(*cmd):
-        done = subprocess.run(["git", *cmd], cwd=root, capture_output=True, text=True, check=False)
-        return done.stdout.strip() if done.returncode == 0 else None
-    changed = git("status", "--porcelain", "--", "femdyn")
-    return dict(commit=git("rev-parse", "--short", "HEAD"), subject=git("log", "-1", "--format=%s"),
-                femdyn_changes=[line.strip() for line in changed.splitlines()] if changed else [])
 
 
 # ---------------------------------------------------------------------------------------------- femdyn

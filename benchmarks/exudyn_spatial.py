@@ -88,7 +88,7 @@ from exudyn_chain import (
     print_lower_bounds,
     print_split,
 )
-from exudyn_flexible import git_state
+from provenance import git_state
 from spatial_pendulum import SPIN, SpatialPendulum
 
 from femdyn.integrators.newton import NewtonFailure

@@ -138,7 +138,7 @@ def main():
         return 0
 
     sys.path.insert(0, str(Path(__file__).resolve().parent))
-    from exudyn_flexible import git_state
+    from provenance import git_state
     load, git = os.getloadavg(), git_state()
     print(f"femdyn at {git['commit']} ({git['subject']})"
           + (f", with uncommitted changes: {', '.join(git['femdyn_changes'])}" if git["femdyn_changes"] else ""))

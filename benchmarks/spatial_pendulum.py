@@ -200,7 +200,7 @@ def main():
         return 0
 
     sys.path.insert(0, str(Path(__file__).resolve().parent))
-    from exudyn_flexible import git_state
+    from provenance import git_state
     load, git = os.getloadavg(), git_state()
     kinds = ["planar", "spatial"] + (["ffr"] if args.with_ffr else [])
     print(f"femdyn at {git['commit']} ({git['subject']})"
