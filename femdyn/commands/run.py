@@ -16,9 +16,11 @@ from ..integrators.newton import NEWTON_METHODS
 from ..integrators.settings import INTEGRATORS
 from ..io.case import CaseError
 from ..io.folders import check_unlocked, default_folder, output_folder, read_checkpoint
+from ..io.plot_child import PlotChildren, drawers
+from ..io.plots import prepare_pyplot
 from ..io.probes import deflection_lines
 from ..io.progress import Progress
-from ..io.results import SAVE_SECONDS, ResultWriter, fingerprint
+from ..io.results import SAVE_SECONDS, ResultWriter, draw_plots, fingerprint
 from ..studies.run import checked_settings, prepare_case, run_case
 from .arguments import (
     finite_float,
@@ -90,6 +92,17 @@ def _saved_options(args, meta):
 
 
 def handle(args):
+    """Run the case (module docstring). The plots are drawn by child processes forked now, before numba
+    and the case are loaded (``io.plot_child``), unless there are none to draw."""
+    plotter = None if args.no_plots else PlotChildren.start(prepare_pyplot, draw_plots, drawers())
+    try:
+        return _run(args, plotter)
+    finally:
+        if plotter is not None:
+            plotter.close()
+
+
+def _run(args, plotter):
     signals = args.signals
     meta = checkpoint = None
     if args.resume is not None:
@@ -100,6 +113,9 @@ def handle(args):
     case = dataclasses.replace(case, settings=checked_settings(case, OPTIONS, **changes),
                                every=args.every or case.every, vtk=case.vtk and not args.no_vtk,
                                plots=case.plots and not args.no_plots)
+    if plotter is not None and not case.plots:
+        plotter.close()
+        plotter = None
     for dt in args.compare_dt or ():  # refused before the run, not after it
         checked_settings(case, {"dt": "--compare-dt"}, dt=dt)
     if args.resume is not None and args.out is not None and args.out.resolve() != args.resume.resolve():
@@ -118,9 +134,9 @@ def handle(args):
                         "file or the model changed)")
     try:
         if meta is None:
-            writer = ResultWriter.create(out, case, run, signals, args.save_every)
+            writer = ResultWriter.create(out, case, run, signals, args.save_every, plotter)
         else:
-            writer = ResultWriter.resume(out, case, meta, signals, args.save_every)
+            writer = ResultWriter.resume(out, case, meta, signals, args.save_every, plotter)
     except OSError as err:
         print(f"error: {out}: cannot write the results: {err}", file=sys.stderr)
         return 1

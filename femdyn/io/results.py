@@ -57,9 +57,8 @@ from .folders import (
     write_marker,
 )
 from .nodes import INPUTS, REACTIONS, NodeTables
-from .plots import plot_reactions
 from .probes import Unwrap, centre_lines, elastic_statistics, probe_table
-from .run_plots import write_plots
+from .run_plots import PlotSpec, write_plots
 from .tables import append_csv, read_csv
 from .vtk import write_bodies, write_pvd, write_vtk_frames
 
@@ -174,10 +173,12 @@ class ResultWriter:
     ``create`` starts a new folder, ``resume`` an interrupted one, ``finish`` ends it. ``meta`` is what
     the folder records about the run and its files (``FORMAT``, the ``fingerprint``, the options, where
     each table ends, the frames, the probes' unwrapping, the wall time so far); ``signals``: an
-    ``interrupt.Signals`` whose pending signal stops the run; ``save_every``: seconds between chunks."""
+    ``interrupt.Signals`` whose pending signal stops the run; ``save_every``: seconds between chunks;
+    ``plotter``: ``plot_child.PlotChildren`` to draw the plots (``draw_plots``) instead of this process."""
 
-    def __init__(self, folder, case, meta, signals=None, save_every=SAVE_SECONDS):
+    def __init__(self, folder, case, meta, signals=None, save_every=SAVE_SECONDS, plotter=None):
         self.folder, self.case, self.meta, self.signals = Path(folder), case, meta, signals
+        self.plotter = plotter  # ``plot_child.PlotChildren`` that draw the plots, or None: drawn here
         self.save_every = save_every
         self.unwraps = {name: Unwrap(tuple(state)) for name, state in meta["unwraps"].items()}
         self.origin = meta.pop("origin", None)  # q at t = 0, for the centre lines' displacement
@@ -188,13 +189,13 @@ class ResultWriter:
         self._next = self._started + save_every
 
     @classmethod
-    def create(cls, out, case, run, signals=None, save_every=SAVE_SECONDS):
+    def create(cls, out, case, run, signals=None, save_every=SAVE_SECONDS, plotter=None):
         """Publish a new result folder at ``out`` (``folders.publish``: an earlier one there is replaced
         now, so that nothing shows an older result while the new run goes or after it died) holding the
         marker; ``run``: {"fingerprint", "options", "command"} of the run."""
         writer = cls(out, case, {"format": FORMAT, "case": str(case.path), **run, "bytes": {}, "rows": {},
                                  "frames": [], "frame_count": 0, "next_step": 0, "unwraps": {}, "wall_time": 0.0},
-                     signals, save_every)
+                     signals, save_every, plotter)
 
         def start(folder):
             writer.folder = Path(folder)
@@ -208,7 +209,7 @@ class ResultWriter:
         return writer
 
     @classmethod
-    def resume(cls, out, case, meta, signals=None, save_every=SAVE_SECONDS):
+    def resume(cls, out, case, meta, signals=None, save_every=SAVE_SECONDS, plotter=None):
         """Take up the interrupted run in ``out`` whose ``meta`` ``read_checkpoint`` has read: the tables
         cut back to where they ended at its checkpoint, later frames removed, the plots and summary of
         the interruption removed (written anew at the end)."""
@@ -226,7 +227,7 @@ class ResultWriter:
             for path in (out / "vtk").iterdir():
                 if f"vtk/{path.name}" not in frames:
                     path.unlink()
-        writer = cls(out, case, meta, signals, save_every)
+        writer = cls(out, case, meta, signals, save_every, plotter)
         writer.lock = held
         if case.vtk:
             write_pvd(out / SERIES, meta["frames"])
@@ -301,16 +302,27 @@ class ResultWriter:
             extra = [] if step % case.output_every == 0 else self._frames(self.meta["frame_count"], [t], q, v)
             write_pvd(folder / SERIES, self.meta["frames"] + extra)
         rows = self.meta["rows"]
+        plots = case.plots and HISTORY in rows
+        if plots:
+            job = (folder, PlotSpec.of(case, self.nodes.reactions.sides if self.nodes.reactions else ()), rows,
+                   compare)
+            if self.plotter is not None:
+                self.plotter.submit(*job)
+            else:
+                draw_plots(*job)
         history = read_csv(folder / HISTORY, rows.get(HISTORY)) if HISTORY in rows else _history(model, last)
         probes = read_csv(folder / PROBES, rows[PROBES]) if PROBES in rows else {}
-        if case.plots and HISTORY in rows:
-            self._plots(history, probes, compare)
         summary = _summary(case, history, last, wall_time)
         if probes:
             summary["probes"] = elastic_statistics(probes, case.probes)
         stopped = last.message.startswith("interrupted")
         if stopped:
             summary["resume"] = self.meta["command"]
+        if self.plotter is not None:  # the child's plots are in the folder before its files are listed
+            if plots:
+                self.plotter.wait()
+            else:
+                self.plotter.close()
         summary["files"] = sorted({p.name + "/" if p.is_dir() else p.name for p in folder.iterdir()
                                    if not p.name.startswith(".")} - ({MARKER, CHECKPOINT} if not stopped else set())
                                   | {SUMMARY})
@@ -358,13 +370,16 @@ class ResultWriter:
             marker["resumes_from_t"] = meta["resumes_from_t"]
         write_marker(self.folder, marker)
 
-    def _plots(self, history, probes, compare):
-        rows = self.meta["rows"]
-        inputs = read_csv(self.folder / INPUTS, rows[INPUTS]) if INPUTS in rows else None
-        write_plots(self.folder, self.case, history, probes, inputs, compare)
-        if REACTIONS in rows:
-            plot_reactions(self.folder / "reactions.png", read_csv(self.folder / REACTIONS, rows[REACTIONS]),
-                           self.nodes.reactions.sides, self.case.model.dim, self.case.title)
+
+def draw_plots(folder, spec, rows, compare, part=0, parts=1):
+    """The plots of the result folder ``folder`` of a run (``spec``: ``run_plots.PlotSpec``) from its
+    tables, each read up to its ``rows``; ``compare`` as for ``ResultWriter.finish``; with ``parts`` > 1
+    drawer ``part``'s share of them (``run_plots.write_plots``)."""
+    folder = Path(folder)
+    tables = {name: read_csv(folder / name, rows[name]) if name in rows else None
+              for name in (HISTORY, PROBES, INPUTS, REACTIONS)}
+    write_plots(folder, spec, tables[HISTORY], tables[PROBES] or {}, tables[INPUTS], tables[REACTIONS], compare,
+                part, parts)
 
 
 def write_results(folder, case, results, wall_time=0.0, compare=None):

@@ -16,6 +16,7 @@ kernels from numba's on-disk cache that any earlier femdyn process wrote (``nume
 the first process after an install compiles; workers on another machine use that machine's cache.
 """
 import dataclasses
+import gc
 import logging
 import os
 import re
@@ -68,7 +69,16 @@ def connect(scheduler=None, workers=None):
             try:
                 client = Client(scheduler, timeout=CONNECT_TIMEOUT)
             except (OSError, ValueError, TypeError) as err:
-                raise ConnectError(f"cannot reach the dask scheduler at '{scheduler}': {err}") from None
+                failure = f"cannot reach the dask scheduler at '{scheduler}': {err}"
+            else:
+                failure = None
+            if failure is not None:
+                # The half-made Client lives on in the error's frames until a garbage collection; its
+                # __del__ stops distributed's shared event-loop runner under that runner's lock, which
+                # is not re-entrant: collected during the next Client's start (which holds the lock),
+                # it would wait for itself forever. Collected now, it closes here.
+                gc.collect()
+                raise ConnectError(failure)
             with client:
                 yield client
             return

@@ -3,6 +3,7 @@ checks it before any run, a sweep checks its design size, its earlier files and 
 it writes, ``view`` reports missing or unreadable frame files, and ``--elements`` is checked against
 the history budget before the model is built. Each error is one line on stderr with exit code 2, and
 nothing is left behind."""
+import gc
 from pathlib import Path
 
 import pytest
@@ -11,6 +12,7 @@ from test_sweep import CANTILEVER
 
 from femdyn.cli import main
 from femdyn.studies import sweep as sweeps
+from femdyn.studies import sweep_cluster
 from femdyn.studies import sweep_files
 
 # the commands that write a folder, each on the case it needs (--out is added)
@@ -137,6 +139,18 @@ def test_a_bad_scheduler_leaves_no_folder_and_keeps_an_earlier_sweep(cases, tmp_
         assert {name: (out / name).read_text() for name in files(out)} == before
     else:
         assert not out.exists()
+
+
+def test_a_scheduler_not_reached_leaves_no_client_to_collect_later():
+    """The Client that failed to connect is gone when ``connect`` refuses: left to a later garbage
+    collection, its ``__del__`` can run inside the next Client's start, under the lock of distributed's
+    shared loop runner that it takes again, and the process hangs (seen in this file's sweeps)."""
+    from distributed import Client
+
+    with pytest.raises(sweep_cluster.ConnectError, match="cannot reach the dask scheduler"):
+        with sweep_cluster.connect("not a url"):
+            pass
+    assert not [o for o in gc.get_objects() if isinstance(o, Client)]
 
 
 # --- --elements: the history budget before the model is built ----------------------------------------

@@ -11,6 +11,7 @@ from shared import CASES
 from femdyn.cli import main
 from femdyn.io import plots
 from femdyn.io.case import load_case
+from femdyn.io.plot_child import PROCESSES
 from femdyn.io.tables import read_csv
 
 UNIT = re.compile(r"^[^\[\]]+ \[[^\[\]]+\]$")  # one quantity, one unit in brackets
@@ -19,9 +20,11 @@ SHIPPED = sorted(p.name for p in CASES.glob("*.toml"))
 
 @pytest.fixture
 def figures(monkeypatch):
-    """{file name: [(x label, y label, line labels, legend box, axes box)]} of every plot saved."""
+    """{file name: [(x label, y label, line labels, legend box, axes box)]} of every plot saved,
+    drawn by the run's process (``plot_child.PROCESSES`` = 0), so that they are seen."""
     seen = {}
     save = plots._save
+    monkeypatch.setenv(PROCESSES, "0")
 
     def record(fig, path):
         fig.canvas.draw()
@@ -92,6 +95,7 @@ def test_path_plot_overlays_the_rigid_and_the_flexible_path(tmp_path, capsys, mo
         return lines
 
     monkeypatch.setattr(plots.pyplot().Axes, "plot", keep)
+    monkeypatch.setenv(PROCESSES, "0")  # drawn here, where the lines are seen
     out = tmp_path / "out"
     assert main(["run", str(CASES / "3prr_sine.toml"), "--t-end", "0.05", "--out", str(out), "--quiet", "--no-vtk"]) == 0
     capsys.readouterr()

@@ -180,15 +180,15 @@ def test_resume_refuses_a_changed_case(tmp_path, capfd):
 # sends the process SIGKILL -- after its first call's own work for "summary.json" (the summary in place).
 KILL_AT = """
 import os, signal, sys
-from femdyn.io import results
+from femdyn.io import plot_child, results
 from femdyn.cli import main
 
 def die(*args, **kwargs):
     os.kill(os.getpid(), signal.SIGKILL)
 
 moment = sys.argv[1]
-if moment == "plots":
-    results.ResultWriter._plots = die
+if moment == "plots":  # as the job goes to the children that draw them
+    plot_child.PlotChildren.submit = die
 else:
     replace = results.replace
     def kill_after(path, write):

@@ -1,0 +1,207 @@
+"""The plots of a run drawn by child processes forked when the run starts (``PlotChildren``).
+
+Why: a small case's whole run is shorter than matplotlib's import (about 0.3 s) plus its drawing of
+the plots (0.2-0.3 s a figure); a command that does them one after the other makes the user wait for
+their sum (benchmarks/README.md, "Start-up"). The children, forked before the parent imports numba
+and loads its kernels, import matplotlib while the parent simulates, and then wait. When the tables
+are written, the parent sends each the job -- the arguments of ``draw``, pickled, no model in them
+(``run_plots.PlotSpec``) -- goes on with the summary, and waits for them before it lists the folder's
+files; with two children (where two cores can run them) each draws its share of the figures
+(``run_plots.share``). The plots are the same images as drawn in the parent
+(``tests/cli/test_plot_child.py``).
+
+The child never outlives the parent's interest in it: it reads its job from a pipe (its length first),
+and a parent that dies (or ``close``s without a job) leaves it the end of that pipe, on which it exits
+without drawing. Each child closes every file it inherited but the standard streams and its two pipes
+(``_close_inherited``): the parent's sockets and other children's pipes are not held open by it.
+It ignores SIGINT, SIGTERM and SIGHUP, which the parent answers by writing what it computed -- plots
+included -- and it exits by ``os._exit``, so that nothing of the parent's (buffers, atexit handlers)
+runs twice. An exception in ``draw`` is sent back pickled and raised by ``wait`` in the parent, as if
+the parent had drawn. Where ``os.fork`` does not exist, ``PlotChild.start`` gives None and the caller
+draws itself.
+"""
+import functools
+import os
+import pickle
+import signal
+import struct
+
+from .reader import CaseError
+
+IGNORED = ("SIGINT", "SIGTERM", "SIGHUP")
+HEADER = struct.Struct("<Q")  # a job's length in bytes, ahead of it
+
+
+def _read_all(fd, size=None):
+    """``size`` bytes from ``fd`` (fewer where it ends first), or everything up to its end."""
+    chunks, got = [], 0
+    while size is None or got < size:
+        chunk = os.read(fd, 1 << 16 if size is None else min(1 << 16, size - got))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        got += len(chunk)
+    return b"".join(chunks)
+
+
+def _write_all(fd, data):
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
+
+
+def _close_inherited(*keep):
+    """Close every file descriptor of this (forked) process from 3 on but ``keep``: the parent's files,
+    sockets, event-loop selectors and other children's pipes stay the parent's alone (a copy held here
+    would keep a socket open, or an epoll registration alive, after the parent closed it)."""
+    start = 3
+    for fd in sorted(keep):
+        os.closerange(start, fd)
+        start = fd + 1
+    os.closerange(start, os.sysconf("SC_OPEN_MAX"))
+
+
+class PlotChild:
+    """A forked child that runs ``prepare()`` at once and ``draw(*job)`` for the one job ``submit``
+    gives it (module docstring)."""
+
+    def __init__(self, pid, jobs, answers):
+        self.pid, self._jobs, self._answers = pid, jobs, answers
+
+    @classmethod
+    def start(cls, prepare, draw):
+        """The child, forked now; None where no process can be forked."""
+        if not hasattr(os, "fork"):
+            return None
+        job_r, job_w = os.pipe()
+        answer_r, answer_w = os.pipe()
+        try:
+            pid = os.fork()
+        except OSError:  # no process to be had (a limit): the caller draws itself
+            for fd in (job_r, job_w, answer_r, answer_w):
+                os.close(fd)
+            return None
+        if pid == 0:  # the child: nothing here returns
+            code = 0
+            try:
+                _close_inherited(job_r, answer_w)
+                for name in IGNORED:
+                    signal.signal(getattr(signal, name), signal.SIG_IGN)
+                prepare()
+                header = _read_all(job_r, HEADER.size)  # the job's length: a later child holds this pipe too
+                if len(header) == HEADER.size:
+                    draw(*pickle.loads(_read_all(job_r, *HEADER.unpack(header))))
+            except BaseException as err:  # sent to the parent, which raises it (``wait``)
+                code = 1
+                try:
+                    _write_all(answer_w, pickle.dumps(err))
+                except (pickle.PicklingError, TypeError, AttributeError):  # an exception that does not pickle
+                    _write_all(answer_w, pickle.dumps(RuntimeError(f"drawing the plots failed: {err!r}")))
+            finally:
+                os._exit(code)
+        os.close(job_r)
+        os.close(answer_w)
+        return cls(pid, job_w, answer_r)
+
+    def submit(self, *job):
+        """Give the child its job: ``draw(*job)``."""
+        data = pickle.dumps(job)
+        try:
+            _write_all(self._jobs, HEADER.pack(len(data)) + data)
+        except BrokenPipeError:  # the child has died: ``wait`` says how
+            pass
+        self._close_jobs()
+
+    def wait(self):
+        """Wait for the child to end; raises the exception that ended its ``draw``."""
+        answer, status = self._reap()
+        if answer:
+            raise pickle.loads(answer)
+        if status:
+            raise RuntimeError(f"the plotting process ended with exit code {status}")
+
+    def close(self):
+        """End the child without a job (it exits on the closed pipe) and reap it; what its ``prepare``
+        did no longer matters."""
+        self._reap()
+
+    def _reap(self):
+        """(the pickled exception it sent or b"", its exit code) once the child has ended."""
+        self._close_jobs()
+        answer = status = None
+        if self._answers is not None:
+            answer = _read_all(self._answers)
+            os.close(self._answers)
+            self._answers = None
+        if self.pid is not None:
+            status = os.waitstatus_to_exitcode(os.waitpid(self.pid, 0)[1])
+            self.pid = None
+        return answer, status
+
+    def _close_jobs(self):
+        if self._jobs is not None:
+            os.close(self._jobs)
+            self._jobs = None
+
+
+class PlotChildren:
+    """``count`` ``PlotChild``ren, child k running ``draw(*job, k, count)``, as one: ``submit``,
+    ``wait`` and ``close`` act on all of them."""
+
+    def __init__(self, children):
+        self.children = children
+
+    @classmethod
+    def start(cls, prepare, draw, count):
+        """The children, forked now; None where there are none (``count`` 0, or no process to fork)."""
+        if count == 0:
+            return None
+        children = []
+        for k in range(count):
+            child = PlotChild.start(prepare, functools.partial(_share, draw, k, count))
+            if child is None:
+                cls(children).close()
+                return None
+            children.append(child)
+        return cls(children)
+
+    def submit(self, *job):
+        for child in self.children:
+            child.submit(*job)
+
+    def wait(self):
+        """Wait for every child; raises the first exception that ended a ``draw``."""
+        failures = []
+        for child in self.children:
+            try:
+                child.wait()
+            except Exception as err:  # raised below, once every child is reaped
+                failures.append(err)
+        if failures:
+            raise failures[0]
+
+    def close(self):
+        for child in self.children:  # every pipe first: no child waits for another's
+            child._close_jobs()
+        for child in self.children:
+            child.close()
+
+
+def _share(draw, part, parts, *job):
+    draw(*job, part, parts)
+
+
+PROCESSES = "FEMDYN_PLOT_PROCESSES"  # environment variable: how many children draw (0: the run's process)
+
+
+def drawers():
+    """How many children draw a run's plots: ``FEMDYN_PLOT_PROCESSES`` where it is set (0: none, the
+    run's own process draws them), else two where this process may run on two cores or more, else one.
+    CaseError naming the variable where it is not a whole number from 0 to 8."""
+    given = os.environ.get(PROCESSES)
+    if given is not None:
+        if not (given.strip().isdigit() and int(given) <= 8):
+            raise CaseError("environment", PROCESSES, f"must be a whole number from 0 to 8, got {given!r}")
+        return int(given)
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    return 2 if cores >= 2 else 1

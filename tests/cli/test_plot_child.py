@@ -1,0 +1,117 @@
+"""The plots of ``femdyn run`` drawn by forked children (``io.plot_child``): the same images as the run's
+own process draws, an error in a child raised in the parent, no child left behind by a parent that
+dies, and children that keep drawing through the Ctrl-C the parent answers by writing its results."""
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+from shared import CASES
+
+from femdyn.cli import main
+from femdyn.io.plot_child import PROCESSES, PlotChildren
+
+
+@pytest.mark.parametrize("name, t_end", [("rpr_figure8.toml", "0.1"), ("3prr_sine.toml", "0.03")])
+def test_children_draw_the_images_the_run_process_draws(name, t_end, tmp_path, monkeypatch, capsys):
+    """Two children share the figures (servo inputs, reactions, probes and paths among them); each PNG
+    file is byte for byte the one drawn without children."""
+    images = {}
+    for processes in ("0", "2"):
+        monkeypatch.setenv(PROCESSES, processes)
+        out = tmp_path / processes
+        assert main(["run", str(CASES / name), "--t-end", t_end, "--out", str(out), "--quiet", "--no-vtk",
+                     "--compare-dt", "0.005"]) == 0
+        images[processes] = {p.name: p.read_bytes() for p in out.glob("*.png")}
+    capsys.readouterr()
+    assert len(images["0"]) >= 6 and images["2"] == images["0"]
+
+
+def _fail(*job):
+    raise ValueError(f"no plot of {job}")
+
+
+def _touch(path, part, parts):
+    with open(f"{path}.{part}", "w") as f:
+        f.write(f"{parts}")
+
+
+def test_an_error_in_a_child_is_raised_in_the_parent():
+    children = PlotChildren.start(lambda: None, _fail, 2)
+    children.submit("history.csv")
+    with pytest.raises(ValueError, match="no plot of"):
+        children.wait()
+
+
+def test_children_ignore_the_ctrl_c_of_the_parent(tmp_path):
+    """SIGINT reaches the whole process group; the parent stops its run and writes what it has, plots
+    included, so the children draw on."""
+    ready = tmp_path / "ready"
+    ready.mkdir()
+    children = PlotChildren.start(lambda: (ready / str(os.getpid())).touch(), _touch, 2)
+    deadline = time.monotonic() + 20
+    while len(list(ready.iterdir())) < 2 and time.monotonic() < deadline:  # prepared: signals ignored
+        time.sleep(0.01)
+    for child in children.children:
+        for name in ("SIGINT", "SIGTERM", "SIGHUP"):
+            os.kill(child.pid, getattr(signal, name))
+    time.sleep(0.2)
+    children.submit(str(tmp_path / "drawn"))
+    children.wait()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["drawn.0", "drawn.1", "ready"]
+
+
+PARENT = """
+import sys, time
+from femdyn.io.plot_child import PlotChildren
+
+def touch(path, part, parts):
+    open(path + str(part), "w").close()
+
+children = PlotChildren.start(lambda: None, touch, 2)
+print(*(child.pid for child in children.children), flush=True)
+time.sleep(60)
+children.submit(sys.argv[1])
+"""
+
+
+def _ended(pid):
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] in "ZX"  # a zombie has ended
+    except FileNotFoundError:
+        return True
+
+
+def test_children_end_with_a_killed_parent_and_draw_nothing(tmp_path):
+    parent = subprocess.Popen([sys.executable, "-c", PARENT, str(tmp_path / "drawn")], stdout=subprocess.PIPE,
+                              text=True)
+    pids = [int(p) for p in parent.stdout.readline().split()]
+    assert len(pids) == 2 and not any(_ended(pid) for pid in pids)
+    parent.kill()
+    parent.wait()
+    deadline = time.monotonic() + 20
+    while not all(_ended(pid) for pid in pids) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert all(_ended(pid) for pid in pids)
+    assert not list(tmp_path.iterdir())
+
+
+def test_a_bad_number_of_plot_processes_is_refused(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv(PROCESSES, "two")
+    out = tmp_path / "out"
+    assert main(["run", str(CASES / "nm_logo.toml"), "--out", str(out), "--quiet"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [f"error: environment: {PROCESSES}: must be a whole number from 0 to 8, got 'two'"]
+    assert not out.exists()
+
+
+def test_children_without_a_job_end_when_closed():
+    """``close`` before any job (a run that fails or draws nothing) ends every child, whatever the
+    order they were forked in."""
+    children = PlotChildren.start(lambda: None, _touch, 3)
+    pids = [child.pid for child in children.children]
+    children.close()
+    assert all(_ended(pid) for pid in pids)
