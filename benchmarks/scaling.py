@@ -15,12 +15,19 @@ its own, in ``--rounds`` rounds (default 3) alternating the order of N (up, down
   baseline: the libraries); with ``--tracemalloc`` also the peak of Python-tracked
   allocations (NumPy arrays included, KLU's C memory not) in a second fresh process.
 
+With ``--split`` a third fresh process per N and round repeats the run with timers around the parts
+of the iteration (``split_run``): ms per step of the assembly (residual and Newton matrix, the refill of
+the force tangents among it), KLU's refactorisations (also ms per refactorisation) and pivoting
+factorisations, the first solve, its refinement, the later solves, the end of step and the rest, and
+KLU's figures (unknowns, entries of the matrix and of L + U, the ordering kept).
+
 Prints a table, the time per step at N = 4096 over that at N = 256 (target: <= 17, linear
 growth gives 16) and the peak memory at N = 4096 (target: < 300 MiB), and writes JSON. A benchmark, not
 a test: nothing is asserted.
 
 Usage: python benchmarks/scaling.py [--elements 16 32 .. 4096] [--steps 200] [--dt 1e-3] [--repeat 1] [--rounds 3]
-                                    [--newton full|modified] [--tracemalloc] [--json results/scaling.json]
+                                    [--newton full|modified] [--tracemalloc] [--split]
+                                    [--json results/scaling.json]
 """
 import os
 
@@ -48,7 +55,61 @@ def peak_rss_mib():
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / MIB
 
 
-def worker(n, steps, dt, repeat, single_above, trace, newton):
+# the parts of an iteration timed by ``split_run``: (module, owner or None for the module, attribute, label)
+SPLIT = [("femdyn.integrators.energy_momentum", "EnergyMomentum", "_system", "assembly"),
+         ("femdyn.integrators.saddle", "SaddleSystem", "add_tangent", "  refill of force tangents"),
+         ("femdyn.numerics.klu", None, "refactor", "KLU refactorisation"),
+         ("femdyn.numerics.linalg", "FixedPatternLU", "_pivoting_factor", "KLU pivoting factorisation"),
+         ("femdyn.numerics.linalg", "FixedPatternLU", "solve", "first solve"),
+         ("femdyn.numerics.linalg", "FixedPatternLU", "refine", "refinement"),
+         ("femdyn.integrators.kernels", None, "solve_update", "later solves"),
+         ("femdyn.integrators.energy_momentum", "EnergyMomentum", "_finish", "end of step")]
+
+
+def split_run(model, setup, dt, options, steps):
+    """A run of ``steps`` with a perf_counter timer around each part of ``SPLIT`` (about 1 us a call
+    added): ms per step of each part (``rest``: the total less the parts not indented), the calls
+    per step, and KLU's figures of the run."""
+    import importlib
+
+    from chain import run_steps
+
+    from femdyn.integrators.energy_momentum import EnergyMomentum
+    spent, calls, kept = {}, {}, []
+
+    def timed(label, function):
+        def wrapper(*args):
+            start = time.perf_counter()
+            try:
+                return function(*args)
+            finally:
+                spent[label] = spent.get(label, 0.0) + time.perf_counter() - start
+                calls[label] = calls.get(label, 0) + 1
+        return wrapper
+
+    for module, owner, name, label in SPLIT:
+        target = importlib.import_module(module)
+        target = getattr(target, owner) if owner else target
+        kept.append((target, name, getattr(target, name)))
+        setattr(target, name, timed(label, kept[-1][2]))
+    try:
+        stepper = EnergyMomentum(model, dt, setup.active_rows, options)
+        _, _, iterations, seconds = run_steps(model, setup, stepper, steps)
+    finally:
+        for target, name, function in kept:
+            setattr(target, name, function)
+    parts = {label: 1e3 * spent.get(label, 0.0) / steps for *_, label in SPLIT}
+    parts["rest"] = 1e3 * seconds / steps - sum(v for k, v in parts.items() if not k.startswith(" "))
+    lu = stepper.system.lu
+    refactors = calls.get("KLU refactorisation", 0)
+    return dict(ms_per_step=1e3 * seconds / steps, newton_per_step=iterations / steps, parts=parts,
+                calls_per_step={k: v / steps for k, v in calls.items()},
+                ms_per_refactorisation=1e3 * spent.get("KLU refactorisation", 0.0) / max(refactors, 1),
+                unknowns=stepper.size, matrix_entries=int(lu._Ai.size), lu_entries=int(lu.fill),
+                ordering=lu.ordering, factorizations=lu.factorizations, refactorizations=lu.refactorizations)
+
+
+def worker(n, steps, dt, repeat, single_above, trace, newton, split=False):
     """One N in this (fresh) process; prints one JSON line."""
     if trace:
         import tracemalloc
@@ -72,6 +133,9 @@ def worker(n, steps, dt, repeat, single_above, trace, newton):
     after_build = peak_rss_mib()
     model, setup = fp.model, fp.setup
     run_steps(model, setup, EnergyMomentum(model, dt, setup.active_rows, options), 3)  # warm-up: first-call costs
+    if split:
+        print(json.dumps(dict(elements=n, **split_run(model, setup, dt, options, steps))))
+        return
     runs, construction = [], []
     for k in range(repeat if not trace else 1):
         start = time.perf_counter()
@@ -95,10 +159,11 @@ def worker(n, steps, dt, repeat, single_above, trace, newton):
     print(json.dumps(out))
 
 
-def spawn(n, args, trace=False):
+def spawn(n, args, trace=False, split=False):
     cmd = [sys.executable, str(Path(__file__).resolve()), "--worker", str(n), "--steps",
            str(min(args.steps, 20) if trace else args.steps), "--dt", repr(args.dt), "--repeat", str(args.repeat),
-           "--single-above", repr(args.single_above), "--newton", args.newton] + (["--tracemalloc"] if trace else [])
+           "--single-above", repr(args.single_above), "--newton", args.newton] + (["--tracemalloc"] if trace else []) \
+        + (["--split"] if split else [])
     done = subprocess.run(cmd, capture_output=True, text=True, check=False)
     if done.returncode != 0:
         raise RuntimeError(f"N = {n} failed:\n{done.stderr}")
@@ -112,6 +177,32 @@ def slope(rows, lo, hi):
         return None
     mx, my = sum(x for x, _ in pts) / len(pts), sum(y for _, y in pts) / len(pts)
     return sum((x - mx) * (y - my) for x, y in pts) / sum((x - mx) ** 2 for x, _ in pts)
+
+
+def print_split(splits):
+    """The medians over the rounds of ``split_run``'s figures, a column per N; returns them."""
+    ns = list(splits)
+    table = {n: dict(runs[0], parts={label: statistics.median(r["parts"][label] for r in runs) for label in runs[0]["parts"]},
+                     ms_per_step=statistics.median(r["ms_per_step"] for r in runs),
+                     ms_per_refactorisation=statistics.median(r["ms_per_refactorisation"] for r in runs))
+             for n, runs in splits.items()}
+    print(f"\nwhere the time goes (ms per step, timers on; median of {len(splits[ns[0]])} processes per N):")
+    print(f"{'N':>32s}" + "".join(f"{n:>10d}" for n in ns)
+          + (f"{f'{ns[-1]}/{ns[0]}':>10s}" if len(ns) > 1 else ""))
+
+    def line(label, values):
+        ratio = f"{values[-1] / values[0]:10.1f}" if len(values) > 1 and values[0] else ""
+        print(f"{label:>32s}" + "".join(f"{v:10.3f}" for v in values) + ratio)
+
+    for label in table[ns[0]]["parts"]:
+        line(label, [table[n]["parts"][label] for n in ns])
+    line("total", [table[n]["ms_per_step"] for n in ns])
+    line("Newton iterations per step", [table[n]["newton_per_step"] for n in ns])
+    line("ms per KLU refactorisation", [table[n]["ms_per_refactorisation"] for n in ns])
+    for key in ("unknowns", "matrix_entries", "lu_entries", "factorizations"):
+        line(key.replace("_", " "), [float(table[n][key]) for n in ns])
+    print(f"{'ordering':>32s}" + "".join(f"{table[n]['ordering']:>10s}" for n in ns))
+    return table
 
 
 def main():
@@ -128,13 +219,16 @@ def main():
                         help="a run longer than this many seconds is not repeated (default 20)")
     parser.add_argument("--tracemalloc", action="store_true",
                         help="also the tracemalloc peak (a second process per N, 20 steps)")
+    parser.add_argument("--split", action="store_true",
+                        help="also the time of each part of the iteration (a third process per N and round)")
     parser.add_argument("--json", default=str(Path(__file__).resolve().parent / "results" / "scaling.json"))
     parser.add_argument("--newton", choices=NEWTON_METHODS, default=NEWTON_METHODS[0],
                         help="Newton method (default full; modified: the factorised matrix kept, newton.Newton)")
     parser.add_argument("--worker", type=int, default=None, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker is not None:
-        worker(args.worker, args.steps, args.dt, args.repeat, args.single_above, args.tracemalloc, args.newton)
+        worker(args.worker, args.steps, args.dt, args.repeat, args.single_above, args.tracemalloc, args.newton,
+               args.split)
         return 0
 
     sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -145,13 +239,15 @@ def main():
     print(f"femdyn flexible pendulum ({args.newton} Newton): {args.steps} steps at dt = {args.dt:g}, median of {args.rounds} "
           f"rounds of one fresh process per N, the order of N alternating (in each: median of {args.repeat} runs); Python {platform.python_version()}, "
           f"{os.cpu_count()} CPUs, load average {load[0]:.2f}", flush=True)
-    measured = {n: [] for n in args.elements}
+    measured, splits = {n: [] for n in args.elements}, {n: [] for n in args.elements}
     for k in range(args.rounds):  # rounds alternate the order of N (up, down, up): each N sees the same load
         for n in (args.elements if k % 2 == 0 else args.elements[::-1]):
             r = spawn(n, args)
             measured[n].append(r)
             print(f"  round {k + 1}, N = {n:5d}: {r['ms_per_step']:9.2f} ms/step, {r['newton_per_step']:.2f} "
                   f"Newton/step, peak RSS {r['rss_peak_mib']:.0f} MiB", flush=True)
+            if args.split:
+                splits[n].append(spawn(n, args, split=True))
     rows = []
     for n, runs in measured.items():
         r = dict(runs[0], rounds_ms_per_step=[x["ms_per_step"] for x in runs],
@@ -190,6 +286,8 @@ def main():
         print(f"peak memory (RSS) at N = {RATIO_TO}: {peak:.0f} MiB (target < {TARGET_MEMORY:.0f} MiB; "
               f"{by_n[RATIO_TO]['rss_peak_mib'] - by_n[RATIO_TO]['rss_baseline_mib']:.0f} MiB above the "
               f"{by_n[RATIO_TO]['rss_baseline_mib']:.0f} MiB of the imports)")
+    if args.split:
+        summary["split"] = print_split(splits)
     for key, label in (("exponent_16_256", "16-256"), ("exponent_256_4096", "256-4096")):
         if summary[key] is not None:
             print(f"fitted exponent of time per step ~ N^p over N = {label}: p = {summary[key]:.2f}")
