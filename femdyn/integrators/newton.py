@@ -6,6 +6,7 @@ that iteration for them. With ``NewtonOptions.modified`` it is the modified Newt
 factorisation is kept over iterations and steps, and the matrix is assembled and factorised anew only
 where the iteration stops contracting fast enough (``Newton``).
 """
+import math
 from collections import deque
 from dataclasses import dataclass
 
@@ -162,6 +163,7 @@ class Newton:
         self.scale, self.servos = float(scale), servos
         self.active = np.ascontiguousarray(active, dtype=np.int64)
         self.factorised = False  # lu holds a factorisation that modified Newton may reuse
+        self._kernels = None  # ``KERNELS``, looked up in the first iteration
         self._unrefined = 0  # first solves that may go without refinement (``_first_solve``)
         self._relative_error = 0.0  # of an unrefined solve, measured by the last refinement
 
@@ -183,7 +185,9 @@ class Newton:
         """Iterates from (qb, lam) until converged; ``system(qb, lam, tangents)`` gives the residual and
         (with ``tangents``) the Newton matrix's CSC data on the fixed pattern of ``lu``; ``stop``: an optional
         ``QuadraticStop``. Returns (qb, lam, iterations); lam (all m multipliers) is updated in place."""
-        options, kernels = self.options, compiled(KERNELS)
+        options, kernels = self.options, self._kernels
+        if kernels is None:
+            kernels = self._kernels = compiled(KERNELS)
         fresh, previous = not (options.modified and self.factorised), None
         # the tests' scale max(1, |q|_inf), taken once per step: the increments move q by far less than
         # it (1e-5 against 1 in a step of the 3-PRR), and each maximum over q costs as much as a product
@@ -191,7 +195,7 @@ class Newton:
         bound, floor = options.tolerance * size, ROUND_OFF * size
         for it in range(1, options.max_iterations + 1):
             R, values = system(qb, lam, fresh)
-            if not np.isfinite(R @ R):  # one product for the test of every entry; |R| > 1e154 counts as infinite
+            if not math.isfinite(R @ R):  # one product for the test of every entry; |R| > 1e154 counts as infinite
                 raise NewtonFailure(t1, np.inf, it, "the residual is not finite", self.servos)
             if fresh:
                 self.factorised = False

@@ -37,12 +37,14 @@ import warnings
 import numpy as np
 import scipy.sparse.linalg as spla
 
-from ..joints.batch import AffineConstraints
+from ..forces.base import Force
+from ..joints.batch import NO_PLACES, NONE, AffineConstraints
 from ..numerics.lazy import compiled
 from ..numerics.linalg import FixedPatternLU, operator
 from ..numerics.pattern import SparsePattern, block_entries
 
 SCATTER = "femdyn.numerics.scatter"  # numba: imported where the refill runs
+KERNELS = __package__ + ".kernels"
 
 
 class KeptLU(FixedPatternLU):
@@ -146,6 +148,7 @@ class SaddleSystem:
         self.affine.place(position, model.n, rows, cols)
         self.families = [FamilyLayout(c, position, model.n, rows, cols) for c in others]
         self.servos = sorted({label for fam in self.families if fam.servo for label in fam.c.labels})
+        self._servo_families = [fam for fam in self.families if fam.servo]
 
         self.forces = model.forces
         self.varying = [k for k, f in enumerate(self.forces) if f.tangent_mask is not None]  # depend on q_n+1
@@ -155,6 +158,10 @@ class SaddleSystem:
         self.worked = [k not in self.varying or not f.conservative for k, f in enumerate(self.forces)]
         self.varying_worked = [k for k in self.varying if self.worked[k]]
         self.dissipative = [k for k, f in enumerate(self.forces) if f.dissipative]
+        # the forces with an internal state that a step advances (``Force.advance``, ``continuous_advance``)
+        self.advancing = [k for k, f in enumerate(self.forces) if type(f).advance is not Force.advance]
+        self.advancing_continuous = [k for k, f in enumerate(self.forces)
+                                     if type(f).continuous_advance is not Force.continuous_advance]
         for k in self.varying:
             f = self.forces[k]
             i, j = f.tangent_pattern()
@@ -173,6 +180,13 @@ class SaddleSystem:
                 fam.places = fam.c.places(fam)
         self._force_at = {k: places(4 + 3 * len(self.families) + i, 1) for i, k in enumerate(self.varying)}
         self.lu = KeptLU(self.pattern.indptr, self.pattern.indices)
+        # ``assemble``'s fixed arguments: where the varying forces' values and tangents go (their
+        # coordinates, where each force's values begin, their Newton-matrix places; in ``varying`` order)
+        join = lambda parts: np.concatenate(parts).astype(np.int64) if parts else NO_PLACES  # noqa: E731
+        self._varying_at = (join([self.forces[k].dofs.ravel() for k in self.varying]),
+                            np.cumsum([0] + [self.forces[k].dofs.size for k in self.varying]).astype(np.int64),
+                            join([self._force_at[k] for k in self.varying]))
+        self._kernels = None  # ``KERNELS``, looked up on the first call of ``assemble``
 
     @property
     def factorisations(self):
@@ -220,6 +234,48 @@ class SaddleSystem:
                 F_f = f.continuous_force(q_f, v_f, t, dt, states[k])
             F += self.scatter(f.dofs, F_f)
         return F
+
+    @staticmethod
+    def stacked(parts):
+        """The varying forces' local values or tangents ``parts`` (in the order of ``varying``) as one
+        flat array, the order of ``assemble``'s places."""
+        if len(parts) == 1:
+            return parts[0].ravel()
+        return np.concatenate([p.ravel() for p in parts]) if parts else NONE
+
+    def assemble(self, values, qb, lam, starts, mass_factor, inertia, constant, F, dF, scale, tangent,
+                 tangents_first, qa=None):
+        """A Newton iteration's residual R (size,) and, with ``values`` (the CSC data holding
+        mass_factor M, ``newton_values``; None: the residual only), its matrix entries in place:
+
+            R[:n] = mass_factor M qb - inertia - constant - F,  F the varying forces' values (``stacked``),
+
+        the constraints' part at q_n+1 = qb (``constrain``: ``starts`` from ``begin_step``, ``lam`` all m
+        multipliers, ``tangent`` the factor of d(Gbar^T lam)/dq, ``qa`` the step's start or None for
+        qb itself) and -dF, the varying forces' tangents (``stacked``), added to ``values`` before the
+        constraints' entries (``tangents_first``) or after them. One compiled call for the forces and
+        the batch (``kernels.assemble``, the same numbers as ``applied``, ``constrain`` and
+        ``add_tangent``); the families outside the batch in their own calls. Returns R."""
+        kernels = self._kernels
+        if kernels is None:
+            kernels = self._kernels = compiled(KERNELS)
+        F_at, F_bounds, dF_at = self._varying_at
+        if values is None:
+            where, data, at = kernels.TANGENTS_LATER, NONE, NO_PLACES
+        else:
+            where = kernels.TANGENTS_FIRST if tangents_first else \
+                kernels.TANGENTS_LATER if self.families else kernels.TANGENTS_LAST
+            data, at = values, self._batch_at
+        R = np.empty(self.size)
+        kernels.assemble(R, data, qb, lam, self.mass_operator @ qb, mass_factor, inertia, constant, F, F_at, F_bounds,
+                         dF, dF_at, where, NONE if starts[0] is None else starts[0], scale, tangent, at,
+                         *self.affine.arguments)
+        if self.families:
+            self._constrain_families(R, starts, qb if qa is None else qa, qb, lam, scale,
+                                     None if values is None else tangent, values)
+            if where == kernels.TANGENTS_LATER and values is not None:
+                _add(values, dF_at, dF, -1.0)
+        return R
 
     def static(self, q, lam, t, states, starts, scale, mass_factor=0.0, tangents=True):
         """The static residual at rest, R = (-F(q, 0, t) + Gbar^T lam, scale Phi(q, t)), and (with
@@ -286,10 +342,27 @@ class SaddleSystem:
         """Generalised forces B^T u (n,) of the servo inputs u = -lam along the Boolean input matrix
         B (000 eq. 84)."""
         F = np.zeros(self.n)
-        for fam in self.families:
-            if fam.servo:
-                F -= fam.forces(1.0, lam)
+        for fam in self._servo_families:
+            F -= fam.forces(1.0, lam)
         return F
+
+    def advanced(self, qa, qb, states):
+        """The forces' internal states at the end of a step from qa to qb (``Force.advance``; with qa
+        None, of generalized-alpha's step that ends at qb, ``Force.continuous_advance``), a new list."""
+        new = list(states)
+        for k in self.advancing if qa is not None else self.advancing_continuous:
+            f = self.forces[k]
+            new[k] = f.advance(qa[f.dofs], qb[f.dofs], states[k]) if qa is not None else \
+                f.continuous_advance(qb[f.dofs], states[k])
+        return new
+
+    def worked_forces(self, F, lam, forces=None):
+        """F plus the ``forces`` (n,) of the worked varying forces (None where there are none) and the
+        servo inputs' forces B^T u (``servo_inputs``): what a step's work takes (F itself where nothing
+        is added)."""
+        if forces is not None:
+            F = F + forces
+        return F + self.servo_inputs(lam) if self._servo_families else F
 
     def begin_step(self, qa, t_end, midpoint=True):
         """What the constraints reuse over the step from qa to time ``t_end``: G(qa) of the affine
@@ -308,6 +381,10 @@ class SaddleSystem:
         ``starts`` from ``begin_step``; ``lam`` holds all m multipliers; ``qa is qb``: the continuous
         forms at qb (each family evaluated with one array for both, see ``JointAngle``)."""
         self.affine.contribute(starts[0], qb, lam, R, scale, tangent, values, self._batch_at)
+        self._constrain_families(R, starts, qa, qb, lam, scale, tangent, values)
+
+    def _constrain_families(self, R, starts, qa, qb, lam, scale, tangent, values):
+        """``constrain`` for the families outside the batch."""
         R_q = R[: self.n]
         same = qa is qb
         for fam, start in zip(self.families, starts[1:]):
