@@ -18,11 +18,12 @@ magnitude. Because every Gbar is a discrete gradient, the step conserves energy 
 applied loads) and momentum maps to the Newton tolerance.
 """
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 
 from .newton import Newton, NewtonOptions
-from .saddle import SaddleSystem
+from .saddle import NONE, SaddleSystem
 
 
 @dataclass
@@ -67,21 +68,24 @@ class EnergyMomentum:
     def _system(self, qa, qb, lam, t_mid, inertia, constant_forces, starts, states, tangents=True):
         """Residual and (with ``tangents``, else None) the Newton matrix's CSC data. ``lam`` holds all m
         multipliers."""
-        return self._iterate(qa, [qa[f.dofs] for f in self._varying], qb, lam, t_mid, inertia, constant_forces,
-                             starts, states, tangents)
+        return self._iterate(qa, [qa[f.dofs] for f in self._varying], t_mid, inertia, constant_forces, starts,
+                             states, qb, lam, tangents)
 
-    def _iterate(self, qa, qa_local, qb, lam, t_mid, inertia, constant_forces, starts, states, tangents):
+    def _iterate(self, qa, qa_local, t_mid, inertia, constant_forces, starts, states, qb, lam, tangents):
         """``_system`` with the varying forces' local coordinates at qa, ``qa_local``, taken once per step."""
         system, dt = self.system, self.dt
-        F, dF = [], []
-        for f, q_a, k in zip(self._varying, qa_local, system.varying):
-            q_b = qb[f.dofs]
-            F.append(f.discrete_force(q_a, q_b, t_mid, dt, states[k]))
-            if tangents:
-                dF.append(f.tangent_values(q_a, q_b, t_mid, dt, states[k]))
+        F = dF = NONE
+        if qa_local:
+            F, dF = [], []
+            for f, q_a, k in zip(self._varying, qa_local, system.varying):
+                q_b = qb[f.dofs]
+                F.append(f.discrete_force(q_a, q_b, t_mid, dt, states[k]))
+                if tangents:
+                    dF.append(f.tangent_values(q_a, q_b, t_mid, dt, states[k]))
+            F, dF = system.stacked(F), system.stacked(dF)
         values = self._mass_values.copy() if tangents else None
-        R = system.assemble(values, qb, lam, starts, self._mass_factor, inertia, constant_forces, system.stacked(F),
-                            system.stacked(dF), self.scale, 1.0, False, qa)
+        R = system.assemble(values, qb, lam, starts, self._mass_factor, inertia, constant_forces, F, dF, self.scale,
+                            1.0, False, qa)
         return R, values
 
     def step(self, t, qa, va, lam_guess, states):
@@ -89,17 +93,14 @@ class EnergyMomentum:
         ``states`` are the forces' internal states at t."""
         system, dt = self.system, self.dt
         t_mid = t + 0.5 * dt
-        inertia = 2.0 / dt**2 * (system.mass_operator @ (qa + dt * va))
+        predicted = qa + dt * va  # Newton's start
+        inertia = 2.0 / dt**2 * (system.mass_operator @ predicted)
         constant_forces = system.applied(qa, qa, t_mid, dt, states, system.constant)
         starts = system.begin_step(qa, t + dt)
-        lam = np.zeros(self.model.m)
-        lam[system.active] = lam_guess[system.active]
-        qa_local = [qa[f.dofs] for f in self._varying]
-
-        def residual(qb, lam, tangents):
-            return self._iterate(qa, qa_local, qb, lam, t_mid, inertia, constant_forces, starts, states, tangents)
-
-        qb, lam, iterations = self.newton.solve(residual, qa + dt * va, lam, t + dt)
+        lam = system.active_multipliers(lam_guess)
+        residual = partial(self._iterate, qa, [qa[f.dofs] for f in self._varying], t_mid, inertia, constant_forces,
+                           starts, states)
+        qb, lam, iterations = self.newton.solve(residual, predicted, lam, t + dt)
         return self._finish(t, qa, va, qb, lam, iterations, constant_forces, states)
 
     def _finish(self, t, qa, va, qb, lam, iterations, constant_forces, states):

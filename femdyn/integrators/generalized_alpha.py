@@ -267,9 +267,7 @@ class GeneralizedAlpha:
         step = self._begin(t, qa, va, states)
         c = self._carry
         a_guess = c.a if c.a_previous is None else 2.0 * c.a - c.a_previous
-        lam = np.zeros(self.model.m)
-        active = self.system.active
-        lam[active] = lam_guess[active]
+        lam = self.system.active_multipliers(lam_guess)
         stop = self._stop if self.options.early_stop else None
         if stop is not None:
             stop.begin_step()

@@ -25,10 +25,16 @@ def update(qb, lam, dx, active, scale):
 
 
 @kernel
+def solve(handles, R):
+    """The Newton increment dx = -A^-1 R (a new array) of the factorisation ``handles`` (the addresses
+    of ``linalg.FixedPatternLU.handles``)."""
+    return klu.solve(handles[0], handles[1], handles[2], R, -1.0)
+
+
+@kernel
 def solve_update(handles, R, qb, lam, active, scale):
-    """``update`` by the Newton increment dx = -A^-1 R of the factorisation ``handles`` (the addresses
-    of ``linalg.FixedPatternLU.handles``) in one call."""
-    return update(qb, lam, klu.solve(handles[0], handles[1], handles[2], R, -1.0), active, scale)
+    """``update`` by the Newton increment ``solve(handles, R)`` in one call."""
+    return update(qb, lam, solve(handles, R), active, scale)
 
 
 # where ``assemble`` adds the forces' tangents to the Newton matrix: before the batch's entries, after

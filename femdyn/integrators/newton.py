@@ -142,17 +142,17 @@ class Newton:
     REFRESH_CONTRACTION = 0.1
     REFINEMENT_PAUSE = 15
 
-    def _first_solve(self, b, bound):
-        """The first solve with a new factorisation, refined (``FIRST_SOLVE_REFINEMENT``) unless the
-        refinement has been found to change nothing: where its correction is below 1e-3 times the
+    def _first_solve(self, R, bound):
+        """The first solve with a new factorisation, x = -A^-1 R, refined (``FIRST_SOLVE_REFINEMENT``)
+        unless the refinement has been found to change nothing: where its correction is below 1e-3 times the
         tolerance ``bound`` (the 3-PRR: at most 7e-15 against 1e-10), the next ``REFINEMENT_PAUSE``
         first solves go unrefined as long as the relative error measured then, times their solution,
         stays below that too; the one after them measures again."""
-        x = self.lu.solve(b)
+        x = self._kernels.solve(self.lu.handles, R)  # ``lu.solve(-R)``, without its Python layers
         if self._unrefined and self._relative_error * np.abs(x).max() <= 1e-3 * bound:
             self._unrefined -= 1
             return x
-        x = self.lu.refine(b, x, FIRST_SOLVE_REFINEMENT)
+        x = self.lu.refine(-R, x, FIRST_SOLVE_REFINEMENT)
         size = np.abs(x).max()
         self._relative_error = self.lu.correction / size if size else 0.0
         self._unrefined = self.REFINEMENT_PAUSE if self.lu.correction <= 1e-3 * bound else 0
@@ -205,7 +205,7 @@ class Newton:
                     raise NewtonFailure(t1, np.abs(R).max(), it, "singular Newton matrix", self.servos) from None
                 self.factorised = True
             if it == 1 and fresh:
-                qb, increment = kernels.update(qb, lam, self._first_solve(-R, bound), self.active, self.scale)
+                qb, increment = kernels.update(qb, lam, self._first_solve(R, bound), self.active, self.scale)
             else:
                 qb, increment = kernels.solve_update(self.lu.handles, R, qb, lam, self.active, self.scale)
             if options.modified:

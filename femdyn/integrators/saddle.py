@@ -136,6 +136,7 @@ class SaddleSystem:
         position = -np.ones(model.m, dtype=np.int64)  # place of each row among the active ones, -1: dropped
         position[self.active] = np.arange(self.active.size)
         self.size = model.n + self.active.size
+        self._all_active = self.active.size == model.m  # the rows are distinct: all of them
         self.mass = model.mass_matrix.tocoo()
         self.mass_operator = operator(self.mass)
         diagonal = self.mass.diagonal()
@@ -157,6 +158,7 @@ class SaddleSystem:
         # (a conservative varying force, a discrete gradient, does no work: ``worked_potential``)
         self.worked = [k not in self.varying or not f.conservative for k, f in enumerate(self.forces)]
         self.varying_worked = [k for k in self.varying if self.worked[k]]
+        self._worked = [k for k, w in enumerate(self.worked) if w]
         self.dissipative = [k for k, f in enumerate(self.forces) if f.dissipative]
         # the forces with an internal state that a step advances (``Force.advance``, ``continuous_advance``)
         self.advancing = [k for k, f in enumerate(self.forces) if type(f).advance is not Force.advance]
@@ -336,7 +338,11 @@ class SaddleSystem:
         """The potential energy at q of the forces whose work a step evaluates (``worked``): the
         share V(qb) - V(qa) of the work. The others' potential enters only the energy of the run's
         history (``Model.potential_history``), so the steps do not evaluate it."""
-        return sum(f.potential(q[f.dofs], s) for f, s, w in zip(self.forces, states, self.worked) if w)
+        total = 0
+        for k in self._worked:
+            f = self.forces[k]
+            total += f.potential(q[f.dofs], states[k])
+        return total
 
     def servo_inputs(self, lam):
         """Generalised forces B^T u (n,) of the servo inputs u = -lam along the Boolean input matrix
@@ -345,6 +351,14 @@ class SaddleSystem:
         for fam in self._servo_families:
             F -= fam.forces(1.0, lam)
         return F
+
+    def active_multipliers(self, lam):
+        """A copy of the multipliers ``lam`` (m,) with those of the dropped rows zero: where Newton starts."""
+        if self._all_active:
+            return np.array(lam, dtype=np.float64)
+        start = np.zeros(self.model.m)
+        start[self.active] = lam[self.active]
+        return start
 
     def advanced(self, qa, qb, states):
         """The forces' internal states at the end of a step from qa to qb (``Force.advance``; with qa
