@@ -100,7 +100,11 @@ class EnergyMomentum:
         lam = system.active_multipliers(lam_guess)
         residual = partial(self._iterate, qa, [qa[f.dofs] for f in self._varying], t_mid, inertia, constant_forces,
                            starts, states)
-        qb, lam, iterations = self.newton.solve(residual, predicted, lam, t + dt)
+        loop = None
+        if system.compiled_residual:
+            loop = (self._mass_factor, *system.mass_csr, self._mass_values, inertia, constant_forces, starts[0],
+                    self.scale, 1.0, *system.batch_arguments)
+        qb, lam, iterations = self.newton.solve(residual, predicted, lam, t + dt, compiled_loop=loop)
         return self._finish(t, qa, va, qb, lam, iterations, constant_forces, states)
 
     def _finish(self, t, qa, va, qb, lam, iterations, constant_forces, states):

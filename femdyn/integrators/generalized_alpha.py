@@ -88,7 +88,7 @@ import numpy as np
 
 from .energy_momentum import StepResult
 from .newton import Newton, NewtonFailure, NewtonOptions, QuadraticStop
-from .saddle import SaddleSystem
+from .saddle import NONE, SaddleSystem
 
 
 def chung_hulbert(rho_inf):
@@ -271,9 +271,13 @@ class GeneralizedAlpha:
         stop = self._stop if self.options.early_stop else None
         if stop is not None:
             stop.begin_step()
+        system, loop = self.system, None
+        if system.compiled_residual:  # Gbar = G(q_n+1): no G(qa); the tangent of G^T lam twice the mid-point one
+            loop = (self.beta_p, *system.mass_csr, self._mass_values, step["inertia"], step["constant_forces"], NONE,
+                    self.scale, 2.0, *system.batch_arguments)
         qb, lam, iterations = self.newton.solve(lambda qb, lam, tangents: self._newton_system(step, qb, lam, tangents),
                                                 step["q_known"] + self.beta * self.dt**2 * a_guess, lam,
-                                                t + self.dt, stop)
+                                                t + self.dt, stop, loop)
         return self._finish(step, qb, lam, iterations)
 
     def _finish(self, step, qb, lam, iterations):

@@ -77,3 +77,113 @@ def assemble(R, values, qb, lam, Mq, mass_factor, inertia, constant, F, F_at, F_
     if values.size and tangents == TANGENTS_LAST:
         for i in range(dF_at.size):
             values[dF_at[i]] += -1.0 * dF[i]
+
+
+@kernel
+def converged(increment, previous, bound):
+    """``newton.newton_converged`` with ``previous`` < 0 for none (the first iteration)."""
+    if increment <= bound:
+        return True
+    if previous < 0.0 or increment >= previous:
+        return False
+    theta = increment / previous
+    return theta / (1.0 - theta) * increment <= bound
+
+
+@kernel
+def largest(x):
+    """max |x_i|, NaN if any entry is NaN (as NumPy's max)."""
+    size = 0.0
+    for i in range(x.size):
+        a = abs(x[i])
+        if a > size or a != a:
+            size = a
+    return size
+
+
+@kernel
+def first_solve(handles, R, bound, refinement, steps, pause, Ap, Ai, values):
+    """``newton.Newton._first_solve``: x = -A^-1 R with the factorisation ``handles`` of the CSC matrix
+    A (``Ap``, ``Ai``, ``values``), improved by ``steps`` of fixed-precision iterative refinement
+    x += A^-1 (b - A x), b = -R (``linalg.FixedPatternLU.refine``), unless the refinement is paused:
+    ``refinement`` = (first solves left unrefined, relative error of the last refinement), updated in
+    place -- unrefined while that error times max|x| stays below 1e-3 ``bound``; a refinement whose
+    last correction is below that pauses it for ``pause`` first solves."""
+    x = solve(handles, R)
+    if refinement[0] > 0 and refinement[1] * largest(x) <= 1e-3 * bound:
+        refinement[0] -= 1
+        return x
+    b = -R
+    n = x.size
+    correction = 0.0
+    for _ in range(steps):
+        Ax = np.zeros(n)
+        for j in range(n):
+            for k in range(Ap[j], Ap[j + 1]):
+                Ax[Ai[k]] += values[k] * x[j]
+        step = klu.solve(handles[0], handles[1], handles[2], b - Ax, 1.0)
+        x += step
+        correction = largest(step)
+    size = largest(x)
+    refinement[1] = correction / size if size != 0.0 else 0.0
+    refinement[0] = pause if correction <= 1e-3 * bound else 0
+    return x
+
+
+# how ``newton_loop`` ends: converged, or back to the interpreter at the start of an iteration that it
+# cannot do (a refactorisation refused: KLU chooses the pivots anew; a residual not finite) or without
+# convergence within the iteration limit
+CONVERGED, REFUSED, NOT_FINITE, LIMIT = 0, 1, 2, 3
+
+
+@kernel
+def newton_loop(mass_factor, M_indptr, M_indices, M_data, mass_values, inertia, constant, G_a, scale, tangent, at,
+                G, g, c, slot_row, slot_col, G_indptr, H_indptr, H_indices, H_data, T_indptr, T_indices, T_data,
+                keep, phi_rows, phi_at, qb, lam, bound, max_iterations, Ap, Ai, handles, rcond, rcond_floor, active,
+                newton_scale, refinement, steps, pause):
+    """Full Newton for a step of a model whose residual is all compiled -- the mass, the constant forces
+    and the quadratic batch (no varying forces, no other families): per iteration ``assemble`` (M qb
+    from M's CSR arrays; ``G_a``, ``scale`` and ``tangent`` as there), KLU's refactorisation (accepted
+    while klu_rcond, read from ``rcond``, stays at or above ``rcond_floor``), ``first_solve`` in the
+    first iteration and ``solve_update`` in the others, and the stopping test ``converged`` -- the
+    iteration of ``newton.Newton.solve`` without a return to the interpreter. ``lam`` (m,) is updated
+    in place. Returns (how it ended, the iteration it ended in, qb, the last increment or -1,
+    refactorisations done, the last values factored, the last residual)."""
+    n = qb.size
+    size = n + active.size  # the unknowns: q_n+1, then the active rows' multipliers
+    previous = -1.0
+    count = 0
+    last = mass_values
+    R = np.zeros(0)
+    Mq = np.empty(n)
+    for it in range(1, max_iterations + 1):
+        for i in range(n):
+            acc = 0.0
+            for k in range(M_indptr[i], M_indptr[i + 1]):
+                acc += M_data[k] * qb[M_indices[k]]
+            Mq[i] = acc
+        values = mass_values.copy()
+        R = np.empty(size)
+        no_places = np.zeros(0, np.int64)
+        assemble(R, values, qb, lam, Mq, mass_factor, inertia, constant, np.zeros(0), no_places, np.zeros(1, np.int64),
+                 np.zeros(0), no_places, TANGENTS_LAST, G_a, scale, tangent, at, G, g, c, slot_row, slot_col, G_indptr,
+                 H_indptr, H_indices, H_data, T_indptr, T_indices, T_data, keep, phi_rows, phi_at)
+        square = 0.0
+        for i in range(size):
+            square += R[i] * R[i]
+        if not np.isfinite(square):
+            return NOT_FINITE, it, qb, previous, count, last, R
+        ok = klu.refactor(Ap, Ai, values, handles[0], handles[1], handles[2])
+        if not ok or not rcond[0] >= rcond_floor:
+            return REFUSED, it, qb, previous, count, last, R
+        count += 1
+        last = values
+        if it == 1:
+            qb, increment = update(qb, lam, first_solve(handles, R, bound, refinement, steps, pause, Ap, Ai, values),
+                                   active, newton_scale)
+        else:
+            qb, increment = solve_update(handles, R, qb, lam, active, newton_scale)
+        if converged(increment, previous, bound):
+            return CONVERGED, it, qb, increment, count, last, R
+        previous = increment
+    return LIMIT, max_iterations, qb, previous, count, last, R

@@ -65,12 +65,7 @@ def newton_converged(increment, previous, bound):
     default tolerance, so an increment test there wanders at the round-off level for several more
     iterations (benchmarks/README.md, "Scaling and memory").
     """
-    if increment <= bound:
-        return True
-    if previous is None or increment >= previous:
-        return False
-    theta = increment / previous
-    return theta / (1.0 - theta) * increment <= bound
+    return compiled(KERNELS).converged(increment, -1.0 if previous is None else previous, bound)
 
 
 ROUND_OFF = 64 * np.finfo(float).eps  # relative size of an increment that measures only round-off
@@ -148,15 +143,9 @@ class Newton:
         tolerance ``bound`` (the 3-PRR: at most 7e-15 against 1e-10), the next ``REFINEMENT_PAUSE``
         first solves go unrefined as long as the relative error measured then, times their solution,
         stays below that too; the one after them measures again."""
-        x = self._kernels.solve(self.lu.handles, R)  # ``lu.solve(-R)``, without its Python layers
-        if self._unrefined and self._relative_error * np.abs(x).max() <= 1e-3 * bound:
-            self._unrefined -= 1
-            return x
-        x = self.lu.refine(-R, x, FIRST_SOLVE_REFINEMENT)
-        size = np.abs(x).max()
-        self._relative_error = self.lu.correction / size if size else 0.0
-        self._unrefined = self.REFINEMENT_PAUSE if self.lu.correction <= 1e-3 * bound else 0
-        return x
+        lu = self.lu
+        return self._kernels.first_solve(lu.handles, R, bound, self._refinement, FIRST_SOLVE_REFINEMENT,
+                                         self.REFINEMENT_PAUSE, *lu.pattern, lu.current)  # compiled
 
     def __init__(self, options, lu, active, scale, servos):
         self.options, self.lu = options, lu
@@ -164,27 +153,32 @@ class Newton:
         self.active = np.ascontiguousarray(active, dtype=np.int64)
         self.factorised = False  # lu holds a factorisation that modified Newton may reuse
         self._kernels = None  # ``KERNELS``, looked up in the first iteration
-        self._unrefined = 0  # first solves that may go without refinement (``_first_solve``)
-        self._relative_error = 0.0  # of an unrefined solve, measured by the last refinement
+        # (first solves that may go without refinement, the relative error of an unrefined solve measured
+        # by the last refinement): ``_first_solve``
+        self._refinement = np.zeros(2)
 
     def state(self):
         """What the iteration carries from one step to the next besides the factorisation (which the
         ``lu``, a ``saddle.KeptLU``, saves itself): whether modified Newton may reuse it, and the
         refinement pause of ``_first_solve``. With ``restore`` a resumed run takes the same decisions
         as one that did not stop (``time_loop.Checkpoint``)."""
-        return {"newton.factorised": self.factorised, "newton.unrefined": self._unrefined,
-                "newton.relative_error": self._relative_error, **self.lu.state()}
+        return {"newton.factorised": self.factorised, "newton.unrefined": int(self._refinement[0]),
+                "newton.relative_error": float(self._refinement[1]), **self.lu.state()}
 
     def restore(self, state):
         self.lu.restore(state)
         self.factorised = bool(state["newton.factorised"])
-        self._unrefined = int(state["newton.unrefined"])
-        self._relative_error = float(state["newton.relative_error"])
+        self._refinement[:] = int(state["newton.unrefined"]), float(state["newton.relative_error"])
 
-    def solve(self, system, qb, lam, t1, stop=None):
+    def solve(self, system, qb, lam, t1, stop=None, compiled_loop=None):
         """Iterates from (qb, lam) until converged; ``system(qb, lam, tangents)`` gives the residual and
         (with ``tangents``) the Newton matrix's CSC data on the fixed pattern of ``lu``; ``stop``: an optional
-        ``QuadraticStop``. Returns (qb, lam, iterations); lam (all m multipliers) is updated in place."""
+        ``QuadraticStop``. Returns (qb, lam, iterations); lam (all m multipliers) is updated in place.
+
+        ``compiled_loop``: the system's arguments of ``kernels.newton_loop`` (a tuple), the same
+        iteration compiled whole: full Newton without ``stop`` runs it once a factorisation exists to
+        refactor, and goes on here from the iteration where it returns (a refactorisation refused, a
+        residual not finite)."""
         options, kernels = self.options, self._kernels
         if kernels is None:
             kernels = self._kernels = compiled(KERNELS)
@@ -193,7 +187,23 @@ class Newton:
         # it (1e-5 against 1 in a step of the 3-PRR), and each maximum over q costs as much as a product
         size = max(1.0, np.abs(qb).max())
         bound, floor = options.tolerance * size, ROUND_OFF * size
-        for it in range(1, options.max_iterations + 1):
+        first = 1
+        if compiled_loop is not None and not options.modified and stop is None and self.lu.factorizations:
+            lu = self.lu
+            how, first, qb, increment, count, values, R = kernels.newton_loop(
+                *compiled_loop, qb, lam, bound, options.max_iterations, *lu.pattern, lu.handles, lu.rcond,
+                lu.refactor_floor, self.active, self.scale, self._refinement, FIRST_SOLVE_REFINEMENT,
+                self.REFINEMENT_PAUSE)
+            if count:
+                lu.refactored(values, count)
+                self.factorised = True
+            if how == kernels.CONVERGED:
+                return qb, lam, first
+            if how == kernels.LIMIT:
+                raise NewtonFailure(t1, np.abs(R).max(), options.max_iterations,
+                                    "no convergence within the iteration limit", self.servos)
+            previous = None if increment < 0 else increment
+        for it in range(first, options.max_iterations + 1):
             R, values = system(qb, lam, fresh)
             if not math.isfinite(R @ R):  # one product for the test of every entry; |R| > 1e154 counts as infinite
                 raise NewtonFailure(t1, np.inf, it, "the residual is not finite", self.servos)

@@ -35,6 +35,7 @@ refactorisation without a list of contributions to gather.
 import warnings
 
 import numpy as np
+import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
 from ..forces.base import Force
@@ -57,6 +58,24 @@ class KeptLU(FixedPatternLU):
     after a resume are then those of the run that did not stop, bit for bit."""
 
     first = pivoted = current = None
+
+    def __init__(self, indptr, indices):
+        super().__init__(indptr, indices)
+        # what compiled code needs to refactor and solve (``kernels.newton_loop``, ``first_solve``): the
+        # pattern, and klu_common.rcond as an array over its memory, set by each klu_rcond
+        self.pattern = (np.ascontiguousarray(indptr, dtype=np.int32), np.ascontiguousarray(indices, dtype=np.int32))
+        self.rcond = np.frombuffer(self._common, dtype=np.float64, count=1, offset=type(self._common).rcond.offset)
+
+    @property
+    def refactor_floor(self):
+        """The least klu_rcond of a refactorisation that ``factor`` accepts."""
+        return self.refactor_rcond_drop * self._rcond
+
+    def refactored(self, values, count):
+        """Records ``count`` refactorisations done by compiled code (``kernels.newton_loop``), the last
+        of the values ``values``, as ``factor`` records its own."""
+        self._Ax = self.current = values
+        self.refactorizations += count
 
     def factor(self, values):
         values = np.ascontiguousarray(values, dtype=np.float64)
@@ -189,6 +208,13 @@ class SaddleSystem:
                             np.cumsum([0] + [self.forces[k].dofs.size for k in self.varying]).astype(np.int64),
                             join([self._force_at[k] for k in self.varying]))
         self._kernels = None  # ``KERNELS``, looked up on the first call of ``assemble``
+        # the whole Newton iteration is compiled (``kernels.newton_loop``) where the residual is: no
+        # varying forces, no families outside the batch; M in CSR arrays for it (its products are those of
+        # ``mass_operator`` bit for bit where M is diagonal, as for rigid bodies, or a ``CsrOperator``)
+        self.compiled_residual = not self.varying and not self.families
+        mass = sp.csr_matrix(self.mass)
+        mass.sum_duplicates()
+        self.mass_csr = (mass.indptr.astype(np.int64), mass.indices.astype(np.int64), mass.data.astype(np.float64))
 
     @property
     def factorisations(self):
@@ -244,6 +270,11 @@ class SaddleSystem:
         if len(parts) == 1:
             return parts[0].ravel()
         return np.concatenate([p.ravel() for p in parts]) if parts else NONE
+
+    @property
+    def batch_arguments(self):
+        """The batch's arguments of ``kernels.assemble`` with the Newton matrix (its places, then its data)."""
+        return (self._batch_at, *self.affine.arguments)
 
     def assemble(self, values, qb, lam, starts, mass_factor, inertia, constant, F, dF, scale, tangent,
                  tangents_first, qa=None):
