@@ -130,6 +130,24 @@ def first_solve(handles, R, bound, refinement, steps, pause, Ap, Ai, values):
     return x
 
 
+@kernel
+def refactor_solve(Ap, Ai, values, handles, rcond, rcond_floor, R, qb, lam, active, scale, first, bound, refinement,
+                   steps, pause):
+    """KLU's refactorisation of the CSC matrix (``Ap``, ``Ai``, ``values``) with the kept pivots,
+    accepted while klu_rcond, read from ``rcond``, stays at or above ``rcond_floor`` (as
+    ``linalg.FixedPatternLU.factor``), then the Newton update by -A^-1 R: ``first_solve`` if ``first``,
+    else the plain solve. Returns (accepted, q_n+1, |dq|_inf); (False, qb, -1) where refused."""
+    ok = klu.refactor(Ap, Ai, values, handles[0], handles[1], handles[2])
+    if not ok or not rcond[0] >= rcond_floor:
+        return False, qb, -1.0
+    if first:
+        q, increment = update(qb, lam, first_solve(handles, R, bound, refinement, steps, pause, Ap, Ai, values),
+                              active, scale)
+    else:
+        q, increment = solve_update(handles, R, qb, lam, active, scale)
+    return True, q, increment
+
+
 # how ``newton_loop`` ends: converged, or back to the interpreter at the start of an iteration that it
 # cannot do (a refactorisation refused: KLU chooses the pivots anew; a residual not finite) or without
 # convergence within the iteration limit
@@ -143,11 +161,10 @@ def newton_loop(mass_factor, M_indptr, M_indices, M_data, mass_values, inertia, 
                 newton_scale, refinement, steps, pause):
     """Full Newton for a step of a model whose residual is all compiled -- the mass, the constant forces
     and the quadratic batch (no varying forces, no other families): per iteration ``assemble`` (M qb
-    from M's CSR arrays; ``G_a``, ``scale`` and ``tangent`` as there), KLU's refactorisation (accepted
-    while klu_rcond, read from ``rcond``, stays at or above ``rcond_floor``), ``first_solve`` in the
-    first iteration and ``solve_update`` in the others, and the stopping test ``converged`` -- the
-    iteration of ``newton.Newton.solve`` without a return to the interpreter. ``lam`` (m,) is updated
-    in place. Returns (how it ended, the iteration it ended in, qb, the last increment or -1,
+    from M's CSR arrays; ``G_a``, ``scale`` and ``tangent`` as there), ``refactor_solve`` (KLU's
+    refactorisation, ``first_solve`` in the first iteration) and the stopping test ``converged`` --
+    the iteration of ``newton.Newton.solve`` without a return to the interpreter. ``lam`` (m,) is
+    updated in place. Returns (how it ended, the iteration it ended in, qb, the last increment or -1,
     refactorisations done, the last values factored, the last residual)."""
     n = qb.size
     size = n + active.size  # the unknowns: q_n+1, then the active rows' multipliers
@@ -173,16 +190,13 @@ def newton_loop(mass_factor, M_indptr, M_indices, M_data, mass_values, inertia, 
             square += R[i] * R[i]
         if not np.isfinite(square):
             return NOT_FINITE, it, qb, previous, count, last, R
-        ok = klu.refactor(Ap, Ai, values, handles[0], handles[1], handles[2])
-        if not ok or not rcond[0] >= rcond_floor:
+        ok, q, increment = refactor_solve(Ap, Ai, values, handles, rcond, rcond_floor, R, qb, lam, active,
+                                          newton_scale, it == 1, bound, refinement, steps, pause)
+        if not ok:
             return REFUSED, it, qb, previous, count, last, R
         count += 1
         last = values
-        if it == 1:
-            qb, increment = update(qb, lam, first_solve(handles, R, bound, refinement, steps, pause, Ap, Ai, values),
-                                   active, newton_scale)
-        else:
-            qb, increment = solve_update(handles, R, qb, lam, active, newton_scale)
+        qb = q
         if converged(increment, previous, bound):
             return CONVERGED, it, qb, increment, count, last, R
         previous = increment

@@ -188,7 +188,7 @@ class Newton:
         size = max(1.0, np.abs(qb).max())
         bound, floor = options.tolerance * size, ROUND_OFF * size
         first = 1
-        if compiled_loop is not None and not options.modified and stop is None and self.lu.factorizations:
+        if compiled_loop is not None and not options.modified and stop is None and self.lu.refactorable:
             lu = self.lu
             how, first, qb, increment, count, values, R = kernels.newton_loop(
                 *compiled_loop, qb, lam, bound, options.max_iterations, *lu.pattern, lu.handles, lu.rcond,
@@ -208,14 +208,26 @@ class Newton:
             if not math.isfinite(R @ R):  # one product for the test of every entry; |R| > 1e154 counts as infinite
                 raise NewtonFailure(t1, np.inf, it, "the residual is not finite", self.servos)
             if fresh:
-                self.factorised = False
-                try:
-                    self.lu.factor(values)
-                except SingularMatrixError:
-                    raise NewtonFailure(t1, np.abs(R).max(), it, "singular Newton matrix", self.servos) from None
-                self.factorised = True
-            if it == 1 and fresh:
-                qb, increment = kernels.update(qb, lam, self._first_solve(R, bound), self.active, self.scale)
+                refactored = False
+                if self.lu.refactorable:  # refactored and solved in one compiled call where KLU accepts
+                    lu = self.lu
+                    refactored, q, increment = kernels.refactor_solve(
+                        *lu.pattern, values, lu.handles, lu.rcond, lu.refactor_floor, R, qb, lam, self.active,
+                        self.scale, it == 1, bound, self._refinement, FIRST_SOLVE_REFINEMENT, self.REFINEMENT_PAUSE)
+                    if refactored:
+                        lu.refactored(values, 1)
+                        self.factorised, qb = True, q
+                if not refactored:  # the first factorisation, or KLU's pivots chosen anew
+                    self.factorised = False
+                    try:
+                        self.lu.factor(values)
+                    except SingularMatrixError:
+                        raise NewtonFailure(t1, np.abs(R).max(), it, "singular Newton matrix", self.servos) from None
+                    self.factorised = True
+                    if it == 1:
+                        qb, increment = kernels.update(qb, lam, self._first_solve(R, bound), self.active, self.scale)
+                    else:
+                        qb, increment = kernels.solve_update(self.lu.handles, R, qb, lam, self.active, self.scale)
             else:
                 qb, increment = kernels.solve_update(self.lu.handles, R, qb, lam, self.active, self.scale)
             if options.modified:

@@ -67,6 +67,11 @@ class KeptLU(FixedPatternLU):
         self.rcond = np.frombuffer(self._common, dtype=np.float64, count=1, offset=type(self._common).rcond.offset)
 
     @property
+    def refactorable(self):
+        """Whether a factorisation is there whose pivots a refactorisation reuses."""
+        return bool(self._numeric)
+
+    @property
     def refactor_floor(self):
         """The least klu_rcond of a refactorisation that ``factor`` accepts."""
         return self.refactor_rcond_drop * self._rcond
