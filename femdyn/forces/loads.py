@@ -13,6 +13,7 @@ class Gravity(Force):
     of mass): V = -w.q, linear, so grad_bar V = grad V."""
 
     conservative = True
+    invariant = True
 
     def __init__(self, dofs, weights):
         super().__init__(dofs)

@@ -49,6 +49,8 @@ class EnergyMomentum:
         self._mass_factor = 2.0 / dt**2
         self._mass_values = system.newton_values(self._mass_factor)  # the Newton matrix's mass entries
         self._varying = [system.forces[k] for k in system.varying]
+        self._loop = ((self._mass_factor, *system.mass_csr, self._mass_values),
+                      (self.scale, 1.0, *system.batch_arguments))
         self.newton = Newton(self.options, system.lu, system.active, self.scale, system.servos)
         self._potential = None  # (states, q, ``SaddleSystem.worked_potential``) at the end of the last step
 
@@ -101,9 +103,9 @@ class EnergyMomentum:
         residual = partial(self._iterate, qa, [qa[f.dofs] for f in self._varying], t_mid, inertia, constant_forces,
                            starts, states)
         loop = None
-        if system.compiled_residual:
-            loop = (self._mass_factor, *system.mass_csr, self._mass_values, inertia, constant_forces, starts[0],
-                    self.scale, 1.0, *system.batch_arguments)
+        if system.compiled_residual:  # ``kernels.newton_loop``'s arguments
+            head, tail = self._loop
+            loop = (*head, inertia, constant_forces, starts[0], *tail)
         qb, lam, iterations = self.newton.solve(residual, predicted, lam, t + dt, compiled_loop=loop)
         return self._finish(t, qa, va, qb, lam, iterations, constant_forces, states)
 

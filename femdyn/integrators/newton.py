@@ -230,12 +230,13 @@ class Newton:
                         qb, increment = kernels.solve_update(self.lu.handles, R, qb, lam, self.active, self.scale)
             else:
                 qb, increment = kernels.solve_update(self.lu.handles, R, qb, lam, self.active, self.scale)
+            last = -1.0 if previous is None else previous  # ``newton_converged``'s kernel takes -1 for none
             if options.modified:
-                if increment <= bound or (fresh and newton_converged(increment, previous, bound)):
+                if increment <= bound or (fresh and kernels.converged(increment, last, bound)):
                     return qb, lam, it
                 fresh = previous is not None and increment > self.REFRESH_CONTRACTION * previous
             elif ((stop is not None and stop.converged(increment, bound, floor))
-                  or newton_converged(increment, previous, bound)):
+                  or kernels.converged(increment, last, bound)):
                 return qb, lam, it
             previous = increment
         raise NewtonFailure(t1, np.abs(R).max(), options.max_iterations,

@@ -184,6 +184,8 @@ class SaddleSystem:
         self.varying_worked = [k for k in self.varying if self.worked[k]]
         self._worked = [k for k, w in enumerate(self.worked) if w]
         self.dissipative = [k for k, f in enumerate(self.forces) if f.dissipative]
+        self._invariant = bool(self.constant) and all(self.forces[k].invariant for k in self.constant)
+        self._invariant_forces = None  # their sum (``applied``)
         # the forces with an internal state that a step advances (``Force.advance``, ``continuous_advance``)
         self.advancing = [k for k, f in enumerate(self.forces) if type(f).advance is not Force.advance]
         self.advancing_continuous = [k for k, f in enumerate(self.forces)
@@ -217,6 +219,7 @@ class SaddleSystem:
         # varying forces, no families outside the batch; M in CSR arrays for it (its products are those of
         # ``mass_operator`` bit for bit where M is diagonal, as for rigid bodies, or a ``CsrOperator``)
         self.compiled_residual = not self.varying and not self.families
+        self.batch_arguments = (self._batch_at, *self.affine.arguments)  # its places in the matrix, then its data
         mass = sp.csr_matrix(self.mass)
         mass.sum_duplicates()
         self.mass_csr = (mass.indptr.astype(np.int64), mass.indices.astype(np.int64), mass.data.astype(np.float64))
@@ -242,7 +245,15 @@ class SaddleSystem:
 
     def applied(self, qa, qb, t, dt, states, which):
         """The discrete forces Fbar(qa, qb, t, dt) (n,) of the forces ``which`` (indices) with their
-        ``states``; at qa = qb the continuous forces of the constant ones."""
+        ``states``, a new array; at qa = qb the continuous forces of the constant ones. Those are
+        summed once where every one is ``invariant`` (gravity alone), and copied after."""
+        if which is self.constant and self._invariant:
+            if self._invariant_forces is None:
+                self._invariant_forces = self._applied(qa, qb, t, dt, states, which)
+            return self._invariant_forces.copy()
+        return self._applied(qa, qb, t, dt, states, which)
+
+    def _applied(self, qa, qb, t, dt, states, which):
         F = np.zeros(self.n)
         for k in which:
             f = self.forces[k]
@@ -275,11 +286,6 @@ class SaddleSystem:
         if len(parts) == 1:
             return parts[0].ravel()
         return np.concatenate([p.ravel() for p in parts]) if parts else NONE
-
-    @property
-    def batch_arguments(self):
-        """The batch's arguments of ``kernels.assemble`` with the Newton matrix (its places, then its data)."""
-        return (self._batch_at, *self.affine.arguments)
 
     def assemble(self, values, qb, lam, starts, mass_factor, inertia, constant, F, dF, scale, tangent,
                  tangents_first, qa=None):
