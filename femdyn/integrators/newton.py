@@ -5,6 +5,11 @@ the Newton matrix assembled into a fixed pattern and factorised by KLU (``linalg
 that iteration for them. With ``NewtonOptions.modified`` it is the modified Newton method: the last
 factorisation is kept over iterations and steps, and the matrix is assembled and factorised anew only
 where the iteration stops contracting fast enough (``Newton``).
+
+The per-iteration work after the residual is compiled (``kernels``): KLU's refactorisation and the
+solve and update in one call (``refactor_solve``), the first solve's refinement (``first_solve``) and
+the stopping test (``converged``); where the residual is compiled too, the whole iteration
+(``newton_loop``), which returns here only where it cannot go on.
 """
 import math
 from collections import deque

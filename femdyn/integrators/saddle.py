@@ -28,9 +28,13 @@ evaluate, and K's fixed sparsity pattern with the KLU factorisation on it. The p
 listed once, in the order mass; batch (tangent, Gbar^T, G); each other family (tangent, Gbar^T, G);
 the tangent of each force that depends on q_n+1; each contributor knows the places of its entries in
 the CSC data array (``SparsePattern.positions``). Every Newton iteration starts from a copy of the
-mass entries (``newton_values``) and each contributor adds its entries at their places -- the batch
-in its compiled kernel, the others through ``scatter.add`` -- so the array goes to KLU's
-refactorisation without a list of contributions to gather.
+mass entries (``newton_values``) and each contributor adds its entries at their places, so the array
+goes to KLU's refactorisation without a list of contributions to gather: the steppers' iterations
+evaluate the varying forces through their ``Force`` interface and hand them, with the mass, the
+constant forces and the batch, to one compiled call (``assemble``, ``kernels.assemble``); the other
+families add theirs in their own kernels. Where nothing is left to the interpreter -- no varying
+forces, no families outside the batch (rigid bodies, quadratic joints, constant loads) -- the whole
+iteration runs compiled (``compiled_residual``, ``kernels.newton_loop``).
 """
 import warnings
 
