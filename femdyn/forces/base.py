@@ -33,6 +33,8 @@ class Force(ABC):
     # has no value at an instant from (q, t) alone (``model.instantaneous`` refuses it), and only
     # these components are asked for their ``dissipation``
     dissipative = False
+    # Fbar is one constant array, whatever q, t, dt and the state (gravity): the steps evaluate it once
+    invariant = False
 
     def __init__(self, dofs):
         self.dofs = np.asarray(dofs, dtype=np.int64)

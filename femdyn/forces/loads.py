@@ -13,13 +13,14 @@ class Gravity(Force):
     of mass): V = -w.q, linear, so grad_bar V = grad V."""
 
     conservative = True
+    invariant = True
 
     def __init__(self, dofs, weights):
         super().__init__(dofs)
         self.weights = np.asarray(weights, dtype=float)
 
     def potential(self, q, state=None):
-        return -float(np.sum(self.weights * q))
+        return -float((self.weights * q).sum())  # np.sum's reduction without its dispatch
 
     def potential_history(self, Q, states):
         return -np.sum(self.weights * Q, axis=(1, 2))

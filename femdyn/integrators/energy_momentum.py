@@ -18,11 +18,12 @@ magnitude. Because every Gbar is a discrete gradient, the step conserves energy 
 applied loads) and momentum maps to the Newton tolerance.
 """
 from dataclasses import dataclass
+from functools import partial
 
 import numpy as np
 
 from .newton import Newton, NewtonOptions
-from .saddle import SaddleSystem
+from .saddle import NONE, SaddleSystem
 
 
 @dataclass
@@ -45,7 +46,11 @@ class EnergyMomentum:
         self.system = system = SaddleSystem(model, active_rows)
         self.size = system.size
         self.scale = 2.0 * system.mbar / dt**2
-        self._mass_values = system.newton_values(2.0 / dt**2)  # the Newton matrix's mass entries
+        self._mass_factor = 2.0 / dt**2
+        self._mass_values = system.newton_values(self._mass_factor)  # the Newton matrix's mass entries
+        self._varying = [system.forces[k] for k in system.varying]
+        self._loop = ((self._mass_factor, *system.mass_csr, self._mass_values),
+                      (self.scale, 1.0, *system.batch_arguments))
         self.newton = Newton(self.options, system.lu, system.active, self.scale, system.servos)
         self._potential = None  # (states, q, ``SaddleSystem.worked_potential``) at the end of the last step
 
@@ -65,17 +70,24 @@ class EnergyMomentum:
     def _system(self, qa, qb, lam, t_mid, inertia, constant_forces, starts, states, tangents=True):
         """Residual and (with ``tangents``, else None) the Newton matrix's CSC data. ``lam`` holds all m
         multipliers."""
+        return self._iterate(qa, [qa[f.dofs] for f in self._varying], t_mid, inertia, constant_forces, starts,
+                             states, qb, lam, tangents)
+
+    def _iterate(self, qa, qa_local, t_mid, inertia, constant_forces, starts, states, qb, lam, tangents):
+        """``_system`` with the varying forces' local coordinates at qa, ``qa_local``, taken once per step."""
         system, dt = self.system, self.dt
-        R = np.empty(system.size)
-        R[: system.n] = (2.0 / dt**2 * (system.mass_operator @ qb) - inertia - constant_forces
-                         - system.applied(qa, qb, t_mid, dt, states, system.varying))
+        F = dF = NONE
+        if qa_local:
+            F, dF = [], []
+            for f, q_a, k in zip(self._varying, qa_local, system.varying):
+                q_b = qb[f.dofs]
+                F.append(f.discrete_force(q_a, q_b, t_mid, dt, states[k]))
+                if tangents:
+                    dF.append(f.tangent_values(q_a, q_b, t_mid, dt, states[k]))
+            F, dF = system.stacked(F), system.stacked(dF)
         values = self._mass_values.copy() if tangents else None
-        system.constrain(R, starts, qa, qb, lam, self.scale, 1.0 if tangents else None, values)
-        if not tangents:
-            return R, None
-        for k in system.varying:
-            f = system.forces[k]
-            system.add_tangent(values, k, f.tangent_values(qa[f.dofs], qb[f.dofs], t_mid, dt, states[k]), -1.0)
+        R = system.assemble(values, qb, lam, starts, self._mass_factor, inertia, constant_forces, F, dF, self.scale,
+                            1.0, False, qa)
         return R, values
 
     def step(self, t, qa, va, lam_guess, states):
@@ -83,16 +95,18 @@ class EnergyMomentum:
         ``states`` are the forces' internal states at t."""
         system, dt = self.system, self.dt
         t_mid = t + 0.5 * dt
-        inertia = 2.0 / dt**2 * (system.mass_operator @ (qa + dt * va))
+        predicted = qa + dt * va  # Newton's start
+        inertia = 2.0 / dt**2 * (system.mass_operator @ predicted)
         constant_forces = system.applied(qa, qa, t_mid, dt, states, system.constant)
         starts = system.begin_step(qa, t + dt)
-        lam = np.zeros(self.model.m)
-        lam[system.active] = lam_guess[system.active]
-
-        def residual(qb, lam, tangents):
-            return self._system(qa, qb, lam, t_mid, inertia, constant_forces, starts, states, tangents)
-
-        qb, lam, iterations = self.newton.solve(residual, qa + dt * va, lam, t + dt)
+        lam = system.active_multipliers(lam_guess)
+        residual = partial(self._iterate, qa, [qa[f.dofs] for f in self._varying], t_mid, inertia, constant_forces,
+                           starts, states)
+        loop = None
+        if system.compiled_residual:  # ``kernels.newton_loop``'s arguments
+            head, tail = self._loop
+            loop = (*head, inertia, constant_forces, starts[0], *tail)
+        qb, lam, iterations = self.newton.solve(residual, predicted, lam, t + dt, compiled_loop=loop)
         return self._finish(t, qa, va, qb, lam, iterations, constant_forces, states)
 
     def _finish(self, t, qa, va, qb, lam, iterations, constant_forces, states):
@@ -106,16 +120,17 @@ class EnergyMomentum:
         system, dt = self.system, self.dt
         forces = system.forces
         dq = qb - qa
-        F = constant_forces + system.applied(qa, qb, t + 0.5 * dt, dt, states, system.varying_worked)
-        F += system.servo_inputs(lam)  # inputs u = -lam act along the Boolean B: work u . B dq
-        new_states = [f.advance(qa[f.dofs], qb[f.dofs], s) for f, s in zip(forces, states)]
+        worked = system.varying_worked
+        F = system.worked_forces(constant_forces, lam, system.applied(qa, qb, t + 0.5 * dt, dt, states, worked)
+                                 if worked else None)  # servo inputs u = -lam act along the Boolean B: u . B dq
+        new_states = system.advanced(qa, qb, states)
         dissipation = 0.0
         for k in system.dissipative:
             f = forces[k]
             dissipation += float(np.sum(f.dissipation(qa[f.dofs], qb[f.dofs], states[k])))
-        known = self._potential is not None and self._potential[0] is states and np.array_equal(self._potential[1], qa)
+        known = self._potential is not None and self._potential[0] is states and self._potential[1] == qa.tobytes()
         v_a = self._potential[2] if known else system.worked_potential(qa, states)
         v_b = system.worked_potential(qb, new_states)
-        self._potential = (new_states, qb.copy(), v_b)  # V_n of the next step, if it starts here
+        self._potential = (new_states, qb.tobytes(), v_b)  # V_n of the next step, if it starts here
         work = float(F @ dq) + v_b - v_a
         return StepResult(qb, 2.0 / dt * dq - va, lam, iterations, work, dissipation, new_states)

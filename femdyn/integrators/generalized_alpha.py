@@ -88,7 +88,7 @@ import numpy as np
 
 from .energy_momentum import StepResult
 from .newton import Newton, NewtonFailure, NewtonOptions, QuadraticStop
-from .saddle import SaddleSystem
+from .saddle import NONE, SaddleSystem
 
 
 def chung_hulbert(rho_inf):
@@ -150,6 +150,7 @@ class GeneralizedAlpha:
         self.size = system.size
         self.scale = self.beta_p * system.mbar
         self._mass_values = system.newton_values(self.beta_p)  # the Newton matrix's mass entries
+        self._varying = [system.forces[k] for k in system.varying]
         self.newton = Newton(self.options, system.lu, system.active, self.scale, system.servos)
         self._carry = None
         self._stop = QuadraticStop()
@@ -195,18 +196,25 @@ class GeneralizedAlpha:
         """The forces whose work the trapezoidal rule takes, at (q, v, t): the constant ones, the
         non-conservative varying ones and the servo inputs (module docstring)."""
         system = self.system
-        return (constant_forces + self._forces(q, v, t, states, system.varying_worked)
-                + system.servo_inputs(lam))
+        worked = system.varying_worked
+        return system.worked_forces(constant_forces, lam, self._forces(q, v, t, states, worked) if worked else None)
 
     def _system(self, q, v, lam, t, inertia, constant_forces, servo_starts, states, tangents=True):
         """Residual and (with ``tangents``, else None) the Newton matrix's CSC data; ``lam`` holds all m
         multipliers."""
-        system = self.system
+        system, dt = self.system, self.dt
+        F, dF = [], []
+        for f, k in zip(self._varying, system.varying):
+            q_f, v_f = q[f.dofs], v[f.dofs]
+            if tangents:
+                F_f, dF_dq, dF_dv = f.continuous_tangents(q_f, v_f, t, dt, states[k])
+                dF.append(dF_dq if dF_dv is None else dF_dq + self.gamma_p * dF_dv)
+            else:
+                F_f = f.continuous_force(q_f, v_f, t, dt, states[k])
+            F.append(F_f)
         values = self._mass_values.copy() if tangents else None
-        F = self._forces(q, v, t, states, system.varying, values)
-        R = np.empty(system.size)
-        R[: system.n] = self.beta_p * (system.mass_operator @ q) - inertia - constant_forces - F
-        system.constrain(R, servo_starts, q, q, lam, self.scale, 2.0 if tangents else None, values)
+        R = system.assemble(values, q, lam, servo_starts, self.beta_p, inertia, constant_forces, system.stacked(F),
+                            system.stacked(dF), self.scale, 2.0, True)
         return R, values
 
     # --- start -------------------------------------------------------------------------------
@@ -259,15 +267,17 @@ class GeneralizedAlpha:
         step = self._begin(t, qa, va, states)
         c = self._carry
         a_guess = c.a if c.a_previous is None else 2.0 * c.a - c.a_previous
-        lam = np.zeros(self.model.m)
-        active = self.system.active
-        lam[active] = lam_guess[active]
+        lam = self.system.active_multipliers(lam_guess)
         stop = self._stop if self.options.early_stop else None
         if stop is not None:
             stop.begin_step()
+        system, loop = self.system, None
+        if system.compiled_residual:  # Gbar = G(q_n+1): no G(qa); the tangent of G^T lam twice the mid-point one
+            loop = (self.beta_p, *system.mass_csr, self._mass_values, step["inertia"], step["constant_forces"], NONE,
+                    self.scale, 2.0, *system.batch_arguments)
         qb, lam, iterations = self.newton.solve(lambda qb, lam, tangents: self._newton_system(step, qb, lam, tangents),
                                                 step["q_known"] + self.beta * self.dt**2 * a_guess, lam,
-                                                t + self.dt, stop)
+                                                t + self.dt, stop, loop)
         return self._finish(step, qb, lam, iterations)
 
     def _finish(self, step, qb, lam, iterations):
@@ -278,7 +288,7 @@ class GeneralizedAlpha:
         vb = step["v_known"] + self.gamma * dt * a
         vd = ((1.0 - self.alpha_m) * a + self.alpha_m * start.a - self.alpha_f * start.vd) / (1.0 - self.alpha_f)
         forces = system.forces
-        new_states = [f.continuous_advance(qb[f.dofs], s) for f, s in zip(forces, states)]
+        new_states = system.advanced(None, qb, states)
         dissipation = 0.0
         for k in system.dissipative:
             f = forces[k]

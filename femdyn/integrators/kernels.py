@@ -2,6 +2,7 @@
 ``numerics.lazy``)."""
 import numpy as np
 
+from ..joints import kernels as batch
 from ..numerics import klu
 from ..numerics.compiled import kernel
 
@@ -24,7 +25,193 @@ def update(qb, lam, dx, active, scale):
 
 
 @kernel
+def solve(handles, R):
+    """The Newton increment dx = -A^-1 R (a new array) of the factorisation ``handles`` (the addresses
+    of ``linalg.FixedPatternLU.handles``)."""
+    return klu.solve(handles[0], handles[1], handles[2], R, -1.0)
+
+
+@kernel
 def solve_update(handles, R, qb, lam, active, scale):
-    """``update`` by the Newton increment dx = -A^-1 R of the factorisation ``handles`` (the addresses
-    of ``linalg.FixedPatternLU.handles``) in one call."""
-    return update(qb, lam, klu.solve(handles[0], handles[1], handles[2], R, -1.0), active, scale)
+    """``update`` by the Newton increment ``solve(handles, R)`` in one call."""
+    return update(qb, lam, solve(handles, R), active, scale)
+
+
+# where ``assemble`` adds the forces' tangents to the Newton matrix: before the batch's entries, after
+# them, or not at all (the caller adds them after the families outside the batch)
+TANGENTS_FIRST, TANGENTS_LAST, TANGENTS_LATER = 0, 1, 2
+
+
+@kernel
+def assemble(R, values, qb, lam, Mq, mass_factor, inertia, constant, F, F_at, F_bounds, dF, dF_at, tangents, G_a,
+             scale, tangent, at, G, g, c, slot_row, slot_col, G_indptr, H_indptr, H_indices, H_data, T_indptr,
+             T_indices, T_data, keep, phi_rows, phi_at):
+    """The Newton iteration's residual and matrix data but for the constraint families outside the
+    batch (``saddle.SaddleSystem.assemble``):
+
+        R[:n] = mass_factor Mq - inertia - constant - F
+
+    with F the varying forces' values summed at their coordinates ``F_at``, force by force (the entries
+    from ``F_bounds[k]`` to ``F_bounds[k + 1]``), then the batch's part (``joints.kernels.residual``:
+    scale phi, Gbar^T lam and, unless ``at`` is empty, its Newton entries) and, unless ``values`` is
+    empty (the residual only), the forces' tangents -dF added to the CSC data ``values`` at ``dF_at``
+    before or after the batch's entries (``tangents``). Every sum is formed in the order of the
+    NumPy expressions it replaces (``SaddleSystem.applied``, ``constrain``, ``add_tangent``), so the
+    numbers are theirs bit for bit."""
+    n = Mq.size
+    applied = np.zeros(n)
+    part = np.empty(n)
+    for k in range(F_bounds.size - 1):
+        part[:] = 0.0
+        for i in range(F_bounds[k], F_bounds[k + 1]):
+            part[F_at[i]] += F[i]
+        for j in range(n):
+            applied[j] += part[j]
+    for j in range(n):
+        R[j] = mass_factor * Mq[j] - inertia[j] - constant[j] - applied[j]
+    if values.size and tangents == TANGENTS_FIRST:
+        for i in range(dF_at.size):
+            values[dF_at[i]] += -1.0 * dF[i]
+    batch.residual(qb, G_a, lam, scale, tangent, R, values, at, G, g, c, slot_row, slot_col, G_indptr, H_indptr,
+                   H_indices, H_data, T_indptr, T_indices, T_data, keep, phi_rows, phi_at)
+    if values.size and tangents == TANGENTS_LAST:
+        for i in range(dF_at.size):
+            values[dF_at[i]] += -1.0 * dF[i]
+
+
+# Full Newton converges quadratically, |dq_k+1| <= C |dq_k|^2 (Deuflhard 2004, sec. 2.1.1, the affine
+# covariant Newton-Kantorovich theorem: the contraction Theta_k = |dq_k+1| / |dq_k| falls like Theta_k-1^2).
+# With C measured from the last two increments, C = |dq_k| / |dq_k-1|^2, the error left in q_k, about
+# |dq_k+1|, is at most QUADRATIC_SAFETY Theta^2 |dq_k| while C grows by less than this factor from one
+# iteration to the next (as ``newton.QuadraticStop`` assumes between steps). For Theta < 0.1 this is the
+# smaller of the two estimates of ``newton.newton_converged``; it saves the third iteration where the linear
+# estimate Theta |dq_k| = |dq_k|^2 / |dq_k-1| rejects a second increment that quadratic convergence has
+# made negligible: on the pendulum with 4096 elements C is 60-70 1/m, and with |dq_1| above 3e-5 m the
+# linear estimate of |dq_2| = C |dq_1|^2 exceeds 1e-10 in a quarter of the steps (a third iteration that
+# then moves q by the round-off floor, 2-5e-10 m), while the error left after the second iteration is
+# C |dq_2|^2 ~ 1e-14 m plus that floor.
+QUADRATIC_SAFETY = 10.0
+
+
+@kernel
+def converged(increment, previous, bound):
+    """``newton.newton_converged`` with ``previous`` < 0 for none (the first iteration)."""
+    if increment <= bound:
+        return True
+    if previous < 0.0 or increment >= previous:
+        return False
+    theta = increment / previous
+    return min(theta / (1.0 - theta), QUADRATIC_SAFETY * theta * theta) * increment <= bound
+
+
+@kernel
+def largest(x):
+    """max |x_i|, NaN if any entry is NaN (as NumPy's max)."""
+    size = 0.0
+    for i in range(x.size):
+        a = abs(x[i])
+        if a > size or a != a:
+            size = a
+    return size
+
+
+@kernel
+def first_solve(handles, R, bound, refinement, steps, pause, Ap, Ai, values):
+    """``newton.Newton._first_solve``: x = -A^-1 R with the factorisation ``handles`` of the CSC matrix
+    A (``Ap``, ``Ai``, ``values``), improved by ``steps`` of fixed-precision iterative refinement
+    x += A^-1 (b - A x), b = -R (``linalg.FixedPatternLU.refine``), unless the refinement is paused:
+    ``refinement`` = (first solves left unrefined, relative error of the last refinement), updated in
+    place -- unrefined while that error times max|x| stays below 1e-3 ``bound``; a refinement whose
+    last correction is below that pauses it for ``pause`` first solves."""
+    x = solve(handles, R)
+    if refinement[0] > 0 and refinement[1] * largest(x) <= 1e-3 * bound:
+        refinement[0] -= 1
+        return x
+    b = -R
+    n = x.size
+    correction = 0.0
+    for _ in range(steps):
+        Ax = np.zeros(n)
+        for j in range(n):
+            for k in range(Ap[j], Ap[j + 1]):
+                Ax[Ai[k]] += values[k] * x[j]
+        step = klu.solve(handles[0], handles[1], handles[2], b - Ax, 1.0)
+        x += step
+        correction = largest(step)
+    size = largest(x)
+    refinement[1] = correction / size if size != 0.0 else 0.0
+    refinement[0] = pause if correction <= 1e-3 * bound else 0
+    return x
+
+
+@kernel
+def refactor_solve(Ap, Ai, values, handles, rcond, rcond_floor, R, qb, lam, active, scale, first, bound, refinement,
+                   steps, pause):
+    """KLU's refactorisation of the CSC matrix (``Ap``, ``Ai``, ``values``) with the kept pivots,
+    accepted while klu_rcond, read from ``rcond``, stays at or above ``rcond_floor`` (as
+    ``linalg.FixedPatternLU.factor``), then the Newton update by -A^-1 R: ``first_solve`` if ``first``,
+    else the plain solve. Returns (accepted, q_n+1, |dq|_inf); (False, qb, -1) where refused."""
+    ok = klu.refactor(Ap, Ai, values, handles[0], handles[1], handles[2])
+    if not ok or not rcond[0] >= rcond_floor:
+        return False, qb, -1.0
+    if first:
+        q, increment = update(qb, lam, first_solve(handles, R, bound, refinement, steps, pause, Ap, Ai, values),
+                              active, scale)
+    else:
+        q, increment = solve_update(handles, R, qb, lam, active, scale)
+    return True, q, increment
+
+
+# how ``newton_loop`` ends: converged, or back to the interpreter at the start of an iteration that it
+# cannot do (a refactorisation refused: KLU chooses the pivots anew; a residual not finite) or without
+# convergence within the iteration limit
+CONVERGED, REFUSED, NOT_FINITE, LIMIT = 0, 1, 2, 3
+
+
+@kernel
+def newton_loop(mass_factor, M_indptr, M_indices, M_data, mass_values, inertia, constant, G_a, scale, tangent, at,
+                G, g, c, slot_row, slot_col, G_indptr, H_indptr, H_indices, H_data, T_indptr, T_indices, T_data,
+                keep, phi_rows, phi_at, qb, lam, bound, max_iterations, Ap, Ai, handles, rcond, rcond_floor, active,
+                newton_scale, refinement, steps, pause):
+    """Full Newton for a step of a model whose residual is all compiled -- the mass, the constant forces
+    and the quadratic batch (no varying forces, no other families): per iteration ``assemble`` (M qb
+    from M's CSR arrays; ``G_a``, ``scale`` and ``tangent`` as there), ``refactor_solve`` (KLU's
+    refactorisation, ``first_solve`` in the first iteration) and the stopping test ``converged`` --
+    the iteration of ``newton.Newton.solve`` without a return to the interpreter. ``lam`` (m,) is
+    updated in place. Returns (how it ended, the iteration it ended in, qb, the last increment or -1,
+    refactorisations done, the last values factored, the last residual)."""
+    n = qb.size
+    size = n + active.size  # the unknowns: q_n+1, then the active rows' multipliers
+    previous = -1.0
+    count = 0
+    last = mass_values
+    R = np.zeros(0)
+    Mq = np.empty(n)
+    for it in range(1, max_iterations + 1):
+        for i in range(n):
+            acc = 0.0
+            for k in range(M_indptr[i], M_indptr[i + 1]):
+                acc += M_data[k] * qb[M_indices[k]]
+            Mq[i] = acc
+        values = mass_values.copy()
+        R = np.empty(size)
+        no_places = np.zeros(0, np.int64)
+        assemble(R, values, qb, lam, Mq, mass_factor, inertia, constant, np.zeros(0), no_places, np.zeros(1, np.int64),
+                 np.zeros(0), no_places, TANGENTS_LAST, G_a, scale, tangent, at, G, g, c, slot_row, slot_col, G_indptr,
+                 H_indptr, H_indices, H_data, T_indptr, T_indices, T_data, keep, phi_rows, phi_at)
+        square = 0.0
+        for i in range(size):
+            square += R[i] * R[i]
+        if not np.isfinite(square):
+            return NOT_FINITE, it, qb, previous, count, last, R
+        ok, q, increment = refactor_solve(Ap, Ai, values, handles, rcond, rcond_floor, R, qb, lam, active,
+                                          newton_scale, it == 1, bound, refinement, steps, pause)
+        if not ok:
+            return REFUSED, it, qb, previous, count, last, R
+        count += 1
+        last = values
+        qb = q
+        if converged(increment, previous, bound):
+            return CONVERGED, it, qb, increment, count, last, R
+        previous = increment
+    return LIMIT, max_iterations, qb, previous, count, last, R

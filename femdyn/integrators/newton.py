@@ -5,7 +5,13 @@ the Newton matrix assembled into a fixed pattern and factorised by KLU (``linalg
 that iteration for them. With ``NewtonOptions.modified`` it is the modified Newton method: the last
 factorisation is kept over iterations and steps, and the matrix is assembled and factorised anew only
 where the iteration stops contracting fast enough (``Newton``).
+
+The per-iteration work after the residual is compiled (``kernels``): KLU's refactorisation and the
+solve and update in one call (``refactor_solve``), the first solve's refinement (``first_solve``) and
+the stopping test (``converged``); where the residual is compiled too, the whole iteration
+(``newton_loop``), which returns here only where it cannot go on.
 """
+import math
 from collections import deque
 from dataclasses import dataclass
 
@@ -57,8 +63,8 @@ def newton_converged(increment, previous, bound):
     iteration stops when that bound, or |dq_k| itself, is below ``bound`` (the tolerance times
     max(1, |q|_inf), ``Newton.solve``).
 
-    Full Newton's quadratic convergence gives the sharper bound QUADRATIC_SAFETY Theta^2 |dq_k| (see
-    there); the smaller of the two is tested.
+    Full Newton's quadratic convergence gives the sharper bound QUADRATIC_SAFETY Theta^2 |dq_k|
+    (``kernels.QUADRATIC_SAFETY``); the smaller of the two is tested (compiled: ``kernels.converged``).
 
     Testing the estimated error instead of the last increment saves the iteration that only confirms
     convergence (quadratic convergence with |dq| = 3e-5, 1e-9 leaves an error of about 1e-13 after the
@@ -67,25 +73,7 @@ def newton_converged(increment, previous, bound):
     default tolerance, so an increment test there wanders at the round-off level for several more
     iterations (benchmarks/README.md, "Scaling and memory").
     """
-    if increment <= bound:
-        return True
-    if previous is None or increment >= previous:
-        return False
-    theta = increment / previous
-    return min(theta / (1.0 - theta), QUADRATIC_SAFETY * theta * theta) * increment <= bound
-
-
-# Full Newton converges quadratically, |dq_k+1| <= C |dq_k|^2 (Deuflhard 2004, sec. 2.1.1, the affine
-# covariant Newton-Kantorovich theorem: the contraction Theta_k = |dq_k+1| / |dq_k| falls like Theta_k-1^2).
-# With C measured from the last two increments, C = |dq_k| / |dq_k-1|^2, the error left in q_k, about
-# |dq_k+1|, is at most QUADRATIC_SAFETY Theta^2 |dq_k| while C grows by less than this factor from one
-# iteration to the next (as ``QuadraticStop`` assumes between steps). For Theta < 0.1 this is the smaller
-# of the two estimates; it saves the third iteration where the linear estimate Theta |dq_k| = |dq_k|^2 /
-# |dq_k-1| rejects a second increment that quadratic convergence has made negligible: on the pendulum with
-# 4096 elements C is 60-70 1/m, and with |dq_1| above 3e-5 m the linear estimate of |dq_2| = C |dq_1|^2
-# exceeds 1e-10 in a quarter of the steps (a third iteration that then moves q by the round-off floor,
-# 2-5e-10 m), while the error left after the second iteration is C |dq_2|^2 ~ 1e-14 m plus that floor.
-QUADRATIC_SAFETY = 10.0
+    return compiled(KERNELS).converged(increment, -1.0 if previous is None else previous, bound)
 
 
 ROUND_OFF = 64 * np.finfo(float).eps  # relative size of an increment that measures only round-off
@@ -157,75 +145,106 @@ class Newton:
     REFRESH_CONTRACTION = 0.1
     REFINEMENT_PAUSE = 15
 
-    def _first_solve(self, b, bound):
-        """The first solve with a new factorisation, refined (``FIRST_SOLVE_REFINEMENT``) unless the
-        refinement has been found to change nothing: where its correction is below 1e-3 times the
+    def _first_solve(self, R, bound):
+        """The first solve with a new factorisation, x = -A^-1 R, refined (``FIRST_SOLVE_REFINEMENT``)
+        unless the refinement has been found to change nothing: where its correction is below 1e-3 times the
         tolerance ``bound`` (the 3-PRR: at most 7e-15 against 1e-10), the next ``REFINEMENT_PAUSE``
         first solves go unrefined as long as the relative error measured then, times their solution,
         stays below that too; the one after them measures again."""
-        x = self.lu.solve(b)
-        if self._unrefined and self._relative_error * np.abs(x).max() <= 1e-3 * bound:
-            self._unrefined -= 1
-            return x
-        x = self.lu.refine(b, x, FIRST_SOLVE_REFINEMENT)
-        size = np.abs(x).max()
-        self._relative_error = self.lu.correction / size if size else 0.0
-        self._unrefined = self.REFINEMENT_PAUSE if self.lu.correction <= 1e-3 * bound else 0
-        return x
+        lu = self.lu
+        return self._kernels.first_solve(lu.handles, R, bound, self._refinement, FIRST_SOLVE_REFINEMENT,
+                                         self.REFINEMENT_PAUSE, *lu.pattern, lu.current)  # compiled
 
     def __init__(self, options, lu, active, scale, servos):
         self.options, self.lu = options, lu
         self.scale, self.servos = float(scale), servos
         self.active = np.ascontiguousarray(active, dtype=np.int64)
         self.factorised = False  # lu holds a factorisation that modified Newton may reuse
-        self._unrefined = 0  # first solves that may go without refinement (``_first_solve``)
-        self._relative_error = 0.0  # of an unrefined solve, measured by the last refinement
+        self._kernels = None  # ``KERNELS``, looked up in the first iteration
+        # (first solves that may go without refinement, the relative error of an unrefined solve measured
+        # by the last refinement): ``_first_solve``
+        self._refinement = np.zeros(2)
 
     def state(self):
         """What the iteration carries from one step to the next besides the factorisation (which the
         ``lu``, a ``saddle.KeptLU``, saves itself): whether modified Newton may reuse it, and the
         refinement pause of ``_first_solve``. With ``restore`` a resumed run takes the same decisions
         as one that did not stop (``time_loop.Checkpoint``)."""
-        return {"newton.factorised": self.factorised, "newton.unrefined": self._unrefined,
-                "newton.relative_error": self._relative_error, **self.lu.state()}
+        return {"newton.factorised": self.factorised, "newton.unrefined": int(self._refinement[0]),
+                "newton.relative_error": float(self._refinement[1]), **self.lu.state()}
 
     def restore(self, state):
         self.lu.restore(state)
         self.factorised = bool(state["newton.factorised"])
-        self._unrefined = int(state["newton.unrefined"])
-        self._relative_error = float(state["newton.relative_error"])
+        self._refinement[:] = int(state["newton.unrefined"]), float(state["newton.relative_error"])
 
-    def solve(self, system, qb, lam, t1, stop=None):
+    def solve(self, system, qb, lam, t1, stop=None, compiled_loop=None):
         """Iterates from (qb, lam) until converged; ``system(qb, lam, tangents)`` gives the residual and
         (with ``tangents``) the Newton matrix's CSC data on the fixed pattern of ``lu``; ``stop``: an optional
-        ``QuadraticStop``. Returns (qb, lam, iterations); lam (all m multipliers) is updated in place."""
-        options, kernels = self.options, compiled(KERNELS)
+        ``QuadraticStop``. Returns (qb, lam, iterations); lam (all m multipliers) is updated in place.
+
+        ``compiled_loop``: the system's arguments of ``kernels.newton_loop`` (a tuple), the same
+        iteration compiled whole: full Newton without ``stop`` runs it once a factorisation exists to
+        refactor, and goes on here from the iteration where it returns (a refactorisation refused, a
+        residual not finite)."""
+        options, kernels = self.options, self._kernels
+        if kernels is None:
+            kernels = self._kernels = compiled(KERNELS)
         fresh, previous = not (options.modified and self.factorised), None
         # the tests' scale max(1, |q|_inf), taken once per step: the increments move q by far less than
         # it (1e-5 against 1 in a step of the 3-PRR), and each maximum over q costs as much as a product
         size = max(1.0, np.abs(qb).max())
         bound, floor = options.tolerance * size, ROUND_OFF * size
-        for it in range(1, options.max_iterations + 1):
+        first = 1
+        if compiled_loop is not None and not options.modified and stop is None and self.lu.refactorable:
+            lu = self.lu
+            how, first, qb, increment, count, values, R = kernels.newton_loop(
+                *compiled_loop, qb, lam, bound, options.max_iterations, *lu.pattern, lu.handles, lu.rcond,
+                lu.refactor_floor, self.active, self.scale, self._refinement, FIRST_SOLVE_REFINEMENT,
+                self.REFINEMENT_PAUSE)
+            if count:
+                lu.refactored(values, count)
+                self.factorised = True
+            if how == kernels.CONVERGED:
+                return qb, lam, first
+            if how == kernels.LIMIT:
+                raise NewtonFailure(t1, np.abs(R).max(), options.max_iterations,
+                                    "no convergence within the iteration limit", self.servos)
+            previous = None if increment < 0 else increment
+        for it in range(first, options.max_iterations + 1):
             R, values = system(qb, lam, fresh)
-            if not np.isfinite(R @ R):  # one product for the test of every entry; |R| > 1e154 counts as infinite
+            if not math.isfinite(R @ R):  # one product for the test of every entry; |R| > 1e154 counts as infinite
                 raise NewtonFailure(t1, np.inf, it, "the residual is not finite", self.servos)
             if fresh:
-                self.factorised = False
-                try:
-                    self.lu.factor(values)
-                except SingularMatrixError:
-                    raise NewtonFailure(t1, np.abs(R).max(), it, "singular Newton matrix", self.servos) from None
-                self.factorised = True
-            if it == 1 and fresh:
-                qb, increment = kernels.update(qb, lam, self._first_solve(-R, bound), self.active, self.scale)
+                refactored = False
+                if self.lu.refactorable:  # refactored and solved in one compiled call where KLU accepts
+                    lu = self.lu
+                    refactored, q, increment = kernels.refactor_solve(
+                        *lu.pattern, values, lu.handles, lu.rcond, lu.refactor_floor, R, qb, lam, self.active,
+                        self.scale, it == 1, bound, self._refinement, FIRST_SOLVE_REFINEMENT, self.REFINEMENT_PAUSE)
+                    if refactored:
+                        lu.refactored(values, 1)
+                        self.factorised, qb = True, q
+                if not refactored:  # the first factorisation, or KLU's pivots chosen anew
+                    self.factorised = False
+                    try:
+                        self.lu.factor(values)
+                    except SingularMatrixError:
+                        raise NewtonFailure(t1, np.abs(R).max(), it, "singular Newton matrix", self.servos) from None
+                    self.factorised = True
+                    if it == 1:
+                        qb, increment = kernels.update(qb, lam, self._first_solve(R, bound), self.active, self.scale)
+                    else:
+                        qb, increment = kernels.solve_update(self.lu.handles, R, qb, lam, self.active, self.scale)
             else:
                 qb, increment = kernels.solve_update(self.lu.handles, R, qb, lam, self.active, self.scale)
+            last = -1.0 if previous is None else previous  # ``newton_converged``'s kernel takes -1 for none
             if options.modified:
-                if increment <= bound or (fresh and newton_converged(increment, previous, bound)):
+                if increment <= bound or (fresh and kernels.converged(increment, last, bound)):
                     return qb, lam, it
                 fresh = previous is not None and increment > self.REFRESH_CONTRACTION * previous
             elif ((stop is not None and stop.converged(increment, bound, floor))
-                  or newton_converged(increment, previous, bound)):
+                  or kernels.converged(increment, last, bound)):
                 return qb, lam, it
             previous = increment
         raise NewtonFailure(t1, np.abs(R).max(), options.max_iterations,

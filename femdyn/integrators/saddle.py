@@ -28,21 +28,28 @@ evaluate, and K's fixed sparsity pattern with the KLU factorisation on it. The p
 listed once, in the order mass; batch (tangent, Gbar^T, G); each other family (tangent, Gbar^T, G);
 the tangent of each force that depends on q_n+1; each contributor knows the places of its entries in
 the CSC data array (``SparsePattern.positions``). Every Newton iteration starts from a copy of the
-mass entries (``newton_values``) and each contributor adds its entries at their places -- the batch
-in its compiled kernel, the others through ``scatter.add`` -- so the array goes to KLU's
-refactorisation without a list of contributions to gather.
+mass entries (``newton_values``) and each contributor adds its entries at their places, so the array
+goes to KLU's refactorisation without a list of contributions to gather: the steppers' iterations
+evaluate the varying forces through their ``Force`` interface and hand them, with the mass, the
+constant forces and the batch, to one compiled call (``assemble``, ``kernels.assemble``); the other
+families add theirs in their own kernels. Where nothing is left to the interpreter -- no varying
+forces, no families outside the batch (rigid bodies, quadratic joints, constant loads) -- the whole
+iteration runs compiled (``compiled_residual``, ``kernels.newton_loop``).
 """
 import warnings
 
 import numpy as np
+import scipy.sparse as sp
 import scipy.sparse.linalg as spla
 
-from ..joints.batch import AffineConstraints
+from ..forces.base import Force
+from ..joints.batch import NO_PLACES, NONE, AffineConstraints
 from ..numerics.lazy import compiled
 from ..numerics.linalg import FixedPatternLU, operator
 from ..numerics.pattern import SparsePattern, block_entries
 
 SCATTER = "femdyn.numerics.scatter"  # numba: imported where the refill runs
+KERNELS = __package__ + ".kernels"
 
 
 class KeptLU(FixedPatternLU):
@@ -55,6 +62,29 @@ class KeptLU(FixedPatternLU):
     after a resume are then those of the run that did not stop, bit for bit."""
 
     first = pivoted = current = None
+
+    def __init__(self, indptr, indices):
+        super().__init__(indptr, indices)
+        # what compiled code needs to refactor and solve (``kernels.newton_loop``, ``first_solve``): the
+        # pattern, and klu_common.rcond as an array over its memory, set by each klu_rcond
+        self.pattern = (np.ascontiguousarray(indptr, dtype=np.int32), np.ascontiguousarray(indices, dtype=np.int32))
+        self.rcond = np.frombuffer(self._common, dtype=np.float64, count=1, offset=type(self._common).rcond.offset)
+
+    @property
+    def refactorable(self):
+        """Whether a factorisation is there whose pivots a refactorisation reuses."""
+        return bool(self._numeric)
+
+    @property
+    def refactor_floor(self):
+        """The least klu_rcond of a refactorisation that ``factor`` accepts."""
+        return self.refactor_rcond_drop * self._rcond
+
+    def refactored(self, values, count):
+        """Records ``count`` refactorisations done by compiled code (``kernels.newton_loop``), the last
+        of the values ``values``, as ``factor`` records its own."""
+        self._Ax = self.current = values
+        self.refactorizations += count
 
     def factor(self, values):
         values = np.ascontiguousarray(values, dtype=np.float64)
@@ -134,6 +164,7 @@ class SaddleSystem:
         position = -np.ones(model.m, dtype=np.int64)  # place of each row among the active ones, -1: dropped
         position[self.active] = np.arange(self.active.size)
         self.size = model.n + self.active.size
+        self._all_active = self.active.size == model.m  # the rows are distinct: all of them
         self.mass = model.mass_matrix.tocoo()
         self.mass_operator = operator(self.mass)
         diagonal = self.mass.diagonal()
@@ -146,6 +177,7 @@ class SaddleSystem:
         self.affine.place(position, model.n, rows, cols)
         self.families = [FamilyLayout(c, position, model.n, rows, cols) for c in others]
         self.servos = sorted({label for fam in self.families if fam.servo for label in fam.c.labels})
+        self._servo_families = [fam for fam in self.families if fam.servo]
 
         self.forces = model.forces
         self.varying = [k for k, f in enumerate(self.forces) if f.tangent_mask is not None]  # depend on q_n+1
@@ -154,7 +186,14 @@ class SaddleSystem:
         # (a conservative varying force, a discrete gradient, does no work: ``worked_potential``)
         self.worked = [k not in self.varying or not f.conservative for k, f in enumerate(self.forces)]
         self.varying_worked = [k for k in self.varying if self.worked[k]]
+        self._worked = [k for k, w in enumerate(self.worked) if w]
         self.dissipative = [k for k, f in enumerate(self.forces) if f.dissipative]
+        self._invariant = bool(self.constant) and all(self.forces[k].invariant for k in self.constant)
+        self._invariant_forces = None  # their sum (``applied``)
+        # the forces with an internal state that a step advances (``Force.advance``, ``continuous_advance``)
+        self.advancing = [k for k, f in enumerate(self.forces) if type(f).advance is not Force.advance]
+        self.advancing_continuous = [k for k, f in enumerate(self.forces)
+                                     if type(f).continuous_advance is not Force.continuous_advance]
         for k in self.varying:
             f = self.forces[k]
             i, j = f.tangent_pattern()
@@ -173,6 +212,21 @@ class SaddleSystem:
                 fam.places = fam.c.places(fam)
         self._force_at = {k: places(4 + 3 * len(self.families) + i, 1) for i, k in enumerate(self.varying)}
         self.lu = KeptLU(self.pattern.indptr, self.pattern.indices)
+        # ``assemble``'s fixed arguments: where the varying forces' values and tangents go (their
+        # coordinates, where each force's values begin, their Newton-matrix places; in ``varying`` order)
+        join = lambda parts: np.concatenate(parts).astype(np.int64) if parts else NO_PLACES  # noqa: E731
+        self._varying_at = (join([self.forces[k].dofs.ravel() for k in self.varying]),
+                            np.cumsum([0] + [self.forces[k].dofs.size for k in self.varying]).astype(np.int64),
+                            join([self._force_at[k] for k in self.varying]))
+        self._kernels = None  # ``KERNELS``, looked up on the first call of ``assemble``
+        # the whole Newton iteration is compiled (``kernels.newton_loop``) where the residual is: no
+        # varying forces, no families outside the batch; M in CSR arrays for it (its products are those of
+        # ``mass_operator`` bit for bit where M is diagonal, as for rigid bodies, or a ``CsrOperator``)
+        self.compiled_residual = not self.varying and not self.families
+        self.batch_arguments = (self._batch_at, *self.affine.arguments)  # its places in the matrix, then its data
+        mass = sp.csr_matrix(self.mass)
+        mass.sum_duplicates()
+        self.mass_csr = (mass.indptr.astype(np.int64), mass.indices.astype(np.int64), mass.data.astype(np.float64))
 
     @property
     def factorisations(self):
@@ -195,7 +249,15 @@ class SaddleSystem:
 
     def applied(self, qa, qb, t, dt, states, which):
         """The discrete forces Fbar(qa, qb, t, dt) (n,) of the forces ``which`` (indices) with their
-        ``states``; at qa = qb the continuous forces of the constant ones."""
+        ``states``, a new array; at qa = qb the continuous forces of the constant ones. Those are
+        summed once where every one is ``invariant`` (gravity alone), and copied after."""
+        if which is self.constant and self._invariant:
+            if self._invariant_forces is None:
+                self._invariant_forces = self._applied(qa, qb, t, dt, states, which)
+            return self._invariant_forces.copy()
+        return self._applied(qa, qb, t, dt, states, which)
+
+    def _applied(self, qa, qb, t, dt, states, which):
         F = np.zeros(self.n)
         for k in which:
             f = self.forces[k]
@@ -220,6 +282,48 @@ class SaddleSystem:
                 F_f = f.continuous_force(q_f, v_f, t, dt, states[k])
             F += self.scatter(f.dofs, F_f)
         return F
+
+    @staticmethod
+    def stacked(parts):
+        """The varying forces' local values or tangents ``parts`` (in the order of ``varying``) as one
+        flat array, the order of ``assemble``'s places."""
+        if len(parts) == 1:
+            return parts[0].ravel()
+        return np.concatenate([p.ravel() for p in parts]) if parts else NONE
+
+    def assemble(self, values, qb, lam, starts, mass_factor, inertia, constant, F, dF, scale, tangent,
+                 tangents_first, qa=None):
+        """A Newton iteration's residual R (size,) and, with ``values`` (the CSC data holding
+        mass_factor M, ``newton_values``; None: the residual only), its matrix entries in place:
+
+            R[:n] = mass_factor M qb - inertia - constant - F,  F the varying forces' values (``stacked``),
+
+        the constraints' part at q_n+1 = qb (``constrain``: ``starts`` from ``begin_step``, ``lam`` all m
+        multipliers, ``tangent`` the factor of d(Gbar^T lam)/dq, ``qa`` the step's start or None for
+        qb itself) and -dF, the varying forces' tangents (``stacked``), added to ``values`` before the
+        constraints' entries (``tangents_first``) or after them. One compiled call for the forces and
+        the batch (``kernels.assemble``, the same numbers as ``applied``, ``constrain`` and
+        ``add_tangent``); the families outside the batch in their own calls. Returns R."""
+        kernels = self._kernels
+        if kernels is None:
+            kernels = self._kernels = compiled(KERNELS)
+        F_at, F_bounds, dF_at = self._varying_at
+        if values is None:
+            where, data, at = kernels.TANGENTS_LATER, NONE, NO_PLACES
+        else:
+            where = kernels.TANGENTS_FIRST if tangents_first else \
+                kernels.TANGENTS_LATER if self.families else kernels.TANGENTS_LAST
+            data, at = values, self._batch_at
+        R = np.empty(self.size)
+        kernels.assemble(R, data, qb, lam, self.mass_operator @ qb, mass_factor, inertia, constant, F, F_at, F_bounds,
+                         dF, dF_at, where, NONE if starts[0] is None else starts[0], scale, tangent, at,
+                         *self.affine.arguments)
+        if self.families:
+            self._constrain_families(R, starts, qb if qa is None else qa, qb, lam, scale,
+                                     None if values is None else tangent, values)
+            if where == kernels.TANGENTS_LATER and values is not None:
+                _add(values, dF_at, dF, -1.0)
+        return R
 
     def static(self, q, lam, t, states, starts, scale, mass_factor=0.0, tangents=True):
         """The static residual at rest, R = (-F(q, 0, t) + Gbar^T lam, scale Phi(q, t)), and (with
@@ -280,16 +384,45 @@ class SaddleSystem:
         """The potential energy at q of the forces whose work a step evaluates (``worked``): the
         share V(qb) - V(qa) of the work. The others' potential enters only the energy of the run's
         history (``Model.potential_history``), so the steps do not evaluate it."""
-        return sum(f.potential(q[f.dofs], s) for f, s, w in zip(self.forces, states, self.worked) if w)
+        total = 0
+        for k in self._worked:
+            f = self.forces[k]
+            total += f.potential(q[f.dofs], states[k])
+        return total
 
     def servo_inputs(self, lam):
         """Generalised forces B^T u (n,) of the servo inputs u = -lam along the Boolean input matrix
         B (000 eq. 84)."""
         F = np.zeros(self.n)
-        for fam in self.families:
-            if fam.servo:
-                F -= fam.forces(1.0, lam)
+        for fam in self._servo_families:
+            F -= fam.forces(1.0, lam)
         return F
+
+    def active_multipliers(self, lam):
+        """A copy of the multipliers ``lam`` (m,) with those of the dropped rows zero: where Newton starts."""
+        if self._all_active:
+            return np.array(lam, dtype=np.float64)
+        start = np.zeros(self.model.m)
+        start[self.active] = lam[self.active]
+        return start
+
+    def advanced(self, qa, qb, states):
+        """The forces' internal states at the end of a step from qa to qb (``Force.advance``; with qa
+        None, of generalized-alpha's step that ends at qb, ``Force.continuous_advance``), a new list."""
+        new = list(states)
+        for k in self.advancing if qa is not None else self.advancing_continuous:
+            f = self.forces[k]
+            new[k] = f.advance(qa[f.dofs], qb[f.dofs], states[k]) if qa is not None else \
+                f.continuous_advance(qb[f.dofs], states[k])
+        return new
+
+    def worked_forces(self, F, lam, forces=None):
+        """F plus the ``forces`` (n,) of the worked varying forces (None where there are none) and the
+        servo inputs' forces B^T u (``servo_inputs``): what a step's work takes (F itself where nothing
+        is added)."""
+        if forces is not None:
+            F = F + forces
+        return F + self.servo_inputs(lam) if self._servo_families else F
 
     def begin_step(self, qa, t_end, midpoint=True):
         """What the constraints reuse over the step from qa to time ``t_end``: G(qa) of the affine
@@ -308,6 +441,10 @@ class SaddleSystem:
         ``starts`` from ``begin_step``; ``lam`` holds all m multipliers; ``qa is qb``: the continuous
         forms at qb (each family evaluated with one array for both, see ``JointAngle``)."""
         self.affine.contribute(starts[0], qb, lam, R, scale, tangent, values, self._batch_at)
+        self._constrain_families(R, starts, qa, qb, lam, scale, tangent, values)
+
+    def _constrain_families(self, R, starts, qa, qb, lam, scale, tangent, values):
+        """``constrain`` for the families outside the batch."""
         R_q = R[: self.n]
         same = qa is qb
         for fam, start in zip(self.families, starts[1:]):

@@ -83,6 +83,9 @@ class AffineConstraints:
         self._phi_rows = self.rows[phi_rows >= 0]
         rows += [self.tangent_i, self.slot_col[self._keep], n + g_rows[self._keep]]
         cols += [self.tangent_j, n + g_rows[self._keep], self.slot_col[self._keep]]
+        # what ``kernels.residual`` takes after ``at``, fixed from here on (G: its work array)
+        self.arguments = (np.empty(self.g.size), self.g, self.c, self.slot_row, self.slot_col, self._G_indptr,
+                          *self._H, *self._T, self._keep, self._phi_rows, self._phi_at)
 
     def contribute(self, G_a, qb, lam, R, scale, tangent=None, values=None, at=None):
         """Writes ``scale`` phi(qb) into the batch's rows of the residual R and adds Gbar^T lam to
@@ -91,11 +94,9 @@ class AffineConstraints:
         ``values`` at their places ``at``; ``G_a`` None: the mid-point is qb itself (Gbar = G(qb))."""
         kernels = compiled(KERNELS)
         if tangent is None:
-            values, at = _NONE, _NO_PLACES
-        kernels.residual(floats(qb), _NONE if G_a is None else G_a, floats(lam), float(scale),
-                         0.0 if tangent is None else float(tangent), R, values, at, np.empty(self.g.size),
-                         self.g, self.c, self.slot_row, self.slot_col, self._G_indptr, *self._H, *self._T,
-                         self._keep, self._phi_rows, self._phi_at)
+            values, at = NONE, NO_PLACES
+        kernels.residual(floats(qb), NONE if G_a is None else G_a, floats(lam), float(scale),
+                         0.0 if tangent is None else float(tangent), R, values, at, *self.arguments)
 
     def jacobian(self, q):
         """G at the slots."""
@@ -115,8 +116,8 @@ class AffineConstraints:
                             self._G_indptr, *self._H)
 
 
-_NONE = np.zeros(0)  # no G(qa): the kernels then take Gbar = G(qb); no values
-_NO_PLACES = np.zeros(0, dtype=np.int64)
+NONE = np.zeros(0)  # no G(qa): the kernels then take Gbar = G(qb); no values
+NO_PLACES = np.zeros(0, dtype=np.int64)
 
 
 def _csr(coo, shape):

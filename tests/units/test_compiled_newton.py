@@ -1,0 +1,109 @@
+"""Newton's iteration compiled whole (``integrators.kernels.newton_loop``) for the energy-momentum and
+generalized-alpha steps of models whose residual is all compiled (rigid bodies, quadratic joints,
+constant loads):
+its steps are those of the interpreted iteration (``Newton.solve``'s loop over ``SaddleSystem.assemble``,
+KLU's ``factor`` and the compiled solves) bit for bit -- q, v, multipliers, iterations, the work, KLU's
+refactorisation count and the state a checkpoint saves -- also where a refactorisation is refused and
+KLU pivots anew in the interpreter, and both fail alike where Newton cannot converge."""
+import numpy as np
+import pytest
+
+from femdyn.integrators.energy_momentum import EnergyMomentum
+from femdyn.integrators.generalized_alpha import GeneralizedAlpha
+from femdyn.integrators.newton import NewtonFailure, NewtonOptions
+from femdyn.integrators.setup import prepare
+from femdyn.model.builder import ModelBuilder
+from femdyn.model.initial import place
+from femdyn.numerics.kinematics import rotation_3d
+
+
+def chain(dim, links=4):
+    """Links of 0.1 m under gravity, revolute (planar) or spherical (spatial) joints, released from
+    a bent line with a spin."""
+    b = ModelBuilder(dim)
+    for i in range(links):
+        b.add_body(f"l{i}", 0.1 + 0.02 * i, [1e-4 + 1e-5 * i] * dim)
+    joint = "revolute" if dim == 2 else "spherical"
+    half = [0.05] + [0.0] * (dim - 1)
+    b.add_joint("j0", joint, "ground", "l0", point2=[-h for h in half])
+    for i in range(1, links):
+        b.add_joint(f"j{i}", joint, f"l{i - 1}", f"l{i}", point1=half, point2=[-h for h in half])
+    b.set_gravity([0.0, -9.81] + [0.0] * (dim - 2))
+    model = b.build()
+    if dim == 2:
+        q, v = place(model, {}, {f"j{i}": {"angle": 0.3 * (-1) ** i} for i in range(links)})
+    else:  # a straight line along x, each link turned about it
+        q, v = place(model, {f"l{i}": {"position": [0.05 + 0.1 * i, 0.0, 0.0],
+                                        "rotation": rotation_3d([1.0, 0.0, 0.0], 0.2 * i)} for i in range(links)}, {})
+    setup = prepare(model, q, v + 0.5 * np.random.default_rng(dim).normal(size=model.n))
+    return model, setup
+
+
+def run(model, setup, compiled, steps=60, dt=2e-3, options=None, refuse=False, scheme=EnergyMomentum):
+    """The steps' results and the stepper; ``compiled`` False: the interpreted iteration."""
+    stepper = scheme(model, dt, setup.active_rows, options)
+    stepper.system.compiled_residual = compiled
+    if refuse:  # every refactorisation refused: KLU pivots in every iteration
+        stepper.system.lu.refactor_rcond_drop = np.inf
+    q, v, lam, states = setup.q0, setup.v0, np.zeros(model.m), model.initial_states(setup.q0)
+    results = []
+    for k in range(steps):
+        r = stepper.step(k * dt, q, v, lam, states)
+        q, v, lam, states = r.q, r.v, r.lam, r.states
+        results.append(r)
+    return results, stepper
+
+
+@pytest.fixture(params=[2, 3], ids=["planar", "spatial"])
+def model_setup(request):
+    return chain(request.param)
+
+
+def test_the_chains_residual_is_all_compiled(model_setup):
+    model, setup = model_setup
+    assert EnergyMomentum(model, 1e-3, setup.active_rows).system.compiled_residual
+
+
+@pytest.mark.parametrize("scheme", [EnergyMomentum, GeneralizedAlpha], ids=["energy-momentum", "generalized-alpha"])
+@pytest.mark.parametrize("refuse", [False, True], ids=["refactored", "pivoted"])
+def test_compiled_iteration_gives_the_interpreted_steps_bit_for_bit(model_setup, refuse, scheme):
+    model, setup = model_setup
+    compiled, fast = run(model, setup, True, refuse=refuse, scheme=scheme)
+    interpreted, slow = run(model, setup, False, refuse=refuse, scheme=scheme)
+    for a, b in zip(compiled, interpreted):
+        assert a.iterations == b.iterations
+        for name in ("q", "v", "lam"):
+            assert np.array_equal(getattr(a, name), getattr(b, name)), name
+        assert a.work == b.work
+    assert sum(r.iterations for r in compiled) > len(compiled)  # more than one iteration per step
+    lu_a, lu_b = fast.system.lu, slow.system.lu
+    assert (lu_a.factorizations, lu_a.refactorizations) == (lu_b.factorizations, lu_b.refactorizations)
+    assert lu_a.refactorizations == (0 if refuse else sum(r.iterations for r in compiled) - 1)
+    state_a, state_b = fast.state(), slow.state()
+    assert state_a.keys() == state_b.keys()
+    for key in state_a:
+        assert np.array_equal(state_a[key], state_b[key]), key
+
+
+def failure(model, setup, compiled, options=None, velocity=None, steps=5, dt=2e-3):
+    """The message of the NewtonFailure of the step after ``steps`` good ones, taken with ``options``
+    and from the velocities ``velocity`` (where given)."""
+    results, stepper = run(model, setup, compiled, steps=steps, dt=dt)
+    r = results[-1]
+    if options is not None:
+        stepper.newton.options = options
+    with pytest.raises(NewtonFailure) as raised:
+        stepper.step(steps * dt, r.q, r.v if velocity is None else velocity, r.lam, r.states)
+    return str(raised.value)
+
+
+def test_compiled_iteration_fails_as_the_interpreted_one(model_setup):
+    """Three iterations allowed and a tolerance below round-off: no convergence; a velocity that is
+    not a number: a residual that is not finite -- the same failure, residual and message."""
+    model, setup = model_setup
+    options = NewtonOptions(tolerance=1e-30, max_iterations=3)
+    messages = [failure(model, setup, compiled, options=options) for compiled in (True, False)]
+    assert messages[0] == messages[1] and "no convergence" in messages[0]
+    nan = np.full(model.n, np.nan)
+    messages = [failure(model, setup, compiled, velocity=nan) for compiled in (True, False)]
+    assert messages[0] == messages[1] and "not finite" in messages[0]
