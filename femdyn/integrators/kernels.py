@@ -83,8 +83,7 @@ def assemble(R, values, qb, lam, Mq, mass_factor, inertia, constant, F, F_at, F_
 # covariant Newton-Kantorovich theorem: the contraction Theta_k = |dq_k+1| / |dq_k| falls like Theta_k-1^2).
 # With C measured from the last two increments, C = |dq_k| / |dq_k-1|^2, the error left in q_k, about
 # |dq_k+1|, is at most QUADRATIC_SAFETY Theta^2 |dq_k| while C grows by less than this factor from one
-# iteration to the next (as ``newton.QuadraticStop`` assumes between steps), and |dq_k| lies above the
-# round-off floor (an increment there is noise, and measures no C). For Theta < 0.1 this is the
+# iteration to the next (as ``newton.QuadraticStop`` assumes between steps). For Theta < 0.1 this is the
 # smaller of the two estimates of ``newton.newton_converged``; it saves the third iteration where the linear
 # estimate Theta |dq_k| = |dq_k|^2 / |dq_k-1| rejects a second increment that quadratic convergence has
 # made negligible: on the pendulum with 4096 elements C is 60-70 1/m, and with |dq_1| above 3e-5 m the
@@ -95,17 +94,14 @@ QUADRATIC_SAFETY = 10.0
 
 
 @kernel
-def converged(increment, previous, bound, floor):
+def converged(increment, previous, bound):
     """``newton.newton_converged`` with ``previous`` < 0 for none (the first iteration)."""
     if increment <= bound:
         return True
     if previous < 0.0 or increment >= previous:
         return False
     theta = increment / previous
-    estimate = theta / (1.0 - theta)
-    if increment > floor:  # an increment at the round-off floor measures no C
-        estimate = min(estimate, QUADRATIC_SAFETY * theta * theta)
-    return estimate * increment <= bound
+    return min(theta / (1.0 - theta), QUADRATIC_SAFETY * theta * theta) * increment <= bound
 
 
 @kernel
@@ -175,7 +171,7 @@ CONVERGED, REFUSED, NOT_FINITE, LIMIT = 0, 1, 2, 3
 @kernel
 def newton_loop(mass_factor, M_indptr, M_indices, M_data, mass_values, inertia, constant, G_a, scale, tangent, at,
                 G, g, c, slot_row, slot_col, G_indptr, H_indptr, H_indices, H_data, T_indptr, T_indices, T_data,
-                keep, phi_rows, phi_at, qb, lam, bound, floor, max_iterations, Ap, Ai, handles, rcond, rcond_floor, active,
+                keep, phi_rows, phi_at, qb, lam, bound, max_iterations, Ap, Ai, handles, rcond, rcond_floor, active,
                 newton_scale, refinement, steps, pause):
     """Full Newton for a step of a model whose residual is all compiled -- the mass, the constant forces
     and the quadratic batch (no varying forces, no other families): per iteration ``assemble`` (M qb
@@ -215,7 +211,7 @@ def newton_loop(mass_factor, M_indptr, M_indices, M_data, mass_values, inertia, 
         count += 1
         last = values
         qb = q
-        if converged(increment, previous, bound, floor):
+        if converged(increment, previous, bound):
             return CONVERGED, it, qb, increment, count, last, R
         previous = increment
     return LIMIT, max_iterations, qb, previous, count, last, R

@@ -55,13 +55,13 @@ class NewtonOptions:
     modified: bool = False  # modified Newton: the factorised Newton matrix is reused (``Newton``)
 
 
-def newton_converged(increment, previous, bound, floor):
+def newton_converged(increment, previous, bound):
     """Newton's stopping test on the increments |dq_k|_inf (``increment``) and |dq_k-1|_inf
     (``previous``, None in the first iteration), E. Hairer, G. Wanner, Solving Ordinary Differential
     Equations II, 2nd ed., Springer 1996, sec. IV.8, eqs. (8.10)-(8.11): with the observed contraction
     Theta = |dq_k| / |dq_k-1| < 1 the error left in q_k is at most Theta / (1 - Theta) |dq_k|, and the
     iteration stops when that bound, or |dq_k| itself, is below ``bound`` (the tolerance times
-    max(1, |q|_inf), ``Newton.solve``); ``floor``: the round-off floor of the increments there.
+    max(1, |q|_inf), ``Newton.solve``).
 
     Full Newton's quadratic convergence gives the sharper bound QUADRATIC_SAFETY Theta^2 |dq_k|
     (``kernels.QUADRATIC_SAFETY``); the smaller of the two is tested (compiled: ``kernels.converged``).
@@ -73,7 +73,7 @@ def newton_converged(increment, previous, bound, floor):
     default tolerance, so an increment test there wanders at the round-off level for several more
     iterations (benchmarks/README.md, "Scaling and memory").
     """
-    return compiled(KERNELS).converged(increment, -1.0 if previous is None else previous, bound, floor)
+    return compiled(KERNELS).converged(increment, -1.0 if previous is None else previous, bound)
 
 
 ROUND_OFF = 64 * np.finfo(float).eps  # relative size of an increment that measures only round-off
@@ -199,7 +199,7 @@ class Newton:
         if compiled_loop is not None and not options.modified and stop is None and self.lu.refactorable:
             lu = self.lu
             how, first, qb, increment, count, values, R = kernels.newton_loop(
-                *compiled_loop, qb, lam, bound, floor, options.max_iterations, *lu.pattern, lu.handles, lu.rcond,
+                *compiled_loop, qb, lam, bound, options.max_iterations, *lu.pattern, lu.handles, lu.rcond,
                 lu.refactor_floor, self.active, self.scale, self._refinement, FIRST_SOLVE_REFINEMENT,
                 self.REFINEMENT_PAUSE)
             if count:
@@ -240,11 +240,11 @@ class Newton:
                 qb, increment = kernels.solve_update(self.lu.handles, R, qb, lam, self.active, self.scale)
             last = -1.0 if previous is None else previous  # ``newton_converged``'s kernel takes -1 for none
             if options.modified:
-                if increment <= bound or (fresh and kernels.converged(increment, last, bound, floor)):
+                if increment <= bound or (fresh and kernels.converged(increment, last, bound)):
                     return qb, lam, it
                 fresh = previous is not None and increment > self.REFRESH_CONTRACTION * previous
             elif ((stop is not None and stop.converged(increment, bound, floor))
-                  or kernels.converged(increment, last, bound, floor)):
+                  or kernels.converged(increment, last, bound)):
                 return qb, lam, it
             previous = increment
         raise NewtonFailure(t1, np.abs(R).max(), options.max_iterations,
