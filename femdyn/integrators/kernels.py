@@ -79,20 +79,6 @@ def assemble(R, values, qb, lam, Mq, mass_factor, inertia, constant, F, F_at, F_
             values[dF_at[i]] += -1.0 * dF[i]
 
 
-# Full Newton converges quadratically, |dq_k+1| <= C |dq_k|^2 (Deuflhard 2004, sec. 2.1.1, the affine
-# covariant Newton-Kantorovich theorem: the contraction Theta_k = |dq_k+1| / |dq_k| falls like Theta_k-1^2).
-# With C measured from the last two increments, C = |dq_k| / |dq_k-1|^2, the error left in q_k, about
-# |dq_k+1|, is at most QUADRATIC_SAFETY Theta^2 |dq_k| while C grows by less than this factor from one
-# iteration to the next (as ``newton.QuadraticStop`` assumes between steps). For Theta < 0.1 this is the
-# smaller of the two estimates of ``newton.newton_converged``; it saves the third iteration where the linear
-# estimate Theta |dq_k| = |dq_k|^2 / |dq_k-1| rejects a second increment that quadratic convergence has
-# made negligible: on the pendulum with 4096 elements C is 60-70 1/m, and with |dq_1| above 3e-5 m the
-# linear estimate of |dq_2| = C |dq_1|^2 exceeds 1e-10 in a quarter of the steps (a third iteration that
-# then moves q by the round-off floor, 2-5e-10 m), while the error left after the second iteration is
-# C |dq_2|^2 ~ 1e-14 m plus that floor.
-QUADRATIC_SAFETY = 10.0
-
-
 @kernel
 def converged(increment, previous, bound):
     """``newton.newton_converged`` with ``previous`` < 0 for none (the first iteration)."""
@@ -101,7 +87,7 @@ def converged(increment, previous, bound):
     if previous < 0.0 or increment >= previous:
         return False
     theta = increment / previous
-    return min(theta / (1.0 - theta), QUADRATIC_SAFETY * theta * theta) * increment <= bound
+    return theta / (1.0 - theta) * increment <= bound
 
 
 @kernel

@@ -63,8 +63,7 @@ def newton_converged(increment, previous, bound):
     iteration stops when that bound, or |dq_k| itself, is below ``bound`` (the tolerance times
     max(1, |q|_inf), ``Newton.solve``).
 
-    Full Newton's quadratic convergence gives the sharper bound QUADRATIC_SAFETY Theta^2 |dq_k|
-    (``kernels.QUADRATIC_SAFETY``); the smaller of the two is tested (compiled: ``kernels.converged``).
+    Compiled as ``kernels.converged``.
 
     Testing the estimated error instead of the last increment saves the iteration that only confirms
     convergence (quadratic convergence with |dq| = 3e-5, 1e-9 leaves an error of about 1e-13 after the
