@@ -82,10 +82,7 @@ class WorldElasticity(Force):
         mask[:moving, :moving] = mask[moving:, moving:] = True
         present = self.index >= 0
         keep = mask[None] & present[:, :, None] & present[:, None, :]  # (E, nz, nz)
-        self.place = np.full(keep.shape, -1, dtype=np.int64)
-        self.place[keep] = np.arange(int(keep.sum()))
-        self.place = self.place.reshape(E, nz * nz)
-        e, r, c = np.nonzero(keep)
+        e, r, c = np.nonzero(keep)  # element by element, row by row: the order ``kernels.step`` writes
         self._pattern = (self.index[e, r], self.index[e, c])
         self._last = None  # ((qa, qb) bytes, F, values): the step's force and tangent, asked for apart
         ns = self.data[1].shape[1]
@@ -101,7 +98,7 @@ class WorldElasticity(Force):
         key = None if same else qa.tobytes()
         known = key is not None and self._start[0] == key
         kernels.step(np.ascontiguousarray(qa[0]), np.ascontiguousarray(qb[0]), same, self.dim, self.index,
-                     *self.data, self.place, F, values, *self._start[1:], known)
+                     *self.data, F, values, *self._start[1:], known)
         if not same:
             self._start = (key, *self._start[1:])
         return F[None, :], values[None, :]
