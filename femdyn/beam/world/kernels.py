@@ -133,6 +133,15 @@ def _hessian(H, weight, dim, R, t, beta, gam, C):
 
 
 @kernel(inline="always")
+def _entry(H, a, Gb, r, c, ns):
+    """-(H_rc + sum_i a_i Gb_ic): an entry of the element's tangent."""
+    acc = H[r, c]
+    for i in range(ns):
+        acc += a[i] * Gb[i, c]
+    return -acc
+
+
+@kernel(inline="always")
 def _gather(Q, index, z):
     for m in range(index.size):
         z[m] = Q[index[m]] if index[m] >= 0 else 0.0
@@ -170,8 +179,8 @@ def _elements(Qa, Qb, same, dim, ns, nz, index, R, t, beta, lam, gam, C, k, F, v
     if index.shape[1] != nz or t.shape[1] != ns:
         raise ValueError("kernels.step: the elements' coordinates or strains are not those of their dimension")
     moving = dim * dim + 4 * dim
-    za, zb, row = np.empty(nz), np.empty(nz), np.empty(nz)
-    eb, ebar, weight = np.empty(ns), np.empty(ns), np.empty(ns)
+    za, zb = np.empty(nz), np.empty(nz)
+    eb, ebar, weight, a = np.empty(ns), np.empty(ns), np.empty(ns), np.empty(ns)
     Gb, Gmid = np.empty((ns, nz)), np.empty((ns, nz))
     H = np.zeros((nz, nz))  # its [d, d] and twist blocks stay 0 (``_hessian``)
     Y, CY, D, U, gY = _work(dim)
@@ -210,20 +219,24 @@ def _elements(Qa, Qb, same, dim, ns, nz, index, R, t, beta, lam, gam, C, k, F, v
         for i in range(ns):
             weight[i] *= factor
         _hessian(H, weight, dim, R[el], t[el], beta[el], gam[el], C[el])
+        full = True
+        for m in range(nz):
+            full = full and ix[m] >= 0
         for r in range(nz):  # row r of factor sum_i k_i grad_m grad_b^T + sum_i weight_i H_i
             if ix[r] < 0:
                 continue
-            for c in range(nz):
-                row[c] = H[r, c]
             for i in range(ns):
-                a = factor * k[el, i] * Gm[i, r]
-                for c in range(nz):
-                    row[c] += a * Gb[i, c]
+                a[i] = factor * k[el, i] * Gm[i, r]
             first, last = (0, moving) if r < moving else (moving, nz)
-            for c in range(first, last):
-                if ix[c] >= 0:
-                    values[p] = -row[c]
-                    p += 1
+            if full:  # no branch in the loop: LLVM vectorises it
+                for c in range(first, last):
+                    values[p + c - first] = _entry(H, a, Gb, r, c, ns)
+                p += last - first
+            else:
+                for c in range(first, last):
+                    if ix[c] >= 0:
+                        values[p] = _entry(H, a, Gb, r, c, ns)
+                        p += 1
 
 
 @kernel
