@@ -155,14 +155,17 @@ def _work(dim):
 
 @kernel
 def step(Qa, Qb, same, dim, index, R, t, beta, lam, gam, C, k, F, values, start, start_grad, known):
-    """``_elements`` with the dimension, the number of strains ns and of coordinates nz compile-time
-    constants -- 2, 3, 12 in the plane and 3, 6, 23 in space (module docstring) --: numba inlines it
-    once for each, so that LLVM unrolls and vectorises the short loops (in the plane 0.42 instead of
-    0.65 us per element and Newton iteration with them run-time values)."""
+    """``_elements`` on the first rows of Qa, Qb, F and values (each (1, .): a force's arrays as its
+    callers hold them, passed without a view or a copy in Python) with the dimension, the number of
+    strains ns and of coordinates nz compile-time constants -- 2, 3, 12 in the plane and 3, 6, 23 in
+    space (module docstring) --: numba inlines it once for each, so that LLVM unrolls and vectorises
+    the short loops (in the plane 0.42 instead of 0.65 us per element and Newton iteration with them
+    run-time values)."""
+    qa, qb, f, v = Qa[0], Qb[0], F[0], values[0]
     if dim == 2:
-        _elements(Qa, Qb, same, 2, 3, 12, index, R, t, beta, lam, gam, C, k, F, values, start, start_grad, known)
+        _elements(qa, qb, same, 2, 3, 12, index, R, t, beta, lam, gam, C, k, f, v, start, start_grad, known)
     else:
-        _elements(Qa, Qb, same, 3, 6, 23, index, R, t, beta, lam, gam, C, k, F, values, start, start_grad, known)
+        _elements(qa, qb, same, 3, 6, 23, index, R, t, beta, lam, gam, C, k, f, v, start, start_grad, known)
 
 
 @kernel(inline="always")
