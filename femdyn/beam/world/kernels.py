@@ -122,7 +122,7 @@ def _hessian(H, weight, dim, R, t, beta, gam, C):
     for i in range(ns):
         g += weight[i] * gam[i]
     for j in range(4):
-        for k in range(4):
+        for k in range(j, 4):  # C is symmetric
             f = g * C[j, k]
             for b1 in range(dim):
                 for b2 in range(dim):
@@ -130,6 +130,7 @@ def _hessian(H, weight, dim, R, t, beta, gam, C):
                     for r in range(dim):
                         acc += R[j, r, b1] * R[k, r, b2]
                     H[nd + j * dim + b1, nd + k * dim + b2] = f * acc
+                    H[nd + k * dim + b2, nd + j * dim + b1] = f * acc
 
 
 @kernel(inline="always")
