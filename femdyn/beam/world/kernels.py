@@ -37,7 +37,10 @@ Layout. An element has nz = dim^2 + 4 dim (+ 2 twists in space) coordinates and 
 torsion) in space; ``step`` takes these as compile-time constants. The tangent's values come element
 by element, each element's rows in order, within a row its columns in order: the entries (r, c) of
 its present coordinates (not removed) with r and c both among [d, w, s] or both among the twists
-(``elasticity``'s pattern) -- every entry written once, so nothing is zeroed and no place is looked up.
+(``elasticity``'s pattern) -- every entry written once, so the values are not zeroed and no place is
+looked up. Each entry sums its terms in one fixed order -- the strains' products factor k_i grad_m
+grad_b^T, then their Hessians strain by strain --, so that the trajectories do not move by round-off
+when the loops are rearranged.
 """
 import numpy as np
 
@@ -102,44 +105,28 @@ def _strains(z, dim, R, t, beta, lam, gam, C, e, G, Y, CY, D, U, gY):
 
 
 @kernel(inline="always")
-def _hessian(H, weight, dim, R, t, beta, gam, C):
-    """The blocks [d, Y], [Y, d] and [Y, Y] of H (nz, nz) set to those of sum_i weight_i H_i (the
-    strains' constant Hessians); the blocks [d, d] and the twists' are 0 in every H_i and not touched.
-    [d_a, z_j] = M_aj R_j with M_aj = sum_i weight_i t_ia beta_ij, [z_j, z_k] = g C_jk R_j^T R_k with
-    g = sum_i weight_i gamma_i."""
+def _hessian(H, f, weight, dim, R, t, beta, gam, C):
+    """sum_i weight_i H_i (the strains' constant Hessians): f (ns, dim, 4) the factors of its blocks
+    [d_a, z_j] = [z_j, d_a]^T = sum_i f_iaj R_j, f_iaj = weight_i t_ia beta_ij (added strain by strain
+    by ``_elements``), and its block [z_j, z_k] = g C_jk R_j^T R_k, g = sum_i weight_i gamma_i, set in
+    H (nz, nz); the blocks [d, d] and the twists' are 0 in every H_i."""
     nd, ns = dim * dim, t.shape[0]
-    for a in range(dim):
-        for j in range(4):
-            m = 0.0
-            for i in range(ns):
-                m += weight[i] * t[i, a] * beta[i, j]
-            for r in range(dim):
-                for b in range(dim):
-                    h = m * R[j, r, b]
-                    H[a * dim + r, nd + j * dim + b] = h
-                    H[nd + j * dim + b, a * dim + r] = h
+    for i in range(ns):
+        for a in range(dim):
+            for j in range(4):
+                f[i, a, j] = weight[i] * t[i, a] * beta[i, j]
     g = 0.0
     for i in range(ns):
         g += weight[i] * gam[i]
     for j in range(4):
-        for k in range(j, 4):  # C is symmetric
-            f = g * C[j, k]
+        for k in range(4):  # C as it is: symmetric only to round-off
+            c = g * C[j, k]
             for b1 in range(dim):
                 for b2 in range(dim):
                     acc = 0.0
                     for r in range(dim):
                         acc += R[j, r, b1] * R[k, r, b2]
-                    H[nd + j * dim + b1, nd + k * dim + b2] = f * acc
-                    H[nd + k * dim + b2, nd + j * dim + b1] = f * acc
-
-
-@kernel(inline="always")
-def _entry(H, a, Gb, r, c, ns):
-    """-(H_rc + sum_i a_i Gb_ic): an entry of the element's tangent."""
-    acc = H[r, c]
-    for i in range(ns):
-        acc += a[i] * Gb[i, c]
-    return -acc
+                    H[nd + j * dim + b1, nd + k * dim + b2] = c * acc
 
 
 @kernel(inline="always")
@@ -181,9 +168,11 @@ def _elements(Qa, Qb, same, dim, ns, nz, index, R, t, beta, lam, gam, C, k, F, v
     E = index.shape[0]
     if index.shape[1] != nz or t.shape[1] != ns:
         raise ValueError("kernels.step: the elements' coordinates or strains are not those of their dimension")
-    moving = dim * dim + 4 * dim
-    za, zb = np.empty(nz), np.empty(nz)
-    eb, ebar, weight, a = np.empty(ns), np.empty(ns), np.empty(ns), np.empty(ns)
+    nd = dim * dim
+    moving = nd + 4 * dim
+    za, zb, row = np.empty(nz), np.empty(nz), np.empty(nz)
+    eb, ebar, weight = np.empty(ns), np.empty(ns), np.empty(ns)
+    fH = np.empty((ns, dim, 4))
     Gb, Gmid = np.empty((ns, nz)), np.empty((ns, nz))
     H = np.zeros((nz, nz))  # its [d, d] and twist blocks stay 0 (``_hessian``)
     Y, CY, D, U, gY = _work(dim)
@@ -221,24 +210,42 @@ def _elements(Qa, Qb, same, dim, ns, nz, index, R, t, beta, lam, gam, C, k, F, v
             continue
         for i in range(ns):
             weight[i] *= factor
-        _hessian(H, weight, dim, R[el], t[el], beta[el], gam[el], C[el])
+        _hessian(H, fH, weight, dim, R[el], t[el], beta[el], gam[el], C[el])
         full = True
         for m in range(nz):
             full = full and ix[m] >= 0
         for r in range(nz):  # row r of factor sum_i k_i grad_m grad_b^T + sum_i weight_i H_i
             if ix[r] < 0:
                 continue
+            for c in range(nz):
+                row[c] = 0.0
             for i in range(ns):
-                a[i] = factor * k[el, i] * Gm[i, r]
+                a = factor * k[el, i] * Gm[i, r]
+                for c in range(nz):
+                    row[c] += a * Gb[i, c]
+            if r < nd:  # d_a, component rr: the columns z_j
+                da, rr = r // dim, r % dim
+                for i in range(ns):
+                    for j in range(4):
+                        for b in range(dim):
+                            row[nd + j * dim + b] += fH[i, da, j] * R[el, j, rr, b]
+            elif r < moving:  # z_j, component b: the columns d and z
+                j, b = (r - nd) // dim, (r - nd) % dim
+                for i in range(ns):
+                    for da in range(dim):
+                        for rr in range(dim):
+                            row[da * dim + rr] += fH[i, da, j] * R[el, j, rr, b]
+                for c in range(nd, moving):
+                    row[c] += H[r, c]
             first, last = (0, moving) if r < moving else (moving, nz)
             if full:  # no branch in the loop: LLVM vectorises it
                 for c in range(first, last):
-                    values[p + c - first] = _entry(H, a, Gb, r, c, ns)
+                    values[p + c - first] = -row[c]
                 p += last - first
             else:
                 for c in range(first, last):
                     if ix[c] >= 0:
-                        values[p] = _entry(H, a, Gb, r, c, ns)
+                        values[p] = -row[c]
                         p += 1
 
 
