@@ -227,14 +227,18 @@ def _elements(Qa, Qb, same, dim, ns, nz, index, R, t, beta, lam, gam, C, k, F, v
                 da, rr = r // dim, r % dim
                 for i in range(ns):
                     for j in range(4):
-                        for b in range(dim):
-                            row[nd + j * dim + b] += fH[i, da, j] * R[el, j, rr, b]
+                        f = fH[i, da, j]
+                        if f != 0.0:  # most in space: t_i is a unit vector there
+                            for b in range(dim):
+                                row[nd + j * dim + b] += f * R[el, j, rr, b]
             elif r < moving:  # z_j, component b: the columns d and z
                 j, b = (r - nd) // dim, (r - nd) % dim
                 for i in range(ns):
                     for da in range(dim):
-                        for rr in range(dim):
-                            row[da * dim + rr] += fH[i, da, j] * R[el, j, rr, b]
+                        f = fH[i, da, j]
+                        if f != 0.0:
+                            for rr in range(dim):
+                                row[da * dim + rr] += f * R[el, j, rr, b]
                 for c in range(nd, moving):
                     row[c] += H[r, c]
             first, last = (0, moving) if r < moving else (moving, nz)
