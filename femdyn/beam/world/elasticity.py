@@ -82,35 +82,36 @@ class WorldElasticity(Force):
         mask[:moving, :moving] = mask[moving:, moving:] = True
         present = self.index >= 0
         keep = mask[None] & present[:, :, None] & present[:, None, :]  # (E, nz, nz)
-        self.place = np.full(keep.shape, -1, dtype=np.int64)
-        self.place[keep] = np.arange(int(keep.sum()))
-        self.place = self.place.reshape(E, nz * nz)
-        e, r, c = np.nonzero(keep)
+        e, r, c = np.nonzero(keep)  # element by element, row by row: the order ``kernels.step`` writes
         self._pattern = (self.index[e, r], self.index[e, c])
-        self._last = None  # ((qa, qb) bytes, F, values): the step's force and tangent, asked for apart
+        self._last = (None, None, None)  # (qa, qb) bytes, F, values: the step's force and tangent, asked for apart
         ns = self.data[1].shape[1]
-        self._start = (None, np.zeros((E, ns)), np.zeros((E, ns, nz)))  # (qa bytes, strains, gradients) at qa
+        self._start = None  # the bytes of the qa whose strains and gradients ``_at_start`` holds
+        self._at_start = (np.zeros((E, ns)), np.zeros((E, ns, nz)))
+        self._arguments = (dim, self.index, *self.data)  # the kernels' element data, one tuple for every call
+        self._no_tangent = np.zeros((1, 0))
 
     def tangent_pattern(self):
         return self._pattern
 
-    def _evaluate(self, qa, qb, same, tangent=True):
-        kernels = compiled(KERNELS)
-        F = np.empty(self.dofs.shape[1])
-        values = np.empty(self._pattern[0].size if tangent else 0)
-        key = None if same else qa.tobytes()
-        known = key is not None and self._start[0] == key
-        kernels.step(np.ascontiguousarray(qa[0]), np.ascontiguousarray(qb[0]), same, self.dim, self.index,
-                     *self.data, self.place, F, values, *self._start[1:], known)
+    def _evaluate(self, qa, qb, same, tangent=True, start=None):
+        """F (1, n) and the tangent's values (1, nnz) of ``kernels.step``, discrete from qa to qb or, with
+        ``same``, continuous at qb; ``start``: the bytes of qa where the caller has them."""
+        F = np.empty((1, self.dofs.shape[1]))
+        values = np.empty((1, self._pattern[0].size)) if tangent else self._no_tangent
+        if not same and start is None:
+            start = qa.tobytes()
+        known = not same and start == self._start
+        compiled(KERNELS).step(qa, qb, same, *self._arguments, F, values, *self._at_start, known)
         if not same:
-            self._start = (key, *self._start[1:])
-        return F[None, :], values[None, :]
+            self._start = start
+        return F, values
 
     def _step(self, qa, qb):
         """Force and tangent of the step (``kernels.step``), evaluated once for both requests."""
         key = (qa.tobytes(), qb.tobytes())
-        if self._last is None or self._last[0] != key:
-            self._last = (key, *self._evaluate(qa, qb, False))
+        if self._last[0] != key:
+            self._last = (key, *self._evaluate(qa, qb, False, start=key[0]))
         return self._last[1:]
 
     def discrete_force(self, qa, qb, t_mid, dt, state=None):
