@@ -78,3 +78,18 @@ else
     .venv/bin/pip install -q --disable-pip-version-check -e '.[test]'
     echo "$WANT" > "$STAMP"
 fi
+
+# numba compiles femdyn's kernels on their first call and keeps the machine code on disk
+# (femdyn/numerics/compiled.py): two steps of these shipped cases (spatial and planar FEM beams, both
+# integrators, servos, friction, springs, rigid bodies) compile them here, once, so that a user's first run
+# does not (about 30 s of compilation on a 2-core machine; a few seconds when the cache is already warm).
+echo "[setup] filling numba's cache with femdyn's compiled kernels"
+warm="$(mktemp -d)"
+for case in 3prr_3d 3prr_sine linear_guide friction_oscillator rpr_figure8 nm_logo; do
+    if ! .venv/bin/femdyn run "cases/$case.toml" --dt 0.001 --t-end 0.002 --no-plots --no-vtk --quiet \
+            --out "$warm/$case" > "$warm/log" 2>&1; then
+        echo "[setup] warning: the warm-up run of cases/$case.toml failed (its kernels compile on first use):"
+        tail -n 3 "$warm/log"
+    fi
+done
+rm -rf "$warm"
