@@ -105,7 +105,7 @@ def largest(x):
 def first_solve(handles, R, bound, refinement, steps, pause, Ap, Ai, values):
     """``newton.Newton._first_solve``: x = -A^-1 R with the factorisation ``handles`` of the CSC matrix
     A (``Ap``, ``Ai``, ``values``), improved by ``steps`` of fixed-precision iterative refinement
-    x += A^-1 (b - A x), b = -R (``linalg.FixedPatternLU.refine``), unless the refinement is paused:
+    x += A^-1 (b - A x), b = -R (``numerics.klu.refine``), unless the refinement is paused:
     ``refinement`` = (first solves left unrefined, relative error of the last refinement), updated in
     place -- unrefined while that error times max|x| stays below 1e-3 ``bound``; a refinement whose
     last correction is below that pauses it for ``pause`` first solves."""
@@ -113,17 +113,7 @@ def first_solve(handles, R, bound, refinement, steps, pause, Ap, Ai, values):
     if refinement[0] > 0 and refinement[1] * largest(x) <= 1e-3 * bound:
         refinement[0] -= 1
         return x
-    b = -R
-    n = x.size
-    correction = 0.0
-    for _ in range(steps):
-        Ax = np.zeros(n)
-        for j in range(n):
-            for k in range(Ap[j], Ap[j + 1]):
-                Ax[Ai[k]] += values[k] * x[j]
-        step = klu.solve(handles[0], handles[1], handles[2], b - Ax, 1.0)
-        x += step
-        correction = largest(step)
+    correction = klu.refine(handles[0], handles[1], handles[2], Ap, Ai, values, -R, x, steps)
     size = largest(x)
     refinement[1] = correction / size if size != 0.0 else 0.0
     refinement[0] = pause if correction <= 1e-3 * bound else 0

@@ -67,7 +67,7 @@ class KeptLU(FixedPatternLU):
         super().__init__(indptr, indices)
         # what compiled code needs to refactor and solve (``kernels.newton_loop``, ``first_solve``): the
         # pattern, and klu_common.rcond as an array over its memory, set by each klu_rcond
-        self.pattern = (np.ascontiguousarray(indptr, dtype=np.int32), np.ascontiguousarray(indices, dtype=np.int32))
+        self.pattern = (self._Ap, self._Ai)
         self.rcond = np.frombuffer(self._common, dtype=np.float64, count=1, offset=type(self._common).rcond.offset)
 
     @property

@@ -178,8 +178,6 @@ class FixedPatternLU:
         self._Ap = np.ascontiguousarray(indptr, dtype=np.int32)
         self._Ai = np.ascontiguousarray(indices, dtype=np.int32)
         self._addresses = (self._Ap.ctypes.data, self._Ai.ctypes.data)  # the fixed pattern's; .ctypes costs 2 us a call
-        # the CSC arrays of A are the CSR arrays of A^T: A x for the residuals of iterative refinement
-        self._transposed = RowPattern(np.repeat(np.arange(self.n), np.diff(self._Ap)), self._Ai, (self.n, self.n))
         self._common = _KluCommon()
         _KLU.klu_defaults(ctypes.byref(self._common))
         self._candidates = []
@@ -259,10 +257,9 @@ class FixedPatternLU:
     def refine(self, b, x, steps=1):
         """x improved in place by ``steps`` of iterative refinement x += A^-1 (b - A x) (see the module
         docstring); ``correction`` is then the size of the last step, max |A^-1 (b - A x)|."""
-        for _ in range(steps):
-            correction = self._solve(b - self._transposed.transpose_times(self._Ax, x))
-            x += correction
-            self.correction = np.abs(correction).max()
+        if steps:
+            self.correction = compiled(KERNELS).refine(*self.handles, self._Ap, self._Ai, self._Ax,
+                                                       np.ascontiguousarray(b, dtype=np.float64), x, steps)
         return x
 
     def __del__(self):
