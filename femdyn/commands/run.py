@@ -61,7 +61,9 @@ def add(commands):
                      help="write every K-th step as a ParaView frame, and the last (overrides "
                      "output.every; default: about 500 frames)")
     run.add_argument("--no-vtk", action="store_true", help="do not write the ParaView series")
-    run.add_argument("--no-plots", action="store_true", help="do not write the PNG plots")
+    run.add_argument("--no-plots", action="store_true",
+                     help="do not write the PNG plots (else drawn by child processes started with the run; "
+                     "FEMDYN_PLOT_PROCESSES=N sets how many, 0 to 8, 0: by the run's own process)")
     flexible_options(run)
     run.add_argument("--quiet", action="store_true", help="no progress bar")
     run.add_argument("--resume", type=Path, metavar="DIR",
