@@ -125,6 +125,8 @@ def _run(args, plotter):
     out = args.resume or output_folder(args.out or default_folder(case.path))
     check_unlocked(out, "--out" if args.resume is None else "--resume")
     setup = prepare_case(case)
+    if setup.assembly and meta is None:
+        say(setup.assembly.line())
     warning = step_check(case.settings, case.model).get("step_warning")
     if warning and meta is None:  # said when the run starts (a resumed run said it then), and in the summary
         print(f"warning: {warning}", file=sys.stderr)

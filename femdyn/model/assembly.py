@@ -1,0 +1,200 @@
+"""Automatic assembly of an approximate initial pose: the loops closed by moving the rigid coordinates
+that are not held, the links kept undeformed.
+
+A pose given to a few millimetres and degrees (bodies placed by hand, ``initial.place``) violates the
+loop-closure constraints Phi(q) = 0. ``assemble`` finds the pose of the rigid mechanism nearest to it in
+the kinetic-energy metric W (``weights``) with the held coordinates fixed: the free
+coordinates f -- the frames [phi, d_a] of the bodies and the augmented joint coordinates, less the held
+ones -- move by Levenberg-Marquardt steps on Phi_f (Levenberg 1944, Marquardt 1963; Nocedal & Wright
+2006, sec. 10.3) in their dual, least-W-norm form
+
+    dq_f = -W_f^-1 G_f^T (G_f W_f^-1 G_f^T + mu I)^-1 Phi,      G_f = dPhi/dq_f,
+
+which for mu -> 0 is the minimal-norm Gauss-Newton step of the existing projection (``initial.project``,
+quadratically convergent where G_f has full row rank) and for larger mu a short step down the gradient
+of |Phi|^2, so that a pose that cannot be closed ends at the least-squares point, whose largest
+residuals name the loop that stays open. mu starts at 1e-12 of the largest diagonal entry (enough to
+regularise redundant rows, which a consistent pose satisfies anyway), is divided by 10 after a step that
+lowers |Phi| and multiplied by 10 after one that does not.
+
+The elastic coordinates of flexible bodies (and their carriers) are not moved: the assembly is that of
+the rigid limit of the model, so that a later static equilibrium measures the sag from a pose whose
+links are straight, never the assembly correction. A given elastic state (``elastic = {mode, ..}``) is
+taken off before and embedded again after (``with_elastic`` of the body), in its body frame. The servo
+rows are not part of the assembly: the relative targets start from the assembled pose
+(``Model.with_servo_references``); an absolute target is checked against it by ``prepare``.
+
+Held by default (``default_hold``): the actuated coordinates (the servo inputs of ``[control]``), the
+joint coordinates that coordinate servos drive or joint loads act on, and the coordinates of the joints
+with the ground -- the coordinates a designer sets a mechanism by. A body named in ``hold`` keeps its
+whole frame.
+"""
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+from sksparse.cholmod import cholesky
+
+from ..forces.loads import TimeLoad
+from ..joints.servo import Servo
+from ..numerics import kinematics as kin
+from .errors import GROUND, ModelError
+
+FIELD = "initial.assemble"  # the field an assembly's refusal names
+TOLERANCE = 1e-12  # the largest residual of an assembled pose, relative to max(1, |q|)
+STALLED = 1e8  # mu beyond this many times its start: no step lowers |Phi| (a least-squares point)
+
+
+@dataclass(frozen=True)
+class Assembly:
+    """What ``assemble`` did: the names held, the Levenberg-Marquardt steps taken, the largest residual
+    left and, per body moved, the correction of its frame: (name, origin moved [m], turned [rad]),
+    largest first."""
+
+    held: tuple
+    iterations: int
+    residual: float
+    corrections: tuple
+
+    def line(self) -> str:
+        """One line: what was held and every body's correction."""
+        moved = ", ".join(f"{name} {shift:.3g} m {turn:.3g} rad" for name, shift, turn in self.corrections)
+        return (f"assembled the initial pose in {self.iterations} steps (residual {self.residual:.2g}), "
+                f"holding {', '.join(self.held) or 'nothing'}; frames moved: {moved or 'none'}")
+
+
+def rigid_count(model) -> int:
+    """The number of rigid coordinates: the bodies' frames (the ground's included) and the augmented
+    joint coordinates, which come first in q (``model.Model``); the rest are elastic."""
+    return (len(model.bodies) + (model.ground is not None)) * kin.body_size(model.dim) + len(model.joint_coordinates)
+
+
+def default_hold(model) -> list:
+    """The names of the coordinates held by default (module docstring), in the order of q."""
+    coordinate = {i: name for name, i in model.joint_coordinates.items()}
+    held = {model.joint_coordinates[name] for name in model.inputs}
+    for item in (*model.constraints, *model.forces):
+        if isinstance(item, (Servo, TimeLoad)):
+            dofs = item.dofs[:, :-1] if isinstance(item, Servo) else item.dofs  # a servo's last: its input
+            held |= {int(i) for i in np.ravel(dofs) if i in coordinate}
+    for joint in model.joints:
+        if model.ground in (joint.body1, joint.body2):
+            held |= set(joint.coordinates.values())
+    return [coordinate[i] for i in sorted(held)]
+
+
+def held_indices(model, names, field="initial.hold"):
+    """The coordinates (indices into q) that the ``names`` hold: a joint coordinate, or a body's frame."""
+    bodies = {b.name: i for i, b in enumerate(model.bodies)}
+    out = []
+    for name in names:
+        if name in model.joint_coordinates:
+            out.append([model.joint_coordinates[name]])
+        elif name in bodies:
+            out.append(model.body_dofs(bodies[name]))
+        else:
+            raise ModelError(field, f"'{name}' is neither a joint coordinate ({', '.join(model.joint_coordinates) or 'none'})"
+                             " nor a body")
+    return np.unique(np.concatenate(out)).astype(np.int64) if out else np.zeros(0, dtype=np.int64)
+
+
+def weights(model):
+    """Kinetic-energy metric of the projections, floored at 1e-8 of the largest mass entry so that
+    massless augmented coordinates and nearly massless directors (slender bodies) keep G W^-1 G^T
+    well conditioned; any positive metric gives a consistent state."""
+    w = model.mass_matrix.diagonal().copy()
+    return np.maximum(w, 1e-8 * (w.max() if np.any(w > 0) else 1.0))
+
+
+def close(model, q, free, rows, weights, tolerance=TOLERANCE, max_iterations=100):
+    """Levenberg-Marquardt steps (module docstring) on the coordinates ``free`` (a Boolean mask) that
+    bring Phi_rows(q) to at most tolerance * max(1, |q|). Returns (q, steps, converged, residual vector
+    over ``rows``); rows that the free coordinates do not enter keep their residual."""
+    q = np.array(q, dtype=float)
+    columns = np.flatnonzero(free)
+    w_inv = sp.diags(1.0 / weights[columns])
+    bound = tolerance * max(1.0, np.abs(q).max(initial=0.0))
+    residual = model.phi(q)[rows]
+    steps, mu, start = 0, None, None
+    while np.abs(residual).max(initial=0.0) > bound and steps < max_iterations:
+        G = model.jacobian(q, rows)[:, columns]
+        entered = np.flatnonzero(np.abs(G).sum(axis=1).A1 > 0)
+        if np.abs(residual[entered]).max(initial=0.0) <= bound:
+            break  # what is left, the free coordinates cannot change
+        G = G[entered]
+        A = (G @ w_inv @ G.T).tocsc()
+        if mu is None:
+            start = mu = 1e-12 * A.diagonal().max()
+        norm = np.linalg.norm(residual)
+        while True:
+            factor = cholesky(A, beta=mu)
+            trial = q.copy()
+            trial[columns] -= w_inv @ (G.T @ factor(residual[entered]))
+            after = model.phi(trial)[rows]
+            if np.all(np.isfinite(after)) and np.linalg.norm(after) < norm:
+                q, residual, mu = trial, after, max(mu / 10.0, start)
+                break
+            mu *= 10.0
+            if mu > STALLED * start:
+                return q, steps, False, residual
+        steps += 1
+    return q, steps, bool(np.abs(residual).max(initial=0.0) <= bound), residual
+
+
+def _frame_corrections(model, before, after):
+    """(name, origin moved [m], turned [rad]) of every body whose frame moved, largest first."""
+    c0, R0 = model.frames(before)
+    c1, R1 = model.frames(after)
+    shift = np.linalg.norm(c1 - c0, axis=-1)
+    relative = np.einsum("bij,bkj->bik", R1, R0)  # R1 R0^T
+    if model.dim == 2:
+        turn = np.abs(np.arctan2(relative[:, 1, 0], relative[:, 0, 0]))
+    else:
+        turn = np.arccos(np.clip((np.trace(relative, axis1=1, axis2=2) - 1.0) / 2.0, -1.0, 1.0))
+    noise = TOLERANCE * max(1.0, np.abs(before).max(initial=0.0))  # round-off of an unmoved frame
+    moved = [(b.name, float(s), float(t)) for b, s, t in zip(model.bodies, shift, turn) if s > noise or t > noise]
+    return tuple(sorted(moved, key=lambda m: (-m[1], -m[2])))
+
+
+def _open_loops(model, rows, residual, count=3):
+    """'the joint(s) X (and Y) open by R' from the residual over ``rows``: the constraints (joints by
+    name) with the largest residuals, down to a tenth of the largest."""
+    labels = model.constraint_labels()[rows]
+    worst = {}
+    for label, r in zip(labels, np.abs(residual)):
+        name = label.split(" row ")[0]
+        worst[name] = max(worst.get(name, 0.0), float(r))
+    ranked = sorted(worst.items(), key=lambda item: -item[1])
+    top = [name for name, r in ranked[:count] if r >= 0.1 * ranked[0][1]]
+    return f"{', '.join(top)} stay{'s' * (len(top) == 1)} open by {ranked[0][1]:.3g}"
+
+
+def assemble(model, q, hold=None) -> tuple:
+    """The pose nearest q of the rigid mechanism that closes every loop with the coordinates named in
+    ``hold`` (joint coordinates or bodies; None: ``default_hold``) fixed (module docstring). Returns
+    (q, ``Assembly``); a pose that cannot be closed is a ModelError naming the joints with the largest
+    residual and that residual."""
+    hold = default_hold(model) if hold is None else list(hold)
+    held = held_indices(model, hold)
+    free = np.zeros(model.n, dtype=bool)
+    free[:rigid_count(model)] = True
+    free[held] = False
+    if model.ground is not None:
+        free[model.body_dofs(model.ground)] = False
+    rows = np.concatenate([c.rows.ravel() for c in model.constraints if not c.time_dependent]).astype(np.int64)
+    elastic = [(b.flexible, b.flexible.elastic_coordinates(q)) for b in model.bodies if b.flexible is not None]
+    rigid = np.array(q, dtype=float)
+    scratch = np.zeros(model.n)
+    for body, coordinates in elastic:
+        rigid, _ = body.with_elastic(rigid, scratch, np.zeros_like(coordinates))
+    closed, steps, converged, residual = close(model, rigid, free, rows, weights(model))
+    if not converged:
+        held_text = f"with {', '.join(hold)} held" if hold else "with nothing held"
+        raise ModelError(FIELD, f"the initial pose cannot be assembled {held_text}: {_open_loops(model, rows, residual)} "
+                         "at the pose nearest to it; give a pose nearer to an assembly, or hold other coordinates "
+                         "(initial.hold)")
+    for body, coordinates in elastic:
+        closed, _ = body.with_elastic(closed, scratch, coordinates)
+    report = Assembly(tuple(hold), steps, float(np.abs(residual).max(initial=0.0)),
+                      _frame_corrections(model, q, closed))
+    return closed, report
