@@ -8,14 +8,18 @@ coordinates f -- the frames [phi, d_a] of the bodies and the augmented joint coo
 ones -- move by Levenberg-Marquardt steps on Phi_f (Levenberg 1944, Marquardt 1963; Nocedal & Wright
 2006, sec. 10.3) in their dual, least-W-norm form
 
-    dq_f = -W_f^-1 G_f^T (G_f W_f^-1 G_f^T + mu I)^-1 Phi,      G_f = dPhi/dq_f,
+    dq_f = -W_f^-1 G_f^T (A + mu diag(A))^-1 Phi,      A = G_f W_f^-1 G_f^T,  G_f = dPhi/dq_f,
 
 which for mu -> 0 is the minimal-norm Gauss-Newton step of the existing projection (``initial.project``,
 quadratically convergent where G_f has full row rank) and for larger mu a short step down the gradient
-of |Phi|^2, so that a pose that cannot be closed ends at the least-squares point, whose largest
-residuals name the loop that stays open. mu starts at 1e-12 of the largest diagonal entry (enough to
-regularise redundant rows, which a consistent pose satisfies anyway), is divided by 10 after a step that
-lowers |Phi| and multiplied by 10 after one that does not.
+of |Phi|^2 (Marquardt's scaling by diag(A): the damping does not depend on the rows' units), so that a
+pose that cannot be closed ends at the least-squares point, whose largest residuals name the loop that
+stays open. mu starts at ``DAMPING`` (enough to regularise redundant rows, which a consistent pose
+satisfies anyway), is divided by 10 after a step that lowers |Phi| (down to ``DAMPING``) and multiplied
+by 10 after one that does not; beyond ``STALLED`` the pose is at a least-squares point. After each step the directors of the frames moved are
+made orthonormal again (the nearest rotation, Higham 1986: R = U V^T of the SVD): the bodies stay
+rigid, so that a loop that cannot close is left open in its joints, never by a body stretched; near an
+assembly that changes the step by its square, and the convergence stays quadratic.
 
 The elastic coordinates of flexible bodies (and their carriers) are not moved: the assembly is that of
 the rigid limit of the model, so that a later static equilibrium measures the sag from a pose whose
@@ -42,7 +46,8 @@ from .errors import GROUND, ModelError
 
 FIELD = "initial.assemble"  # the field an assembly's refusal names
 TOLERANCE = 1e-12  # the largest residual of an assembled pose, relative to max(1, |q|)
-STALLED = 1e8  # mu beyond this many times its start: no step lowers |Phi| (a least-squares point)
+DAMPING = 1e-12  # the least damping mu, relative to the diagonal of G W^-1 G^T
+STALLED = 1e4  # mu beyond this: no step lowers |Phi| (a pose at a least-squares point)
 
 
 @dataclass(frozen=True)
@@ -106,16 +111,23 @@ def weights(model):
     return np.maximum(w, 1e-8 * (w.max() if np.any(w > 0) else 1.0))
 
 
-def close(model, q, free, rows, weights, tolerance=TOLERANCE, max_iterations=100):
+def close(model, q, free, rows, weights, tolerance=TOLERANCE, max_iterations=100, rigid=False):
     """Levenberg-Marquardt steps (module docstring) on the coordinates ``free`` (a Boolean mask) that
     bring Phi_rows(q) to at most tolerance * max(1, |q|). Returns (q, steps, converged, residual vector
-    over ``rows``); rows that the free coordinates do not enter keep their residual."""
+    over ``rows``); rows that the free coordinates do not enter keep their residual. ``rigid``: after each
+    step the free frames' directors are made orthonormal again (``orthonormal``), so that a pose that
+    cannot be closed is left open in its joints, never by a body stretched."""
     q = np.array(q, dtype=float)
     columns = np.flatnonzero(free)
     w_inv = sp.diags(1.0 / weights[columns])
     bound = tolerance * max(1.0, np.abs(q).max(initial=0.0))
-    residual = model.phi(q)[rows]
-    steps, mu, start = 0, None, None
+    frames = _free_frames(model, free) if rigid else None
+
+    def phi(q):
+        return model.phi(q)[rows]
+
+    residual = phi(q)
+    steps, mu = 0, DAMPING
     while np.abs(residual).max(initial=0.0) > bound and steps < max_iterations:
         G = model.jacobian(q, rows)[:, columns]
         entered = np.flatnonzero(np.abs(G).sum(axis=1).A1 > 0)
@@ -123,22 +135,43 @@ def close(model, q, free, rows, weights, tolerance=TOLERANCE, max_iterations=100
             break  # what is left, the free coordinates cannot change
         G = G[entered]
         A = (G @ w_inv @ G.T).tocsc()
-        if mu is None:
-            start = mu = 1e-12 * A.diagonal().max()
+        D = sp.diags(A.diagonal())
         norm = np.linalg.norm(residual)
         while True:
-            factor = cholesky(A, beta=mu)
+            factor = cholesky((A + mu * D).tocsc())
             trial = q.copy()
             trial[columns] -= w_inv @ (G.T @ factor(residual[entered]))
-            after = model.phi(trial)[rows]
+            if frames is not None:
+                trial = orthonormal(model, trial, frames)
+            after = phi(trial)
             if np.all(np.isfinite(after)) and np.linalg.norm(after) < norm:
-                q, residual, mu = trial, after, max(mu / 10.0, start)
+                q, residual, mu = trial, after, max(mu / 10.0, DAMPING)
                 break
             mu *= 10.0
-            if mu > STALLED * start:
+            if mu > STALLED:
                 return q, steps, False, residual
         steps += 1
     return q, steps, bool(np.abs(residual).max(initial=0.0) <= bound), residual
+
+
+def _free_frames(model, free):
+    """Indices (F, dim, dim) of the directors of the frames whose directors are all free."""
+    dim, size = model.dim, kin.body_size(model.dim)
+    starts = np.arange(len(model.bodies)) * size + dim
+    blocks = starts[:, None] + np.arange(dim * dim)
+    return blocks[free[blocks].all(axis=1)].reshape(-1, dim, dim)
+
+
+def orthonormal(model, q, frames):
+    """q with the directors at ``frames`` (F, dim, dim: rows d_a) replaced by the nearest orthonormal
+    ones with the same handedness (the rotation of the polar decomposition, U V^T of the SVD)."""
+    U, _, Vt = np.linalg.svd(q[frames])
+    R = U @ Vt
+    flip = np.linalg.det(R) < 0
+    U[flip, :, -1] *= -1
+    q = q.copy()
+    q[frames] = U @ Vt
+    return q
 
 
 def _frame_corrections(model, before, after):
@@ -156,17 +189,19 @@ def _frame_corrections(model, before, after):
     return tuple(sorted(moved, key=lambda m: (-m[1], -m[2])))
 
 
-def _open_loops(model, rows, residual, count=3):
-    """'the joint(s) X (and Y) open by R' from the residual over ``rows``: the constraints (joints by
-    name) with the largest residuals, down to a tenth of the largest."""
+def _open_loops(model, rows, residual, count=5):
+    """'the joints X, Y stay open, by R at most and S in all' from the residual over ``rows``: the
+    constraints (joints by name) with the largest residual norms (the length of a joint's gap, for its
+    position rows), down to a tenth of the largest, at most ``count``."""
     labels = model.constraint_labels()[rows]
-    worst = {}
-    for label, r in zip(labels, np.abs(residual)):
+    squares = {}
+    for label, r in zip(labels, residual):
         name = label.split(" row ")[0]
-        worst[name] = max(worst.get(name, 0.0), float(r))
-    ranked = sorted(worst.items(), key=lambda item: -item[1])
-    top = [name for name, r in ranked[:count] if r >= 0.1 * ranked[0][1]]
-    return f"{', '.join(top)} stay{'s' * (len(top) == 1)} open by {ranked[0][1]:.3g}"
+        squares[name] = squares.get(name, 0.0) + float(r) ** 2
+    ranked = sorted(((name, np.sqrt(s)) for name, s in squares.items()), key=lambda item: -item[1])
+    top = [(name, r) for name, r in ranked[:count] if r >= 0.1 * ranked[0][1]]
+    return (f"{', '.join(name for name, _ in top)} stay{'s' * (len(top) == 1)} open, by {top[0][1]:.3g} at most and "
+            f"{sum(r for _, r in top):.3g} in all (the norm of each one's residual)")
 
 
 def assemble(model, q, hold=None) -> tuple:
@@ -187,12 +222,12 @@ def assemble(model, q, hold=None) -> tuple:
     scratch = np.zeros(model.n)
     for body, coordinates in elastic:
         rigid, _ = body.with_elastic(rigid, scratch, np.zeros_like(coordinates))
-    closed, steps, converged, residual = close(model, rigid, free, rows, weights(model))
+    closed, steps, converged, residual = close(model, rigid, free, rows, weights(model), rigid=True)
     if not converged:
         held_text = f"with {', '.join(hold)} held" if hold else "with nothing held"
-        raise ModelError(FIELD, f"the initial pose cannot be assembled {held_text}: {_open_loops(model, rows, residual)} "
-                         "at the pose nearest to it; give a pose nearer to an assembly, or hold other coordinates "
-                         "(initial.hold)")
+        raise ModelError(FIELD, f"the initial pose cannot be assembled {held_text}: at the pose nearest to it "
+                         f"{_open_loops(model, rows, residual)}; give a pose nearer to an assembly, or hold other "
+                         "coordinates (initial.hold)")
     for body, coordinates in elastic:
         closed, _ = body.with_elastic(closed, scratch, coordinates)
     report = Assembly(tuple(hold), steps, float(np.abs(residual).max(initial=0.0)),
