@@ -168,8 +168,9 @@ def _run(args, plotter):
         print(f"error: {out}: cannot write the results: {err}", file=sys.stderr)
         return 1
     say(report(summary, out, flexible_line(case)))
-    if "energy_warning" in summary:
-        print(f"warning: {summary['energy_warning']}", file=sys.stderr)
+    for key in ("energy_warning", "validity_warning"):
+        if key in summary:
+            print(f"warning: {summary[key]}", file=sys.stderr)
     if signals.seen and not results.complete:
         print(f"interrupted: the steps up to t = {summary['t_reached']:g} are kept in {out}; continue with "
               f"{run['command']}", file=sys.stderr)
