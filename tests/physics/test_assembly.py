@@ -50,7 +50,8 @@ def five_bar(theta1=2.2, theta2=0.9, base=0.2, off=(0.0, 0.0), initial=""):
         direction = np.array([np.cos(1.0 + 2.0 * k), np.sin(1.0 + 2.0 * k)])
         if not name.startswith("crank"):
             position, angle = position + off[0] * direction, angle + off[1] * (-1) ** k
-        lines.append(f"[initial.bodies.{name}]\nposition = [{float(position[0])!r}, {float(position[1])!r}]\nangle = {float(angle)!r}\n")
+        lines.append(f"[initial.bodies.{name}]\nposition = [{float(position[0])!r}, {float(position[1])!r}]\n"
+                     f"angle = {float(angle)!r}\n")
     return f"""\
 dimension = 2
 gravity = [0.0, -9.81]

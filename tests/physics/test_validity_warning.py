@@ -70,14 +70,18 @@ def test_the_elastica_warns_with_one_body_and_not_with_enough_segments(tmp_path,
         assert not warnings and "validity_warning" not in summary
 
 
-SMALL = ["3prr_3d", "3prr_inverse", "3prr_pulse", "3prr_reference", "3prr_sine", "delta_flexible",
-         "flexible_link", "flexible_link_reference", "stewart_gough_flexible"]
+SMALL = ["3prr_3d", "3prr_pulse", "3prr_reference", "3prr_sine", "delta_flexible", "flexible_link_reference",
+         "stewart_gough_flexible"]
 
 
 @pytest.mark.parametrize("name", SMALL)
 def test_shipped_small_deflection_cases_do_not_warn(name):
-    """Each shipped case with flexible links but the slender cantilever (a large-deflection case, in
-    segments) run to its end: its sections turn by less than a tenth of the bound."""
+    """Each shipped case with flexible links run to its end: its sections turn by less than a tenth of the
+    bound (measured: at most 3e-3 rad, flexible_link_reference's). Not run: the slender cantilever, a
+    large-deflection case (in 8 segments its root segment's sections turn by 0.39 rad: it warns), and the
+    non-minimum-phase servo problems 3prr_inverse and flexible_link, whose causal runs fail by design
+    (``femdyn invert``); their *_reference cases, run here, are those mechanisms with the servos on the
+    floating frames' reference motion (minimum phase)."""
     case = load_case(CASES / f"{name}.toml")
     results = run_case(case).results
     assert results.complete, results.message
