@@ -216,7 +216,8 @@ def assemble(model, q, hold=None) -> tuple:
     free[held] = False
     if model.ground is not None:
         free[model.body_dofs(model.ground)] = False
-    rows = np.concatenate([c.rows.ravel() for c in model.constraints if not c.time_dependent]).astype(np.int64)
+    rows = np.concatenate([np.zeros(0, dtype=np.int64), *(c.rows.ravel() for c in model.constraints
+                                                          if not c.time_dependent)]).astype(np.int64)
     elastic = [(b.flexible, b.flexible.elastic_coordinates(q)) for b in model.bodies if b.flexible is not None]
     rigid = np.array(q, dtype=float)
     scratch = np.zeros(model.n)
