@@ -17,7 +17,9 @@ from femdyn.integrators.setup import prepare
 from femdyn.integrators.statics import static_equilibrium
 from femdyn.io.case import load_case
 from femdyn.io.equilibrium import deflections
+from femdyn.io.reader import CaseError
 from femdyn.model.assembly import default_hold
+from femdyn.model.errors import ModelError
 from femdyn.numerics import kinematics as kin
 from femdyn.studies.run import prepare_case
 
@@ -250,7 +252,7 @@ def test_rough_poses_of_shipped_mechanisms_assemble(name, actuated):
     model = case.model
     exact = prepare(model, case.q0, case.v0)
     rough = turned_off(model, case.q0, [b.name for b in model.bodies if b.name not in actuated])
-    with pytest.raises(Exception, match="violates"):
+    with pytest.raises(ModelError, match="violates"):
         prepare(model, rough, case.v0)
     setup = prepare(model, rough, case.v0, assemble=True)
     held = default_hold(model)
@@ -274,12 +276,12 @@ def test_held_bodies_and_bad_names(tmp_path):
     setup = prepare(model, rough, case.v0, assemble=True, hold=["platform"])
     assert np.array_equal(setup.q0[platform], rough[platform])  # the cranks moved instead
     assert np.abs(setup.model.phi(setup.q0)).max() <= CONSTRAINT_TOLERANCE
-    with pytest.raises(Exception, match="initial.hold: 'nothing' is neither a joint coordinate"):
+    with pytest.raises(ModelError, match="initial.hold: 'nothing' is neither a joint coordinate"):
         prepare(model, rough, case.v0, assemble=True, hold=["nothing"])
     text = (CASES / "3rrr_inverse.toml").read_text()
     for initial, field in (('[initial]\nhold = ["theta1"]\n', "initial.hold"),
                            ('[initial]\nassemble = true\nhold = ["theta9"]\n', "initial.hold[0]")):
         path = tmp_path / "bad.toml"
         path.write_text(text.replace("[initial.bodies.platform]", initial + "[initial.bodies.platform]", 1))
-        with pytest.raises(Exception, match=field.replace("[", r"\[").replace("]", r"\]")):
+        with pytest.raises(CaseError, match=field.replace("[", r"\[").replace("]", r"\]")):
             load_case(path)
