@@ -242,10 +242,9 @@ def _add_attachments(r, items, builder, dim, bodies):
         name = r.name(item["name"], f"{f}.name", [*bodies, *names])
         carrier = r.reference(item["body"], f"{f}.body", [*bodies, *names], "body")
         point = r.vector(item["point"], f"{f}.point", dim)
-        builder.add_body(name, r.number(item["mass"], f"{f}.mass", positive=True), _euler(r, item, f, dim))
-        joint = f"{name}@{carrier}"
+        mass = r.number(item["mass"], f"{f}.mass", positive=True)
         try:
-            builder.add_joint(joint, "fixed", carrier, name, point1=point, point2=np.zeros(dim))
+            joint = builder.add_attachment(name, carrier, point, mass, _euler(r, item, f, dim))
         except ModelError as err:  # a point off a beam's centre line
             r.model_error(f, err)
         names.append(name)
