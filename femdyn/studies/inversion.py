@@ -63,7 +63,8 @@ def forward_model(spec, inversion):
     in Python (``forward_case`` for a case file): its servos and inputs removed, the ``inversion``'s
     inputs as joint loads on the input coordinates, piecewise linear in the forward run's time t - t_0."""
     times = inversion.t_mid - inversion.t[0]
-    loads = tuple(CoordinateLoadSpec(name, time_functions.table(times, u)) for name, u in zip(spec.inputs, inversion.inputs.T))
+    loads = tuple(CoordinateLoadSpec(name, time_functions.table(times, u))
+                  for name, u in zip(spec.inputs, inversion.inputs.T))
     return Model(replace(spec, servos=(), inputs=(), coordinate_loads=spec.coordinate_loads + loads))
 
 
