@@ -274,7 +274,8 @@ def _elastic_start(model: Model, q: NDArray[np.float64], v: NDArray[np.float64],
 
 def load(path: str | Path, *, overrides: Mapping[str, float] | None = None, flexible: str | None = None,
          elements: int | None = None, modes: int | None = None, segments: int | None = None,
-         stiffening: bool | None = None, **settings: Any) -> Problem:
+         stiffening: bool | None = None, every: int | None = None, vtk: bool | None = None,
+         plots: bool | None = None, **settings: Any) -> Problem:
     """The problem of the case file ``path`` (``io.case.load_case``; its format at the top of
     ``femdyn/io/case.py``).
 
@@ -284,6 +285,8 @@ def load(path: str | Path, *, overrides: Mapping[str, float] | None = None, flex
             ``solver.dt``; ``io.overrides``), as ``femdyn sweep --param``.
         flexible, elements, modes, segments, stiffening: the flexible bodies' settings, overriding the
             file's ``[flexible]`` (as ``femdyn run --flexible .. --elements .. --segments ..``).
+        every, vtk, plots: the output options overriding ``[output]`` (as ``--every``, ``--no-vtk``,
+            ``--no-plots``).
         **settings: solver settings overriding ``[solver]`` (dt, t_end, integrator, rho_inf, newton).
 
     Returns:
@@ -294,7 +297,7 @@ def load(path: str | Path, *, overrides: Mapping[str, float] | None = None, flex
     """
     options = Options(model=flexible, elements=elements, modes=modes, stiffening=stiffening, segments=segments)
     case = load_case(path, options, dict(overrides) if overrides else None)
-    if settings:
-        case = replace(case, settings=checked_settings(case, **settings))
+    output = {key: value for key, value in (("every", every), ("vtk", vtk), ("plots", plots)) if value is not None}
+    case = replace(case, settings=checked_settings(case, **settings), **output)
     return Problem.from_case(case, options)
 

@@ -1,0 +1,176 @@
+"""Shipped cases built from Python alone (``femdyn.Problem`` from a ``ModelBuilder``, no TOML) run the
+history of the case file (``femdyn.load(path).run()``) to round-off; ``load(path).run().write(dir)``
+writes the folder of ``femdyn run`` (every table, ParaView file and plot byte for byte, the summary
+but for the wall time); ``femdyn.sweep`` of a Python-built flexible model on a LocalCluster gives the
+rows of the equivalent TOML sweep (``studies.sweep``, the engine of ``femdyn sweep``).
+
+The cases: the double pendulum (rigid, gravity), the NM logo (000 section 4.1.4: a hat torque in free
+flight), the FEM 3-PRR (003 sections 8.1-8.2: four flexible links, slider loads, a probe at the end
+effector) and the spatial four-bar (3D revolute joints, three redundant rows dropped)."""
+import json
+import math
+import sys
+from pathlib import Path
+
+import cloudpickle
+import numpy as np
+import pytest
+from shared import CASES
+
+import femdyn
+from femdyn.cli import main
+from femdyn.studies.sweep import parse_parameter, plan_sweep
+from femdyn.studies.sweep_cluster import connect, run_on_cluster
+
+pi = np.pi
+
+
+def double_pendulum():
+    b = femdyn.ModelBuilder(2)
+    for name in ("rod1", "rod2"):
+        b.add_body(name, 1.0, [1 / 12, 0.05**2 / 12])
+    b.add_joint("hinge1", "revolute", "ground", "rod1", point1=[0.0, 0.0], point2=[-0.5, 0.0], angle="theta1")
+    b.add_joint("hinge2", "revolute", "rod1", "rod2", point1=[0.5, 0.0], point2=[-0.5, 0.0], angle="theta2")
+    b.set_gravity([0.0, -9.81])
+    return femdyn.Problem(b, femdyn.SolverSettings(dt=0.005, t_end=5.0),
+                          joints={"hinge1": {"angle": -pi / 3}, "hinge2": {"angle": pi / 4}},
+                          name="double_pendulum", title="Planar double pendulum under gravity")
+
+
+def nm_logo():
+    b = femdyn.ModelBuilder(2)
+    b.add_body("N", 1.1, [0.004, 0.0917])
+    b.add_body("M", 2.0, [0.0073, 0.1667])
+    b.add_joint("NM", "revolute", "N", "M", point1=[0.0, -0.4], point2=[0.0, 0.4], angle="theta")
+    b.add_joint_load("theta", femdyn.time_functions.hat(0.25, 0.5, 5.0))
+    return femdyn.Problem(b, femdyn.SolverSettings(dt=0.05, t_end=2.0),
+                          bodies={"N": {"position": [0.0, 0.0], "angle": 0.0}}, joints={"NM": {"angle": pi}},
+                          name="nm_logo")
+
+
+LEGS = {"leg1": (0.486, 8.5), "leg2": (0.5, 9.847), "leg3": (0.507, 10.842), "platform": (0.315, 15.2425)}
+
+
+def three_prr(b=0.15, t_end=4.0):
+    """cases/3prr_sine.toml: sliders on the x axis, three legs and the platform FEM beams of 4 elements
+    (fixed-free, geometric stiffening), sine loads on the slides; ``b`` the links' width (their
+    densities those of the file, made with b = 0.15 m)."""
+    m = femdyn.ModelBuilder(2)
+    for k in (1, 2, 3):
+        m.add_body(f"slider{k}", 7.0, [0.005833, 0.001458], size=[0.1, 0.05])
+    for name, (length, mass) in LEGS.items():
+        beam = femdyn.BeamBody.straight(length, 4, femdyn.Section.rectangle(b, 0.05), 70e9,
+                                        mass / (length * 0.15 * 0.05))
+        m.add_beam(name, beam, stiffening=True)
+    for k in (1, 2, 3):
+        m.add_joint(f"P{k}", "prismatic", "ground", f"slider{k}", slide=f"s{k}")
+    for joint, k in zip("ABC", (1, 2, 3)):
+        m.add_joint(joint, "revolute", f"slider{k}", f"leg{k}", point1=[0.0, 0.0], point2=[0.0, 0.0],
+                    angle=f"alpha{k}")
+    m.add_joint("D", "revolute", "leg2", "platform", point1=[0.5, 0.0], point2=[0.0, 0.0])
+    m.add_joint("E", "revolute", "leg1", "platform", point1=[0.486, 0.0], point2=[0.315, 0.0])
+    m.add_joint("F", "revolute", "leg3", "platform", point1=[0.507, 0.0], point2=[0.315, 0.0])
+    for k, amplitude in zip((1, 2, 3), (10.0, -2.0, -2.0)):
+        m.add_joint_load(f"s{k}", femdyn.time_functions.sine(amplitude, 20 / (2 * pi)))
+    m.set_gravity([0.0, -9.81])
+    x1, x3 = 0.615 - np.sqrt(0.486**2 - 0.16), 0.615 + np.sqrt(0.507**2 - 0.16)
+    bodies = {"slider1": {"position": [x1, 0.0], "angle": 0.0}, "slider2": {"position": [0.6, 0.0], "angle": 0.0},
+              "slider3": {"position": [x3, 0.0], "angle": 0.0},
+              "leg1": {"position": [x1, 0.0], "angle": np.arctan(0.4 / np.sqrt(0.486**2 - 0.16))},
+              "leg2": {"position": [0.6, 0.0], "angle": pi - np.arctan(0.4 / 0.3)},
+              "leg3": {"position": [x3, 0.0], "angle": pi - np.arctan(0.4 / np.sqrt(0.507**2 - 0.16))},
+              "platform": {"position": [0.3, 0.4], "angle": 0.0}}
+    settings = femdyn.SolverSettings(dt=0.002, t_end=t_end, integrator="generalized-alpha", rho_inf=0.5,
+                                     early_stop=True)
+    return femdyn.Problem(m, settings, bodies=bodies, probes={"effector": ("platform", [0.315, 0.0])},
+                          name="3prr_sine", title="3-PRR with flexible links, sinusoidal slider loads")
+
+
+def four_bar_spatial():
+    b = femdyn.ModelBuilder(3)
+    for name, mass, length in (("crank", 1.0, 1.0), ("coupler", 2.0, 2.0), ("rocker", 1.8, 1.8)):
+        b.add_body(name, mass, [mass * length**2 / 12, 1e-4, 1e-4], size=[length, 0.05, 0.05])
+    z = [0.0, 0.0, 1.0]
+    b.add_joint("A", "revolute", "ground", "crank", point1=[0, 0, 0], point2=[-0.5, 0, 0], axis=z, angle="crank_angle")
+    b.add_joint("B", "revolute", "crank", "coupler", point1=[0.5, 0, 0], point2=[-1.0, 0, 0], axis=z)
+    b.add_joint("C", "revolute", "coupler", "rocker", point1=[1.0, 0, 0], point2=[0.9, 0, 0], axis=z)
+    b.add_joint("D", "revolute", "rocker", "ground", point1=[-0.9, 0, 0], point2=[2.2, 0, 0], axis=z)
+    b.set_gravity([0.0, -9.81, 0.0])
+    return femdyn.Problem(b, femdyn.SolverSettings(dt=0.01, t_end=3.0),
+                          joints={"A": {"angle": pi / 3}, "B": {"angle": -0.562069803005627},
+                                  "C": {"angle": 1.0471975511965979}}, name="four_bar_spatial")
+
+
+BUILT = {"double_pendulum": (double_pendulum, 1.0), "nm_logo": (nm_logo, None), "3prr_sine": (three_prr, 0.1),
+         "four_bar_spatial": (four_bar_spatial, 1.0)}  # case -> (Python build, shorter t_end)
+
+
+@pytest.mark.parametrize("case", list(BUILT))
+def test_a_case_built_in_python_runs_the_history_of_its_file(case):
+    build, t_end = BUILT[case]
+    changes = {"t_end": t_end} if t_end else {}
+    ours, theirs = build().run(**changes), femdyn.load(CASES / f"{case}.toml").run(**changes)
+    assert ours.complete and theirs.complete
+    assert np.array_equal(ours.t, theirs.t)
+    for name, table in theirs.tables.items():  # every table of the result folder, column by column
+        assert list(ours.tables[name]) == list(table), name
+        for column, values in table.items():
+            scale = max(1.0, np.abs(values).max(initial=0.0))
+            assert np.abs(ours.tables[name][column] - values).max(initial=0.0) <= 1e-10 * scale, (name, column)
+    model = ours.problem.model
+    if case == "3prr_sine":  # the elastic deflection of the end effector is resolved, not round-off
+        assert np.abs(ours["effector.elastic_y"]).max() > 1e-6
+    if case == "four_bar_spatial":
+        assert len(ours.results.dropped) == 3  # a planar loop of spatial joints: 3 redundant rows
+    assert repr(model).startswith(f"<Model {model.dim}D: {len(model.bodies)} bodies")
+
+
+def _files(folder):
+    return sorted(p.relative_to(folder).as_posix() for p in Path(folder).rglob("*") if p.is_file())
+
+
+def _same_folder(ours, theirs):
+    assert _files(ours) == _files(theirs)
+    for name in _files(theirs):
+        if name == "summary.json":
+            a, b = (json.loads((folder / name).read_text()) for folder in (ours, theirs))
+            for summary in (a, b):  # the wall time, and what follows from it, is the run's own
+                summary.pop("wall_time_s"), summary.pop("ms_per_step")
+            assert a == b
+        else:
+            assert (ours / name).read_bytes() == (theirs / name).read_bytes(), name
+
+
+@pytest.mark.parametrize("case, options", [("double_pendulum", ["--t-end", "0.5"]),
+                                           ("3prr_sine", ["--t-end", "0.1", "--no-plots"])])
+def test_the_result_folder_written_from_python_is_the_command_lines(case, options, tmp_path, monkeypatch):
+    monkeypatch.setenv("FEMDYN_PLOT_PROCESSES", "0")
+    assert main(["run", str(CASES / f"{case}.toml"), "--out", str(tmp_path / "cli"), "--quiet", *options]) == 0
+    problem = femdyn.load(CASES / f"{case}.toml", t_end=float(options[1]), plots="--no-plots" not in options)
+    summary = problem.run().write(tmp_path / "api")
+    assert summary["complete"]
+    _same_folder(tmp_path / "api", tmp_path / "cli")
+
+
+def test_a_python_built_flexible_model_swept_on_dask_gives_the_rows_of_the_toml_sweep():
+    """The 3-PRR's links' width b at 0.12 and 0.18 m, 0.02 s: ``femdyn.sweep`` of ``three_prr`` (2
+    LocalCluster workers) against the TOML sweep of cases/3prr_sine.toml with --param b=0.12,0.18."""
+    cloudpickle.register_pickle_by_value(sys.modules[__name__])  # the workers cannot import this test file
+    t_end = 0.02
+    plan = plan_sweep(CASES / "3prr_sine.toml", [parse_parameter("b=0.12,0.18")], t_end=t_end)
+    rows = []
+    with connect(workers=2) as client:
+        run_on_cluster(client, [plan.task(i) for i in range(len(plan.values))], rows.append)
+        swept = femdyn.sweep(_three_prr_short, {"b": [0.12, 0.18]}, client=client)
+    rows.sort(key=lambda r: r["sample"])
+    assert swept.columns == plan.columns
+    assert not swept.errors and not any(r["error"] for r in rows)
+    for ours, theirs in zip(swept.rows, rows):
+        for column in plan.columns:
+            if column in ("wall_time", "error"):
+                continue
+            assert math.isclose(ours[column], theirs[column], rel_tol=1e-9, abs_tol=1e-15), column
+
+
+def _three_prr_short(b):
+    return three_prr(b=b, t_end=0.02)
