@@ -19,8 +19,7 @@ from shared import CASES
 
 import femdyn
 from femdyn.cli import main
-from femdyn.studies.sweep import parse_parameter, plan_sweep
-from femdyn.studies.sweep_cluster import connect, run_on_cluster
+from femdyn.studies.sweep import parse_parameter, plan_sweep, run_local
 
 pi = np.pi
 
@@ -154,15 +153,13 @@ def test_the_result_folder_written_from_python_is_the_command_lines(case, option
 
 def test_a_python_built_flexible_model_swept_on_dask_gives_the_rows_of_the_toml_sweep():
     """The 3-PRR's links' width b at 0.12 and 0.18 m, 0.02 s: ``femdyn.sweep`` of ``three_prr`` (2
-    LocalCluster workers) against the TOML sweep of cases/3prr_sine.toml with --param b=0.12,0.18."""
+    LocalCluster workers) against the samples of the TOML sweep of cases/3prr_sine.toml with
+    --param b=0.12,0.18 (``studies.sweep.run_sample``, what femdyn sweep's workers run)."""
     cloudpickle.register_pickle_by_value(sys.modules[__name__])  # the workers cannot import this test file
     t_end = 0.02
     plan = plan_sweep(CASES / "3prr_sine.toml", [parse_parameter("b=0.12,0.18")], t_end=t_end)
-    rows = []
-    with connect(workers=2) as client:
-        run_on_cluster(client, [plan.task(i) for i in range(len(plan.values))], rows.append)
-        swept = femdyn.sweep(_three_prr_short, {"b": [0.12, 0.18]}, client=client)
-    rows.sort(key=lambda r: r["sample"])
+    rows = run_local(plan)  # the rows of femdyn sweep's samples, here run one after the other
+    swept = femdyn.sweep(_three_prr_short, {"b": [0.12, 0.18]}, workers=2)
     assert swept.columns == plan.columns
     assert not swept.errors and not any(r["error"] for r in rows)
     for ours, theirs in zip(swept.rows, rows):
