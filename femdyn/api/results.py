@@ -230,7 +230,8 @@ class ModesResult:
 
     def __repr__(self) -> str:
         hz = ", ".join(f"{f:.4g}" for f in self.frequency)
-        return f"<ModesResult {self.problem.case.title!r}: {len(self.omega)} modes at t = {self.modes.t:g} s, f = [{hz}] Hz>"
+        title, count = self.problem.case.title, len(self.omega)
+        return f"<ModesResult {title!r}: {count} modes at t = {self.modes.t:g} s, f = [{hz}] Hz>"
 
     def write(self, folder: str | Path, vtk: bool = True) -> list[dict[str, Any]]:
         """Write the folder of ``femdyn modes`` (``io.equilibrium.write_modes``); returns its rows."""

@@ -6,7 +6,7 @@ The samples run on dask.distributed workers (``sweep_cluster``) into a result fo
 ``loads.0.function.amplitude``) or one of the beam parameters E, rho, b, h, which sets that value in
 the beam table of every beam body. SPEC is a range ``a:b:n`` (n values from a to b, both included)
 or a list ``v1,v2,..``. The **full factorial** design runs every combination, the first parameter
-varying slowest; the **Latin hypercube** (``design="lhs"``) takes ranges ``a:b`` and draws
+varying slowest; the **Latin hypercube** ([McKay1979]; ``design="lhs"``) takes ranges ``a:b`` and draws
 ``samples`` points, one in each of the ``samples`` equal strata of every parameter (seeded).
 
 **Samples** (``run_sample``, one case run each) return one row: the sample number, the parameter
