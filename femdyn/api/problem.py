@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -40,6 +40,9 @@ from ..model.spec import ModelSpec
 from ..studies.inversion import InversionSettings, invert_case, inversion_settings
 from ..studies.run import checked_settings, prepare_case, run_case
 from .results import InversionResult, ModesResult, RunResult, StaticResult
+
+if TYPE_CHECKING:
+    from ..integrators.setup import Setup
 
 Pose = Mapping[str, Any]  # {"position", "angle" (2D) | "rotation" (3x3, 3D), "velocity", "angular_velocity"}
 Elastic = tuple[int, float]  # (mode k from 1, largest nodal translation in m, or m/s for a rate)
@@ -176,7 +179,7 @@ class Problem:
         problem._init(case, self.spec, self._inversion, self._options)
         return problem
 
-    def setup(self):  # -> integrators.setup.Setup
+    def setup(self) -> Setup:
         """The prepared initial state (``integrators.setup.prepare``: checked, independent constraint rows
         chosen, projected onto the constraints; the static equilibrium where the problem starts there)."""
         return prepare_case(self.case)

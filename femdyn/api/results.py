@@ -12,13 +12,14 @@ pandas DataFrame where pandas is installed. ``write(folder)`` writes the folder 
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import replace
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-from numpy.typing import NDArray
+from numpy.typing import ArrayLike, NDArray
 
 from ..integrators.time_loop import Results
 from ..io.equilibrium import deflections, one_frame, write_modes, write_static
@@ -41,7 +42,7 @@ Columns = dict[str, NDArray[np.float64]]
 TABLES = {"history": HISTORY, "bodies": BODIES, "probes": PROBES, "inputs": INPUTS, "reactions": REACTIONS}
 
 
-def _pandas(columns: Columns) -> Any:
+def _pandas(columns: Mapping[str, ArrayLike]) -> Any:
     """The columns as a pandas DataFrame (ImportError naming pandas where it is not installed)."""
     try:
         import pandas
