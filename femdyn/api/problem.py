@@ -248,6 +248,9 @@ class Problem:
         """
         if not self.model.inputs:
             raise ModelError("servos", "the problem has no servo constraints to invert")
+        if self.spec is None and self.case.data is None:
+            raise ModelError("model", "the inversion's check rebuilds the model without its servos: give the "
+                             "Problem the ModelBuilder, not the built Model")
         if self._inversion is not None:
             settings = self._inversion
         elif self.case.data is not None:

@@ -171,3 +171,97 @@ def test_a_python_built_flexible_model_swept_on_dask_gives_the_rows_of_the_toml_
 
 def _three_prr_short(b):
     return three_prr(b=b, t_end=0.02)
+
+
+RHO, E, B, H, L = 7850.0, 2.1e11, 0.02, 0.02, 1.0
+
+
+def cantilever(**initial):
+    """A steel bar (1 m, 20 x 20 mm, 8 FEM elements) clamped at its origin, under gravity, a probe at
+    its tip."""
+    b = femdyn.ModelBuilder(2)
+    b.add_beam("bar", femdyn.BeamBody.straight(L, 8, femdyn.Section.rectangle(B, H), E, RHO), stiffening=True)
+    b.add_joint("clamp", "fixed", "ground", "bar")
+    b.set_gravity([0.0, -9.81])
+    return femdyn.Problem(b, femdyn.SolverSettings(dt=0.001, t_end=0.02), probes={"tip": ("bar", [L, 0.0])},
+                          **initial)
+
+
+def test_a_python_problem_starts_in_static_equilibrium_at_the_cantilevers_sag():
+    """``equilibrium=True``: the clamped bar starts and stays at w(L) = q L^4/(8 EI), w'(L) = q L^3/(6 EI)
+    (cubic Hermite elements are nodally exact under a uniform load); ``static()`` finds the same pose."""
+    q, EI = RHO * B * H * 9.81, E * B * H**3 / 12
+    sag, slope = q * L**4 / (8 * EI), q * L**3 / (6 * EI)
+    result = cantilever(equilibrium=True).run()
+    assert np.abs(result["tip.y"] + sag).max() < 1e-12 * sag
+    assert np.abs(result["tip.angle"] + slope).max() < 1e-12 * slope
+    static = cantilever().static()
+    assert static.deflections["tip"]["displacement"][1] == pytest.approx(-sag, rel=1e-12)
+    assert static.deflections["tip"]["elastic_y"] == pytest.approx(-sag, rel=1e-12)
+    with pytest.raises(femdyn.ModelError, match="at rest"):
+        cantilever(equilibrium=True, joints={}, bodies={"bar": {"velocity": [0.0, 1.0]}})
+
+
+def test_a_python_problem_starts_in_a_natural_mode_as_the_case_file_does(tmp_path):
+    """``elastic={body: (mode, amplitude)}`` places the state that ``[initial.bodies.NAME] elastic =
+    {mode, amplitude}`` places: the k-th mode of the clamped bar, its largest nodal translation the
+    amplitude; the bar then vibrates at that mode's frequency (``modes()`` of the same bar)."""
+    problem = cantilever(elastic={"bar": (1, 0.002)}, elastic_rate={"bar": (2, 0.01)})
+    text = f"""dimension = 2
+gravity = [0.0, -9.81]
+[solver]
+dt = 0.001
+t_end = 0.02
+[flexible]
+elements = 8
+[[bodies]]
+name = "bar"
+beam = {{length = {L}, young = {E}, density = {RHO}, b = {B}, h = {H}}}
+[[joints]]
+name = "clamp"
+type = "fixed"
+bodies = ["ground", "bar"]
+[initial.bodies.bar]
+elastic = {{mode = 1, amplitude = 0.002}}
+elastic_rate = {{mode = 2, amplitude = 0.01}}
+"""
+    (tmp_path / "bar.toml").write_text(text)
+    from_file = femdyn.load(tmp_path / "bar.toml")
+    assert np.array_equal(problem.q0, from_file.q0) and np.array_equal(problem.v0, from_file.v0)
+    tip = problem.run()["tip.elastic_y"]
+    assert abs(tip[0]) == pytest.approx(0.002, rel=1e-12)  # mode 1 is largest at the tip
+    modes = cantilever().modes(count=2)
+    beta = 1.8751040687  # the first root of cos(x) cosh(x) = -1: omega_1 = beta^2 sqrt(EI/(rho A L^4))
+    assert modes.omega[0] == pytest.approx(beta**2 * np.sqrt(E * H**2 / 12 / (RHO * L**4)), rel=1e-4)
+
+
+def test_an_attachment_in_python_is_the_case_files_weld():
+    """``add_attachment`` welds a mass at a material point as ``[[attachments]]`` does: a gripper of
+    0.5 kg at the tip of the clamped bar adds its weight to the clamp's reaction force, exactly, and its
+    weight's moment (to the sag's shortening of the lever arms, ~ slope^2 = 1e-6)."""
+    b = femdyn.ModelBuilder(2)
+    b.add_beam("bar", femdyn.BeamBody.straight(L, 8, femdyn.Section.rectangle(B, H), E, RHO), stiffening=True)
+    b.add_joint("clamp", "fixed", "ground", "bar")
+    assert b.add_attachment("gripper", "bar", [L, 0.0], 0.5) == "gripper@bar"
+    b.set_gravity([0.0, -9.81])
+    static = femdyn.Problem(b, femdyn.SolverSettings(dt=0.001, t_end=0.02)).static()
+    mass = RHO * B * H * L
+    reactions = static.reactions  # of the clamp on the bar
+    assert reactions["clamp.bar.force_y"][0] == pytest.approx(9.81 * (mass + 0.5), rel=1e-12)
+    assert abs(reactions["clamp.bar.force_x"][0]) <= 1e-12 * 9.81 * mass
+    assert reactions["clamp.bar.moment_z"][0] == pytest.approx(9.81 * (mass * L / 2 + 0.5 * L), rel=1e-5)
+
+
+def test_a_python_servo_problem_is_inverted_as_its_case_file():
+    """The flexible link of cases/flexible_link.toml built in Python (the gallery's) is inverted to the
+    case file's torque, and its forward check, from the ModelSpec, follows the path as closely."""
+    import runpy
+
+    from shared import ROOT
+
+    example = ROOT / "docs" / "examples" / "flexible_link_inverse.py"
+    build = runpy.run_path(str(example), run_name="gallery_flexible_link_inverse")["flexible_link"]
+    ours = build().with_settings(dt=0.05).invert(pre=0.1, post=0.1)
+    theirs = femdyn.load(CASES / "flexible_link.toml", dt=0.05).invert(pre=0.1, post=0.1)
+    assert np.abs(ours.inputs["theta"] - theirs.inputs["theta"]).max() <= 1e-9 * np.abs(theirs.inputs["theta"]).max()
+    assert ours.path_error <= 1e-9 and theirs.path_error <= 1e-9
