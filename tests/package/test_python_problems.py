@@ -6,7 +6,10 @@ rows of the equivalent TOML sweep (``studies.sweep``, the engine of ``femdyn swe
 
 The cases: the double pendulum (rigid, gravity), the NM logo (000 section 4.1.4: a hat torque in free
 flight), the FEM 3-PRR (003 sections 8.1-8.2: four flexible links, slider loads, a probe at the end
-effector) and the spatial four-bar (3D revolute joints, three redundant rows dropped)."""
+effector), the spatial four-bar (3D revolute joints, three redundant rows dropped), the linear guide
+(000 section 4.2.4: initial velocities and rates), the RPR figure-8 (000 section 5: servos and inputs),
+the friction oscillator (001 section 4.2: stick-slip friction) and the slender cantilever (a link in 8
+floating-frame segments)."""
 import json
 import math
 import sys
@@ -100,8 +103,72 @@ def four_bar_spatial():
                                   "C": {"angle": 1.0471975511965979}}, name="four_bar_spatial")
 
 
+def linear_guide():
+    b = femdyn.ModelBuilder(2)
+    b.add_body("guide", 1.1, [0.0229, 5.8667], size=[0.5, 8.0])
+    b.add_body("slider", 2.0, [0.1667, 0.1667], size=[1.0, 1.0])
+    b.add_joint("slide", "prismatic", "guide", "slider", axis=[0.0, 1.0], slide="u")
+    guide = {"position": [0.0, 0.0], "angle": 0.0, "velocity": [4.0, 1.0], "angular_velocity": pi / 2}
+    return femdyn.Problem(b, femdyn.SolverSettings(dt=0.1, t_end=1.5), bodies={"guide": guide},
+                          joints={"slide": {"slide": -3.0, "slide_rate": -6.5}}, name="linear_guide")
+
+
+def rpr_figure8():
+    """The free-floating RPR of 000 section 5: three cylinder-piston legs from a floating base to the
+    effector, whose centre follows the figure-8 and whose angle is held by servos, with the three
+    revolute joint angles at the base as inputs."""
+    b = femdyn.ModelBuilder(2)
+    for k in (1, 2, 3):
+        b.add_body(f"cylinder{k}", 3, [0.0125, 0.0275], size=[0.25, 0.05])
+    for k in (1, 2, 3):
+        b.add_body(f"piston{k}", 4, [0.04, 0.08], size=[0.35, 0.05])
+    b.add_body("effector", 3, [0.0408, 0.0408])
+    b.add_body("base", 8, [0.1, 0.1])
+    base = [[-0.5, -0.288675134594813], [0.5, -0.288675134594813], [0.0, 0.577350269189626]]
+    tip = [[-0.2, -0.115470053837925], [0.2, -0.115470053837925], [0.0, 0.23094010767585]]
+    for k in (1, 2, 3):
+        b.add_joint(f"R{k}", "revolute", "base", f"cylinder{k}", point1=base[k - 1], point2=[-0.125, 0.0],
+                    angle=f"Theta{k}")
+        b.add_joint(f"P{k}", "prismatic", f"cylinder{k}", f"piston{k}", slide=f"u{k}")
+        b.add_joint(f"E{k}", "revolute", f"piston{k}", "effector", point1=[0.175, 0.0], point2=tip[k - 1])
+    path = femdyn.trajectories.FigureEight(1 / 12, 1 / 16, femdyn.trajectories.SmoothRampAngle(1.0, 2.0, 3.0, pi))
+    b.add_servo_point("figure8", "effector", [0.0, 0.0], path)
+    b.add_servo_angle("no-rotation", "effector", femdyn.trajectories.Constant([0.0]))
+    b.set_inputs(["Theta1", "Theta2", "Theta3"])
+    slide = np.sqrt(3) / 3 - 0.4 / np.sqrt(3) - 0.3
+    centre = {"position": [0.0, np.sqrt(3) / 6], "angle": 0.0}
+    return femdyn.Problem(b, femdyn.SolverSettings(dt=0.02, t_end=3.5), bodies={"base": centre, "effector": centre},
+                          joints={"R1": {"angle": pi / 6}, "R2": {"angle": 5 * pi / 6}, "R3": {"angle": -pi / 2},
+                                  **{f"P{k}": {"slide": slide} for k in (1, 2, 3)}},
+                          probes={"effector": ("effector", [0.0, 0.0])}, name="rpr_figure8")
+
+
+def friction_oscillator():
+    b = femdyn.ModelBuilder(2)
+    b.add_body("mass", 1.0, [0.01, 0.01], size=[0.2, 0.2])
+    b.add_joint("guide", "prismatic", "ground", "mass", slide="x")
+    b.add_friction("x", 100.0, 5.0)
+    b.add_joint_load("x", femdyn.time_functions.sine(8.0, 0.5))
+    return femdyn.Problem(b, femdyn.SolverSettings(dt=0.01, t_end=10.0), joints={"guide": {"slide": 0.0}},
+                          name="friction_oscillator")
+
+
+def slender_cantilever():
+    """A steel strip of 16 FEM elements in 8 floating-frame segments, clamped, under gravity."""
+    b = femdyn.ModelBuilder(2)
+    strip = femdyn.BeamBody.straight(1.0, 16, femdyn.Section.rectangle(0.02, 0.001), 2.1e11, 7850)
+    b.add_beam("strip", strip, stiffening=True, segments=8)
+    b.add_joint("clamp", "fixed", "ground", "strip")
+    b.set_gravity([0.0, -9.81])
+    return femdyn.Problem(b, femdyn.SolverSettings(dt=0.002, t_end=0.6),
+                          bodies={"strip": {"position": [0.0, 0.0], "angle": 0.0}},
+                          probes={"tip": ("strip", [1.0, 0.0])}, name="slender_cantilever")
+
+
 BUILT = {"double_pendulum": (double_pendulum, 1.0), "nm_logo": (nm_logo, None), "3prr_sine": (three_prr, 0.1),
-         "four_bar_spatial": (four_bar_spatial, 1.0)}  # case -> (Python build, shorter t_end)
+         "four_bar_spatial": (four_bar_spatial, 1.0), "linear_guide": (linear_guide, None),
+         "rpr_figure8": (rpr_figure8, 1.5), "friction_oscillator": (friction_oscillator, 2.0),
+         "slender_cantilever": (slender_cantilever, 0.05)}  # case -> (Python build, shorter t_end)
 
 
 @pytest.mark.parametrize("case", list(BUILT))
