@@ -332,3 +332,30 @@ def test_a_python_servo_problem_is_inverted_as_its_case_file():
     theirs = femdyn.load(CASES / "flexible_link.toml", dt=0.05).invert(pre=0.1, post=0.1)
     assert np.abs(ours.inputs["theta"] - theirs.inputs["theta"]).max() <= 1e-9 * np.abs(theirs.inputs["theta"]).max()
     assert ours.path_error <= 1e-9 and theirs.path_error <= 1e-9
+
+
+def test_results_are_named_and_say_what_they_hold():
+    """A run's columns are found by name, its repr gives its time span, steps and tables, a model's and a
+    builder's their counts; ``to_pandas`` gives the history as a DataFrame where pandas is installed and
+    says how to get it where not."""
+    problem = nm_logo()
+    result = problem.run(t_end=0.5)
+    assert np.array_equal(result["theta"], result.coordinate("theta"))
+    assert np.array_equal(result["N.x"], result.bodies["N.x"]) and "NM.M.force_x" in result.reactions
+    with pytest.raises(KeyError, match="no column 'nope'"):
+        result["nope"]
+    text = repr(result)
+    assert "t = 0 .. 0.5 s, 10 steps of dt = 0.05 s, complete" in text and "history: 14 columns" in text
+    assert repr(problem.model) == ("<Model 2D: 2 bodies, 1 joints, 13 coordinates (joint coordinates: theta), "
+                                   "9 constraints, 1 forces, 0 servo inputs>")
+    b = femdyn.ModelBuilder(3)
+    b.add_body("a", 1.0, [1.0, 1.0, 1.0])
+    assert repr(b) == "<ModelBuilder 3D: 1 bodies, 0 joints; bodies a>"
+    try:
+        import pandas  # noqa: F401
+    except ImportError:
+        with pytest.raises(ImportError, match="pip install pandas"):
+            result.to_pandas()
+    else:
+        frame = result.to_pandas("history")
+        assert list(frame.columns) == list(result.history) and len(frame) == 11
