@@ -22,7 +22,7 @@ Schema::
     [[bodies]]   name, mass, euler = [..] | inertia = [J1, J2, J3] (3D); optional size = [..]
                  (values >= 0: a point mass has all zero, a flat disc J2 = J1 + J3)
     [[attachments]] name, body, point, mass; optional euler | inertia (default: a point mass): a mass
-                 welded at a material point of a rigid or flexible body (``_add_attachments``)
+                 welded at a material point of a rigid or flexible body (``ModelBuilder.add_attachment``)
                  or name, beam = {..}: a flexible body (2D and 3D), with [flexible] settings (see ``beams``)
     [[probes]]   name, body, point       material points whose motion (and elastic part) is recorded
     [[joints]]   name, type, bodies = [b1, b2]; optional points, axis, relative_rotation, angle, slide
