@@ -285,3 +285,27 @@ def test_held_bodies_and_bad_names(tmp_path):
         path.write_text(text.replace("[initial.bodies.platform]", initial + "[initial.bodies.platform]", 1))
         with pytest.raises(CaseError, match=field.replace("[", r"\[").replace("]", r"\]")):
             load_case(path)
+
+
+def test_a_rough_pose_assembles_from_python(tmp_path):
+    """``femdyn.Problem(..., assemble=True)``: the five-bar's model with its links and tool placed 1 cm and
+    0.05 rad off (the cranks through their joint angles) sags as the case file's exact pose does, and
+    ``femdyn.load`` of a case with ``[initial] assemble`` does the same."""
+    import femdyn
+
+    path = tmp_path / "exact.toml"
+    path.write_text(five_bar())
+    case = load_case(path)
+    exact = femdyn.load(path).static().deflections["tcp"]["displacement"]
+    bodies = {name: {"position": position + [0.01, 0.0], "angle": angle + 0.05}
+              for name, (position, angle) in five_bar_pose(2.2, 0.9, 0.2).items() if not name.startswith("crank")}
+    cranks = {"A1": {"angle": 2.2}, "A2": {"angle": 0.9}}
+    problem = femdyn.Problem(case.model, case.settings, bodies=bodies, joints=cranks, assemble=True,
+                             probes={"tcp": ("tool", [0.0, 0.0])})
+    assert problem.setup().assembly.held == ("theta1", "theta2")
+    sag = problem.static().deflections["tcp"]["displacement"]
+    assert np.linalg.norm(np.subtract(sag, exact)) <= 1e-5 * np.linalg.norm(exact)
+    rough = tmp_path / "rough.toml"
+    rough.write_text(five_bar(off=(0.01, 0.05), initial="assemble = true"))
+    loaded = femdyn.load(rough).static().deflections["tcp"]["displacement"]
+    assert np.linalg.norm(np.subtract(loaded, exact)) <= 1e-5 * np.linalg.norm(exact)
