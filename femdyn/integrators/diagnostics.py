@@ -138,6 +138,7 @@ def validity_check(extent) -> dict:
             f"the sections of flexible body '{worst}'{others} turn by up to {rotation:.3g} rad relative to its "
             f"floating frame and move by up to {deflection:.3g} of its length (bounds {ROTATION_BOUND:g} rad, "
             f"{DEFLECTION_BOUND:g}): one floating-frame body is linear beam theory, about "
-            f"{100 * LINEAR_ERROR * rotation**2:.2g} % off there ({LINEAR_ERROR:g} theta^2, from the elastica); split "
-            "the link into (more) floating-frame segments ([flexible] segments = k, --segments K: the error falls as 1/k^2)")
+            f"{100 * LINEAR_ERROR * rotation**2:.2g} % off there ({LINEAR_ERROR:g} theta^2, from the elastica); "
+            "split the link into (more) floating-frame segments ([flexible] segments = k, --segments K: the error "
+            "falls as 1/k^2)")
     return check
