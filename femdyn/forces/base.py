@@ -85,9 +85,9 @@ class Force(ABC):
         """Internal state at the end of a converged step; none by default."""
         return state
 
-    def dissipation(self, qa, qb, state):
-        """Energy dissipated in the step, per instance (K,) or 0; asked of ``dissipative``
-        components only."""
+    def dissipation(self, qa, qb, state, dt=None):
+        """Energy dissipated in the step of length ``dt``, per instance (K,) or 0; asked of
+        ``dissipative`` components only."""
         return 0.0
 
     # --- generalized-alpha: the continuous force at the step's end -----------------------------
@@ -108,7 +108,7 @@ class Force(ABC):
         """Internal state at the end of a converged step that ends at q; none by default."""
         return state
 
-    def continuous_dissipation(self, q, state):
-        """Energy dissipated in the step that ends at q, per instance (K,) or 0; asked of
-        ``dissipative`` components only."""
+    def continuous_dissipation(self, q, state, qa=None, va=None, v=None, dt=None):
+        """Energy dissipated in the step from (qa, va) that ends at (q, v) (length ``dt``), per instance
+        (K,) or 0; asked of ``dissipative`` components only."""
         return 0.0
