@@ -10,7 +10,7 @@ FE matrices, ``BeamBody.mass`` and ``stiffness``):
   zeta_i = alpha / (2 omega_i) + beta omega_i / 2;
 - modal damping [Clough1993]: with the mass-normalised modes Phi of K Phi = M Phi diag(omega^2),
   Phi^T M Phi = I (all of them: the elastic modes of the body under its reference conditions),
-  D = M Phi diag(2 zeta_i omega_i) Phi^T M, so that Phi^T D Phi = diag(2 zeta_i omega_i): mode i has
+  D = M Phi diag(2 zeta_i omega_i) Phi^T M (``modes.lowest_modes``, all of them), so that Phi^T D Phi = diag(2 zeta_i omega_i): mode i has
   the ratio zeta_i exactly. ``ratio`` is one zeta for every mode or a list, mode 1 first; the modes
   beyond the list are undamped. D is dense on the body's elastic coordinates (n^2 entries, its set-up
   a dense eigenproblem of n^3 operations): for a few hundred coordinates; Rayleigh damping keeps the
@@ -23,10 +23,10 @@ deformation (``forces.viscous``, which applies D).
 from dataclasses import dataclass
 
 import numpy as np
-import scipy.linalg
 import scipy.sparse as sp
 
 from ..forces.viscous import ViscousDamping
+from .modes import lowest_modes
 
 
 @dataclass(frozen=True)
@@ -71,10 +71,10 @@ def damping_matrix(damping, mass, stiffness):
     and stiffness ``stiffness`` (sparse, n x n; module docstring)."""
     if not damping.modal:
         return sp.csr_matrix(damping.alpha * sp.csr_matrix(mass) + damping.beta * sp.csr_matrix(stiffness))
-    M, K = sp.csr_matrix(mass).toarray(), sp.csr_matrix(stiffness).toarray()
-    if not M.size:
+    M = sp.csr_matrix(mass)
+    if not M.shape[0]:
         return sp.csr_matrix(M.shape)
-    omega2, Phi = scipy.linalg.eigh(0.5 * (K + K.T), 0.5 * (M + M.T))  # mass-normalised: Phi^T M Phi = I
+    omega2, Phi = lowest_modes(sp.csr_matrix(stiffness), M, M.shape[0])  # all of them, Phi^T M Phi = I
     rates = 2.0 * damping.ratios(len(omega2)) * np.sqrt(np.maximum(omega2, 0.0))
     MPhi = M @ Phi
     return sp.csr_matrix((MPhi * rates) @ MPhi.T)
