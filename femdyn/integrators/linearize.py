@@ -36,8 +36,7 @@ femdyn model has, ``modes``) is refused.
 Poles are the eigenvalues s of A (frequency |s|/(2 pi) [Hz], damping ratio -Re s/|s|); the DC gains
 -C A^-1 B + D (infinite where A is singular: a free motion); the transmission zeros of the pair
 (output i, input j) the finite generalised eigenvalues of the Rosenbrock pencil
-([[A, b_j], [c_i, d_ij]], diag(I, 0)) (A. Emami-Naeini, P. Van Dooren, Computation of zeros of linear
-multivariable systems, Automatica 18 (1982) 415-430); the frequency response
+([[A, b_j], [c_i, d_ij]], diag(I, 0)) ([EmamiNaeini1982]); the frequency response
 H(i w) = C (i w I - A)^-1 B + D.
 """
 from dataclasses import dataclass
