@@ -94,9 +94,9 @@ def _world_entries(world):
     else:  # [w . d_1, w . d_2, w . d_3, psi, -s . d_3, s . d_2]
         table = [(1.0, 0, world.w[:, 0]), (1.0, 1, world.w[:, 0]), (1.0, 2, world.w[:, 0]), (1.0, -1, world.psi),
                  (-1.0, 2, world.s[:, 0]), (1.0, 1, world.s[:, 0])]
-    sign = np.array([table[c][0] for c in component])
-    director = np.array([table[c][1] for c in component], dtype=np.int64)
-    start = np.array([table[c][2][k] for k, c in zip(node, component)], dtype=np.int64)
+    sign = np.array([table[c][0] for c in range(len(table))])[component]
+    director = np.array([table[c][1] for c in range(len(table))], dtype=np.int64)[component]
+    start = np.stack([table[c][2] for c in range(len(table))])[component, node].astype(np.int64)
     return sign, director, start
 
 
@@ -110,16 +110,18 @@ def jacobian_entries(flexible):
         return np.arange(count), np.asarray(flexible.elastic), np.ones(count), -np.ones(count, dtype=np.int64)
     dim = flexible.dim
     sign, director, start = _world_entries(flexible)
-    directors = flexible.d.reshape(dim, dim)  # row a: the global indices of d_a
-    rows, columns, coefficients, sources = [], [], [], []
-    for i, (s, a, x) in enumerate(zip(sign, director, start)):  # set-up only: one row per elastic coordinate
-        if a < 0:
-            rows.append([i]), columns.append([x]), coefficients.append([s]), sources.append([-1])
-            continue
-        d, vector = directors[a], x + np.arange(dim)
-        rows.append(np.full(2 * dim, i)), coefficients.append(np.full(2 * dim, s))
-        columns.append(np.concatenate([d, vector])), sources.append(np.concatenate([vector, d]))
-    return tuple(np.concatenate(part) for part in (rows, columns, coefficients, sources))
+    rows = np.arange(len(sign))
+    linear, bilinear = director < 0, director >= 0
+    d = flexible.d.reshape(dim, dim)[director[bilinear]]  # (B, dim): the global indices of each row's d_a
+    vector = start[bilinear, None] + np.arange(dim)  # (B, dim): those of its vector
+    pairs = np.concatenate([d, vector], axis=1)  # entries (d_a, vector) with sources (vector, d_a), row by row
+    sources = np.concatenate([vector, d], axis=1)
+    rows = np.concatenate([rows[linear], np.repeat(rows[bilinear], 2 * dim)])
+    columns = np.concatenate([start[linear], pairs.ravel()])
+    coefficients = np.concatenate([sign[linear], np.repeat(sign[bilinear], 2 * dim)])
+    sources = np.concatenate([-np.ones(linear.sum(), dtype=np.int64), sources.ravel()])
+    order = np.argsort(rows, kind="stable")  # grouped by row
+    return rows[order], columns[order], coefficients[order], sources[order]
 
 
 def viscous_damping(bodies):
