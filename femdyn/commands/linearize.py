@@ -44,8 +44,9 @@ def add(commands):
                         "a slide) and PROBE.fx, .fy, .fz (a world force [N] at a probe's point); default: the "
                         "[control] inputs, else every joint coordinate")
     parser.add_argument("--outputs", type=_names, metavar="NAMES",
-                        help="comma-separated outputs: joint coordinates [rad, m] and PROBE.x, .y, .z (world position "
-                        "[m] of a probe's point); default: every probe's position, else every joint coordinate")
+                        help="comma-separated outputs, deviations from the equilibrium: joint coordinates [rad, m], "
+                        "PROBE.x, .y, .z (world position [m] of a probe's point) and joint reactions J.B.force_x .. "
+                        "[N, N m] (as in reactions.csv); default: every probe's position, else every joint coordinate")
     parser.add_argument("--servos", choices=("held", "free"), default="held",
                         help="servo rows kept (held, default) or dropped (free, their inputs constant)")
     parser.add_argument("--out", type=Path, metavar="DIR",
@@ -63,8 +64,9 @@ def handle(args):
         inputs = signals(case, args.inputs if args.inputs is not None else inputs, "inputs")
     except ValueError as err:
         raise CaseError(case.path, "--inputs", str(err)) from None
+    output_names = args.outputs if args.outputs is not None else outputs
     try:
-        outputs = signals(case, args.outputs if args.outputs is not None else outputs, "outputs")
+        signals(case, output_names, "outputs")  # checked before any solve; reactions need the equilibrium
     except ValueError as err:
         raise CaseError(case.path, "--outputs", str(err)) from None
     out = output_folder(args.out or default_folder(case.path, "linearize"), SUMMARY, "an earlier linearize folder")
@@ -73,6 +75,7 @@ def handle(args):
         setup = dataclasses.replace(setup, q0=pose_at(args.result, setup.model, args.at))
     try:
         equilibrium = static_equilibrium(setup, t=args.at)
+        outputs = signals(case, output_names, "outputs", equilibrium.q, equilibrium.lam)
         plant = linearize(setup, equilibrium.q, equilibrium.lam, args.at, inputs, outputs, args.servos)
     except (StaticsError, ModesError) as err:
         print(f"error: {case.path}: {' '.join(str(err).split())}", file=sys.stderr)

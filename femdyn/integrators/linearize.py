@@ -13,8 +13,10 @@ spring-dampers), Gbar^T the force directions of the active rows (the Jacobian's 
 Boolean input matrix B for servo rows held: their inputs act along B, 000 eq. 84) and G the active
 Jacobian. The input matrix Bu has one column per input: a unit generalised force on a joint coordinate
 (a torque on an angle, a force on a slide), or the generalised force C(X)^T e_a of a unit world force
-along axis a at a material point X (``point_input``). Outputs are linear in x: a joint coordinate, or a
-world component of a material point's position, rows Cq (``coordinate_output``, ``point_output``).
+along axis a at a material point X (``point_rows``). Outputs are deviations from their values at the
+equilibrium, linear in x and mu: a joint coordinate or a world component of a material point's position
+(rows Cq on x: ``coordinate_row``, ``point_rows``), or a component of a joint's reaction on one of its
+bodies (``model.reactions``; rows (Cq, Cl) on x and on the multipliers, ``reaction_rows``).
 
 (1) is the descriptor form, E z' = A_d z + B_d u, y = C_d z, with z = (x, x', mu):
 
@@ -27,9 +29,12 @@ Gbar = G; with held servos whose inputs are not collocated W spans the zero dyna
 [Blajer2004], and W^T M Z is not symmetric):
 
     (W^T M Z) y'' + (W^T C Z) y' + (W^T K Z) y = W^T Bu u,
-    A = [[0, I], [-Mr^-1 Kr, -Mr^-1 Cr]],  B = [[0], [Mr^-1 W^T Bu]],  C = [Cq Z, 0],  D = 0,
+    A = [[0, I], [-Mr^-1 Kr, -Mr^-1 Cr]],  B = [[0], [Mr^-1 W^T Bu]],
 
-the state (y, y'), 2 (n - m) long. Both bases come from the SVD of the dense G (LAPACK): for models of up
+the state (y, y'), 2 (n - m) long. The multipliers follow from (1) with x'' = Z y'': Gbar^T mu = r,
+r = Bu u - M Z y'' - C Z y' - K Z y, which lies in the range of Gbar^T (W^T r = 0), so
+mu = (Gbar Gbar^T)^-1 Gbar r exactly; the outputs y = Cq x + Cl mu are then C (y, y') + D u, with a
+feedthrough D where a reaction responds to the input at once (C_d = (Cq, 0, Cl) in the descriptor form). Both bases come from the SVD of the dense G (LAPACK): for models of up
 to some thousand coordinates. Mr = W^T M Z must be regular: a direction of T without mass (which no
 femdyn model has, ``modes``) is refused.
 
@@ -44,6 +49,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.linalg
 
+from ..model.reactions import JointReactions
 from .modes import ModesError, path_dependent_forces, static_multipliers, unbalanced
 from .saddle import SaddleSystem
 
@@ -151,6 +157,36 @@ def point_rows(model, body, point):
     return rows
 
 
+def reaction_names(model):
+    """{column name: unit} of the joints' reactions (``model.reactions.JointReactions.columns``): force
+    components in N, moments in N m."""
+    if not model.joints:
+        return {}
+    q = np.zeros((1, model.n))
+    return {name: "N m" if ".moment_" in name else "N"
+            for name in JointReactions(model).columns(q, np.zeros((1, model.m)))}
+
+
+def reaction_rows(model, q, lam, names):
+    """(name, row (n + m,), unit) of the reaction columns ``names`` linearised at (q, lam): the rows on the
+    m multipliers exactly (the columns are linear in them: their values at the unit multipliers), the
+    rows on q by central differences with the step h = 1e-6 max(1, |q|) (the columns are polynomials of
+    degree 3 at most in q for the joints' quadratic rows -- position times Jacobian times multiplier --
+    so the differences' error is h^2 times the third derivative, about 1e-12 relative, and their
+    round-off eps/h; joint-angle rows are smooth)."""
+    units = reaction_names(model)
+    unknown = [name for name in names if name not in units]
+    if unknown:
+        raise ValueError(f"unknown reaction '{unknown[0]}'")
+    n, m = model.n, model.m
+    h = 1e-6 * max(1.0, float(np.abs(q).max()))
+    Q = np.vstack([q + h * np.eye(n), q - h * np.eye(n), np.broadcast_to(q, (m, n))])
+    Lam = np.vstack([np.broadcast_to(lam, (2 * n, m)), np.eye(m)])
+    columns = JointReactions(model).columns(Q, Lam)
+    return [(name, np.concatenate([(columns[name][:n] - columns[name][n : 2 * n]) / (2 * h), columns[name][2 * n :]]),
+             units[name]) for name in names]
+
+
 def _null_space(matrix, n):
     """An orthonormal basis (n, n - rank) of the null space of the dense ``matrix`` (r, n) by its SVD;
     LinearizeError where its rows are dependent."""
@@ -165,8 +201,8 @@ def _null_space(matrix, n):
 def linearize(setup, q, lam=None, t=0.0, inputs=(), outputs=(), servos="held"):
     """The ``LinearPlant`` of the model of ``setup`` (``setup.prepare``) at the static equilibrium q, lam
     (default: lam of the equilibrium at q, ``modes.static_multipliers``) at time t; ``inputs``: (name,
-    generalised force (n,), unit) each, ``outputs``: (name, row on q (n,), unit) each (``coordinate_row``,
-    ``point_rows``); ``servos``: "held" (their rows kept, the inputs that hold them free to respond) or
+    generalised force (n,), unit) each, ``outputs``: (name, row, unit) each, the row on q (n,)
+    (``coordinate_row``, ``point_rows``) or on q and the m multipliers (n + m,) (``reaction_rows``); ``servos``: "held" (their rows kept, the inputs that hold them free to respond) or
     "free" (dropped: the inputs constant). Refuses friction, a pose off the constraints or out of
     equilibrium and directions without mass (``LinearizeError``)."""
     model, n = setup.model, setup.model.n
@@ -204,19 +240,26 @@ def linearize(setup, q, lam=None, t=0.0, inputs=(), outputs=(), servos="held"):
     if k and singular.min() <= MASSLESS * singular.max():
         raise LinearizeError("a motion that the constraints allow carries no mass: no first-order ODE")
     Bu = np.column_stack([force for _, force, _ in inputs]) if inputs else np.zeros((n, 0))
-    Cq = np.vstack([row for _, row, _ in outputs]) if outputs else np.zeros((0, n))
+    rows_out = np.vstack([np.concatenate([row, np.zeros(n + model.m - row.size)]) for _, row, _ in outputs]) \
+        if outputs else np.zeros((0, n + model.m))
+    Cq, Cl = rows_out[:, :n], rows_out[:, n:][:, rows]  # on x, on the active multipliers mu
     p, m, r = Cq.shape[0], Bu.shape[1], G.shape[0]
     stiffness, damping, forcing = (np.linalg.solve(Mr, W.T @ X) for X in (K @ Z, C @ Z, Bu))
     A = np.block([[np.zeros((k, k)), np.eye(k)], [-stiffness, -damping]])
     B = np.vstack([np.zeros((k, m)), forcing])
-    C_out = np.hstack([Cq @ Z, np.zeros((p, k))])
+    C_out, D = np.hstack([Cq @ Z, np.zeros((p, k))]), np.zeros((p, m))
+    if np.any(Cl):  # mu = P r, r = Bu u - M Z y'' - C Z y' - K Z y (module docstring)
+        P = np.linalg.solve(Gbar_T.T @ Gbar_T, Gbar_T.T)
+        MZ = M @ Z
+        C_out += Cl @ P @ np.hstack([MZ @ stiffness - K @ Z, MZ @ damping - C @ Z])
+        D = Cl @ P @ (Bu - MZ @ forcing)
     E = scipy.linalg.block_diag(np.eye(n), M, np.zeros((r, r)))
     A_d = np.block([[np.zeros((n, n)), np.eye(n), np.zeros((n, r))], [-K, -C, -Gbar_T],
                     [G, np.zeros((r, n)), np.zeros((r, r))]])
     B_d = np.vstack([np.zeros((n, m)), Bu, np.zeros((r, m))])
-    C_d = np.hstack([Cq, np.zeros((p, n + r))])
+    C_d = np.hstack([Cq, np.zeros((p, n)), Cl])
     names = [f"y{i + 1}" for i in range(k)]
-    return LinearPlant(A, B, C_out, np.zeros((p, m)), E, A_d, B_d, C_d, np.zeros((p, m)), Z,
+    return LinearPlant(A, B, C_out, D, E, A_d, B_d, C_d, np.zeros((p, m)), Z,
                        tuple(names + [f"{y}_rate" for y in names]), tuple(x[0] for x in inputs),
                        tuple(y[0] for y in outputs), tuple(x[2] for x in inputs), tuple(y[2] for y in outputs),
                        q, lam, float(t), servos)

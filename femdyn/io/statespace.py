@@ -5,7 +5,7 @@ gains, transmission zeros per input-output pair) and a Bode plot ``bode_<output>
 magnitude in the pair's SI unit and phase in degrees over the frequency in Hz."""
 import numpy as np
 
-from ..integrators.linearize import coordinate_row, frequency_and_damping, point_rows
+from ..integrators.linearize import coordinate_row, frequency_and_damping, point_rows, reaction_names, reaction_rows
 from . import jsonfile
 from .plots import _save, label, pyplot
 from .units import COORDINATES, INPUTS, coordinate_kind
@@ -105,15 +105,21 @@ def default_signals(case):
     return inputs, outputs
 
 
-def signals(case, names, kind):
-    """(name, vector (n,), unit) of each named input (``kind`` "inputs") or output ("outputs"): a joint
+def signals(case, names, kind, q=None, lam=None):
+    """(name, vector, unit) of each named input (``kind`` "inputs") or output ("outputs"): a joint
     coordinate (a torque in N m on an angle, a force in N on a slide; as an output the angle in rad or
-    the slide in m), or a probe with the suffix .fx/.fy/.fz (input: a world force in N at its point) or
-    .x/.y/.z (output: the world position of its point in m). ValueError for an unknown name."""
+    the slide in m), a probe with the suffix .fx/.fy/.fz (input: a world force in N at its point) or
+    .x/.y/.z (output: the world position of its point in m), or as an output a joint's reaction column
+    ``J.B.force_x`` .. (N, N m; as in reactions.csv), whose row (n + m,) is taken at the equilibrium q,
+    lam (None until they are known: the name is only checked). ValueError for an unknown name."""
     model, probes = case.model, {name: (body, point) for name, body, point in case.probes}
     suffixes = FORCES if kind == "inputs" else POSITIONS
+    reactions = reaction_names(model) if kind == "outputs" else {}
     out = []
     for name in names:
+        if name in reactions:
+            out.append(reaction_rows(model, q, lam, [name])[0] if q is not None else (name, None, reactions[name]))
+            continue
         if name in model.joint_coordinates:
             quantity = coordinate_kind(model, name)
             unit = INPUTS[quantity][1] if kind == "inputs" else COORDINATES[quantity][1]
@@ -125,6 +131,7 @@ def signals(case, names, kind):
             out.append((name, rows[suffixes[axis]], "N" if kind == "inputs" else "m"))
             continue
         axes = "/".join(f".{s}" for s, k in suffixes.items() if k < model.dim)
+        also = " or a joint reaction (J.B.force_x .. as in reactions.csv)" if kind == "outputs" else ""
         raise ValueError(f"unknown {kind[:-1]} '{name}': a joint coordinate ({', '.join(model.joint_coordinates) or 'none'}) "
-                         f"or a probe ({', '.join(probes) or 'none'}) with {axes}")
+                         f"or a probe ({', '.join(probes) or 'none'}) with {axes}{also}")
     return out

@@ -8,7 +8,7 @@ import scipy.linalg
 from test_beam_damping import cantilever
 
 from femdyn.beam.damping import Damping
-from femdyn.integrators.linearize import frequency_and_damping, linearize, point_rows
+from femdyn.integrators.linearize import frequency_and_damping, linearize, point_rows, reaction_rows
 from femdyn.integrators.modes import natural_modes
 from femdyn.integrators.statics import static_equilibrium
 
@@ -75,3 +75,27 @@ def test_descriptor_form_has_the_minimal_poles():
     nearest = np.abs(descriptor[:, None] - minimal[None, :])
     assert nearest.min(axis=0).max() <= 1e-8 * np.abs(minimal).max()
     assert nearest.min(axis=1).max() <= 1e-8 * np.abs(minimal).max()
+
+
+def test_clamp_reaction_of_the_cantilever():
+    """Outputs on the multipliers: the clamp's reaction on the beam per unit tip force is, at DC, the
+    static one -- force -1 along y and moment -L about the clamp (L = 1 m) -- and on the ground the
+    opposite (Newton's third law), to 1e-9; at every frequency it is the beam's momentum balance
+    R = dp/dt - F, p_y = (M x')_phi_y the beam's linear momentum along y (an output row on x, an
+    independent formulation of the same response; to 1e-9 of the balance's terms, of the size of the
+    unit force, from below to far above the first modes, where the reaction tends to the consistent
+    mass's feedthrough D and dp/dt cancels most of the force)."""
+    model, setup, _ = cantilever(Damping(ratio=0.02), elements=4, amplitude=0.0)
+    eq = static_equilibrium(setup)
+    tip = point_rows(model, "beam", [1.0, 0.0])[1]
+    names = ["clamp.beam.force_y", "clamp.beam.moment_z", "clamp.ground.force_y", "clamp.beam.force_x"]
+    momentum = model.mass_matrix.toarray()[model.body_dofs(0)[1]]  # p_y = momentum . x'
+    plant = linearize(setup, eq.q, eq.lam, inputs=[("tip.fy", tip, "N")],
+                      outputs=reaction_rows(model, eq.q, eq.lam, names) + [("p_y", momentum, "kg m")])
+    assert plant.output_units == ("N", "N m", "N", "N", "kg m")
+    assert np.abs(plant.dc_gains()[:4, 0] - [-1.0, -1.0, 1.0, 0.0]).max() <= 1e-9
+    omega = EULER_BERNOULLI[0] * np.logspace(-1, 4, 11)
+    H = plant.response(omega)[:, :, 0]
+    balance = (1j * omega) ** 2 * H[:, 4] - 1.0
+    assert np.all(np.abs(H[:, 0] - balance) <= 1e-9 * (1.0 + np.abs(H[:, 0])))
+    assert np.all(np.abs(H[:, 2] + H[:, 0]) <= 1e-12 * np.abs(H[:, 0]))
