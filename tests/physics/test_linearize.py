@@ -99,3 +99,32 @@ def test_clamp_reaction_of_the_cantilever():
     balance = (1j * omega) ** 2 * H[:, 4] - 1.0
     assert np.all(np.abs(H[:, 0] - balance) <= 1e-9 * (1.0 + np.abs(H[:, 0])))
     assert np.all(np.abs(H[:, 2] + H[:, 0]) <= 1e-12 * np.abs(H[:, 0]))
+
+
+def test_flexible_link_zeros_are_the_zero_dynamics_of_femdyn_check():
+    """The single flexible link (hub torque on its free revolute joint to the tip's polar angle, undamped):
+    the transmission zeros of the plant, the finite eigenvalues of its Rosenbrock pencil, are the zeros of
+    the servo problem's zero dynamics that ``femdyn check`` lists (``integrators.zero_dynamics``, an
+    independent computation: the pencil (W^T K Z, W^T M Z) of the held output), the right-half-plane
+    pair included (non-minimum phase), to 1e-6 of their size; the rigid rotation is a double pole at 0
+    (a Jordan block, which LAPACK returns as a pair of size sqrt(eps |A|), far below the first flexible
+    pole), so the DC gain is infinite."""
+    from shared import LINK, flexible_link
+
+    from femdyn.integrators.zero_dynamics import zero_dynamics
+
+    model, setup = flexible_link("tip", elements=4)
+    eq = static_equilibrium(setup)
+    length = LINK["length"]
+    hub = np.zeros(model.n)
+    hub[model.joint_coordinates["theta"]] = 1.0
+    polar = point_rows(model, "link", [length, 0.0])[1] / length  # d(atan2(y, x)) = dy / L at (L, 0)
+    plant = linearize(setup, eq.q, eq.lam, inputs=[("theta", hub, "N m")], outputs=[("tip", polar, "rad")],
+                      servos="free")
+    zeros = plant.zeros(0, 0)
+    expected = zero_dynamics(setup, eq.q, lam=eq.lam).zeros
+    assert zeros.size == expected.size and np.any(zeros.real > 0)
+    scale = np.abs(expected)
+    assert np.all(np.abs(zeros[:, None] - expected[None, :]).min(axis=0) <= 1e-6 * scale)
+    size = np.abs(plant.poles())
+    assert np.sum(size <= 1e-4 * size[2]) == 2 and np.isinf(plant.dc_gains()).all()
