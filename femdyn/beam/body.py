@@ -27,6 +27,9 @@ its columns are the reduced shape functions ``[xi, 0, 0; 0, 3xi^2 - 2xi^3, L (xi
 conditions select other columns of eq. 46 in the same way. Modal
 reduction (either discretisation): ``q = B2 Phi eta`` with ``Phi`` the ``modes`` lowest
 mass-normalised eigenvectors; ``modes=0`` removes every elastic coordinate and leaves the rigid body.
+
+Damping. ``damping`` (``damping.Damping``: modal ratios or Rayleigh coefficients) gives the body material
+damping on its elastic coordinates; the model applies it (``forces.viscous``).
 """
 from dataclasses import dataclass
 from functools import cached_property

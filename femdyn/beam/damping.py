@@ -10,7 +10,8 @@ FE matrices, ``BeamBody.mass`` and ``stiffness``):
   zeta_i = alpha / (2 omega_i) + beta omega_i / 2;
 - modal damping [Clough1993]: with the mass-normalised modes Phi of K Phi = M Phi diag(omega^2),
   Phi^T M Phi = I (all of them: the elastic modes of the body under its reference conditions),
-  D = M Phi diag(2 zeta_i omega_i) Phi^T M (``modes.lowest_modes``, all of them), so that Phi^T D Phi = diag(2 zeta_i omega_i): mode i has
+  D = M Phi diag(2 zeta_i omega_i) Phi^T M (``modes.lowest_modes``, all of them), so that
+  Phi^T D Phi = diag(2 zeta_i omega_i): mode i has
   the ratio zeta_i exactly. ``ratio`` is one zeta for every mode or a list, mode 1 first; the modes
   beyond the list are undamped. D is dense on the body's elastic coordinates (n^2 entries, its set-up
   a dense eigenproblem of n^3 operations): for a few hundred coordinates; Rayleigh damping keeps the

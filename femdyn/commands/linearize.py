@@ -89,7 +89,8 @@ def handle(args):
              f"iterations), servos {args.servos}: {len(plant.states)} states, {len(plant.inputs)} inputs, "
              f"{len(plant.outputs)} outputs",
              f"{'pole':>4}  {'f [Hz]':>12}  {'damping ratio':>13}"]
-    lines += [f"{k + 1:>4}  {p['frequency_hz']:>12.6g}  {p['damping_ratio']:>13.4g}" for k, p in enumerate(data["poles"][:10])]
+    lines += [f"{k + 1:>4}  {p['frequency_hz']:>12.6g}  {p['damping_ratio']:>13.4g}"
+              for k, p in enumerate(data["poles"][:10])]
     for output, gains in data["dc_gains"].items():
         lines += [f"DC gain {output} / {input}: {g['value']:.6g} {g['unit']}" for input, g in gains.items()]
     say("\n".join(filter(None, [flexible_line(case), *lines, f"results in {out}"])))

@@ -12,7 +12,8 @@ A component holds K instances over ``dofs`` (K, n) and gives, in local coordinat
   configuration (``check_initial``).
 
 Work and dissipation per step follow generically: ``W = Fbar.(qb - qa) + V(qb) - V(qa)`` is the
-non-conservative work. No stepper asks what type a force is: the defaults below serve every
+non-conservative work; a dissipative component also reports its loss in the step (``dissipation``,
+friction's and the bodies' damping's), which is part of W already. No stepper asks what type a force is: the defaults below serve every
 component whose discrete form is the symmetric mid-point form of its continuous force and which
 has no internal state.
 """

@@ -20,7 +20,7 @@ bodies (``model.reactions``; rows (Cq, Cl) on x and on the multipliers, ``reacti
 
 (1) is the descriptor form, E z' = A_d z + B_d u, y = C_d z, with z = (x, x', mu):
 
-    E = diag(I, M, 0),  A_d = [[0, I, 0], [-K, -C, -Gbar^T], [G, 0, 0]],  B_d = (0, Bu, 0),  C_d = (Cq, 0, 0).
+    E = diag(I, M, 0),  A_d = [[0, I, 0], [-K, -C, -Gbar^T], [G, 0, 0]],  B_d = (0, Bu, 0),  C_d = (Cq, 0, Cl).
 
 The minimal first-order ODE eliminates the constraints by null-space bases: x = Z y with Z an
 orthonormal basis of null(G) (the motions the constraints allow), and the equations tested with W, an
@@ -34,9 +34,9 @@ Gbar = G; with held servos whose inputs are not collocated W spans the zero dyna
 the state (y, y'), 2 (n - m) long. The multipliers follow from (1) with x'' = Z y'': Gbar^T mu = r,
 r = Bu u - M Z y'' - C Z y' - K Z y, which lies in the range of Gbar^T (W^T r = 0), so
 mu = (Gbar Gbar^T)^-1 Gbar r exactly; the outputs y = Cq x + Cl mu are then C (y, y') + D u, with a
-feedthrough D where a reaction responds to the input at once (C_d = (Cq, 0, Cl) in the descriptor form). Both bases come from the SVD of the dense G (LAPACK): for models of up
-to some thousand coordinates. Mr = W^T M Z must be regular: a direction of T without mass (which no
-femdyn model has, ``modes``) is refused.
+feedthrough D where a reaction responds to the input at once. Both bases come from the SVD of the dense
+G (LAPACK): for models of up to some thousand coordinates. Mr = W^T M Z must be regular: a direction of T
+without mass (which no femdyn model has, ``modes``) is refused.
 
 Poles are the eigenvalues s of A (frequency |s|/(2 pi) [Hz], damping ratio -Re s/|s|); the DC gains
 -C A^-1 B + D (infinite where A is singular: a free motion); the transmission zeros of the pair
@@ -202,7 +202,8 @@ def linearize(setup, q, lam=None, t=0.0, inputs=(), outputs=(), servos="held"):
     """The ``LinearPlant`` of the model of ``setup`` (``setup.prepare``) at the static equilibrium q, lam
     (default: lam of the equilibrium at q, ``modes.static_multipliers``) at time t; ``inputs``: (name,
     generalised force (n,), unit) each, ``outputs``: (name, row, unit) each, the row on q (n,)
-    (``coordinate_row``, ``point_rows``) or on q and the m multipliers (n + m,) (``reaction_rows``); ``servos``: "held" (their rows kept, the inputs that hold them free to respond) or
+    (``coordinate_row``, ``point_rows``) or on q and the m multipliers (n + m,) (``reaction_rows``);
+    ``servos``: "held" (their rows kept, the inputs that hold them free to respond) or
     "free" (dropped: the inputs constant). Refuses friction, a pose off the constraints or out of
     equilibrium and directions without mass (``LinearizeError``)."""
     model, n = setup.model, setup.model.n

@@ -132,6 +132,7 @@ def signals(case, names, kind, q=None, lam=None):
             continue
         axes = "/".join(f".{s}" for s, k in suffixes.items() if k < model.dim)
         also = " or a joint reaction (J.B.force_x .. as in reactions.csv)" if kind == "outputs" else ""
-        raise ValueError(f"unknown {kind[:-1]} '{name}': a joint coordinate ({', '.join(model.joint_coordinates) or 'none'}) "
+        coordinates = ", ".join(model.joint_coordinates) or "none"
+        raise ValueError(f"unknown {kind[:-1]} '{name}': a joint coordinate ({coordinates}) "
                          f"or a probe ({', '.join(probes) or 'none'}) with {axes}{also}")
     return out
