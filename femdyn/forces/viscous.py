@@ -43,7 +43,7 @@ every Newton iteration.
 import numpy as np
 import scipy.sparse as sp
 
-from ..numerics.lazy import compiled
+from ..numerics.lazy import compiled, floats
 from ..numerics.linalg import RowPattern, operator
 from .base import Force
 
@@ -89,7 +89,7 @@ class ViscousDamping(Force):
         self._pattern = (np.concatenate([columns[self.bilinear], columns[a]]),
                          np.concatenate([self.sources[self.bilinear], columns[b]]))
         self._split = self.bilinear.size
-        self._last = (None, None)  # (qa, qb, dt) bytes, (F, values): the step's force and tangent, asked for apart
+        self._last = (None, None)  # (qa, qb, dt) bytes, (F, values, rates): the step's, asked for apart
 
     def tangent_pattern(self):
         return self._pattern
@@ -110,16 +110,17 @@ class ViscousDamping(Force):
         """The damped coordinates' rates e' = J(q) v (n_e,) at the local q, v (n_local,)."""
         return self.J.times(self._jacobian(q), v)
 
-    # --- energy-momentum ----------------------------------------------------------------------
+    # --- energy-momentum ---------------------------------------------------------------------
     def _step(self, qa, qb, dt):
+        """Force (1, n), tangent values (1, nnz) and mid-point rates (n_e,) of the step: one compiled call
+        (``viscous_kernels.step``), kept for the other requests of the same step."""
         key = (qa.tobytes(), qb.tobytes(), float(dt))
         if self._last[0] != key:
-            qa, qb = qa[0], qb[0]
-            Jm = self._jacobian(0.5 * (qa + qb))
-            y = self.D @ self.J.times(Jm, qb - qa) / dt
-            F = -self.J.transpose_times(Jm, y)
-            values = self._values(-0.5 * y, Jm, self._jacobian(qb), -1.0 / dt)
-            self._last = (key, (F[None, :], values[None, :]))
+            F, values, rates = np.empty((1, self.dofs.shape[1])), np.empty((1, self._pattern[0].size)), \
+                np.empty(self.J.shape[0])
+            compiled(KERNELS).step(floats(qa[0]), floats(qb[0]), float(dt), self._J, self.J.indices, self.coefficients,
+                                   self.sources, self.bilinear, *self._D, F[0], values[0], rates)
+            self._last = (key, (F, values, rates))
         return self._last[1]
 
     def discrete_force(self, qa, qb, t_mid, dt, state=None):
@@ -129,10 +130,9 @@ class ViscousDamping(Force):
         return self._step(qa, qb, dt)[1]
 
     def dissipation(self, qa, qb, state, dt=None):
-        """(e_b - e_a)^T D (e_b - e_a) / dt >= 0, the step's loss (module docstring)."""
-        qa, qb = qa[0], qb[0]
-        de = self.J.times(self._jacobian(0.5 * (qa + qb)), qb - qa)
-        return np.array([float(de @ (self.D @ de)) / dt])
+        """dt e'_m^T D e'_m >= 0, the step's loss (module docstring)."""
+        rates = self._step(qa, qb, dt)[2]
+        return np.array([dt * float(rates @ (self.D @ rates))])
 
     # --- generalized-alpha, statics, modes ---------------------------------------------------
     def continuous_force(self, q, v, t, dt, state=None):
