@@ -45,9 +45,11 @@ def summary(plant, case_path=None):
 
 def bode_frequencies(plant):
     """Angular frequencies [rad/s] of the Bode plots: a decade below the slowest non-zero pole to a
-    decade above the tenth lowest distinct |s| (1 to 1e3 rad/s without poles)."""
+    decade above the tenth lowest distinct |s| (1 to 1e3 rad/s without poles). A pole below sqrt(eps)
+    of the largest is a zero pole (a free motion's double pole comes out of LAPACK as a pair of about
+    sqrt(eps |A|))."""
     magnitude = np.abs(plant.poles())
-    magnitude = np.unique(magnitude[magnitude > 1e-9 * max(magnitude.max(initial=0.0), 1e-300)])
+    magnitude = np.unique(magnitude[magnitude > np.sqrt(np.finfo(float).eps) * magnitude.max(initial=0.0)])
     low, high = (magnitude[0] / 10, magnitude[:10][-1] * 10) if magnitude.size else (1.0, 1e3)
     return np.logspace(np.log10(low), np.log10(high), POINTS)
 
