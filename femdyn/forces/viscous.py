@@ -38,7 +38,8 @@ J'/2:
 
 The products J^T D J are formed entry by entry on a fixed pattern (every pair of entries of J rows i
 and j for each entry D_ij, ``viscous_kernels.triple``): no loop over elements, the same pattern in
-every Newton iteration.
+every Newton iteration; the energy-momentum step evaluates force, rates and tangent in one compiled call
+(``viscous_kernels.step``), generalized-alpha its continuous forms in NumPy and that product.
 """
 import numpy as np
 import scipy.sparse as sp
@@ -70,8 +71,7 @@ class ViscousDamping(Force):
         self.J = RowPattern(rows, columns, (n_e, n_local))
         self.coefficients = np.asarray(coefficients, dtype=np.float64)
         self.sources = np.where(np.asarray(sources) >= 0, sources, n_local).astype(np.int64)  # -1 -> the padding
-        self.constant = np.asarray(sources) < 0
-        self.bilinear = np.flatnonzero(~self.constant)
+        self.bilinear = np.flatnonzero(np.asarray(sources) >= 0)  # the entries of H (module docstring)
         self._rows = np.asarray(rows, dtype=np.int64)
         self._D = (D.indptr.astype(np.int64), D.indices.astype(np.int64), D.data)
         self._J = self.J.indptr.astype(np.int64)
@@ -105,10 +105,6 @@ class ViscousDamping(Force):
         out[: self._split] = self.coefficients[self.bilinear] * hessian[self._rows[self.bilinear]]
         compiled(KERNELS).triple(self._J, *self._D, left, right, factor, out[self._split :])
         return out
-
-    def rates(self, q, v):
-        """The damped coordinates' rates e' = J(q) v (n_e,) at the local q, v (n_local,)."""
-        return self.J.times(self._jacobian(q), v)
 
     # --- energy-momentum ---------------------------------------------------------------------
     def _step(self, qa, qb, dt):
