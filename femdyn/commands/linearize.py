@@ -4,18 +4,15 @@ or at a time of a run (``--at T --result DIR``: Newton starts from the run's pos
 (forces on joint coordinates, world forces at probes) and outputs (joint coordinates, probe positions):
 ``statespace.npz``, ``linearize.json`` and a Bode plot per input-output pair (``io.statespace``). Exit
 code 1 if there is no equilibrium or the linearisation is refused (its reason on one line)."""
-import dataclasses
 import sys
 from pathlib import Path
 
-from ..integrators.linearize import linearize
 from ..integrators.modes import ModesError
-from ..integrators.statics import StaticsError, static_equilibrium
+from ..integrators.statics import StaticsError
 from ..io.case import CaseError
-from ..io.equilibrium import pose_at
 from ..io.folders import default_folder, output_folder, publish
 from ..io.statespace import SUMMARY, default_signals, signals, write_plant
-from ..studies.run import prepare_case
+from ..studies.linear import case_plant
 from .arguments import finite_float, flexible_options, load
 from .output import flexible_line, say
 
@@ -59,24 +56,18 @@ def add(commands):
 
 def handle(args):
     case = load(args)
-    inputs, outputs = default_signals(case)
-    try:
-        inputs = signals(case, args.inputs if args.inputs is not None else inputs, "inputs")
+    try:  # the names are checked before anything is solved
+        default_inputs, default_outputs = default_signals(case)
+        signals(case, args.inputs if args.inputs is not None else default_inputs, "inputs")
     except ValueError as err:
         raise CaseError(case.path, "--inputs", str(err)) from None
-    output_names = args.outputs if args.outputs is not None else outputs
     try:
-        signals(case, output_names, "outputs")  # checked before any solve; reactions need the equilibrium
+        signals(case, args.outputs if args.outputs is not None else default_outputs, "outputs")
     except ValueError as err:
         raise CaseError(case.path, "--outputs", str(err)) from None
     out = output_folder(args.out or default_folder(case.path, "linearize"), SUMMARY, "an earlier linearize folder")
-    setup = prepare_case(case)
-    if args.result is not None:
-        setup = dataclasses.replace(setup, q0=pose_at(args.result, setup.model, args.at))
     try:
-        equilibrium = static_equilibrium(setup, t=args.at)
-        outputs = signals(case, output_names, "outputs", equilibrium.q, equilibrium.lam)
-        plant = linearize(setup, equilibrium.q, equilibrium.lam, args.at, inputs, outputs, args.servos)
+        plant = case_plant(case, args.inputs, args.outputs, args.at, args.servos, args.result)
     except (StaticsError, ModesError) as err:
         print(f"error: {case.path}: {' '.join(str(err).split())}", file=sys.stderr)
         return 1
@@ -85,9 +76,8 @@ def handle(args):
     except OSError as err:
         print(f"error: {out}: cannot write the linear model: {err}", file=sys.stderr)
         return 1
-    lines = [f"linear model at the static equilibrium at t = {args.at:g} s ({equilibrium.iterations} Newton "
-             f"iterations), servos {args.servos}: {len(plant.states)} states, {len(plant.inputs)} inputs, "
-             f"{len(plant.outputs)} outputs",
+    lines = [f"linear model at the static equilibrium at t = {args.at:g} s, servos {args.servos}: "
+             f"{len(plant.states)} states, {len(plant.inputs)} inputs, {len(plant.outputs)} outputs",
              f"{'pole':>4}  {'f [Hz]':>12}  {'damping ratio':>13}"]
     lines += [f"{k + 1:>4}  {p['frequency_hz']:>12.6g}  {p['damping_ratio']:>13.4g}"
               for k, p in enumerate(data["poles"][:10])]
