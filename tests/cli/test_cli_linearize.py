@@ -87,3 +87,16 @@ def test_unknown_signal_is_refused_in_one_line(tmp_path, capsys, option, name):
     err = capsys.readouterr().err.strip()
     assert err.startswith(f"error: {case}: {option}: unknown") and "\n" not in err
     assert not (tmp_path / "out").exists()
+
+
+def test_case_plant_from_python(tmp_path):
+    """The same plant from Python by names (``studies.linear.case_plant``): the clamp's reaction on the beam
+    per unit tip force is -1 N at DC, the tip deflection L^3 / (3 EI)."""
+    from femdyn.io.case import load_case
+    from femdyn.studies.linear import case_plant
+
+    case = tmp_path / "cantilever.toml"
+    case.write_text(CANTILEVER)
+    plant = case_plant(load_case(case), ["tip.fy"], ["clamp.beam.force_y", "tip.y"])
+    assert plant.output_units == ("N", "m")
+    assert np.abs(plant.dc_gains()[:, 0] - [-1.0, 1 / (3 * EI)]).max() <= 1e-9 * max(1.0, 1 / (3 * EI))
