@@ -12,6 +12,15 @@ theta_z]`` in space (``elements``, ``spatial``). Each end is one of
   slides along the axial direction of a straight beam,
 - ``free``: nothing suppressed.
 
+A ``pinned`` end after a start that holds the axial displacement already (``pinned`` or ``fixed``)
+suppresses what ``rolled`` does: the frame's x1 axis passes through both end points (the chord frame),
+and the link's stretch between its ends -- a deformation, not a choice of frame -- stays (in space the
+twist between the ends too). Suppressing the end's axial displacement as well would hold the two end
+points at their undeformed distance, so that a link of a mechanism could not stretch between its
+joints: reference conditions choose the floating frame and must not remove a deformation (a
+deviation from the rigid mechanism coming from the stretch, ``model.deviation``, would vanish).
+``pinned-pinned`` is therefore the frame of ``pinned-rolled``.
+
 The components are the body frame's: on a spatial polyline whose end element does not lie along x1,
 ``pinned`` holds the rotation about x1 (not about the end's tangent) and ``rolled`` the displacement
 across x1; ``fixed`` and ``free`` mean the same for every centre line.
@@ -35,6 +44,8 @@ def suppressed_coordinates(reference, n_nodes, dim=2):
     if len(parts) != 2 or not all(p in conditions for p in parts):
         raise ValueError(f"reference conditions must be 'start-end' with each end one of "
                          f"{', '.join(conditions)} (e.g. 'fixed-free'), got {reference!r}")
+    if parts[1] == "pinned" and parts[0] in ("pinned", "fixed"):
+        parts[1] = "rolled"  # the stretch between the ends stays (module docstring)
     start, end = (np.array(conditions[p], dtype=np.int64) for p in parts)
     return np.unique(np.concatenate([start, NODE_SIZE[dim] * (n_nodes - 1) + end]))
 
