@@ -86,30 +86,39 @@ UNITS = {"x": "m", "y": "m", "z": "m", "angle": "rad", "rx": "rad", "ry": "rad",
 
 class Deviation:
     """The deviation of ``probes`` [(name, body name, body-frame point)] of ``model`` from its rigid
-    mechanism, table by table of a run: each call goes on from the rigid solution the last one ended
-    with (``start``), so a run given in chunks gets the numbers of the run at once. ``conditioning``:
+    mechanism, table by table of a run (each time's numbers depend on that time alone: a run given in
+    chunks gets the numbers of the run at once); ``q_start``: a state at which the rigid mechanism's
+    independent constraint rows are chosen (the run's first). ``conditioning``:
     also the condition number and smallest singular value of the actuated-to-effector Jacobian of the
     rigid mechanism, the effector the probes' points (``rigid_mechanism``)."""
 
-    def __init__(self, model: Model, probes, q_start=None, start=None):
+    def __init__(self, model: Model, probes, q_start):
         self.model, self.probes = model, list(probes)
         index = _index(model)
         points = [(index[body], np.asarray(point, dtype=float)) for _, body, point in self.probes]
         self.mechanism = RigidMechanism(model, points, q_start)
-        self.start = None if start is None else np.asarray(start, dtype=float)
 
     @property
     def free(self) -> int:
         """Motions of the rigid mechanism the actuated coordinates leave free (fitted to the frames)."""
         return self.mechanism.free
 
+    def describe(self) -> dict:
+        """What the rigid mechanism is held at: {"actuated": names, "free_motions": count, "against":
+        words for the output, "effector": the Jacobian's effector}."""
+        names = self.mechanism.names
+        held = f"at the actuated coordinates {', '.join(names)}" if names else "with no actuated coordinate"
+        free = self.free
+        words = held + (f"; its {free} free motion{'s' * (free > 1)} (a free-floating base, an unactuated joint) "
+                        f"fitted to the bodies' frames in the metric diag(m, E_a)" if free else "")
+        return {"actuated": names, "free_motions": free, "against": words,
+                "effector": f"the world points of the probes {', '.join(p[0] for p in self.probes)}"}
+
     def __call__(self, Q, conditioning=False):
         """{column: (F,)} for the states Q (F, n): the deviation columns of every probe
         (``column_names``), and with ``conditioning`` ``jacobian_condition`` and ``jacobian_smallest``."""
         Q = np.atleast_2d(np.asarray(Q, dtype=float))
-        rigid, last = self.mechanism.solve(Q, self.start)
-        if last is not None:
-            self.start = last
+        rigid = self.mechanism.solve(Q)
         dim = self.model.dim
         x, turn = point_poses(self.model, self.probes, Q)
         filled = np.where(np.isfinite(rigid), rigid, 0.0)

@@ -29,7 +29,13 @@ factored by KLU with its ordering kept, ``numerics.linalg.FixedPatternLU``):
     K [dq; mu] = [-W (q_r - q_ref); -c(q_r)],
 
 whose fixed points are exactly the KKT points; where C is square and regular the step is Newton's,
-dq = -C^-1 c, whatever W. Each time starts from the previous time's solution (the first from q_ref).
+dq = -C^-1 c, whatever W. Every time of a table starts from its own q_ref, which lies within the
+elastic deformation of the solution, so that each time's answer depends on that time alone (a table
+given in chunks gets the same numbers whatever the chunks); the residuals and Jacobians of all times
+are evaluated at once (the quadratic families' affine Jacobian G = g + H q as one sparse product, the
+joint angles' rows over the history, as ``Model.residual_history``), and only the factorisation and
+solve go time by time. A time whose iteration fails (a segmented link bent far from its rigid pose)
+is taken again from the previous time's solution; a time that fails then too is NaN.
 
 Conditioning (``RigidMechanism.jacobian``). With the effector the world points of the probes (x = C(X)
 q_r on their rigid bodies, stacked) the actuated-to-effector Jacobian is J = E dq_r/da, dq_r/da the
@@ -38,6 +44,11 @@ solution of K [dq; mu] = [0; 0; I] at the assembled pose: the velocity map of th
 number kappa = s_1/s_k and the smallest s_k: kappa grows without bound as the pose nears a singularity
 of either kind (s_k -> 0 where the effector loses a direction, a serial singularity; s_1 -> infinity
 where the actuated coordinates no longer fix the mechanism, a parallel one, K singular there).
+A pose with kappa > ``CONDITION_BOUND`` = 100 is reported as near a singular one: there an input error
+moves the effector 100 times more in one direction than in another, and (by the duality of the
+velocity and force maps) the actuator forces that hold a load grow by as much (Merlet, *Parallel
+Robots*, 2nd ed., 2006, ch. 6: [Merlet2006]; the bound is ours). With actuated coordinates of mixed
+kinds (angles and slides) kappa depends on the units and is a rough guide.
 """
 from dataclasses import replace
 
@@ -49,6 +60,7 @@ from ..numerics.linalg import FixedPatternLU, SingularMatrixError
 from .initial import _weights, independent_rows
 from .model import Model
 
+CONDITION_BOUND = 100.0  # a condition number above this: near a singular pose (``near_singular``)
 MAX_ITERATIONS = 50
 TOLERANCE = 1e-13  # on the step, relative to max(1, |q_r|)
 
@@ -72,7 +84,8 @@ class RigidMechanismError(RuntimeError):
 
 class RigidMechanism:
     """The rigid limit of ``model`` assembled at the actuated coordinates of flexible states; ``points``:
-    the effector, [(body index, body-frame point)] (the probes' material points) for ``jacobian``."""
+    the effector, [(body index, body-frame point)] (the probes' material points) for ``jacobian``;
+    ``q_start``: a state at which the independent constraint rows are chosen."""
 
     def __init__(self, model: Model, points=(), q_start=None):
         self.model = model
@@ -81,7 +94,7 @@ class RigidMechanism:
         self.names = actuated(model)
         self.act = np.array([model.joint_coordinates[name] for name in self.names], dtype=np.int64)
         self.points = list(points)
-        q0 = np.zeros(self.n) if q_start is None else np.asarray(q_start, dtype=float)[: self.n]
+        q0 = np.asarray(q_start, dtype=float)[: self.n]
         self.rows, _ = independent_rows(self.rigid, q0)
         self.weights = _weights(self.rigid)
         self._pattern()
@@ -89,31 +102,35 @@ class RigidMechanism:
         self.free = self._free_motions(q0)
 
     def _pattern(self):
-        """The fixed CSC pattern of K and the map from its COO entries to the CSC values."""
-        n, families = self.n, self.rigid.constraints
-        position = np.full(self.rigid.m, -1)
+        """The fixed CSC pattern of K, the map from its entries to the CSC values, and the constraint
+        families as the quadratic batch (slots) and the joint angles (``Model.residual_history``)."""
+        n, rigid = self.n, self.rigid
+        self.batch, self.angles = rigid._constraint_batch
+        position = np.full(rigid.m, -1)
         position[self.rows] = np.arange(len(self.rows))
-        rows, cols = [], []
-        for fam in families:
+        H = self.batch._H
+        self._H = sp.csr_matrix((H[2], H[1], H[0]), shape=(self.batch.g.size, n))
+        rows, cols = [self.batch.slot_row], [self.batch.slot_col]
+        for fam in self.angles:
             shape = (fam.count, fam.m, fam.dofs.shape[1])
-            rows.append(np.broadcast_to(position[fam.rows][:, :, None], shape).ravel())
+            rows.append(np.broadcast_to(fam.rows[:, :, None], shape).ravel())
             cols.append(np.broadcast_to(fam.dofs[:, None, :], shape).ravel())
-        r, c = np.concatenate(rows), np.concatenate(cols)
+        r = position[np.concatenate(rows)]
         self._keep = r >= 0  # entries of dependent rows dropped
-        r, c = r[self._keep] + n, c[self._keep]
+        r, c = r[self._keep] + n, np.concatenate(cols)[self._keep]
         m = len(self.rows)
         ra = n + m + np.arange(len(self.act))  # the actuated rows: q_r[act] = a
         self.size = n + m + len(self.act)
         diag = np.arange(n)
         R = np.concatenate([diag, r, c, ra, self.act])  # W, C, C^T (constraints), the actuated rows and columns
         Cc = np.concatenate([diag, c, r, self.act, ra])
-        key = Cc * self.size + R  # CSC order: column-major
-        unique, self._slot = np.unique(key, return_inverse=True)
+        unique, self._slot = np.unique(Cc * self.size + R, return_inverse=True)  # CSC order: column-major
         cols_u, rows_u = np.divmod(unique, self.size)
         indptr = np.concatenate([[0], np.cumsum(np.bincount(cols_u, minlength=self.size))])
         self._lu = FixedPatternLU(indptr, rows_u)
         self._count = len(unique)
-        self._ones = np.ones(len(self.act))
+        self._sum = sp.csr_matrix((np.ones(len(R)), (np.arange(len(R)), self._slot)), shape=(len(R), self._count))
+        self._ones = np.ones((1, len(self.act)))
 
     def _effector(self):
         """E: the effector points' world positions as rows on q_r (x = C(X) q_body)."""
@@ -133,81 +150,93 @@ class RigidMechanism:
         G = self.rigid.jacobian(q, self.rows).toarray()
         A = np.zeros((len(self.act), self.n))
         A[np.arange(len(self.act)), self.act] = 1.0
-        C = np.vstack([G, A])
-        s = np.linalg.svd(C, compute_uv=False) if C.size else np.zeros(0)
-        rank = int(np.sum(s > 1e-9 * (s.max() if s.size else 1.0)))
-        return self.n - rank
+        s = np.linalg.svd(np.vstack([G, A]), compute_uv=False)
+        return self.n - int(np.sum(s > 1e-9 * (s.max() if s.size else 1.0)))
 
-    def _factor(self, q):
-        """Factor K at q (the constraint Jacobian's values there)."""
-        values = []
-        for fam in self.rigid.constraints:
-            values.append(np.ravel(fam.jacobian(q[fam.dofs])))
-        G = np.concatenate(values)[self._keep]
-        data = np.concatenate([self.weights, G, G, self._ones, self._ones])
-        self._lu.factor(np.bincount(self._slot, weights=data, minlength=self._count))
+    def _evaluate(self, Q, a):
+        """The residuals c (F, m + k) and the CSC values of K (F, entries) at the rigid states Q (F, n_r)
+        with the actuated coordinates at a (F, k)."""
+        F = len(Q)
+        phi = np.empty((F, self.rigid.m))
+        phi[:, self.batch.rows] = self.batch.phi_history(Q)
+        G = [self.batch.g + (self._H @ Q.T).T]
+        for fam in self.angles:
+            local = Q[:, fam.dofs]
+            phi[:, fam.rows] = fam.phi(local)
+            G.append(fam.jacobian_history(local).reshape(F, -1))
+        G = np.concatenate(G, axis=1)[:, self._keep]
+        data = np.concatenate([np.broadcast_to(self.weights, (F, self.n)), G, G,
+                               np.broadcast_to(self._ones, (F, len(self.act))),
+                               np.broadcast_to(self._ones, (F, len(self.act)))], axis=1)
+        return np.concatenate([phi[:, self.rows], Q[:, self.act] - a], axis=1), np.asarray(data @ self._sum)
 
-    def _residual(self, q, a):
-        return np.concatenate([self.rigid.phi(q)[self.rows], q[self.act] - a])
-
-    def assemble(self, q, q_ref, a):
-        """The rigid configuration at the actuated coordinates a nearest q_ref, Gauss-Newton from q
-        (module docstring); RigidMechanismError where it does not converge or K is singular."""
-        q = np.array(q, dtype=float)
+    def _newton(self, Q, Q_ref, a):
+        """Gauss-Newton (module docstring) on every row of Q at once; returns the solutions with NaN rows
+        where a row does not converge or K is singular."""
+        Q = np.array(Q, dtype=float)
         n = self.n
+        active = np.arange(len(Q))
         for _ in range(MAX_ITERATIONS):
-            try:
-                self._factor(q)
-            except SingularMatrixError:
-                raise RigidMechanismError("the rigid mechanism is singular at these actuated coordinates") from None
-            rhs = np.concatenate([-self.weights * (q - q_ref), -self._residual(q, a)])
-            step = self._lu.solve(rhs, refine=1)[:n]
-            q += step
-            if not np.isfinite(q).all():
-                break
-            if np.abs(step).max(initial=0.0) <= TOLERANCE * max(1.0, np.abs(q).max()):
-                return q
-        raise RigidMechanismError("the rigid mechanism cannot be assembled at these actuated coordinates "
-                                  f"(no convergence in {MAX_ITERATIONS} iterations)")
+            residual, values = self._evaluate(Q[active], a[active])
+            still = []
+            for row, c, data in zip(active, residual, values):
+                try:
+                    self._lu.factor(data)
+                except SingularMatrixError:
+                    Q[row] = np.nan
+                    continue
+                step = self._lu.solve(np.concatenate([-self.weights * (Q[row] - Q_ref[row]), -c]))[:n]
+                Q[row] += step
+                if not np.isfinite(Q[row]).all():
+                    Q[row] = np.nan
+                elif np.abs(step).max(initial=0.0) > TOLERANCE * max(1.0, np.abs(Q[row]).max()):
+                    still.append(row)
+            active = np.array(still, dtype=np.int64)
+            if not active.size:
+                return Q
+        Q[active] = np.nan
+        return Q
 
-    def solve(self, Q, start=None):
+    def solve(self, Q):
         """Rigid configurations (F, n_r) for the flexible states Q (F, n), each at Q's actuated
-        coordinates, warm-started from the one before (the first from ``start``, default Q[0]'s frames);
-        NaN rows where the rigid mechanism cannot be assembled. Returns (q_r, last solution)."""
+        coordinates (module docstring); NaN rows where the rigid mechanism cannot be assembled."""
         Q = np.atleast_2d(np.asarray(Q, dtype=float))
-        out = np.full((len(Q), self.n), np.nan)
-        q = None if start is None else np.asarray(start, dtype=float)
-        for k, qf in enumerate(Q):
-            q_ref = qf[: self.n]
-            try:
-                q = self.assemble(q_ref if q is None or not np.isfinite(q).all() else q, q_ref, qf[self.act])
-            except RigidMechanismError:
-                q = None
-                continue
-            out[k] = q
-        return out, q
+        Q_ref, a = Q[:, : self.n], Q[:, self.act]
+        out = self._newton(Q_ref, Q_ref, a)
+        for k in np.flatnonzero(~np.isfinite(out).all(axis=1)):  # again from the time before
+            if k > 0 and np.isfinite(out[k - 1]).all():
+                out[k] = self._newton(out[k - 1 : k], Q_ref[k : k + 1], a[k : k + 1])[0]
+        return out
 
-    def jacobian(self, q):
+    def jacobian(self, q, values=None):
         """J = E dq_r/da (effector coordinates x actuated) at the assembled rigid pose q (module
-        docstring); NaN where K is singular there."""
+        docstring; ``values``: K's there, if evaluated already); NaN where K is singular there."""
         n, k = self.n, len(self.act)
+        if values is None:
+            values = self._evaluate(q[None], q[None, self.act])[1][0]
         try:
-            self._factor(q)
+            self._lu.factor(values)
         except SingularMatrixError:
             return np.full((self.E.shape[0], k), np.nan)
-        rhs = np.zeros((self.size, k))
-        rhs[self.size - k + np.arange(k), np.arange(k)] = 1.0
-        dq = np.column_stack([self._lu.solve(rhs[:, i], refine=1)[:n] for i in range(k)])
+        unit = np.zeros(self.size)
+        dq = np.empty((n, k))
+        for i in range(k):
+            unit[:] = 0.0
+            unit[self.size - k + i] = 1.0
+            dq[:, i] = self._lu.solve(unit, refine=1)[:n]
         return self.E @ dq
 
     def conditioning(self, Q_rigid):
         """Condition number s_1/s_k and smallest singular value s_k of J at each rigid pose (F,) each;
         infinite and 0 where J is singular or K is, NaN where the pose is."""
+        Q_rigid = np.atleast_2d(Q_rigid)
         kappa, smallest = np.full(len(Q_rigid), np.nan), np.full(len(Q_rigid), np.nan)
-        for i, q in enumerate(np.atleast_2d(Q_rigid)):
-            if not np.isfinite(q).all():
-                continue
-            J = self.jacobian(q)
+        rows = np.flatnonzero(np.isfinite(Q_rigid).all(axis=1))
+        if not rows.size:
+            return kappa, smallest
+        _, values = self._evaluate(Q_rigid[rows], Q_rigid[rows][:, self.act])
+        for i, data in zip(rows, values):
+            J = self.jacobian(Q_rigid[i], data)
             if not np.isfinite(J).all():
                 kappa[i], smallest[i] = np.inf, 0.0
                 continue
