@@ -114,6 +114,12 @@ class Deviation:
         return {"actuated": names, "free_motions": free, "against": words,
                 "effector": f"the world points of the probes {', '.join(p[0] for p in self.probes)}"}
 
+    def conditioning(self, q) -> tuple:
+        """Condition number and smallest singular value of the actuated-to-effector Jacobian of the rigid
+        mechanism assembled at the actuated coordinates of the state q (NaN where it cannot be)."""
+        kappa, smallest = self.mechanism.conditioning(self.mechanism.solve(np.asarray(q, dtype=float)[None]))
+        return float(kappa[0]), float(smallest[0])
+
     def __call__(self, Q, conditioning=False):
         """{column: (F,)} for the states Q (F, n): the deviation columns of every probe
         (``column_names``), and with ``conditioning`` ``jacobian_condition`` and ``jacobian_smallest``."""
