@@ -72,8 +72,10 @@ def _rigid_mechanism(case, setup):
     deviation = Deviation(setup.model, case.probes, setup.q0)
     about = deviation.describe()
     kappa, smallest = deviation.conditioning(setup.q0)
-    lines = [f"rigid mechanism (the probes' deviation from it): {about['against']}",
-             f"  conditioning at the start (actuated coordinates to {about['effector']}): condition number "
+    lines = [f"rigid mechanism (the probes' deviation from it): {about['against']}"]
+    if np.isnan(kappa):
+        return lines + ["  conditioning: none (no actuated coordinate, or no assembled pose)"], None
+    lines += [f"  conditioning at the start (actuated coordinates to {about['effector']}): condition number "
              f"{kappa:.4g}, smallest singular value {smallest:.4g} (effector m per unit of the actuated "
              f"coordinates; near a singular pose above {CONDITION_BOUND:g})"]
     return lines, near_singular(kappa) if kappa > CONDITION_BOUND else None

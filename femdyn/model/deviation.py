@@ -124,6 +124,8 @@ class Deviation:
         """{column: (F,)} for the states Q (F, n): the deviation columns of every probe
         (``column_names``), and with ``conditioning`` ``jacobian_condition`` and ``jacobian_smallest``."""
         Q = np.atleast_2d(np.asarray(Q, dtype=float))
+        if not self.probes:
+            return {}
         rigid = self.mechanism.solve(Q)
         dim = self.model.dim
         x, turn = point_poses(self.model, self.probes, Q)
@@ -150,3 +152,17 @@ def deviation_table(model: Model, probes, Q, conditioning=False) -> dict:
     ``Results.q``, or one state): {``P.deviation_x`` .. : (F,)} (``Deviation``)."""
     Q = np.atleast_2d(np.asarray(Q, dtype=float))
     return Deviation(model, probes, Q[0])(Q, conditioning)
+
+
+def deviation_shapes(model: Model, probes, q, shapes, step=1e-7) -> np.ndarray:
+    """The linearised deviation from the rigid mechanism of the probes for the motions ``shapes`` (k, n)
+    about the state q (a mode's deviation shape): (k, P, dim + rotations), dD/ds of D(q + s x) by central
+    differences with s |x|_max = ``step`` (truncation O(step^2), round-off O(eps / step) relative)."""
+    shapes = np.atleast_2d(shapes)
+    scale = step / np.maximum(np.abs(shapes).max(axis=1), 1e-300)[:, None]
+    Q = np.concatenate([q + scale * shapes, q - scale * shapes])
+    table = deviation_table(model, probes, Q)
+    dim = model.dim
+    values = np.stack([np.stack([table[c] for c in column_names(name, dim)], axis=1) for name, _, _ in probes], axis=1)
+    k = len(shapes)
+    return (values[:k] - values[k:]) / (2 * scale[:, :, None])

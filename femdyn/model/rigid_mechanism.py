@@ -228,11 +228,12 @@ class RigidMechanism:
 
     def conditioning(self, Q_rigid):
         """Condition number s_1/s_k and smallest singular value s_k of J at each rigid pose (F,) each;
-        infinite and 0 where J is singular or K is, NaN where the pose is."""
+        infinite and 0 where J is singular or K is, NaN where the pose is, and everywhere for a model
+        without actuated coordinates or probes (no map to condition)."""
         Q_rigid = np.atleast_2d(Q_rigid)
         kappa, smallest = np.full(len(Q_rigid), np.nan), np.full(len(Q_rigid), np.nan)
         rows = np.flatnonzero(np.isfinite(Q_rigid).all(axis=1))
-        if not rows.size:
+        if not rows.size or not len(self.act) or not self.points:
             return kappa, smallest
         _, values = self._evaluate(Q_rigid[rows], Q_rigid[rows][:, self.act])
         for i, data in zip(rows, values):
