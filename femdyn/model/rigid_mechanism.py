@@ -40,7 +40,7 @@ is taken again from the previous time's solution; a time that fails then too is 
 Conditioning (``RigidMechanism.jacobian``). With the effector the world points of the probes (x = C(X)
 q_r on their rigid bodies, stacked) the actuated-to-effector Jacobian is J = E dq_r/da, dq_r/da the
 solution of K [dq; mu] = [0; 0; I] at the assembled pose: the velocity map of the rigid mechanism
-(Gosselin & Angeles 1990, [Gosselin1990]). Its singular values s_1 >= .. >= s_k give the condition
+([Gosselin1990]). Its singular values s_1 >= .. >= s_k give the condition
 number kappa = s_1/s_k and the smallest s_k: kappa grows without bound as the pose nears a singularity
 of either kind (s_k -> 0 where the effector loses a direction, a serial singularity; s_1 -> infinity
 where the actuated coordinates no longer fix the mechanism, a parallel one, K singular there).
@@ -62,7 +62,7 @@ from .model import Model
 
 CONDITION_BOUND = 100.0  # a condition number above this: near a singular pose (``near_singular``)
 MAX_ITERATIONS = 50
-TOLERANCE = 1e-13  # on the step, relative to max(1, |q_r|)
+TOLERANCE = 1e-13  # on the step or the error it leaves (Hairer & Wanner's estimate), relative to max(1, |q_r|)
 
 
 def rigid_limit(model: Model) -> Model:
@@ -100,6 +100,10 @@ class RigidMechanism:
         self._pattern()
         self._effector()
         self.free = self._free_motions(q0)
+        try:  # KLU's ordering chosen at q_start
+            self._factor(self._evaluate(q0[None], q0[None, self.act])[1][0])
+        except SingularMatrixError:
+            pass
 
     def _pattern(self):
         """The fixed CSC pattern of K, the map from its entries to the CSC values, and the constraint
@@ -128,6 +132,7 @@ class RigidMechanism:
         cols_u, rows_u = np.divmod(unique, self.size)
         indptr = np.concatenate([[0], np.cumsum(np.bincount(cols_u, minlength=self.size))])
         self._lu = FixedPatternLU(indptr, rows_u)
+        self._lu.fill_growth = np.inf  # every factorisation pivots for its own matrix (``_factor``)
         self._count = len(unique)
         self._sum = sp.csr_matrix((np.ones(len(R)), (np.arange(len(R)), self._slot)), shape=(len(R), self._count))
         self._ones = np.ones((1, len(self.act)))
@@ -153,6 +158,12 @@ class RigidMechanism:
         s = np.linalg.svd(np.vstack([G, A]), compute_uv=False)
         return self.n - int(np.sum(s > 1e-9 * (s.max() if s.size else 1.0)))
 
+    def _factor(self, values):
+        """Factor K with these values, its pivots chosen for it (not kept from another time's K): a time's
+        numbers then depend on that time alone, however a run is cut into chunks or resumed (KLU's
+        ordering is fixed at ``q_start``)."""
+        self._lu.factor(values, pivot=True)
+
     def _evaluate(self, Q, a):
         """The residuals c (F, m + k) and the CSC values of K (F, entries) at the rigid states Q (F, n_r)
         with the actuated coordinates at a (F, k)."""
@@ -176,20 +187,25 @@ class RigidMechanism:
         Q = np.array(Q, dtype=float)
         n = self.n
         active = np.arange(len(Q))
+        last = np.full(len(Q), np.inf)  # each row's last step, for the stopping estimate
         for _ in range(MAX_ITERATIONS):
             residual, values = self._evaluate(Q[active], a[active])
             still = []
             for row, c, data in zip(active, residual, values):
                 try:
-                    self._lu.factor(data)
+                    self._factor(data)
                 except SingularMatrixError:
                     Q[row] = np.nan
                     continue
                 step = self._lu.solve(np.concatenate([-self.weights * (Q[row] - Q_ref[row]), -c]))[:n]
                 Q[row] += step
+                size = np.abs(step).max(initial=0.0)
+                rate = size / last[row] if np.isfinite(last[row]) else 0.0  # Newton's contraction so far
+                last[row] = size
                 if not np.isfinite(Q[row]).all():
                     Q[row] = np.nan
-                elif np.abs(step).max(initial=0.0) > TOLERANCE * max(1.0, np.abs(Q[row]).max()):
+                elif min(size, rate / (1.0 - rate) * size if 0.0 < rate < 0.5 else size) > \
+                        TOLERANCE * max(1.0, np.abs(Q[row]).max()):
                     still.append(row)
             active = np.array(still, dtype=np.int64)
             if not active.size:
@@ -215,7 +231,7 @@ class RigidMechanism:
         if values is None:
             values = self._evaluate(q[None], q[None, self.act])[1][0]
         try:
-            self._lu.factor(values)
+            self._factor(values)
         except SingularMatrixError:
             return np.full((self.E.shape[0], k), np.nan)
         unit = np.zeros(self.size)
