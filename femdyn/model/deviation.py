@@ -112,7 +112,8 @@ class Deviation:
         words = held + (f"; its {free} free motion{'s' * (free > 1)} (a free-floating base, an unactuated joint) "
                         f"fitted to the bodies' frames in the metric diag(m, E_a)" if free else "")
         return {"actuated": names, "free_motions": free, "against": words,
-                "effector": f"the world points of the probes {', '.join(p[0] for p in self.probes)}"}
+                "effector": f"the world points of the probes {', '.join(p[0] for p in self.probes)}",
+                "jacobian_rank": self.mechanism.rank if names and self.probes else 0}
 
     def conditioning(self, q) -> tuple:
         """Condition number and smallest singular value of the actuated-to-effector Jacobian of the rigid

@@ -40,8 +40,9 @@ is taken again from the previous time's solution; a time that fails then too is 
 Conditioning (``RigidMechanism.jacobian``). With the effector the world points of the probes (x = C(X)
 q_r on their rigid bodies, stacked) the actuated-to-effector Jacobian is J = E dq_r/da, dq_r/da the
 solution of K [dq; mu] = [0; 0; I] at the assembled pose: the velocity map of the rigid mechanism
-([Gosselin1990]). Its singular values s_1 >= .. >= s_k give the condition
-number kappa = s_1/s_k and the smallest s_k: kappa grows without bound as the pose nears a singularity
+([Gosselin1990]). Its singular values s_1 >= .. >= s_k (k the rank of J at
+the start: the directions the probes' points see, ``rank``) give the condition number kappa =
+s_1/s_k and the smallest s_k: kappa grows without bound as the pose nears a singularity
 of either kind (s_k -> 0 where the effector loses a direction, a serial singularity; s_1 -> infinity
 where the actuated coordinates no longer fix the mechanism, a parallel one, K singular there).
 A pose with kappa > ``CONDITION_BOUND`` = 100 is reported as near a singular one: there an input error
@@ -95,6 +96,7 @@ class RigidMechanism:
         self.act = np.array([model.joint_coordinates[name] for name in self.names], dtype=np.int64)
         self.points = list(points)
         q0 = np.asarray(q_start, dtype=float)[: self.n]
+        self._start, self._rank = np.asarray(q_start, dtype=float), None
         self.rows, _ = independent_rows(self.rigid, q0)
         self.weights = _weights(self.rigid)
         self._pattern()
@@ -257,7 +259,23 @@ class RigidMechanism:
             if not np.isfinite(J).all():
                 kappa[i], smallest[i] = np.inf, 0.0
                 continue
-            s = np.linalg.svd(J, compute_uv=False)
+            s = np.linalg.svd(J, compute_uv=False)[: self.rank]
             smallest[i] = s[-1]
             kappa[i] = s[0] / s[-1] if s[-1] > 0 else np.inf
         return kappa, smallest
+
+    @property
+    def rank(self):
+        """How many singular values of J count: the rank of J at the assembled start pose (the directions
+        of the actuated coordinates' motion the probes' points see: two points of a spatial platform do not
+        see its turn about the line through them), so that a J short of rank by the probes' choice is not
+        reported as a singular pose; min(rows, columns) where the start is not assembled."""
+        if self._rank is None:
+            size = min(self.E.shape[0], len(self.act))
+            self._rank = size
+            q = self.solve(self._start[None])[0]
+            J = self.jacobian(q) if np.isfinite(q).all() and size else None
+            if J is not None and np.isfinite(J).all():
+                s = np.linalg.svd(J, compute_uv=False)
+                self._rank = max(1, int(np.sum(s > 1e-8 * s[0]))) if s[0] > 0 else size
+        return self._rank
