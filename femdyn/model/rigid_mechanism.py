@@ -88,7 +88,7 @@ class RigidMechanism:
     the effector, [(body index, body-frame point)] (the probes' material points) for ``jacobian``;
     ``q_start``: a state at which the independent constraint rows are chosen."""
 
-    def __init__(self, model: Model, points=(), q_start=None):
+    def __init__(self, model: Model, points, q_start):
         self.model = model
         self.rigid = rigid_limit(model)
         self.n = self.rigid.n
