@@ -123,7 +123,8 @@ class Deviation:
 
     def __call__(self, Q, conditioning=False):
         """{column: (F,)} for the states Q (F, n): the deviation columns of every probe
-        (``column_names``), and with ``conditioning`` ``jacobian_condition`` and ``jacobian_smallest``."""
+        (``column_names``), NaN where the rigid mechanism cannot be assembled, and with ``conditioning``
+        (in a model with actuated coordinates) ``jacobian_condition`` and ``jacobian_smallest``."""
         Q = np.atleast_2d(np.asarray(Q, dtype=float))
         if not self.probes:
             return {}
@@ -142,7 +143,7 @@ class Deviation:
         columns = {}
         for p, (name, _, _) in enumerate(self.probes):
             columns.update(zip(column_names(name, dim), values[:, p].T))
-        if conditioning:
+        if conditioning and len(self.mechanism.act):  # a map to condition: actuated coordinates
             kappa, smallest = self.mechanism.conditioning(rigid)
             columns["jacobian_condition"], columns["jacobian_smallest"] = kappa, smallest
         return columns
