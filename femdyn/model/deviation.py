@@ -118,7 +118,8 @@ class Deviation:
     def conditioning(self, q) -> tuple:
         """Condition number and smallest singular value of the actuated-to-effector Jacobian of the rigid
         mechanism assembled at the actuated coordinates of the state q (NaN where it cannot be)."""
-        kappa, smallest = self.mechanism.conditioning(self.mechanism.solve(np.asarray(q, dtype=float)[None]))
+        _, J = self.mechanism.solve(np.asarray(q, dtype=float)[None], jacobians=True)
+        kappa, smallest = self.mechanism.conditioning(J)
         return float(kappa[0]), float(smallest[0])
 
     def __call__(self, Q, conditioning=False):
@@ -128,7 +129,8 @@ class Deviation:
         Q = np.atleast_2d(np.asarray(Q, dtype=float))
         if not self.probes:
             return {}
-        rigid = self.mechanism.solve(Q)
+        conditioning = conditioning and len(self.mechanism.act) > 0  # a map to condition: actuated coordinates
+        rigid, J = self.mechanism.solve(Q, jacobians=True) if conditioning else (self.mechanism.solve(Q), None)
         dim = self.model.dim
         x, turn = point_poses(self.model, self.probes, Q)
         filled = np.where(np.isfinite(rigid), rigid, 0.0)
@@ -143,8 +145,8 @@ class Deviation:
         columns = {}
         for p, (name, _, _) in enumerate(self.probes):
             columns.update(zip(column_names(name, dim), values[:, p].T))
-        if conditioning and len(self.mechanism.act):  # a map to condition: actuated coordinates
-            kappa, smallest = self.mechanism.conditioning(rigid)
+        if conditioning:
+            kappa, smallest = self.mechanism.conditioning(J)
             columns["jacobian_condition"], columns["jacobian_smallest"] = kappa, smallest
         return columns
 

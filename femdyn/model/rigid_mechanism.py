@@ -183,9 +183,10 @@ class RigidMechanism:
                                np.broadcast_to(self._ones, (F, len(self.act)))], axis=1)
         return np.concatenate([phi[:, self.rows], Q[:, self.act] - a], axis=1), np.asarray(data @ self._sum)
 
-    def _newton(self, Q, Q_ref, a):
+    def _newton(self, Q, Q_ref, a, J=None):
         """Gauss-Newton (module docstring) on every row of Q at once; returns the solutions with NaN rows
-        where a row does not converge or K is singular."""
+        where a row does not converge or K is singular. ``J`` (F, effector rows, k): filled with each
+        converged row's J from K's factors at its last iterate (``_map``), where given."""
         Q = np.array(Q, dtype=float)
         n = self.n
         active = np.arange(len(Q))
@@ -209,33 +210,32 @@ class RigidMechanism:
                 elif min(size, rate / (1.0 - rate) * size if 0.0 < rate < 0.5 else size) > \
                         TOLERANCE * max(1.0, np.abs(Q[row]).max()):
                     still.append(row)
+                elif J is not None:
+                    J[row] = self._map()
             active = np.array(still, dtype=np.int64)
             if not active.size:
                 return Q
         Q[active] = np.nan
         return Q
 
-    def solve(self, Q):
+    def solve(self, Q, jacobians=False):
         """Rigid configurations (F, n_r) for the flexible states Q (F, n), each at Q's actuated
-        coordinates (module docstring); NaN rows where the rigid mechanism cannot be assembled."""
+        coordinates (module docstring); NaN rows where the rigid mechanism cannot be assembled. With
+        ``jacobians``: also J (F, effector rows, k) at each (NaN where not assembled)."""
         Q = np.atleast_2d(np.asarray(Q, dtype=float))
         Q_ref, a = Q[:, : self.n], Q[:, self.act]
-        out = self._newton(Q_ref, Q_ref, a)
+        J = np.full((len(Q), self.E.shape[0], len(self.act)), np.nan) if jacobians else None
+        out = self._newton(Q_ref, Q_ref, a, J)
         for k in np.flatnonzero(~np.isfinite(out).all(axis=1)):  # again from the time before
             if k > 0 and np.isfinite(out[k - 1]).all():
                 out[k] = self._newton(out[k - 1 : k], Q_ref[k : k + 1], a[k : k + 1])[0]
-        return out
+                if jacobians and np.isfinite(out[k]).all():
+                    J[k] = self.jacobian(out[k])
+        return (out, J) if jacobians else out
 
-    def jacobian(self, q, values=None):
-        """J = E dq_r/da (effector coordinates x actuated) at the assembled rigid pose q (module
-        docstring; ``values``: K's there, if evaluated already); NaN where K is singular there."""
+    def _map(self):
+        """E dq_r/da from the current factors of K: one solve per actuated coordinate."""
         n, k = self.n, len(self.act)
-        if values is None:
-            values = self._evaluate(q[None], q[None, self.act])[1][0]
-        try:
-            self._factor(values)
-        except SingularMatrixError:
-            return np.full((self.E.shape[0], k), np.nan)
         unit = np.zeros(self.size)
         dq = np.empty((n, k))
         for i in range(k):
@@ -244,24 +244,30 @@ class RigidMechanism:
             dq[:, i] = self._lu.solve(unit, refine=1)[:n]
         return self.E @ dq
 
-    def conditioning(self, Q_rigid):
-        """Condition number s_1/s_k and smallest singular value s_k of J at each rigid pose (F,) each;
-        infinite and 0 where J is singular or K is, NaN where the pose is, and everywhere for a model
-        without actuated coordinates or probes (no map to condition)."""
-        Q_rigid = np.atleast_2d(Q_rigid)
-        kappa, smallest = np.full(len(Q_rigid), np.nan), np.full(len(Q_rigid), np.nan)
-        rows = np.flatnonzero(np.isfinite(Q_rigid).all(axis=1))
-        if not rows.size or not len(self.act) or not self.points:
+    def jacobian(self, q):
+        """J = E dq_r/da (effector coordinates x actuated) at the assembled rigid pose q (module
+        docstring); NaN where K is singular there."""
+        try:
+            self._factor(self._evaluate(q[None], q[None, self.act])[1][0])
+        except SingularMatrixError:
+            return np.full((self.E.shape[0], len(self.act)), np.nan)
+        return self._map()
+
+    def conditioning(self, J):
+        """Condition number s_1/s_k and smallest singular value s_k of the Jacobians J (F, rows, k), (F,)
+        each (s_k the ``rank``-th); infinite and 0 where J is singular, NaN where it is (the pose not
+        assembled, K singular there), and everywhere for a model without actuated coordinates or probes
+        (no map to condition)."""
+        J = np.asarray(J, dtype=float)
+        kappa, smallest = np.full(len(J), np.nan), np.full(len(J), np.nan)
+        if not len(self.act) or not self.points:
             return kappa, smallest
-        _, values = self._evaluate(Q_rigid[rows], Q_rigid[rows][:, self.act])
-        for i, data in zip(rows, values):
-            J = self.jacobian(Q_rigid[i], data)
-            if not np.isfinite(J).all():
-                kappa[i], smallest[i] = np.inf, 0.0
-                continue
-            s = np.linalg.svd(J, compute_uv=False)[: self.rank]
-            smallest[i] = s[-1]
-            kappa[i] = s[0] / s[-1] if s[-1] > 0 else np.inf
+        known = np.isfinite(J).all(axis=(1, 2))
+        if known.any():
+            s = np.linalg.svd(J[known], compute_uv=False)[:, : self.rank]
+            smallest[known] = s[:, -1]
+            with np.errstate(divide="ignore"):
+                kappa[known] = np.where(s[:, -1] > 0, s[:, 0] / np.where(s[:, -1] > 0, s[:, -1], 1.0), np.inf)
         return kappa, smallest
 
     @property
