@@ -131,3 +131,34 @@ def test_point_load_deviation_is_the_truss_solution(reference):
     turn = np.array([-e[0, 1], e[0, 0]]) @ displacement / L
     assert np.allclose(deviation[:2], displacement, rtol=1e-6, atol=0), (deviation, displacement)
     assert abs(deviation[2] - turn) <= 1e-6 * abs(turn), (deviation[2], turn)
+
+
+def test_static_command_reports_the_deviation(tmp_path, capsys):
+    """``femdyn static``: the tool's deviation in static.json and printed first, equal to the equilibrium's
+    from Python; ``femdyn modes``: the tool's deviation per metre of each mode's largest motion, as
+    ``deviation_shapes`` of the mode shapes gives it."""
+    import json
+
+    from femdyn.cli import main
+
+    assert main(["static", str(FIVE_BAR), "--out", str(tmp_path / "static"), "--no-vtk"]) == 0
+    printed = capsys.readouterr().out
+    entry = json.loads((tmp_path / "static" / "static.json").read_text())["probes"]["P"]
+    expected = static_deviation(five_bar())
+    np.testing.assert_allclose(entry["deviation"] + entry["deviation_rotation"], expected, rtol=1e-9, atol=1e-18)
+    assert printed.index("probe P: deviation from the rigid mechanism") < printed.index("probe P: displacement")
+    # modes with the cranks held: the rigid five-bar stays, so a mode's deviation shape at P is P's motion
+    from femdyn.integrators.modes import natural_modes
+    from femdyn.model.deviation import deviation_shapes
+
+    case = five_bar()
+    setup = prepare(case.model, case.q0, case.v0)
+    eq = static_equilibrium(setup)
+    modes = natural_modes(setup, eq.q, eq.lam, k=3)
+    shapes = deviation_shapes(setup.model, case.probes, eq.q, modes.shapes)[:, 0, :2]
+    link = next(b for b in setup.model.bodies if b.name == "link1").flexible
+    motion = link.positions(modes.shapes, np.array([[0.2, 0.0]]))[:, 0]  # linear in q: applied to the shapes
+    np.testing.assert_allclose(shapes, motion, rtol=0, atol=1e-6 * np.abs(motion).max())
+    assert main(["modes", str(FIVE_BAR), "--count", "3", "--out", str(tmp_path / "modes"), "--no-vtk"]) == 0
+    rows = json.loads((tmp_path / "modes" / "modes.json").read_text())["modes"]
+    assert all(len(m["deviation"]["P"]["position"]) == 2 for m in rows)
