@@ -13,7 +13,8 @@ tangent).
 Reference conditions (003 section 4, ``reference``) name the end conditions at the first and the
 last node, ``"start-end"``, each one of ``fixed``, ``pinned``, ``rolled`` or ``free``. The six pairs
 of 003 section 4 are ``fixed-free`` (the default, 003 eq. 156), ``fixed-pinned``, ``pinned-pinned``,
-``pinned-free``, ``fixed-rolled`` and ``pinned-rolled``. A choice whose suppressed coordinates do not
+``pinned-free``, ``fixed-rolled`` and ``pinned-rolled``; ``pinned-pinned`` keeps the stretch between
+the ends (the frame of ``pinned-rolled``), ``pinned-held`` is the axially rigid link (``reference``). A choice whose suppressed coordinates do not
 stop all rigid motions (3 in the plane, 6 in space: ``free-free``, ``pinned-free``,
 ``rolled-rolled``, ...) leaves a zero-stiffness elastic motion that duplicates the reference motion;
 it is refused with a ``ValueError`` that names the motion left.

@@ -10,7 +10,21 @@ theta_z]`` in space (``elements``, ``spatial``). Each end is one of
   rotation about the beam's axis, which moves none of the centre line's points,
 - ``rolled``: the displacement across the body's x1 axis suppressed (uy; in space uy, uz): the end
   slides along the axial direction of a straight beam,
-- ``free``: nothing suppressed.
+- ``free``: nothing suppressed,
+- ``held`` (an end only): the displacement suppressed, as ``pinned`` (in space the twist too): the end
+  node held on the frame's x1 axis at its undeformed distance from the start -- an axially rigid link,
+  a modelling choice that removes the stretch between the ends (and in space the twist between them).
+
+A ``pinned`` end after a start that holds the axial displacement already (``pinned`` or ``fixed``)
+suppresses what ``rolled`` does: the frame's x1 axis passes through both end points (the chord frame),
+and the link's stretch between its ends -- a deformation, not a choice of frame -- stays (in space the
+twist between the ends too). Suppressing the end's axial displacement as well would hold the two end
+points at their undeformed distance, so that a link of a mechanism could not stretch between its
+joints: reference conditions choose the floating frame and must not remove a deformation (a
+deviation from the rigid mechanism coming from the stretch, ``model.deviation``, would vanish).
+``pinned-pinned`` is therefore the frame of ``pinned-rolled``; ``pinned-held`` is the old, axially
+rigid ``pinned-pinned``, for a model that means it (its frames then move as the rigid mechanism:
+reference-motion servos on them are collocated, ``cases/3prr_reference.toml``).
 
 The components are the body frame's: on a spatial polyline whose end element does not lie along x1,
 ``pinned`` holds the rotation about x1 (not about the end's tangent) and ``rolled`` the displacement
@@ -21,8 +35,8 @@ Suppressing coordinates is the Boolean reduction ``q_nodal = B2 q`` of 003 eqs. 
 import numpy as np
 
 END_CONDITIONS = {
-    2: {"fixed": (0, 1, 2), "pinned": (0, 1), "rolled": (1,), "free": ()},
-    3: {"fixed": (0, 1, 2, 3, 4, 5), "pinned": (0, 1, 2, 3), "rolled": (1, 2), "free": ()},
+    2: {"fixed": (0, 1, 2), "pinned": (0, 1), "rolled": (1,), "free": (), "held": (0, 1)},
+    3: {"fixed": (0, 1, 2, 3, 4, 5), "pinned": (0, 1, 2, 3), "rolled": (1, 2), "free": (), "held": (0, 1, 2, 3)},
 }
 NODE_SIZE = {2: 3, 3: 6}
 
@@ -32,9 +46,12 @@ def suppressed_coordinates(reference, n_nodes, dim=2):
     ``"start-end"`` suppress (003 eq. 156)."""
     conditions = END_CONDITIONS[dim]
     parts = reference.split("-") if isinstance(reference, str) else []
-    if len(parts) != 2 or not all(p in conditions for p in parts):
+    if len(parts) != 2 or not all(p in conditions for p in parts) or parts[0] == "held":
         raise ValueError(f"reference conditions must be 'start-end' with each end one of "
-                         f"{', '.join(conditions)} (e.g. 'fixed-free'), got {reference!r}")
+                         f"{', '.join(c for c in conditions if c != 'held')} (the end also held) (e.g. "
+                         f"'fixed-free'), got {reference!r}")
+    if parts[1] == "pinned" and parts[0] in ("pinned", "fixed"):
+        parts[1] = "rolled"  # the stretch between the ends stays (module docstring)
     start, end = (np.array(conditions[p], dtype=np.int64) for p in parts)
     return np.unique(np.concatenate([start, NODE_SIZE[dim] * (n_nodes - 1) + end]))
 

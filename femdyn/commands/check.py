@@ -6,7 +6,10 @@ import numpy as np
 from ..integrators.diagnostics import step_check
 from ..integrators.modes import ModesError
 from ..integrators.zero_dynamics import zero_dynamics
+from ..io.probes import near_singular
+from ..model.deviation import Deviation
 from ..model.errors import GROUND
+from ..model.rigid_mechanism import CONDITION_BOUND
 from ..studies.run import prepare_case
 from .arguments import flexible_options, load
 from .output import dropped, flexible_line, say
@@ -50,11 +53,33 @@ def handle(args):
     ]
     if model.inputs:
         lines += ["servo problem (zero dynamics at the initial pose):", *_zero_dynamics(setup)]
+    singular = None
+    if case.probes:
+        rigid, singular = _rigid_mechanism(case, setup)
+        lines += rigid
     say("\n".join(lines))
+    if singular:
+        print(f"warning: {singular}", file=sys.stderr)
     warning = step_check(case.settings, model).get("step_warning")
     if warning:  # the run would go on: a warning, not a refusal
         print(f"warning: {warning}", file=sys.stderr)
     return 0
+
+
+def _rigid_mechanism(case, setup):
+    """The lines on the rigid mechanism the probes' deviation is measured from (``model.deviation``) and
+    the conditioning of its actuated-to-effector Jacobian at the initial pose; the warning near a
+    singular pose (None elsewhere)."""
+    deviation = Deviation(setup.model, case.probes, setup.q0)
+    about = deviation.describe()
+    kappa, smallest = deviation.conditioning(setup.q0)
+    lines = [f"rigid mechanism (the probes' deviation from it): {about['against']}"]
+    if np.isnan(kappa):
+        return lines + ["  conditioning: none (no actuated coordinate, or no assembled pose)"], None
+    lines += [f"  conditioning at the start (actuated coordinates to {about['effector']}): condition number "
+             f"{kappa:.4g}, smallest singular value {smallest:.4g} (effector m per unit of the actuated "
+             f"coordinates; near a singular pose above {CONDITION_BOUND:g})"]
+    return lines, near_singular(kappa) if kappa > CONDITION_BOUND else None
 
 
 def _zero_dynamics(setup):

@@ -8,6 +8,8 @@ import dataclasses
 import sys
 from pathlib import Path
 
+import numpy as np
+
 from ..integrators.modes import ModesError, natural_modes
 from ..integrators.statics import StaticsError, static_equilibrium
 from ..io.case import CaseError
@@ -46,10 +48,16 @@ def add(commands):
 def table(rows):
     """The modes as a table with units (each mode by its three most moved bodies; all of them in
     modes.json)."""
-    lines = [f"{'mode':>4}  {'omega [rad/s]':>14}  {'f [Hz]':>12}  shape"]
+    probe = next(iter(rows[0].get("deviation", {})), None) if rows else None
+    head = f"  {'deviation ' + probe + ' [m/m]':>22}" if probe else ""
+    lines = [f"{'mode':>4}  {'omega [rad/s]':>14}  {'f [Hz]':>12}{head}  shape"]
     for r in rows:
         kind = " (zero: a free motion)" if r["zero"] else " (unstable)" if r["unstable"] else ""
-        lines.append(f"{r['mode']:>4}  {r['omega_rad_s']:>14.6g}  {r['frequency_hz']:>12.6g}  {r['summary']}{kind}")
+        felt = f"  {np.linalg.norm(r['deviation'][probe]['position']):>22.4g}" if probe else ""
+        lines.append(f"{r['mode']:>4}  {r['omega_rad_s']:>14.6g}  {r['frequency_hz']:>12.6g}{felt}  {r['summary']}{kind}")
+    if probe:
+        lines.append(f"deviation {probe}: the length of the probe's deviation from the rigid mechanism per metre of "
+                     "the mode's largest motion (all probes in modes.json)")
     return lines
 
 

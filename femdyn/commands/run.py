@@ -18,7 +18,7 @@ from ..io.case import CaseError
 from ..io.folders import check_unlocked, default_folder, output_folder, read_checkpoint
 from ..io.plot_child import PlotChildren, drawers
 from ..io.plots import prepare_pyplot
-from ..io.probes import deflection_lines
+from ..io.probes import deflection_lines, deviation_lines
 from ..io.progress import Progress
 from ..io.results import SAVE_SECONDS, ResultWriter, draw_plots, fingerprint
 from ..studies.run import checked_settings, prepare_case, run_case
@@ -171,6 +171,8 @@ def _run(args, plotter):
     for key in ("energy_warning", "validity_warning"):
         if key in summary:
             print(f"warning: {summary[key]}", file=sys.stderr)
+    if "warning" in summary.get("conditioning", {}):
+        print(f"warning: {summary['conditioning']['warning']}", file=sys.stderr)
     if signals.seen and not results.complete:
         print(f"interrupted: the steps up to t = {summary['t_reached']:g} are kept in {out}; continue with "
               f"{run['command']}", file=sys.stderr)
@@ -196,6 +198,7 @@ def report(s, out, flexible=None):
         *([f"energy: {s['energy_expected']}"] if "energy_expected" in s else []),
         f"max constraint residual: {s['max_constraint_residual']:.3g}",
         f"dropped redundant constraints: {lost}",
+        *deviation_lines(s),
         *deflection_lines(s.get("probes", {})),
         f"results in {out}: {', '.join(s['files'])}",
     ])

@@ -48,12 +48,18 @@ def report(case, static):
     if static["inputs"]:
         lines.append("servo inputs holding the pose: " + ", ".join(
             f"{name} = {entry['value']:.6g} {entry['unit']}" for name, entry in static["inputs"].items()))
+    if static.get("deviation"):
+        lines.append(f"rigid mechanism {static['deviation']['against']}")
+    for name, entry in static["probes"].items():
+        rotation = "angle" if dim == 2 else "rotation vector"
+        lines.append(f"probe {name}: deviation from the rigid mechanism {_vector(entry['deviation'], 'm')}, "
+                     f"{rotation} {_vector(entry['deviation_rotation'], 'rad')}")
     for name, entry in static["probes"].items():
         line = f"probe {name}: displacement from the initial configuration {_vector(entry['displacement'], 'm')}"
         if "elastic_x" in entry:
             world = [entry[c] for c in ELASTIC[dim][:dim]]
             turned = [entry["elastic_angle"]] if dim == 2 else [entry[f"elastic_r{a}"] for a in "xyz"]
-            line += f"; elastic deflection {_vector(world, 'm')} (world axes)"
+            line += f"; elastic deflection from its body frame {_vector(world, 'm')} (world axes)"
             if dim == 3:
                 line += f", {_vector([entry[f'elastic_{a}'] for a in '123'], 'm')} (along the body's d1, d2, d3)"
             line += f", section rotation {_vector(turned, 'rad')}"

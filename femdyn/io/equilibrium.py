@@ -7,13 +7,18 @@ with one frame (``results.write_results``): ``history.csv``, ``bodies.csv``, ``p
 ParaView frame at the equilibrium's time t, ``summary.json`` with ``"static"``: Newton's iterations,
 the residuals, the servo inputs that hold the pose (000 eq. 84: the multipliers of the servo rows,
 in N or N m by the actuated coordinate) and every probe's deflection (``deflections``). A probe's
-deflection is its displacement from the configuration the equilibrium started from (the case's
-initial state: undeformed, so the static deflection of the end effector) and, on a flexible body, its
-elastic displacement and section rotation (``probes``).
+deflection is first its deviation from the rigid mechanism (``model.deviation``: its position and
+orientation minus the same material point's in the rigid limit assembled at the equilibrium's actuated
+coordinates -- the static sag as a designer means it), then its displacement from the configuration
+the equilibrium started from (the case's initial state) and, on a flexible body, its elastic
+displacement and section rotation from its body frame (``probes``).
 
 Modes. ``modes.csv`` and ``modes.json`` list the natural modes (``integrators.modes.NaturalModes``):
 angular frequency [rad/s], frequency [Hz], whether zero (a free motion) or unstable, and the mode in
-words; ``mode_<k>.pvd`` animates mode k over one period: F frames q = q_eq + a sin(2 pi s) x_k with
+words, and each probe's deviation shape: the linearised deviation from the rigid mechanism
+(``model.deviation.deviation_shapes``) per metre of the mode's largest motion of a body's box corner or
+centre-line point (m/m, rotations rad/m) -- how much of the mode the effector feels; ``mode_<k>.pvd``
+animates mode k over one period: F frames q = q_eq + a sin(2 pi s) x_k with
 v = 2 pi f a cos(2 pi s) x_k at s = 0, 1/F, .. (the ParaView time is s, the fraction of the period), the
 amplitude a such that the largest motion of a body's box corner or a centre-line point is
 ``AMPLITUDE`` times the model's size.
@@ -27,6 +32,7 @@ from pathlib import Path
 import numpy as np
 
 from ..integrators.time_loop import Results
+from ..model.deviation import Deviation, column_names, deviation_shapes
 from ..numerics import kinematics as kin
 from . import jsonfile
 from .probes import ELASTIC, centre_lines, probe_table
@@ -48,14 +54,19 @@ def input_unit(model, coordinate):
 
 
 def deflections(case, q, start):
-    """{probe: {"displacement": world displacement of the probe's material point from the coordinates
-    ``start`` to ``q`` [m], and on a flexible body the ``ELASTIC`` columns at q (elastic displacement in
-    m, section rotation in rad)}}."""
+    """{probe: {"deviation": the deviation from the rigid mechanism at q, [dx, dy (, dz)] in m and
+    "deviation_rotation" (2D [dtheta], 3D the rotation vector) in rad; "displacement": world displacement
+    of the probe's material point from the coordinates ``start`` to ``q`` [m], and on a flexible body the
+    ``ELASTIC`` columns at q (elastic displacement in m, section rotation in rad)}}."""
     columns = probe_table(case.model, case.probes, np.stack([start, q]))
-    axes = "xyz"[:case.model.dim]
+    deviation = Deviation(case.model, case.probes, start)(q[None]) if case.probes else {}
+    dim = case.model.dim
+    axes = "xyz"[:dim]
     out = {}
     for name, _, _ in case.probes:
-        entry = {"displacement": [float(np.diff(columns[f"{name}.{a}"])[0]) for a in axes]}
+        values = [float(deviation[c][0]) for c in column_names(name, dim)]
+        entry = {"deviation": values[:dim], "deviation_rotation": values[dim:],
+                 "displacement": [float(np.diff(columns[f"{name}.{a}"])[0]) for a in axes]}
         entry.update({c: float(columns[f"{name}.{c}"][1]) for c in ELASTIC[case.model.dim] if f"{name}.{c}" in columns})
         out[name] = entry
     return out
@@ -83,6 +94,7 @@ def write_static(folder, case, equilibrium, start):
         "inputs": {name: {"value": float(u), "unit": input_unit(model, name)}
                    for name, u in zip(model.inputs, equilibrium.inputs)},
         "probes": deflections(case, equilibrium.q, start),
+        "deviation": Deviation(model, case.probes, start).describe() if case.probes else None,
         "dropped_constraints": [{"constraint": row, "depends_on": list(on)} for row, on in equilibrium.dropped],
     }
     Path(folder).mkdir(parents=True, exist_ok=True)
@@ -160,11 +172,21 @@ def write_modes(folder, case, modes, vtk=True):
     rows = [{"mode": i + 1, "omega_rad_s": float(w), "frequency_hz": float(f), "zero": bool(z), "unstable": bool(u),
              "description": modes.describe(i), "summary": modes.describe(i, most=3)}
             for i, (w, f, z, u) in enumerate(zip(modes.omega, modes.frequency, modes.zero, modes.unstable))]
+    if case.probes and len(rows):
+        shapes = deviation_shapes(model, case.probes, modes.q, modes.shapes)
+        dim = model.dim
+        for row, shape, x in zip(rows, shapes, modes.shapes):
+            largest = _largest_motion(model, x) or 1.0
+            row["deviation"] = {name: {"position": (values[:dim] / largest).tolist(),
+                                       "rotation": (values[dim:] / largest).tolist()}
+                                for (name, _, _), values in zip(case.probes, shape)}
     write_csv(folder / "modes.csv", {"mode": [r["mode"] for r in rows], "omega_rad_s": modes.omega,
                                      "frequency_hz": modes.frequency})
     (folder / MODES).write_text(jsonfile.dumps({
         "case": str(case.path), "t": modes.t, "servos": modes.servos, "coordinates": model.n,
         "active_constraints": int(len(modes.rows)), "modes": rows,
+        "deviation": "per mode and probe: the deviation from the rigid mechanism per metre of the mode's largest "
+                     "motion (position m/m, rotation rad/m)",
         "series": "mode_<k>.pvd: one period, time = fraction of the period"}))
     if vtk:
         size = _model_size(model, modes.q)

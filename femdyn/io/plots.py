@@ -117,6 +117,11 @@ PROBE_LABELS = {  # axis label of every column of probes.csv, by its quantity
     "elastic_angle": label("section rotation", "rad"),
     **{f"elastic_r{a}": label(f"section rotation about {a}", "rad") for a in "xyz"},
     **{f"elastic_r{a}": label(f"section rotation about d{a}", "rad") for a in "123"},
+    **{f"deviation_{a}": label(f"deviation from the rigid mechanism {a}", "m") for a in "xyz"},
+    "deviation_angle": label("deviation angle from the rigid mechanism", "rad"),
+    **{f"deviation_r{a}": label(f"deviation rotation about {a}", "rad") for a in "xyz"},
+    "jacobian_condition": label("condition number of the actuated-to-effector Jacobian", "1"),
+    "jacobian_smallest": label("smallest singular value of that Jacobian", "m per actuated unit"),
 }
 
 

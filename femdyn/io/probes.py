@@ -15,11 +15,19 @@ probe's orientation is the angle of ``d_1`` plus ``theta(X)``, which 003 Figs. 1
 the small rotation (psi, theta_y, theta_z) about the directors (``elastic_r1``..``elastic_r3``: the
 twist and the two bending rotations), in the world frame psi d_1 + theta_y d_2 + theta_z d_3
 (``elastic_rx``..``elastic_rz``).
+
+The deviation from the rigid mechanism (``model.deviation``: the probe's position and orientation minus
+the same material point's in the rigid limit of the model assembled at the actuated coordinates, on
+rigid and flexible bodies alike) adds ``deviation_x``, ``deviation_y`` (, ``deviation_z``) and
+``deviation_angle`` (2D) or ``deviation_rx``..``deviation_rz`` (3D) to every probe, and the table the
+conditioning of the rigid mechanism's actuated-to-effector Jacobian, the effector the probes' points:
+``jacobian_condition`` (s_1/s_k) and ``jacobian_smallest`` (s_k) (``model.rigid_mechanism``).
 """
 import numpy as np
 
 from ..beam.sections import section_forces
 from ..integrators.time_loop import two_rows
+from ..model.rigid_mechanism import CONDITION_BOUND
 from ..model.segments import SEPARATOR, segment_name
 from ..numerics import kinematics as kin
 from .vtk import Lines
@@ -126,13 +134,15 @@ def _probe_columns(body, name, point, q, dim, chain=None):
     return columns
 
 
-def probe_table(model, probes, q, unwraps=None):
+def probe_table(model, probes, q, unwraps=None, deviation=None):
     """The columns of ``probes.csv`` (without the time) for the coordinates q (F, n) of a run:
     position and orientation of every probe's deformed material point and, for probes on flexible
     bodies, its world-frame elastic displacement and section rotation (module docstring).
     ``probes``: (name, body name, body-frame point) as in ``Case.probes``. ``unwraps``: {probe name:
     ``Unwrap``} where q is a chunk of a run after others (filled in for the next chunk); the columns
-    are then those of the whole run, bit for bit (``time_loop.two_rows``)."""
+    are then those of the whole run, bit for bit (``time_loop.two_rows``). ``deviation``: a
+    ``model.deviation.Deviation`` of these probes, which adds the deviation and conditioning columns
+    (module docstring; it goes on from the rigid solution of the chunk before)."""
     index = {body.name: body for body in model.bodies}
     unwraps = {} if unwraps is None else unwraps
     columns = {}
@@ -144,6 +154,8 @@ def probe_table(model, probes, q, unwraps=None):
             theta = part.get(f"{name}.elastic_angle")
             part[f"{name}.angle"] = angle if theta is None else angle + theta
         columns.update(part)
+    if deviation is not None:
+        columns.update(deviation(q, conditioning=True))
     return columns
 
 
@@ -158,6 +170,70 @@ def _extremes(t, values, unit):
     k = int(np.argmax(values))
     return {f"max_{unit}": float(values[k]), f"rms_{unit}": float(np.sqrt(np.mean(values**2))),
             "t_max_s": float(t[k])}
+
+
+def _finite_extremes(t, values, unit):
+    """``_extremes`` over the frames where ``values`` is finite (the rigid mechanism assembled); None
+    where it is nowhere."""
+    finite = np.isfinite(values)
+    return _extremes(t[finite], values[finite], unit) if finite.any() else None
+
+
+def deviation_statistics(columns, probes):
+    """The deviation from the rigid mechanism of every probe over the frames of ``columns`` (those of
+    ``probes.csv``, with ``t``): {probe: {"max_m", "rms_m", "t_max_s": of its length |dx| [m];
+    "rotation": {"max_rad", "rms_rad", "t_max_s"} of its rotation's size}}; frames where the rigid
+    mechanism could not be assembled (NaN) are left out and counted (``unassembled``)."""
+    stats = {}
+    t = np.asarray(columns["t"], dtype=float) if probes else None
+    for name, _, _ in probes:
+        if f"{name}.deviation_x" not in columns:
+            continue
+        dim = 3 if f"{name}.deviation_z" in columns else 2
+        dx = np.linalg.norm([np.asarray(columns[f"{name}.deviation_{a}"]) for a in "xyz"[:dim]], axis=0)
+        turn = (np.abs(np.asarray(columns[f"{name}.deviation_angle"])) if dim == 2 else
+                np.linalg.norm([np.asarray(columns[f"{name}.deviation_r{a}"]) for a in "xyz"], axis=0))
+        length, rotation = _finite_extremes(t, dx, "m"), _finite_extremes(t, turn, "rad")
+        if length is None:
+            stats[name] = {"unassembled": int(len(dx))}
+            continue
+        stats[name] = {**length, "rotation": rotation, "unassembled": int(np.sum(~np.isfinite(dx)))}
+    return stats
+
+
+def conditioning_statistics(columns, deviation):
+    """The conditioning of the rigid mechanism's actuated-to-effector Jacobian over the frames of
+    ``columns`` (``jacobian_condition``, ``jacobian_smallest``; ``model.rigid_mechanism``) for
+    ``summary.json``: its value at the start, the largest condition number and smallest singular value
+    with their times, the bound and, beyond it, a warning; None without the columns. ``deviation``: the
+    ``model.deviation.Deviation`` that made them (its effector and actuated coordinates)."""
+    if "jacobian_condition" not in columns:
+        return None
+    t = np.asarray(columns["t"], dtype=float)
+    kappa = np.asarray(columns["jacobian_condition"], dtype=float)
+    smallest = np.asarray(columns["jacobian_smallest"], dtype=float)
+    known = ~np.isnan(kappa)
+    if not known.any():
+        return None
+    k = int(np.flatnonzero(known)[np.argmax(kappa[known])])
+    j = int(np.flatnonzero(known)[np.argmin(smallest[known])])
+    about = deviation.describe()
+    out = {"effector": about["effector"], "actuated": about["actuated"],
+           "condition_start": float(kappa[0]), "smallest_singular_value_start": float(smallest[0]),
+           "condition_max": float(kappa[k]), "t_condition_max_s": float(t[k]),
+           "smallest_singular_value_min": float(smallest[j]), "t_smallest_singular_value_min_s": float(t[j]),
+           "bound": CONDITION_BOUND}
+    if kappa[k] > CONDITION_BOUND:
+        out["warning"] = near_singular(kappa[k], t[k])
+    return out
+
+
+def near_singular(kappa, t=None):
+    """The one-line warning of a pose near a singular one (condition number ``kappa`` at time t)."""
+    when = "" if t is None else f" at t = {t:.6g} s"
+    return (f"the mechanism is near a singular pose{when}: the condition number of its actuated-to-effector "
+            f"Jacobian is {kappa:.4g} (above {CONDITION_BOUND:g}); the inputs and the effector's sensitivity to "
+            "them grow without bound there")
 
 
 def elastic_statistics(columns, probes):
@@ -184,13 +260,39 @@ def elastic_statistics(columns, probes):
     return stats
 
 
+def deviation_lines(summary):
+    """The lines on the deviation from the rigid mechanism at the end of a run, from its ``summary``:
+    one per probe (``deviation_statistics``: max, when, RMS, and its rotation's), what the rigid
+    mechanism is held at, and the conditioning warning if any."""
+    stats = {name: s["deviation"] for name, s in summary.get("probes", {}).items() if "deviation" in s}
+    if not stats:
+        return []
+    lines = [f"rigid mechanism {summary['deviation']['against']}"] if "deviation" in summary else []
+    for name, s in stats.items():
+        if "max_m" not in s:
+            lines.append(f"probe {name}: deviation from the rigid mechanism undefined: the rigid mechanism cannot "
+                         f"be assembled at the actuated coordinates of any frame")
+            continue
+        unassembled = f" ({s['unassembled']} frames where the rigid mechanism cannot be assembled left out)" \
+            if s["unassembled"] else ""
+        lines.append(f"probe {name}: deviation from the rigid mechanism max {s['max_m']:.4g} m at t = "
+                     f"{s['t_max_s']:.6g} s, RMS {s['rms_m']:.4g} m; rotation max {s['rotation']['max_rad']:.4g} rad "
+                     f"at t = {s['rotation']['t_max_s']:.6g} s{unassembled}")
+    conditioning = summary.get("conditioning")
+    if conditioning:
+        lines.append(f"conditioning of the rigid mechanism (actuated coordinates to {conditioning['effector']}): "
+                     f"condition number {conditioning['condition_start']:.4g} at the start, max "
+                     f"{conditioning['condition_max']:.4g} at t = {conditioning['t_condition_max_s']:.6g} s")
+    return lines
+
+
 def deflection_lines(stats):
-    """One line per probe of ``elastic_statistics``: its elastic deflection and section rotation, max
-    (and when) and RMS, with units -- the end effector's deflection at the end of a run."""
-    return [f"probe {name}: elastic deflection max {s['deflection']['max_m']:.4g} m at t = "
+    """One line per probe of ``elastic_statistics``: its elastic deflection from its body's floating
+    frame and section rotation, max (and when) and RMS, with units."""
+    return [f"probe {name}: elastic deflection from its body frame max {s['deflection']['max_m']:.4g} m at t = "
             f"{s['deflection']['t_max_s']:.6g} s, RMS {s['deflection']['rms_m']:.4g} m; section rotation max "
             f"{s['rotation']['max_rad']:.4g} rad at t = {s['rotation']['t_max_s']:.6g} s, RMS "
-            f"{s['rotation']['rms_rad']:.4g} rad" for name, s in stats.items()]
+            f"{s['rotation']['rms_rad']:.4g} rad" for name, s in stats.items() if "deflection" in s]
 
 
 def _section_fields(beam, elastic, xi, stiffening):

@@ -57,7 +57,8 @@ from .folders import (
     write_marker,
 )
 from .nodes import INPUTS, REACTIONS, NodeTables
-from .probes import Unwrap, centre_lines, elastic_statistics, probe_table
+from ..model.deviation import Deviation
+from .probes import Unwrap, centre_lines, conditioning_statistics, deviation_statistics, elastic_statistics, probe_table
 from .run_plots import PlotSpec, write_plots
 from .tables import append_csv, read_csv
 from .vtk import write_bodies, write_pvd, write_vtk_frames
@@ -184,6 +185,7 @@ class ResultWriter:
         self.save_every = save_every
         self.unwraps = {name: Unwrap(tuple(state)) for name, state in meta["unwraps"].items()}
         self.origin = meta.pop("origin", None)  # q at t = 0, for the centre lines' displacement
+        self.deviation = None  # the probes' ``Deviation`` from the rigid mechanism, made at the first chunk
         self.last = self.final = None  # the last chunk written; (step, t, q, v) of its last row
         self.lock = None  # the folder's lock (``folders.lock``) while the run writes it
         self.nodes = NodeTables(case.model)  # inputs.csv and reactions.csv
@@ -264,7 +266,9 @@ class ResultWriter:
             for table, columns in self.nodes.rows(chunk).items():
                 self._append(table, columns)
             if case.probes:
-                self._append(PROBES, {"t": chunk.t, **probe_table(model, case.probes, chunk.q, self.unwraps)})
+                deviation = self._deviation()
+                self._append(PROBES, {"t": chunk.t, **probe_table(model, case.probes, chunk.q, self.unwraps,
+                                                                  deviation)})
             steps = first + np.arange(len(chunk.t))
             frames = np.flatnonzero(steps % case.output_every == 0)
             if case.vtk and frames.size:
@@ -320,6 +324,13 @@ class ResultWriter:
         summary.update(validity_check(self.meta.get("elastic_extent")))
         if probes:
             summary["probes"] = elastic_statistics(probes, case.probes)
+            deviation = self._deviation()
+            for name, stats in deviation_statistics(probes, case.probes).items():
+                summary["probes"].setdefault(name, {})["deviation"] = stats
+            summary["deviation"] = deviation.describe()
+            conditioning = conditioning_statistics(probes, deviation)
+            if conditioning:
+                summary["conditioning"] = conditioning
         stopped = last.message.startswith("interrupted")
         if stopped:
             summary["resume"] = self.meta["command"]
@@ -342,6 +353,12 @@ class ResultWriter:
             (folder / LOCK).unlink(missing_ok=True)
             self.lock.close()
         return summary
+
+    def _deviation(self):
+        """The probes' ``Deviation`` from the rigid mechanism (its independent rows chosen at t = 0)."""
+        if self.deviation is None:
+            self.deviation = Deviation(self.case.model, self.case.probes, self.origin)
+        return self.deviation
 
     # --- files -------------------------------------------------------------------------------------
     def _append(self, table, columns):

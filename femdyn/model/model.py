@@ -72,6 +72,7 @@ class Model:
     ``ModelBuilder``."""
 
     def __init__(self, spec):
+        self.spec = spec  # what it was numbered from (``rigid_mechanism.rigid_limit`` rebuilds from it)
         dim = self.dim = spec.dim
         nb = kin.body_size(dim)
         specs = spec.bodies

@@ -218,11 +218,15 @@ class FixedPatternLU:
         self._symbolic, self._candidates = self._candidates[best], []
         self.ordering = list(ORDERINGS)[best]
 
-    def factor(self, values):
-        """Factor the matrix with these values (in the CSC order of the pattern)."""
+    def factor(self, values, pivot=False):
+        """Factor the matrix with these values (in the CSC order of the pattern); ``pivot``: with pivots
+        chosen for this matrix (not the last pivoting factorisation's), so that the factors depend on it
+        alone."""
         self._Ax = np.ascontiguousarray(values, dtype=np.float64)
         if self._candidates:
             self._choose_ordering()
+        if self._numeric and pivot:
+            _KLU.klu_free_numeric(ctypes.byref(self._numeric), ctypes.byref(self._common))
         if self._numeric:
             ok = compiled(KERNELS).refactor(self._Ap, self._Ai, self._Ax, *self.handles)
             if ok and self._common.rcond >= self.refactor_rcond_drop * self._rcond:

@@ -35,11 +35,14 @@ from ..io.case import CaseError, load_case, read_case_data
 from ..io.expressions import evaluate_number
 from ..io.overrides import override
 from ..io.probes import probe_table
+from ..model.deviation import Deviation
 from ..model.errors import ModelError
 from .run import run_case
 
 DESIGNS = ("factorial", "lhs")
 OUTPUTS = {  # row columns after the parameters: description (unit)
+    "deviation_max": "max over time of the probe's deviation from the rigid mechanism |dx| (m)",
+    "deviation_rms": "RMS over time of the probe's deviation from the rigid mechanism |dx| (m)",
     "elastic_max": "max over time of the probe's elastic displacement |(u_x, u_y[, u_z])| (m)",
     "elastic_rms": "RMS over time of the probe's elastic displacement |(u_x, u_y[, u_z])| (m)",
     "elastic_angle_max": "max over time of |section rotation| at the probe (rad)",
@@ -283,7 +286,11 @@ def outputs(case, results, probe):
     """The ``OUTPUTS`` of a complete run of ``case``."""
     row = dict.fromkeys(OUTPUTS, math.nan)
     if probe is not None:
-        columns = probe_table(case.model, [p for p in case.probes if p[0] == probe], results.q)
+        chosen = [p for p in case.probes if p[0] == probe]
+        columns = probe_table(case.model, chosen, results.q, deviation=Deviation(case.model, chosen, results.q[0]))
+        dx = np.linalg.norm([columns[f"{probe}.deviation_{a}"] for a in "xyz"[:case.model.dim]], axis=0)
+        row.update(deviation_max=float(np.nanmax(dx)) if np.isfinite(dx).any() else math.nan,
+                   deviation_rms=float(np.sqrt(np.nanmean(dx**2))) if np.isfinite(dx).any() else math.nan)
         if f"{probe}.elastic_x" in columns:
             axes = "xyz"[:case.model.dim]
             u = np.linalg.norm([columns[f"{probe}.elastic_{a}"] for a in axes], axis=0)

@@ -128,8 +128,16 @@ def test_run_prints_the_tip_deflection(cantilever, tmp_path, capsys):
     table = read_csv(out / "probes.csv")
     length = np.hypot(table["tip.elastic_x"], table["tip.elastic_y"])
     assert deflection["rms_m"] == pytest.approx(np.sqrt(np.mean(length**2)), rel=1e-12)
-    assert (f"probe tip: elastic deflection max {deflection['max_m']:.4g} m at t = 1.2 s, RMS "
-            f"{deflection['rms_m']:.4g} m; section rotation max {rotation['max_rad']:.4g} rad at t = 1.2 s") in printed
+    elastic = (f"probe tip: elastic deflection from its body frame max {deflection['max_m']:.4g} m at t = 1.2 s, "
+               f"RMS {deflection['rms_m']:.4g} m; section rotation max {rotation['max_rad']:.4g} rad at t = 1.2 s")
+    assert elastic in printed
+    # clamped to the ground, the rigid cantilever stays put: the deviation from it is the deflection too,
+    # printed first
+    deviation = tip["deviation"]
+    assert deviation["max_m"] == pytest.approx(abs(DEFLECTION), rel=1e-6) and deviation["t_max_s"] == pytest.approx(1.2)
+    assert deviation["rotation"]["max_rad"] == pytest.approx(abs(ROTATION), rel=1e-6)
+    line = f"probe tip: deviation from the rigid mechanism max {deviation['max_m']:.4g} m at t = 1.2 s"
+    assert line in printed and printed.index(line) < printed.index(elastic)
 
 
 def test_override_refusals(cantilever, tmp_path, capsys):

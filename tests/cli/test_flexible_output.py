@@ -167,7 +167,16 @@ def test_probes_are_the_hand_values(tmp_path, model):
     assert list(table) == ["t"] + [f"{p}.{c}" for p in ("tip", "inner")
                                    for c in ("x", "y", "angle", "elastic_x", "elastic_y", "elastic_angle",
                                              "elastic_1", "elastic_2")] \
-        + ["corner.x", "corner.y", "corner.angle"]
+        + ["corner.x", "corner.y", "corner.angle"] \
+        + [f"{p}.deviation_{c}" for p in ("tip", "inner", "corner") for c in ("x", "y", "angle")]
+    # two free bodies, no actuated coordinate (so no conditioning columns): the rigid mechanism is fitted
+    # to their frames, so the deviation is the elastic displacement from the frame, and none on the hub
+    for name in ("tip", "inner"):
+        for a in ("x", "y", "angle"):
+            np.testing.assert_allclose(table[f"{name}.deviation_{a}"], table[f"{name}.elastic_{a}"], rtol=1e-12,
+                                       atol=1e-15)
+    for a in ("x", "y", "angle"):
+        np.testing.assert_allclose(table[f"corner.deviation_{a}"], 0.0, rtol=0, atol=1e-15)
     R = rotation(ALPHA)
     for name, x in (("tip", L), ("inner", INNER)):
         u, theta, *_ = beam_theory("across", np.array([x]))
@@ -196,7 +205,7 @@ def test_probes_are_the_hand_values(tmp_path, model):
     np.testing.assert_allclose(table["corner.x"], [0.5, corner[0]], rtol=1e-14)
     np.testing.assert_allclose(table["corner.y"], [0.25, corner[1]], rtol=1e-14)
     np.testing.assert_allclose(table["corner.angle"], [0.0, BETA], rtol=1e-14)
-    assert set(summary["probes"]) == {"tip", "inner"}
+    assert set(summary["probes"]) == {"tip", "inner", "corner"} and set(summary["probes"]["corner"]) == {"deviation"}
 
 
 def test_rigid_limit_has_no_elastic_part(tmp_path):

@@ -125,13 +125,13 @@ def test_link_elastic_deflection_is_bounded_and_scales_like_1_over_E(link):
 
 
 def test_3prr_frame_servos_on_chords_are_collocated_fixed_free_frames_are_not(prr, tmp_path):
-    """Pinned-pinned links: the frames are the chords between the joints, which move as the rigid
+    """Pinned-held links (axially rigid chords): the frames are the chords between the joints, which move as the rigid
     3-PRR the sliders drive: collocated, minimum phase. Fixed-free: the platform frame is clamped to its
     section at D, which leg 2 moves by bending: not collocated, non-minimum phase."""
     z = zero_dynamics(prr[1][2])
     assert z.collocated == [True, True] and z.minimum_phase
     text = PRR.read_text()
-    variant = text.replace(', reference = "pinned-pinned"}', "}")
+    variant = text.replace(', reference = "pinned-held"}', "}")
     assert variant != text
     (tmp_path / "clamped.toml").write_text(variant)
     z = zero_dynamics(prepare_case(load_case(tmp_path / "clamped.toml")))
