@@ -158,14 +158,15 @@ def _startup_recorder():
 
 def worker_startup(client):
     """Each worker's start-up as recorded by its plugin (LocalCluster workers; workers of an external
-    scheduler have none): a list of dicts ``worker`` (address), ``import_s`` (s), ``kernel_load_s``
+    scheduler have none, and workers that cannot be reached are left out): a list of dicts ``worker`` (address), ``import_s`` (s), ``kernel_load_s``
     (s, so far) and ``compiled`` (the kernels it compiled, with their argument types; empty when every
     kernel came from the cache)."""
     def report(dask_worker):
         return getattr(dask_worker, "femdyn_startup", None)
 
-    return [dict(worker=address, **record) for address, record in sorted(client.run(report).items())
-            if record is not None]
+    records = client.run(report, on_error="return")  # a worker gone since (killed, lost) is left out
+    return [dict(worker=address, **record) for address, record in sorted(records.items())
+            if isinstance(record, dict)]
 
 
 def dashboard(client):
