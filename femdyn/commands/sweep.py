@@ -100,7 +100,7 @@ def startup_summary(startup):
     compiled = sum(len(r["compiled"]) for r in startup)
     return (f"worker start-up ({len(startup)} workers): import {imports[len(imports) // 2]:.2f} s median, "
             f"{imports[-1]:.2f} s max; kernels loaded in {loads[len(loads) // 2]:.2f} s median, {loads[-1]:.2f} s max; "
-            + (f"{compiled} kernel compilations in {sum(bool(r['compiled']) for r in startup)} workers (a cold cache)"
+            + (f"{compiled} kernel compilations in {sum(bool(r['compiled']) for r in startup)} workers (not in numba's cache)"
                if compiled else "no compilation (every kernel from numba's cache)"))
 
 
