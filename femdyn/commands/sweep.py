@@ -5,6 +5,7 @@ command resumes (``studies.sweep_files``). Exit codes: 0 done, every sample with
 stderr); 1 the cluster failed or a run of the sensitivity study stopped early; 128 + the signal's number
 after Ctrl-C, SIGTERM or SIGHUP (the rows done are kept)."""
 import contextlib
+import statistics
 import sys
 import time
 from pathlib import Path
@@ -95,11 +96,11 @@ def failure_table(plan, rows):
 def startup_summary(startup):
     """One line on the workers' start-up (``sweep_cluster.worker_startup``): the import and kernel-loading
     times, median and slowest, and the kernels compiled (none where every worker loaded them from the cache)."""
-    imports = sorted(r["import_s"] for r in startup)
-    loads = sorted(r["kernel_load_s"] for r in startup)
+    imports = [r["import_s"] for r in startup]
+    loads = [r["kernel_load_s"] for r in startup]
     compiled = sum(len(r["compiled"]) for r in startup)
-    return (f"worker start-up ({len(startup)} workers): import {imports[len(imports) // 2]:.2f} s median, "
-            f"{imports[-1]:.2f} s max; kernels loaded in {loads[len(loads) // 2]:.2f} s median, {loads[-1]:.2f} s max; "
+    return (f"worker start-up ({len(startup)} workers): import {statistics.median(imports):.2f} s median, "
+            f"{max(imports):.2f} s max; kernels loaded in {statistics.median(loads):.2f} s median, {max(loads):.2f} s max; "
             + (f"{compiled} kernel compilations in {sum(bool(r['compiled']) for r in startup)} workers (not in numba's cache)"
                if compiled else "no compilation (every kernel from numba's cache)"))
 
