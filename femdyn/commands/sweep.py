@@ -5,6 +5,7 @@ command resumes (``studies.sweep_files``). Exit codes: 0 done, every sample with
 stderr); 1 the cluster failed or a run of the sensitivity study stopped early; 128 + the signal's number
 after Ctrl-C, SIGTERM or SIGHUP (the rows done are kept)."""
 import contextlib
+import statistics
 import sys
 import time
 from pathlib import Path
@@ -92,6 +93,18 @@ def failure_table(plan, rows):
         "  " + "  ".join([*(cell.ljust(w) for cell, w in zip(line, widths)), line[-1]]) for line in [header, *lines]])
 
 
+def startup_summary(startup):
+    """One line on the workers' start-up (``sweep_cluster.worker_startup``): the import and kernel-loading
+    times, median and slowest, and the kernels compiled (none where every worker loaded them from the cache)."""
+    imports = [r["import_s"] for r in startup]
+    loads = [r["kernel_load_s"] for r in startup]
+    compiled = sum(len(r["compiled"]) for r in startup)
+    return (f"worker start-up ({len(startup)} workers): import {statistics.median(imports):.2f} s median, "
+            f"{max(imports):.2f} s max; kernels loaded in {statistics.median(loads):.2f} s median, {max(loads):.2f} s max; "
+            + (f"{compiled} kernel compilations in {sum(bool(r['compiled']) for r in startup)} workers (not in numba's cache)"
+               if compiled else "no compilation (every kernel from numba's cache)"))
+
+
 def _samples(count):
     return f"{count} sample{'s' * (count != 1)}"
 
@@ -151,6 +164,7 @@ def handle(args):
                     bar.update(bar.step + 1, 0.0)
 
                 cluster.run_on_cluster(client, [plan.task(i) for i in todo], record)
+            startup = cluster.worker_startup(client) if client is not None else []
     except cluster.ConnectError as err:
         raise CaseError(args.case, "--scheduler", str(err)) from None
     except SensitivityError as err:
@@ -174,6 +188,8 @@ def handle(args):
     except OSError as err:
         print(f"error: {out}: cannot write the table or plots: {err}", file=sys.stderr)
         return 1
+    if startup:
+        say(startup_summary(startup))
     failed = sum(1 for r in rows if r["error"])
     say(f"{_samples(len(todo))} run in {time.perf_counter() - start:.3g} s"
         + (f"; {failed} of {len(rows)} failed (see the error column)" if failed else "")

@@ -13,7 +13,10 @@ silenced in this process while connected: what it reports becomes the sample's r
 
 Workers on this machine (a LocalCluster's, or ``dask worker`` processes started here) load the compiled
 kernels from numba's on-disk cache that any earlier femdyn process wrote (``numerics.compiled``), so only
-the first process after an install compiles; workers on another machine use that machine's cache.
+the first process after an install compiles; workers on another machine use that machine's cache. Each
+worker of a LocalCluster records its start-up -- the import of femdyn's sweep code and the time under
+numba's compiler lock (loading the kernels from the cache, or compiling them) -- and the kernels it compiled
+(numba's "numba:compile" events); ``worker_startup`` collects them for the sweep's summary.
 """
 import dataclasses
 import gc
@@ -22,6 +25,7 @@ import os
 import re
 import signal
 import threading
+import time
 import uuid
 from contextlib import contextmanager
 
@@ -89,6 +93,7 @@ def connect(scheduler=None, workers=None):
         try:
             with Client(cluster) as client:
                 client.register_plugin(_ignore_ctrl_c(), name="femdyn-ignore-ctrl-c")
+                client.register_plugin(_startup_recorder(), name="femdyn-startup")
                 yield client
         finally:
             cluster.close()
@@ -107,6 +112,61 @@ def _ignore_ctrl_c():
                 signal.signal(signal.SIGINT, signal.SIG_IGN)
 
     return IgnoreCtrlC()
+
+
+def _startup_recorder():
+    """A worker plugin that times the import of femdyn's sweep code on the worker and, from then on,
+    records numba's events: the time under its compiler lock (the outermost hold: a kernel's first call
+    loads it from the cache or compiles it) and each compilation ("numba:compile", by kernel name)."""
+    from distributed import WorkerPlugin
+
+    class StartupRecorder(WorkerPlugin):
+        def setup(self, worker):
+            start = time.perf_counter()
+            from numba.core import event
+
+            from . import sweep  # noqa: F401  (what a sample imports first)
+            record = dict(import_s=time.perf_counter() - start, kernel_load_s=0.0, compiled=[])
+            worker.femdyn_startup = record
+
+            class Lock(event.Listener):
+                depth, since = 0, 0.0
+
+                def on_start(self, ev):
+                    self.depth += 1
+                    if self.depth == 1:
+                        self.since = time.perf_counter()
+
+                def on_end(self, ev):
+                    self.depth -= 1
+                    if self.depth == 0:
+                        record["kernel_load_s"] += time.perf_counter() - self.since
+
+            class Compile(event.Listener):
+                def on_start(self, ev):
+                    pass
+
+                def on_end(self, ev):
+                    function = ev.data["dispatcher"].py_func
+                    record["compiled"].append(f"{function.__module__}.{function.__qualname__}{ev.data['args']}")
+
+            event.register("numba:compiler_lock", Lock())
+            event.register("numba:compile", Compile())
+
+    return StartupRecorder()
+
+
+def worker_startup(client):
+    """Each worker's start-up as recorded by its plugin (LocalCluster workers; workers of an external
+    scheduler have none, and workers that cannot be reached are left out): a list of dicts ``worker`` (address), ``import_s`` (s), ``kernel_load_s``
+    (s, so far) and ``compiled`` (the kernels it compiled, with their argument types; empty when every
+    kernel came from the cache)."""
+    def report(dask_worker):
+        return getattr(dask_worker, "femdyn_startup", None)
+
+    records = client.run(report, on_error="return")  # a worker gone since (killed, lost) is left out
+    return [dict(worker=address, **record) for address, record in sorted(records.items())
+            if isinstance(record, dict)]
 
 
 def dashboard(client):
