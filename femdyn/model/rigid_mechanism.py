@@ -18,7 +18,7 @@ coordinates held at the flexible run's values a, q_r[act] = a. Where these fix q
 actuated coordinates determine it: the generic case) that is the unique nearby solution; the motions
 they leave free (a free-floating base, an unactuated joint) are set to the rigid configuration nearest to
 the flexible run's frames and joint coordinates q_ref in the metric W = diag(m, E_a) of the rigid
-bodies (floored, as for the initial projection, ``initial._weights``):
+bodies (floored, as for the initial projection, ``assembly.weights``):
 
     min 1/2 |q_r - q_ref|_W^2   subject to   c(q_r) = [Phi_r(q_r); q_r[act] - a] = 0,
 
@@ -58,7 +58,8 @@ import scipy.sparse as sp
 
 from ..numerics import kinematics as kin
 from ..numerics.linalg import FixedPatternLU, SingularMatrixError
-from .initial import _weights, independent_rows
+from .assembly import weights as _weights
+from .initial import independent_rows
 from .model import Model
 
 CONDITION_BOUND = 100.0  # a condition number above this: near a singular pose (``near_singular``)
