@@ -8,7 +8,8 @@ result's deviation from the rigid mechanism (``RunResult.deviation``, ``deviatio
   and files are those of ``femdyn linearize`` on the equivalent case file (to round-off).
 - The flexible five-bar run from Python: the deviation of its tool point is the ``probes.csv`` columns
   that ``femdyn run`` writes for the same run, and its figures are ``summary.json``'s; statically, the
-  deviation (the distal links' stretch, F L / (E A)) falls in proportion to 1 / E.
+  deviation falls in proportion to 1 / E.
+- The README's example ("From Python"): a damped clamped arm under a tip load P = 1 N.
 """
 import json
 import math
@@ -16,6 +17,7 @@ import math
 import numpy as np
 import pytest
 from shared import CASES
+from test_readme import BLOCKS, run_block
 
 import femdyn
 from femdyn.cli import main
@@ -172,3 +174,22 @@ def test_the_static_deviation_of_the_five_bar_falls_as_one_over_young():
     departure = np.array(sizes[:-1]) / np.array(sizes[1:]) - 10
     assert 0 < departure[0] < 1e-2
     assert 0.08 <= departure[1] / departure[0] <= 0.12, departure
+
+
+def test_the_readme_example_shows_the_compliance_the_sag_and_the_step_response(tmp_path, monkeypatch):
+    """The arm of "From Python" (1 m, 10 x 10 mm steel, 8 elements, zeta = 0.02, P = 1 N at the tip): DC
+    gain and static deviation P L^3 / (3 EI) (to the geometric stiffening at the loaded pose, (w/L)^2 ~
+    4e-6), f_1 of Euler-Bernoulli, and the run's largest deviation between 1.8x the sag and 2x, the
+    bound of a step load on a linear structure (P w_max = U + T >= w_max^2 / (2 C), C the tip's
+    compliance); the first mode alone overshoots to 1 + exp(-pi zeta / sqrt(1 - zeta^2)) = 1.94."""
+    monkeypatch.chdir(tmp_path)
+    example = next(code for code in BLOCKS if ".linearize(" in code)
+    namespace, (gain, frequency, ratio, sag, swing) = run_block(example)
+    compliance = L**3 / (3 * EI)
+    assert gain == pytest.approx(compliance, rel=1e-5) and sag[1] == pytest.approx(-compliance, rel=1e-5)
+    assert frequency == pytest.approx(BETA1_L**2 / (2 * math.pi * L**2) * math.sqrt(EI / RHO_A), rel=1e-4)
+    assert ratio == pytest.approx(0.02, rel=1e-2)
+    peak = swing.statistics["max_m"]
+    assert 1.8 * compliance <= peak <= 2 * compliance
+    assert peak == pytest.approx(np.linalg.norm(swing.position, axis=1).max(), rel=1e-12)
+    assert (tmp_path / "results" / "arm_linearize" / "statespace.npz").exists()
