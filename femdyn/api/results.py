@@ -9,8 +9,8 @@ inputs at the time nodes, 000 eq. 84) and ``reactions`` (every joint's force and
 bodies). ``result["theta"]`` finds a column by name in them, ``to_pandas(table)`` gives a table as a
 pandas DataFrame where pandas is installed, ``deviation(probe)`` a probe's deviation from the rigid
 mechanism (``ProbeDeviation``) and ``deviation_summary`` the figures ``summary.json`` gives of it
-(``io.probes.deviation_statistics``, ``conditioning_statistics``). ``write(folder)`` writes the folder that ``femdyn run``
-(``io.results.write_results``), ``femdyn static``, ``femdyn modes`` (``io.equilibrium``) and
+(``io.probes.deviation_statistics``, ``conditioning_statistics``). ``write(folder)`` writes the folder
+that ``femdyn run`` (``io.results.write_results``), ``femdyn static``, ``femdyn modes`` (``io.equilibrium``) and
 ``femdyn invert`` (``studies.inversion.write_inversion``) write for the same problem.
 """
 from __future__ import annotations
