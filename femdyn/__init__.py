@@ -1,8 +1,9 @@
 """femdyn: energy-momentum dynamics of parallel manipulators with flexible links.
 
 The public API (README, "From Python" and "Compatibility"): ``Problem`` and ``load`` with the analyses
-``Problem.run``, ``static``, ``modes``, ``invert`` and their result types, ``sweep``, the model builder
-``ModelBuilder`` and ``place``, ``SolverSettings``, the beam body ``BeamBody`` and its ``Section``, and the
+``Problem.run``, ``static``, ``modes``, ``linearize``, ``invert`` and their result types (with a probe's
+``ProbeDeviation`` from the rigid mechanism), ``sweep``, the model builder ``ModelBuilder`` and ``place``,
+``SolverSettings``, the beam body ``BeamBody``, its ``Section`` and its ``Damping``, and the
 time functions of loads and the servo trajectories (``time_functions``, ``trajectories``). The names are
 imported on first use (PEP 562), so that ``import femdyn`` and the command line's start stay fast."""
 from importlib import import_module
@@ -14,20 +15,24 @@ __version__ = "0.1.0"
 _EXPORTS = {  # public name -> the module that defines it
     "Problem": "femdyn.api.problem", "Probe": "femdyn.api.problem", "load": "femdyn.api.problem",
     "RunResult": "femdyn.api.results", "StaticResult": "femdyn.api.results", "ModesResult": "femdyn.api.results",
-    "InversionResult": "femdyn.api.results", "sweep": "femdyn.api.sweep", "SweepResult": "femdyn.api.sweep",
+    "InversionResult": "femdyn.api.results", "ProbeDeviation": "femdyn.api.results",
+    "LinearResult": "femdyn.api.linear", "sweep": "femdyn.api.sweep", "SweepResult": "femdyn.api.sweep",
     "ModelBuilder": "femdyn.model.builder", "Model": "femdyn.model.model", "place": "femdyn.model.initial",
     "ModelError": "femdyn.model.errors", "SolverSettings": "femdyn.integrators.settings",
     "CaseError": "femdyn.io.reader", "BeamBody": "femdyn.beam.body", "Section": "femdyn.beam.body",
+    "Damping": "femdyn.beam.damping",
 }
 _MODULES = {"time_functions": "femdyn.forces.time_functions", "trajectories": "femdyn.joints.trajectories"}
 
 __all__ = sorted([*_EXPORTS, *_MODULES, "__version__"])
 
 if TYPE_CHECKING:  # what a type checker sees; at run time the names come from __getattr__
+    from .api.linear import LinearResult
     from .api.problem import Probe, Problem, load
-    from .api.results import InversionResult, ModesResult, RunResult, StaticResult
+    from .api.results import InversionResult, ModesResult, ProbeDeviation, RunResult, StaticResult
     from .api.sweep import SweepResult, sweep
     from .beam.body import BeamBody, Section
+    from .beam.damping import Damping
     from .forces import time_functions
     from .integrators.settings import SolverSettings
     from .io.reader import CaseError

@@ -2,10 +2,11 @@
 everything a case file holds -- built from Python (``Problem(builder, settings, ...)``) or read from a
 case file (``load``), and the analyses of it: ``run`` (the dynamics, ``integrators.time_loop``),
 ``static`` (the static equilibrium, ``integrators.statics``), ``modes`` (the natural modes at it,
-``integrators.modes``) and ``invert`` (the stable inversion of its servo problem,
-``integrators.inversion``). Each returns a result object of ``api.results`` with named access and
+``integrators.modes``), ``linearize`` (the linear plant there, ``studies.linear``) and ``invert`` (the
+stable inversion of its servo problem, ``integrators.inversion``). Each returns a result object of
+``api.results`` (``api.linear``) with named access and
 ``write(folder)``, which writes the result folder of the command line's ``femdyn run``, ``static``,
-``modes`` or ``invert``.
+``modes``, ``linearize`` or ``invert``.
 
 A problem holds an ``io.case.Case`` (``Problem.case``), the object every study and command runs, so a
 problem built in Python and the same problem read from a case file run the same steps: the initial state
@@ -38,7 +39,9 @@ from ..model.initial import place
 from ..model.model import Model
 from ..model.spec import ModelSpec
 from ..studies.inversion import InversionSettings, invert_case, inversion_settings
+from ..studies.linear import case_plant
 from ..studies.run import checked_settings, prepare_case, run_case
+from .linear import LinearResult
 from .results import InversionResult, ModesResult, RunResult, StaticResult
 
 if TYPE_CHECKING:
@@ -235,6 +238,35 @@ class Problem:
         equilibrium = static_equilibrium(setup, t=t)
         return ModesResult(self, natural_modes(setup, equilibrium.q, equilibrium.lam, k=count, t=t, servos=servos),
                            equilibrium)
+
+    def linearize(self, inputs: Sequence[str] | None = None, outputs: Sequence[str] | None = None, t: float = 0.0,
+                  servos: str = "held", result: str | Path | None = None) -> LinearResult:
+        """The linear plant at the static equilibrium at t (``studies.linear.case_plant``, as ``femdyn
+        linearize``): the model linearised there with the bodies' damping (``integrators.linearize``), the
+        constraints eliminated by a null-space basis of their Jacobian, servos "held" or "free".
+
+        Args:
+            inputs: joint coordinates (a torque [N m] on an angle, a force [N] on a slide) and
+                ``PROBE.fx``, ``.fy``, ``.fz`` (a world force [N] at a probe's point); default: the servo
+                inputs, else every joint coordinate.
+            outputs: joint coordinates [rad, m], ``PROBE.x``, ``.y``, ``.z`` (a probe's world position
+                [m]) and joint reactions ``J.B.force_x`` .. [N, N m] (as in reactions.csv), as deviations
+                from the equilibrium; default: every probe's position, else every joint coordinate.
+            t: the time [s] of the loads and servo targets of the equilibrium.
+            servos: "held" (their rows kept) or "free" (dropped, their inputs constant).
+            result: a result folder of a run of this problem, whose pose at t starts Newton's search
+                for the equilibrium (``femdyn linearize --result``).
+
+        Returns:
+            The ``LinearResult`` (A, B, C, D, the descriptor form, poles, DC gains, zeros, ``to_scipy``).
+
+        Raises:
+            ValueError: an unknown input or output name; StaticsError, ModesError: no equilibrium, or a
+            linearisation that is refused.
+        """
+        plant = case_plant(self.case, None if inputs is None else list(inputs),
+                           None if outputs is None else list(outputs), t, servos, result)
+        return LinearResult(self, plant)
 
     def invert(self, pre: float | None = None, post: float | None = None, check_dt: float | None = None
                ) -> InversionResult:

@@ -3,17 +3,20 @@
 Every result holds its tables as {column: values} -- the columns of the CSV files that ``write`` puts in
 the result folder, in SI units (README, "Running a case"): ``history`` (t, energies, momenta, constraint
 residual, Newton iterations, every joint coordinate and its rate), ``bodies`` (centres, angles or
-directors), ``probes`` (position, orientation and elastic displacement of every probe), ``inputs`` (servo
+directors), ``probes`` (position, orientation and elastic displacement of every probe, its deviation from
+the rigid mechanism and the conditioning of the rigid mechanism, ``model.deviation``), ``inputs`` (servo
 inputs at the time nodes, 000 eq. 84) and ``reactions`` (every joint's force and moment on each of its
 bodies). ``result["theta"]`` finds a column by name in them, ``to_pandas(table)`` gives a table as a
-pandas DataFrame where pandas is installed. ``write(folder)`` writes the folder that ``femdyn run``
-(``io.results.write_results``), ``femdyn static``, ``femdyn modes`` (``io.equilibrium``) and
+pandas DataFrame where pandas is installed, ``deviation(probe)`` a probe's deviation from the rigid
+mechanism (``ProbeDeviation``) and ``deviation_summary`` the figures ``summary.json`` gives of it
+(``io.probes.deviation_statistics``, ``conditioning_statistics``). ``write(folder)`` writes the folder
+that ``femdyn run`` (``io.results.write_results``), ``femdyn static``, ``femdyn modes`` (``io.equilibrium``) and
 ``femdyn invert`` (``studies.inversion.write_inversion``) write for the same problem.
 """
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -25,8 +28,9 @@ from ..integrators.time_loop import Results
 from ..io.equilibrium import deflections, one_frame, write_modes, write_static
 from ..io.folders import output_folder, publish
 from ..io.nodes import NodeTables
-from ..io.probes import probe_table
+from ..io.probes import conditioning_statistics, deviation_statistics, probe_table
 from ..io.results import BODIES, HISTORY, INPUTS, PROBES, REACTIONS, bodies_columns, history_columns, write_results
+from ..model.deviation import UNITS, Deviation, column_names
 from ..studies.inversion import write_inversion
 
 if TYPE_CHECKING:
@@ -51,15 +55,49 @@ def _pandas(columns: Mapping[str, ArrayLike]) -> Any:
     return pandas.DataFrame(columns)
 
 
-def _tables(problem: Problem, results: Results) -> dict[str, Columns]:
-    """The tables of a result folder for ``results`` of ``problem`` (``io.results``' columns)."""
+def _tables(problem: Problem, results: Results, deviation: Deviation | None) -> dict[str, Columns]:
+    """The tables of a result folder for ``results`` of ``problem`` (``io.results``' columns), the
+    probes' with the columns of their ``deviation`` from the rigid mechanism."""
     model, case = problem.model, problem.case
     centres, rotations = model.frames(results.q)
+    probes = {"t": results.t, **probe_table(model, case.probes, results.q, deviation=deviation)} if case.probes else {}
     tables = {"history": history_columns(model, results), "bodies": bodies_columns(model, results, centres, rotations),
-              "probes": {"t": results.t, **probe_table(model, case.probes, results.q)} if case.probes else {}}
+              "probes": probes}
     nodes = NodeTables(model).rows(results)
     tables.update(inputs=nodes.get(INPUTS, {}), reactions=nodes.get(REACTIONS, {}))
     return tables
+
+
+@dataclass(frozen=True)
+class ProbeDeviation:
+    """A probe's deviation from the rigid mechanism over the frames of a result (``model.deviation``: its
+    material point's position and orientation minus those of the same point in the rigid mechanism at
+    the same actuated coordinates): the columns ``P.deviation_x`` .. of ``probes.csv`` by component,
+    ``x``, ``y`` (, ``z``) [m] and ``angle`` (2D) or ``rx``, ``ry``, ``rz`` (3D, the rotation vector)
+    [rad], NaN where the rigid mechanism cannot be assembled; ``statistics`` are ``summary.json``'s
+    ``probes.P.deviation`` (``max_m``, ``rms_m``, ``t_max_s`` of |dx|, and its rotation's)."""
+
+    name: str
+    t: NDArray[np.float64]
+    components: dict[str, NDArray[np.float64]]
+    statistics: dict[str, Any]
+
+    @property
+    def position(self) -> NDArray[np.float64]:
+        """(frames, dim) [m]: the deviation of the point's position."""
+        return np.column_stack([self.components[a] for a in ("x", "y", "z") if a in self.components])
+
+    @property
+    def rotation(self) -> NDArray[np.float64]:
+        """(frames, 1) in the plane, (frames, 3) in space [rad]: the deviation of its orientation."""
+        return np.column_stack([v for a, v in self.components.items() if a not in ("x", "y", "z")])
+
+    @property
+    def units(self) -> dict[str, str]:
+        return {a: UNITS[a] for a in self.components}
+
+    def to_pandas(self) -> Any:
+        return _pandas({"t": self.t, **self.components})
 
 
 class Tabled:
@@ -70,7 +108,39 @@ class Tabled:
     @cached_property
     def tables(self) -> dict[str, Columns]:
         """{"history" | "bodies" | "probes" | "inputs" | "reactions": {column: values}}."""
-        return _tables(self.problem, self._results())
+        return _tables(self.problem, self._results(), self._deviation)
+
+    @cached_property
+    def _deviation(self) -> Deviation | None:
+        """The probes' ``Deviation`` from the rigid mechanism (its independent rows chosen at the first
+        frame, as ``io.results`` chooses them); None without probes."""
+        case = self.problem.case
+        return Deviation(case.model, case.probes, self._results().q[0]) if case.probes else None
+
+    def deviation(self, probe: str) -> ProbeDeviation:
+        """The deviation of the probe named ``probe`` from the rigid mechanism (``ProbeDeviation``): the
+        columns ``probe.deviation_*`` of the probes table, which ``write`` puts in probes.csv."""
+        names = [name for name, _, _ in self.problem.case.probes]
+        if probe not in names:
+            raise KeyError(f"no probe '{probe}' (probes: {', '.join(names) or 'none'})")
+        table = self.probes
+        components = {c.rpartition("_")[2]: table[c] for c in column_names(probe, self.problem.model.dim)}
+        return ProbeDeviation(probe, table["t"], components, self.deviation_summary["probes"].get(probe, {}))
+
+    @cached_property
+    def deviation_summary(self) -> dict[str, Any]:
+        """The figures of ``summary.json`` on the deviation from the rigid mechanism: ``probes`` {P:
+        ``probes.P.deviation``: max, RMS and time of the max of |dx| [m] and of its rotation [rad]},
+        ``deviation`` (what the rigid mechanism is held at, ``Deviation.describe``) and ``conditioning``
+        (the actuated-to-effector Jacobian's condition number and smallest singular value at the start and
+        their extremes, with the warning near a singular pose; None without actuated coordinates).
+        Empty without probes."""
+        deviation = self._deviation
+        if deviation is None:
+            return {}
+        probes = self.probes
+        return {"probes": deviation_statistics(probes, self.problem.case.probes), "deviation": deviation.describe(),
+                "conditioning": conditioning_statistics(probes, deviation)}
 
     def _results(self) -> Results:
         raise NotImplementedError
