@@ -47,4 +47,9 @@ def cholesky(A):
 
 def pivots(A):
     """The pivots d_k = L_kk^2 of CHOLMOD's factor P A P^T = L L^T (module docstring)."""
-    return np.array(cholmod.diag(_factor(A, "supernodal"))).ravel() ** 2
+    factor = _factor(A, "supernodal")
+    try:
+        diagonal = cholmod.diag(factor)
+    except ValueError:  # the factorisation stopped at a pivot that is not positive, unreported by kvxopt
+        raise NotPositiveDefiniteError("matrix not positive definite") from None
+    return np.array(diagonal).ravel() ** 2
