@@ -4,8 +4,9 @@ Rajamanickam 2008), the kvxopt wheel's copy (``suitesparse``), through kvxopt's 
 CHOLMOD factors P A P^T = L L^T (``P`` its fill-reducing ordering, AMD); ``cholesky(A)`` returns
 the solve x = A^-1 b as a function of b (a vector or the columns of a matrix), ``pivots(A)`` the
 pivots d_k = L_kk^2 of the factor -- those of the LDL^T factorisation, in the factor's order -- whose
-smallest, against a tolerance, tells a regular matrix from a (near-)singular one. A matrix that is
-not positive definite raises ``NotPositiveDefiniteError``. Only A's lower triangle is read.
+smallest, against a tolerance, tells a regular matrix from a (near-)singular one; ``pivots`` refuses a
+matrix that is not positive definite (``NotPositiveDefiniteError``). ``cholesky`` is for positive
+definite matrices: CHOLMOD may factor others (LDL^T) without a word. Only A's lower triangle is read.
 """
 import numpy as np
 import scipy.sparse as sp
