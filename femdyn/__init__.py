@@ -1,3 +1,54 @@
-"""femdyn: energy-momentum dynamics of parallel manipulators with flexible links."""
+"""femdyn: energy-momentum dynamics of parallel manipulators with flexible links.
+
+The public API (README, "From Python" and "Compatibility"): ``Problem`` and ``load`` with the analyses
+``Problem.run``, ``static``, ``modes``, ``invert`` and their result types, ``sweep``, the model builder
+``ModelBuilder`` and ``place``, ``SolverSettings``, the beam body ``BeamBody`` and its ``Section``, and the
+time functions of loads and the servo trajectories (``time_functions``, ``trajectories``). The names are
+imported on first use (PEP 562), so that ``import femdyn`` and the command line's start stay fast."""
+from importlib import import_module
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up time); type checkers take it as True
 
 __version__ = "0.1.0"
+
+_EXPORTS = {  # public name -> the module that defines it
+    "Problem": "femdyn.api.problem", "Probe": "femdyn.api.problem", "load": "femdyn.api.problem",
+    "RunResult": "femdyn.api.results", "StaticResult": "femdyn.api.results", "ModesResult": "femdyn.api.results",
+    "InversionResult": "femdyn.api.results", "sweep": "femdyn.api.sweep", "SweepResult": "femdyn.api.sweep",
+    "ModelBuilder": "femdyn.model.builder", "Model": "femdyn.model.model", "place": "femdyn.model.initial",
+    "ModelError": "femdyn.model.errors", "SolverSettings": "femdyn.integrators.settings",
+    "CaseError": "femdyn.io.reader", "BeamBody": "femdyn.beam.body", "Section": "femdyn.beam.body",
+}
+_MODULES = {"time_functions": "femdyn.forces.time_functions", "trajectories": "femdyn.joints.trajectories"}
+
+__all__ = sorted([*_EXPORTS, *_MODULES, "__version__"])
+
+if TYPE_CHECKING:  # what a type checker sees; at run time the names come from __getattr__
+    from .api.problem import Probe, Problem, load
+    from .api.results import InversionResult, ModesResult, RunResult, StaticResult
+    from .api.sweep import SweepResult, sweep
+    from .beam.body import BeamBody, Section
+    from .forces import time_functions
+    from .integrators.settings import SolverSettings
+    from .io.reader import CaseError
+    from .joints import trajectories
+    from .model.builder import ModelBuilder
+    from .model.errors import ModelError
+    from .model.initial import place
+    from .model.model import Model
+
+
+def __getattr__(name: str) -> object:
+    """The public name ``name``, imported from its module on first use (PEP 562)."""
+    if name in _MODULES:
+        value = import_module(_MODULES[name])
+    elif name in _EXPORTS:
+        value = getattr(import_module(_EXPORTS[name]), name)
+    else:
+        raise AttributeError(f"module 'femdyn' has no attribute {name!r}")
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

@@ -7,15 +7,12 @@ forward run failed (the reason on one line), 2 bad input."""
 import sys
 from pathlib import Path
 
-import numpy as np
-
 from ..integrators.inversion import InversionError, MovingTarget
 from ..integrators.modes import ModesError
 from ..integrators.statics import StaticsError
 from ..integrators.zero_dynamics import zero_dynamics
 from ..io.folders import default_folder, output_folder, publish
-from ..io.jsonfile import dumps
-from ..studies.inversion import invert_case, inversion_settings
+from ..studies.inversion import invert_case, inversion_settings, write_inversion
 from .arguments import flexible_options, load, options, positive_float
 from .output import flexible_line, say
 
@@ -39,19 +36,6 @@ def add(commands):
     invert.set_defaults(handler=handle)
 
 
-def _write(folder, case, z, inversion, check, settings):
-    header = ",".join(["t"] + list(case.model.inputs))
-    np.savetxt(folder / "inputs.csv", np.column_stack([inversion.t_mid, inversion.inputs]), delimiter=",",
-               header=header, comments="", fmt="%.12g")
-    np.savetxt(folder / "check.csv", np.column_stack([check.t, check.error]), delimiter=",",
-               header=header, comments="", fmt="%.12g")
-    summary = {"method": settings.method, "pre": settings.pre, "post": settings.post,
-               "dt": float(inversion.t[1] - inversion.t[0]), "newton_iterations": inversion.iterations,
-               "sigma": [float(s) for s in z.sigma], "minimum_phase": z.minimum_phase,
-               "path_error": check.max_error}
-    (folder / "summary.json").write_text(dumps(summary))
-
-
 def handle(args):
     case = load(args)
     settings = inversion_settings(case)
@@ -70,7 +54,7 @@ def handle(args):
         print(f"error: {case.path}: {' '.join(str(err).split())}", file=sys.stderr)
         return 1
     try:
-        publish(out, lambda folder: _write(folder, case, z, inversion, check, settings))
+        publish(out, lambda folder: write_inversion(folder, case, z, inversion, check, settings))
     except OSError as err:
         print(f"error: {out}: cannot write the results: {err}", file=sys.stderr)
         return 1

@@ -36,16 +36,14 @@ families add theirs in their own kernels. Where nothing is left to the interpret
 forces, no families outside the batch (rigid bodies, quadratic joints, constant loads) -- the whole
 iteration runs compiled (``compiled_residual``, ``kernels.newton_loop``).
 """
-import warnings
 
 import numpy as np
 import scipy.sparse as sp
-import scipy.sparse.linalg as spla
 
 from ..forces.base import Force
 from ..joints.batch import NO_PLACES, NONE, AffineConstraints
 from ..numerics.lazy import compiled
-from ..numerics.linalg import FixedPatternLU, operator
+from ..numerics.linalg import FixedPatternLU, SingularMatrixError, operator
 from ..numerics.pattern import SparsePattern, block_entries
 
 SCATTER = "femdyn.numerics.scatter"  # numba: imported where the refill runs
@@ -342,18 +340,21 @@ class SaddleSystem:
         """The accelerations a (n,) and multipliers lam (m, zero on dropped rows) of
         M a + Gbar^T lam = ``applied``, G a = ``constraint_acceleration`` (active rows) at q, ``starts``
         from ``begin_step(q, t, midpoint=False)``; one sparse solve (not finite where the system is
-        singular). At rest with the constraints' accelerations zero, lam are the constraint forces of
-        the instant of release, the static multipliers where q is an equilibrium (a = 0)."""
+        singular). KLU on the Newton matrix's fixed pattern, as every solve of the system (SciPy's
+        SuperLU filled the saddle matrix of the 4096-element pendulum to 2.9 GB), factored anew with one
+        step of refinement (not the run's ``KeptLU``, whose pivots the steps keep). At rest with the
+        constraints' accelerations zero, lam are the constraint forces of the instant of release, the
+        static multipliers where q is an equilibrium (a = 0)."""
         s, lam = self.mbar, np.zeros(self.model.m)
         values = self.newton_values(1.0)
         self.constrain(np.zeros(self.size), starts, q, q, lam, s, 0.0, values)
         rhs = np.concatenate([applied, s * constraint_acceleration])
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", spla.MatrixRankWarning)
-            try:
-                x = spla.spsolve(self.pattern.csc(values), rhs)
-            except RuntimeError:  # SuperLU: exactly singular
-                x = np.full(self.size, np.nan)
+        try:  # a new LU each call: its numbers depend on this matrix alone, as in a resumed run
+            lu = FixedPatternLU(self.pattern.indptr, self.pattern.indices)
+            lu.factor(values)
+            x = lu.solve(rhs, refine=1)
+        except SingularMatrixError:
+            x = np.full(self.size, np.nan)
         lam[self.active] = s * x[self.n :]
         return x[: self.n], lam
 

@@ -22,7 +22,7 @@ Schema::
     [[bodies]]   name, mass, euler = [..] | inertia = [J1, J2, J3] (3D); optional size = [..]
                  (values >= 0: a point mass has all zero, a flat disc J2 = J1 + J3)
     [[attachments]] name, body, point, mass; optional euler | inertia (default: a point mass): a mass
-                 welded at a material point of a rigid or flexible body (``_add_attachments``)
+                 welded at a material point of a rigid or flexible body (``ModelBuilder.add_attachment``)
                  or name, beam = {..}: a flexible body (2D and 3D), with [flexible] settings (see ``beams``)
     [[probes]]   name, body, point       material points whose motion (and elastic part) is recorded
     [[joints]]   name, type, bodies = [b1, b2]; optional points, axis, relative_rotation, angle, slide
@@ -242,10 +242,9 @@ def _add_attachments(r, items, builder, dim, bodies):
         name = r.name(item["name"], f"{f}.name", [*bodies, *names])
         carrier = r.reference(item["body"], f"{f}.body", [*bodies, *names], "body")
         point = r.vector(item["point"], f"{f}.point", dim)
-        builder.add_body(name, r.number(item["mass"], f"{f}.mass", positive=True), _euler(r, item, f, dim))
-        joint = f"{name}@{carrier}"
+        mass = r.number(item["mass"], f"{f}.mass", positive=True)
         try:
-            builder.add_joint(joint, "fixed", carrier, name, point1=point, point2=np.zeros(dim))
+            joint = builder.add_attachment(name, carrier, point, mass, _euler(r, item, f, dim))
         except ModelError as err:  # a point off a beam's centre line
             r.model_error(f, err)
         names.append(name)

@@ -61,7 +61,7 @@ def deflections(case, q, start):
     return out
 
 
-def _one_frame(model, t, q, lam, iterations, residual):
+def one_frame(model, t, q, lam, iterations, residual):
     """``Results`` of the single frame (t, q) at rest, held by the multipliers ``lam`` (its one node)."""
     dim = model.dim
     zero = np.zeros(1)
@@ -87,7 +87,7 @@ def write_static(folder, case, equilibrium, start):
     }
     Path(folder).mkdir(parents=True, exist_ok=True)
     (Path(folder) / STATIC).write_text(jsonfile.dumps(static))
-    results = _one_frame(model, equilibrium.t, equilibrium.q, equilibrium.lam, equilibrium.iterations,
+    results = one_frame(model, equilibrium.t, equilibrium.q, equilibrium.lam, equilibrium.iterations,
                          equilibrium.constraint_residual)
     summary = write_results(folder, case, results)
     summary["static"] = static

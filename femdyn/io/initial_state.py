@@ -35,12 +35,19 @@ def elastic_states(r, data, model, bodies, q, v):
             mode = r.integer(table["mode"], f"{f}.{key}.mode", 1)
             if mode > count:
                 r.fail(f"{f}.{key}.mode", f"the body has {count} elastic mode{'s' if count != 1 else ''}, not {mode}")
-            modes = natural_frequencies(beam, mode)
-            largest = np.linalg.norm(modes.nodal[mode - 1][:, : model.dim], axis=1).max()
-            values.append(r.number(table["amplitude"], f"{f}.{key}.amplitude") * modes.q[mode - 1] / largest)
+            values.append(mode_state(beam, model.dim, mode, r.number(table["amplitude"], f"{f}.{key}.amplitude")))
         elastic = np.zeros(beam.n_coordinates) if values[0] is None else values[0]
         q, v = body.flexible.with_elastic(q, v, elastic, values[1])
     return q, v
+
+
+def mode_state(beam, dim, mode, amplitude):
+    """The elastic coordinates of the ``beam``'s (a ``beam.BeamBody``) ``mode``-th natural mode (from 1)
+    with its frame held (``beam.modes.natural_frequencies``, under its reference conditions), scaled so
+    that its largest nodal translation in ``dim`` dimensions is ``amplitude`` (m, or m/s for a rate)."""
+    modes = natural_frequencies(beam, mode)
+    largest = np.linalg.norm(modes.nodal[mode - 1][:, :dim], axis=1).max()
+    return amplitude * modes.q[mode - 1] / largest
 
 
 def read_initial(r, data, dim, bodies, joints):

@@ -87,7 +87,8 @@ RESERVED_COLUMNS = {"t", "kinetic", "potential", "total", "work", "dissipation",
                     "newton_iterations", *(f"momentum_{a}" for a in "xyz"), *(f"angular_momentum_{a}" for a in "xyz")}
 
 
-def _history(model, results):
+def history_columns(model, results):
+    """The columns of ``history.csv`` for ``results`` (``time_loop.Results``, a run or a chunk of it)."""
     axes = "xyz"
     columns = {"t": results.t, "kinetic": results.kinetic, "potential": results.potential,
                "total": results.total, "work": results.work, "dissipation": results.dissipation,
@@ -104,7 +105,8 @@ def _history(model, results):
     return columns
 
 
-def _bodies(model, results, centres, rotations):
+def bodies_columns(model, results, centres, rotations):
+    """The columns of ``bodies.csv``: every body's centre and angle (2D) or directors (3D) at ``results.t``."""
     columns = {"t": results.t}
     for b, body in enumerate(model.bodies):
         for i, axis in enumerate("xyz"[: model.dim]):
@@ -257,8 +259,8 @@ class ResultWriter:
             if first == 0:
                 self.origin = chunk.q[0].copy()
             centres, rotations = model.frames(chunk.q)
-            self._append(HISTORY, _history(model, chunk))
-            self._append(BODIES, _bodies(model, chunk, centres, rotations))
+            self._append(HISTORY, history_columns(model, chunk))
+            self._append(BODIES, bodies_columns(model, chunk, centres, rotations))
             for table, columns in self.nodes.rows(chunk).items():
                 self._append(table, columns)
             if case.probes:
@@ -310,7 +312,7 @@ class ResultWriter:
                 self.plotter.submit(*job)
             else:
                 draw_plots(*job)
-        history = read_csv(folder / HISTORY, rows.get(HISTORY)) if HISTORY in rows else _history(model, last)
+        history = read_csv(folder / HISTORY, rows.get(HISTORY)) if HISTORY in rows else history_columns(model, last)
         probes = read_csv(folder / PROBES, rows[PROBES]) if PROBES in rows else {}
         summary = _summary(case, history, last, wall_time)
         if probes:

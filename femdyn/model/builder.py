@@ -104,6 +104,28 @@ class ModelBuilder:
         self._bodies.append(BodySpec(name, mass, frozen_array(np.diag(second_moment)),
                                      frozen_array(np.ptp(beam.nodes, axis=0)), beam, bool(stiffening)))
 
+    def add_attachment(self, name, body, point, mass, euler=None):
+        """A mass attached at the material point ``point`` (body frame) of the rigid or flexible body
+        ``body`` -- a motor, a gripper, a tool: a rigid body ``name`` (a point mass unless its Euler-tensor
+        eigenvalues ``euler`` are given, about its centre, along the carrier's frame there) welded by a
+        fixed joint named '<name>@<body>' at the point (the case file's ``[[attachments]]``). Returns the
+        joint's name."""
+        self.add_body(name, mass, np.zeros(self.dim) if euler is None else euler)
+        joint = f"{name}@{body}"
+        self.add_joint(joint, "fixed", body, name, point1=point, point2=np.zeros(self.dim))
+        return joint
+
+    def __repr__(self):
+        counts = {"bodies": self._bodies, "joints": self._joints, "loads": [*self._coordinate_loads,
+                  *self._point_forces, *self._torques], "springs": self._springs, "friction": self._frictions,
+                  "servos": self._servos}
+        parts = [f"{len(items)} {kind}" for kind, items in counts.items() if items or kind in ("bodies", "joints")]
+        flexible = sum(b.beam is not None for b in self._bodies)
+        names = ", ".join(b.name for b in self._bodies[:8]) + (", .." if len(self._bodies) > 8 else "")
+        return (f"<ModelBuilder {self.dim}D: {', '.join(parts)}{f' ({flexible} flexible)' if flexible else ''}"
+                f"{'; gravity ' + str(self._gravity.tolist()) if self._gravity is not None else ''}"
+                f"{'; bodies ' + names if names else ''}>")
+
     def _check_name(self, name):
         """Refuse the ground's name or the name of a body (or segmented link) added before."""
         if name == GROUND or name in self._links or any(b.name == name for b in self._bodies):

@@ -152,6 +152,13 @@ class Model:
                 self.input_rows[c.input_order] = c.rows[:, 0]
         self.forces = self._forces(spec, body_index)
 
+    def __repr__(self):
+        flexible = f" ({len(self.flexible)} flexible)" if self.flexible else ""
+        coordinates = ", ".join(self.joint_coordinates) or "none"
+        return (f"<Model {self.dim}D: {len(self.bodies)} bodies{flexible}, {len(self.joints)} joints, "
+                f"{self.n} coordinates (joint coordinates: {coordinates}), {self.m} constraints, "
+                f"{len(self.forces)} forces, {len(self.inputs)} servo inputs>")
+
     def body_dofs(self, i):
         nb = kin.body_size(self.dim)
         return np.arange(i * nb, (i + 1) * nb)

@@ -6,13 +6,18 @@ and after t_end over which the inputs may act while the outputs rest) sets the i
 ``[control]`` removed and the inputs as joint loads on the input coordinates (``forward_case``):
 piecewise linear through the steps' mid-times, the forward run starting at t = -pre from the
 inversion's first state."""
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from pathlib import Path
 
 import numpy as np
 
+from ..forces import time_functions
 from ..integrators.inversion import forward_check, stable_inversion
 from ..io.case import load_case
+from ..io.jsonfile import dumps
 from ..io.reader import Reader
+from ..model.model import Model
+from ..model.spec import CoordinateLoadSpec
 from .run import prepare_case
 
 METHODS = ("stable",)
@@ -53,19 +58,42 @@ def forward_case(case, inversion, flexible=None):
     return load_case(case.path, flexible, data=data)
 
 
-def invert_case(case, settings, flexible=None, check_dt=None):
+def forward_model(spec, inversion):
+    """The model of the forward check built from the ``model.spec.ModelSpec`` ``spec`` of a model made
+    in Python (``forward_case`` for a case file): its servos and inputs removed, the ``inversion``'s
+    inputs as joint loads on the input coordinates, piecewise linear in the forward run's time t - t_0."""
+    times = inversion.t_mid - inversion.t[0]
+    loads = tuple(CoordinateLoadSpec(name, time_functions.table(times, u))
+                  for name, u in zip(spec.inputs, inversion.inputs.T))
+    return Model(replace(spec, servos=(), inputs=(), coordinate_loads=spec.coordinate_loads + loads))
+
+
+def invert_case(case, settings, flexible=None, check_dt=None, spec=None):
     """Stable inversion of ``case`` with its solver's dt over [-pre, t_end + post] and the closed-loop
     check (``integrators.inversion.forward_check``, at ``check_dt``, default dt): (setup, inversion,
-    check)."""
+    check). The forward model is built from the case's file (``forward_case``) or, given the model's
+    ``spec`` (a model built in Python), from it (``forward_model``)."""
     setup = prepare_case(case)
     solver = case.settings
     inversion = stable_inversion(setup, solver.step, solver.t_end, settings.pre, settings.post,
                                  tolerance=solver.tolerance)
-    forward = forward_case(case, inversion, flexible)
-    check = forward_check(setup, forward.model, inversion, solver.t_end, check_dt)
+    forward = forward_case(case, inversion, flexible).model if spec is None else forward_model(spec, inversion)
+    check = forward_check(setup, forward, inversion, solver.t_end, check_dt)
     return setup, inversion, check
 
 
-def inputs_table(case, inversion):
-    """Rows (t_mid, inputs..) and the header of inputs.csv."""
-    return ["t"] + list(case.model.inputs), np.column_stack([inversion.t_mid, inversion.inputs])
+def write_inversion(folder, case, zero, inversion, check, settings):
+    """The files of ``femdyn invert`` in ``folder``: inputs.csv (t_mid and one column per input
+    coordinate), check.csv (t and the servo rows' residual of the forward run) and summary.json (the
+    settings, Newton's iterations, the zero dynamics ``zero``, the path error)."""
+    folder = Path(folder)
+    header = ",".join(["t"] + list(case.model.inputs))
+    np.savetxt(folder / "inputs.csv", np.column_stack([inversion.t_mid, inversion.inputs]), delimiter=",",
+               header=header, comments="", fmt="%.12g")
+    np.savetxt(folder / "check.csv", np.column_stack([check.t, check.error]), delimiter=",",
+               header=header, comments="", fmt="%.12g")
+    summary = {"method": settings.method, "pre": settings.pre, "post": settings.post,
+               "dt": float(inversion.t[1] - inversion.t[0]), "newton_iterations": inversion.iterations,
+               "sigma": [float(s) for s in zero.sigma], "minimum_phase": zero.minimum_phase,
+               "path_error": check.max_error}
+    (folder / "summary.json").write_text(dumps(summary))

@@ -6,7 +6,7 @@ The samples run on dask.distributed workers (``sweep_cluster``) into a result fo
 ``loads.0.function.amplitude``) or one of the beam parameters E, rho, b, h, which sets that value in
 the beam table of every beam body. SPEC is a range ``a:b:n`` (n values from a to b, both included)
 or a list ``v1,v2,..``. The **full factorial** design runs every combination, the first parameter
-varying slowest; the **Latin hypercube** (``design="lhs"``) takes ranges ``a:b`` and draws
+varying slowest; the **Latin hypercube** ([McKay1979]; ``design="lhs"``) takes ranges ``a:b`` and draws
 ``samples`` points, one in each of the ``samples`` equal strata of every parameter (seeded).
 
 **Samples** (``run_sample``, one case run each) return one row: the sample number, the parameter
@@ -316,9 +316,16 @@ def error_row(task, message, wall_time=math.nan):
 def run_sample(task):
     """Run one sample (on a worker): its row, with the error message instead of outputs if it fails.
     Ctrl-C (in-process) is passed on, not recorded."""
+    return sample_row(task, lambda: load_case(task.path, task.options, task.overrides, task.data))
+
+
+def sample_row(task, make_case):
+    """The row of the sample ``task`` (``sample``, ``values``, ``probe``) whose case ``make_case()``
+    makes (a ``Case``, or an object with model, q0, v0, settings and probes: ``api.Problem.case``): its
+    run's ``outputs``, or the error message if anything fails (``run_sample``)."""
     start = time.perf_counter()
     try:
-        case = load_case(task.path, task.options, task.overrides, task.data)
+        case = make_case()
         results = run_case(case).results
         if not results.complete:
             if results.message.startswith("interrupted"):

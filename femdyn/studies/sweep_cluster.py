@@ -130,24 +130,25 @@ def dashboard(client):
     return link, True
 
 
-def run_on_cluster(client, tasks, on_row):
-    """Submit ``tasks`` and call ``on_row(row)`` in this thread as each completes. A sample whose
+def run_on_cluster(client, tasks, on_row, run=run_sample):
+    """Submit ``tasks`` and call ``on_row(row)`` in this thread as each completes (``run(task)`` on a
+    worker makes the row: ``sweep.run_sample``, or ``api.sweep``'s for a model built in Python). A sample whose
     workers died ``allowed-failures`` times is submitted once more at the end, and is an error row if
     they die again; SweepError if a sample cannot be run at all (the cluster's fault: cancelled futures,
     a worker without femdyn). Unfinished samples are cancelled when this returns or raises (Ctrl-C)."""
     token = uuid.uuid4().hex[:12]  # keys unique on a long-lived scheduler
-    lost = _run_tasks(client, tasks, on_row, token)
+    lost = _run_tasks(client, tasks, on_row, token, run)
     if lost:
-        for task in _run_tasks(client, lost, on_row, f"{token}-retry"):
+        for task in _run_tasks(client, lost, on_row, f"{token}-retry", run):
             on_row(error_row(task, "KilledWorker: every worker that ran this sample died, as many times as the "
                              "scheduler allows, and again when it was run once more at the end"))
 
 
-def _run_tasks(client, tasks, on_row, token):
+def _run_tasks(client, tasks, on_row, token, run):
     """Run ``tasks`` (``run_on_cluster``); returns those whose workers died (KilledWorker)."""
     from distributed import KilledWorker, as_completed
 
-    futures = {client.submit(run_sample, task, key=f"femdyn-sample-{task.sample}-{token}", pure=False): task
+    futures = {client.submit(run, task, key=f"femdyn-sample-{task.sample}-{token}", pure=False): task
                for task in tasks}
     lost = []
     try:

@@ -2,8 +2,13 @@
 lower layer or stays in its own package, and no modules import each other in a circle.
 
 The layers, lowest first (README, "Architecture"): numerics; joints and forces (siblings that do not
-import each other); beam; model; integrators and reference (siblings); io; studies; commands; cli and
-``__main__``. The package's own ``__init__`` (the version) is the floor.
+import each other); beam; model; integrators and reference (siblings); io; studies; api (``Problem``,
+``load``, ``sweep`` and the result types); commands; cli and ``__main__``. The package's own ``__init__``
+(the version) is the floor, with one exception: it exports the public API (``femdyn.__all__``), whose
+names it imports from their modules (up to the api layer) on first use, by its module ``__getattr__``
+(PEP 562, by module name) or for type checkers only (``if TYPE_CHECKING``), never when it is imported;
+so ``femdyn`` imports nothing at import time and the command line's start stays as fast as before
+(``test_cli_startup``). Imports under ``if TYPE_CHECKING`` are never executed and are not counted.
 """
 import ast
 import pathlib
@@ -13,8 +18,9 @@ import femdyn
 PACKAGE = pathlib.Path(femdyn.__file__).parent
 LAYERS = {
     "femdyn": 0, "numerics": 0, "joints": 1, "forces": 1, "beam": 2, "model": 3, "integrators": 4,
-    "reference": 4, "io": 5, "studies": 6, "commands": 7, "cli": 8, "__main__": 9,
+    "reference": 4, "io": 5, "studies": 6, "api": 7, "commands": 8, "cli": 9, "__main__": 10,
 }
+EXPORTS = LAYERS["api"]  # the highest layer whose names the package's ``__init__`` exports (lazily)
 
 
 def _module(path):
@@ -30,12 +36,25 @@ def _exists(name):
     return _is_package(name) or (PACKAGE.parent / (name.replace(".", "/") + ".py")).is_file()
 
 
+def _runtime_nodes(tree):
+    """The nodes of ``tree`` but those under ``if TYPE_CHECKING:``: imports for type checkers only are
+    never executed (annotations that name a higher module's class, a module that names its user's)."""
+    stack = [tree]
+    while stack:
+        node = stack.pop()
+        yield node
+        if isinstance(node, ast.If) and isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING":
+            stack.extend(node.orelse)
+            continue
+        stack.extend(ast.iter_child_nodes(node))
+
+
 def _imports(path):
     """(line, imported femdyn module) of every import in the file, relative ones resolved; a name
     imported from a package counts as its submodule where it is one."""
     name = _module(path)
     base = name.split(".") if path.name == "__init__.py" else name.split(".")[:-1]
-    for node in ast.walk(ast.parse(path.read_text())):
+    for node in _runtime_nodes(ast.parse(path.read_text())):
         if isinstance(node, ast.Import):
             targets = [alias.name for alias in node.names]
         elif isinstance(node, ast.ImportFrom):
@@ -96,3 +115,22 @@ def test_no_import_circles():
         if node not in state:
             visit(node, [node])
     assert not circles, "import circles: " + "; ".join(" -> ".join(c) for c in circles)
+
+
+def test_the_package_imports_its_exports_lazily():
+    """``import femdyn`` loads none of the modules it exports: every import in its ``__init__`` is in a
+    function (``__getattr__``) or under ``if TYPE_CHECKING``."""
+    tree = ast.parse((PACKAGE / "__init__.py").read_text())
+    eager = []
+    for node in tree.body:
+        if isinstance(node, ast.If) and isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING":
+            continue
+        eager += [f"line {n.lineno}" for n in ast.walk(node) if isinstance(n, ast.ImportFrom) and n.level
+                  and not isinstance(node, ast.FunctionDef)]
+    assert not eager, f"femdyn/__init__.py imports femdyn modules at import time: {eager}"
+    exported = {**femdyn._EXPORTS, **femdyn._MODULES}
+    above = sorted(f"{name} ({module})" for name, module in exported.items() if _layer(module) > EXPORTS)
+    assert not above, f"femdyn exports names from above the api layer: {above}"
+    assert sorted(femdyn.__all__) == sorted([*exported, "__version__"])
+    for name in femdyn.__all__:
+        assert getattr(femdyn, name) is not None

@@ -6,7 +6,7 @@ import pytest
 from shared import CASES, free_beam
 from test_components import all_joints_model
 
-from femdyn.integrators.generalized_alpha import GeneralizedAlpha
+from femdyn.integrators.generalized_alpha import GeneralizedAlpha, _Carry
 from femdyn.integrators.newton import NewtonOptions
 from femdyn.integrators.settings import SolverSettings
 from femdyn.integrators.setup import prepare
@@ -57,8 +57,11 @@ def test_newton_matrix_is_the_derivative_of_the_residual(name):
     states = model.initial_states(q) if states is None else states
     rng = np.random.default_rng(0)
     stepper = GeneralizedAlpha(model, 0.01, rho_inf=0.7)
-    stepper._carry = stepper.start(0.3, q, v, states)  # continue from (q, v) with random a_n, vd_n
-    stepper._carry.a, stepper._carry.vd = rng.normal(size=model.n), rng.normal(size=model.n)
+    # continue from (q, v) with random a_n, vd_n, lam_n (a random q_n is no configuration: the saddle
+    # matrix of its consistent accelerations may be singular, so none are solved for)
+    a, vd, lam_n = rng.normal(size=model.n), rng.normal(size=model.n), rng.normal(size=model.m)
+    force = stepper._worked_forces(q, v, 0.3, states, stepper._constant_forces(q, 0.3, states), lam_n)
+    stepper._carry = _Carry(0.3, q.copy(), v.copy(), a, vd, lam_n, force)
     step = stepper._begin(0.3, q, v, states)
     n, active = model.n, stepper.system.active
 

@@ -1,0 +1,10 @@
+"""femdyn as a library: ``Problem`` (a model with its initial state, solver settings, probes and output
+options, built in Python or read from a case file by ``load``), its analyses and their results
+(``results``: named access, ``to_pandas``, ``write`` of the command line's result folder), and
+``sweep`` of a Python-built model on Dask. ``femdyn`` exports these names (``femdyn.__all__``)."""
+from .problem import Probe, Problem, load
+from .results import InversionResult, ModesResult, RunResult, StaticResult
+from .sweep import SweepResult, sweep
+
+__all__ = ["InversionResult", "ModesResult", "Probe", "Problem", "RunResult", "StaticResult", "SweepResult",
+           "load", "sweep"]
