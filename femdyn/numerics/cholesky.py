@@ -8,6 +8,8 @@ smallest, against a tolerance, tells a regular matrix from a (near-)singular one
 matrix that is not positive definite (``NotPositiveDefiniteError``). ``cholesky`` is for positive
 definite matrices: CHOLMOD may factor others (LDL^T) without a word. Only A's lower triangle is read.
 """
+from collections.abc import Callable
+
 import numpy as np
 import scipy.sparse as sp
 from kvxopt import cholmod, matrix, spmatrix
@@ -33,12 +35,12 @@ def _factor(A, form):
     return factor
 
 
-def cholesky(A):
+def cholesky(A: sp.spmatrix | sp.sparray) -> Callable[[np.ndarray], np.ndarray]:
     """The solve b -> A^-1 b (b of shape (n,) or (n, k)) with CHOLMOD's factor of the sparse
     symmetric positive definite A."""
     factor = _factor(A, "auto")
 
-    def solve(b):
+    def solve(b: np.ndarray) -> np.ndarray:
         B = matrix(np.array(b, dtype=np.float64, order="F").reshape(A.shape[0], -1, order="F"))
         cholmod.solve(factor, B)
         return np.array(B).reshape(np.shape(b))
@@ -46,7 +48,7 @@ def cholesky(A):
     return solve
 
 
-def pivots(A):
+def pivots(A: sp.spmatrix | sp.sparray) -> np.ndarray:
     """The pivots d_k = L_kk^2 of CHOLMOD's factor P A P^T = L L^T (module docstring)."""
     factor = _factor(A, "supernodal")
     try:
