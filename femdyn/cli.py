@@ -37,7 +37,7 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"error: {message} (see '{self.prog} --help')\n")
 
 
-COMMANDS = ("run", "invert", "static", "modes", "compare", "bench", "mesh", "check", "sensitivity", "sweep",
+COMMANDS = ("run", "invert", "static", "modes", "linearize", "compare", "bench", "mesh", "check", "sensitivity", "sweep",
             "view", "warm_up")  # the modules of ``commands``, in --help order (``warm-up``: warm_up)
 
 

@@ -253,3 +253,37 @@ def flexible_link(output="tip", elements=4, trajectory=None, young=LINK["young"]
     model = b.build()
     q, v = place(model, {}, {"hub": {"angle": 0.0}})
     return model, prepare(model, q, v)
+
+
+def damped_free_bodies(dim, rate=0.5, spin=15.0):
+    """Two free damped beams (1 m steel, 10 x 10 mm), spinning, translating and vibrating: a FEM body of
+    world vectors with Rayleigh damping and a Rayleigh-Ritz body (carriers) with modal damping ratios, no
+    joints, no loads. The model and its prepared setup (elastic rates ``rate`` m/s on every elastic
+    coordinate, the bodies already deformed by 2 mm)."""
+    from femdyn.beam.damping import Damping
+    from femdyn.numerics.kinematics import rotation_3d
+
+    section, spatial = Section.rectangle(0.01, 0.01), {"poisson": 0.3} if dim == 3 else {}
+    fem = BeamBody.straight(1.0, 4, section, STEEL["young"], STEEL["rho"], dim=dim,
+                            damping=Damping(alpha=2.0, beta=2e-4), **spatial)
+    nodes = np.zeros((2, dim))
+    nodes[1, 0] = 0.8
+    ritz = BeamBody.rayleigh_ritz(nodes, section, STEEL["young"], STEEL["rho"], damping=Damping(ratio=(0.05, 0.02)),
+                                  **spatial)
+    b = ModelBuilder(dim)
+    b.add_beam("fem", fem)
+    b.add_beam("ritz", ritz)
+    model = b.build()
+    if dim == 2:
+        poses = {"fem": {"position": [0.2, -0.1], "angle": 0.3, "velocity": [0.5, -0.2], "angular_velocity": spin},
+                 "ritz": {"position": [0.0, 1.0], "angle": -0.5, "velocity": [-0.3, 0.1], "angular_velocity": -spin}}
+    else:
+        poses = {"fem": {"position": [0.2, -0.1, 0.3], "rotation": rotation_3d([1.0, 2.0, 3.0], 0.4),
+                         "velocity": [0.5, -0.2, 0.1], "angular_velocity": spin * np.array([0.3, 1.0, -0.5])},
+                 "ritz": {"position": [0.0, 1.0, 0.0], "rotation": rotation_3d([0.0, 1.0, 1.0], -0.5),
+                          "velocity": [-0.3, 0.1, 0.0], "angular_velocity": spin * np.array([-1.0, 0.2, 0.4])}}
+    q, v = place(model, poses, {})
+    for f in model.flexible:
+        k = f.beam.n_coordinates
+        q, v = f.with_elastic(q, v, 2e-3 * np.cos(np.arange(k)), rate * np.sin(np.arange(k) + 1.0))
+    return model, prepare(model, q, v)

@@ -16,7 +16,7 @@ step (``integrators.setup.prepare``).
 """
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -76,6 +76,9 @@ class Problem:
         elastic_rate: the same for the elastic velocities (a in m/s).
         equilibrium: start at rest in the static equilibrium that Newton reaches from the placed state
             (gravity, loads and servo targets at t = 0); refused with velocities.
+        assemble: close the loops of a pose given only roughly, holding ``hold`` (joint coordinates or
+            bodies; default: the inputs, driven and grounded joints' coordinates), as ``[initial]
+            assemble`` (``model.assembly``).
         probes: material points recorded, {name: (body, point in the body's frame)}.
         every: write every k-th step as a ParaView frame (default: about 500 frames).
         vtk: write the ParaView series; plots: draw the PNG plots (in ``write``).
@@ -89,7 +92,8 @@ class Problem:
     def __init__(self, model: ModelBuilder | Model, settings: SolverSettings, *,
                  bodies: Mapping[str, Pose] | None = None, joints: Mapping[str, Mapping[str, float]] | None = None,
                  elastic: Mapping[str, Elastic] | None = None, elastic_rate: Mapping[str, Elastic] | None = None,
-                 equilibrium: bool = False, probes: Mapping[str, tuple[str, ArrayLike]] | None = None,
+                 equilibrium: bool = False, assemble: bool = False, hold: Sequence[str] | None = None,
+                 probes: Mapping[str, tuple[str, ArrayLike]] | None = None,
                  every: int | None = None, vtk: bool = True, plots: bool = True, name: str = "problem",
                  title: str | None = None, source: str = "", inversion: InversionSettings | None = None) -> None:
         builder = model if isinstance(model, ModelBuilder) else None
@@ -115,7 +119,8 @@ class Problem:
         if every is not None and not (isinstance(every, int) and every >= 1):
             raise ModelError("output.every", f"must be an integer >= 1, got {every!r}")
         case = Case(path=Path(name), title=title or name, source=source, model=built, q0=q0, v0=v0,
-                    settings=settings, every=every, vtk=vtk, plots=plots, probes=resolved, equilibrium=equilibrium)
+                    settings=settings, every=every, vtk=vtk, plots=plots, probes=resolved, equilibrium=equilibrium,
+                    assemble=assemble, hold=None if hold is None else tuple(hold))
         self._init(case, builder.spec() if builder is not None else None, inversion, None)
 
     def _init(self, case: Case, spec: ModelSpec | None, inversion: InversionSettings | None,
@@ -212,7 +217,7 @@ class Problem:
             StaticsError: there is no equilibrium (the free motions the loads drive).
         """
         setup = self.setup()
-        return StaticResult(self, static_equilibrium(setup, t=t), setup.q0)
+        return StaticResult(self, static_equilibrium(setup, t=t), setup.start)
 
     def modes(self, count: int = 6, t: float = 0.0, servos: str = "held", result: str | Path | None = None
               ) -> ModesResult:

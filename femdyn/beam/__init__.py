@@ -4,10 +4,11 @@ body, planar (``elements``) and spatial (``spatial``), a beam body with referenc
 (``modes``) and section forces (``sections``); their embedding into the director bodies of a model by
 carrier vectors (``ffr``, ``elasticity``); centre-line meshes are read by ``femdyn.io.meshes``."""
 from .body import BeamBody, Section
+from .damping import Damping
 from .elements import BeamElements, Invariants
 from .modes import Modes, lowest_modes, natural_frequencies, static_deflection
 from .sections import SectionForces, SpatialSectionForces, section_forces
 
-__all__ = ["BeamBody", "BeamElements", "Invariants", "Modes", "Section", "SectionForces",
+__all__ = ["BeamBody", "BeamElements", "Damping", "Invariants", "Modes", "Section", "SectionForces",
            "SpatialSectionForces", "lowest_modes", "natural_frequencies", "section_forces",
            "static_deflection"]

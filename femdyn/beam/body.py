@@ -27,6 +27,9 @@ its columns are the reduced shape functions ``[xi, 0, 0; 0, 3xi^2 - 2xi^3, L (xi
 conditions select other columns of eq. 46 in the same way. Modal
 reduction (either discretisation): ``q = B2 Phi eta`` with ``Phi`` the ``modes`` lowest
 mass-normalised eigenvectors; ``modes=0`` removes every elastic coordinate and leaves the rigid body.
+
+Damping. ``damping`` (``damping.Damping``: modal ratios or Rayleigh coefficients) gives the body material
+damping on its elastic coordinates; the model applies it (``forces.viscous``).
 """
 from dataclasses import dataclass
 from functools import cached_property
@@ -34,6 +37,7 @@ from functools import cached_property
 import numpy as np
 import scipy.sparse as sp
 
+from .damping import Damping
 from .elements import BeamElements
 from .modes import lowest_modes
 from .reference import check_reference, suppressed_coordinates
@@ -146,14 +150,15 @@ class BeamBody:
     conditions (module docstring); ``modes`` None (nodal coordinates) or the number of lowest modes
     kept; ``eigensolver`` as in ``modes.lowest_modes``; ``axial`` the elements' axial shape
     ("cubic", the default: the world-vector beams'; "linear": 003's, embedded by carriers); spatial beams also need ``shear`` (G) or
-    ``poisson`` (nu, G = E / (2 (1 + nu))).
+    ``poisson`` (nu, G = E / (2 (1 + nu))); ``damping`` a ``damping.Damping`` (modal ratios or Rayleigh
+    coefficients on the elastic coordinates) or None (undamped).
 
     The elastic coordinates ``q`` (``n_coordinates``) map to the body's nodal coordinates
     (``elements.node_size`` per node) by ``basis``: ``q_nodal = basis @ q``.
     """
 
     def __init__(self, nodes, section, young, rho, reference="fixed-free", modes=None,
-                 eigensolver="cholmod", axial="cubic", shear=None, poisson=None):
+                 eigensolver="cholmod", axial="cubic", shear=None, poisson=None, damping=None):
         nodes = np.asarray(nodes, dtype=float)
         steps = _check_centre_line(nodes)
         for name, value in (("young's modulus", young), ("density", rho)):
@@ -161,6 +166,9 @@ class BeamBody:
                 raise ValueError(f"{name} must be positive, got {value}")
         self.dim = nodes.shape[1]
         self.section, self.young, self.rho, self.reference = section, young, rho, reference
+        if damping is not None and not isinstance(damping, Damping):
+            raise ValueError(f"damping must be a beam.damping.Damping or None, got {damping!r}")
+        self.damping = damping
         connectivity = np.column_stack([np.arange(len(nodes) - 1), np.arange(1, len(nodes))])
         if self.dim == 2:
             self.shear = shear

@@ -46,6 +46,7 @@ def handle(args):
         f"dropped constraints: {dropped(setup.dropped)}",
         f"initial constraint violation {setup.initial_violation:.3g} "
         f"(tolerance {case.settings.initial_tolerance:g})",
+        *([setup.assembly.line()] if setup.assembly else []),
     ]
     if model.inputs:
         lines += ["servo problem (zero dynamics at the initial pose):", *_zero_dynamics(setup)]

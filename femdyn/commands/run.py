@@ -125,6 +125,8 @@ def _run(args, plotter):
     out = args.resume or output_folder(args.out or default_folder(case.path))
     check_unlocked(out, "--out" if args.resume is None else "--resume")
     setup = prepare_case(case)
+    if setup.assembly and meta is None:
+        say(setup.assembly.line())
     warning = step_check(case.settings, case.model).get("step_warning")
     if warning and meta is None:  # said when the run starts (a resumed run said it then), and in the summary
         print(f"warning: {warning}", file=sys.stderr)
@@ -166,8 +168,9 @@ def _run(args, plotter):
         print(f"error: {out}: cannot write the results: {err}", file=sys.stderr)
         return 1
     say(report(summary, out, flexible_line(case)))
-    if "energy_warning" in summary:
-        print(f"warning: {summary['energy_warning']}", file=sys.stderr)
+    for key in ("energy_warning", "validity_warning"):
+        if key in summary:
+            print(f"warning: {summary[key]}", file=sys.stderr)
     if signals.seen and not results.complete:
         print(f"interrupted: the steps up to t = {summary['t_reached']:g} are kept in {out}; continue with "
               f"{run['command']}", file=sys.stderr)

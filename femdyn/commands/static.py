@@ -72,9 +72,10 @@ def handle(args):
         print(f"error: {case.path}: {' '.join(str(err).split())}", file=sys.stderr)
         return 1
     try:
-        static = publish(out, lambda folder: write_static(folder, case, equilibrium, setup.q0))
+        static = publish(out, lambda folder: write_static(folder, case, equilibrium, setup.start))
     except OSError as err:
         print(f"error: {out}: cannot write the results: {err}", file=sys.stderr)
         return 1
-    say("\n".join(filter(None, [flexible_line(case), *report(case, static), f"results in {out}"])))
+    assembled = setup.assembly and setup.assembly.line()
+    say("\n".join(filter(None, [flexible_line(case), assembled, *report(case, static), f"results in {out}"])))
     return 0

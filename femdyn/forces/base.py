@@ -12,7 +12,8 @@ A component holds K instances over ``dofs`` (K, n) and gives, in local coordinat
   configuration (``check_initial``).
 
 Work and dissipation per step follow generically: ``W = Fbar.(qb - qa) + V(qb) - V(qa)`` is the
-non-conservative work. No stepper asks what type a force is: the defaults below serve every
+non-conservative work; a dissipative component also reports its loss in the step (``dissipation``,
+friction's and the bodies' damping's), which is part of W already. No stepper asks what type a force is: the defaults below serve every
 component whose discrete form is the symmetric mid-point form of its continuous force and which
 has no internal state.
 """
@@ -85,9 +86,9 @@ class Force(ABC):
         """Internal state at the end of a converged step; none by default."""
         return state
 
-    def dissipation(self, qa, qb, state):
-        """Energy dissipated in the step, per instance (K,) or 0; asked of ``dissipative``
-        components only."""
+    def dissipation(self, qa, qb, state, dt=None):
+        """Energy dissipated in the step of length ``dt``, per instance (K,) or 0; asked of
+        ``dissipative`` components only."""
         return 0.0
 
     # --- generalized-alpha: the continuous force at the step's end -----------------------------
@@ -108,7 +109,7 @@ class Force(ABC):
         """Internal state at the end of a converged step that ends at q; none by default."""
         return state
 
-    def continuous_dissipation(self, q, state):
-        """Energy dissipated in the step that ends at q, per instance (K,) or 0; asked of
-        ``dissipative`` components only."""
+    def continuous_dissipation(self, q, state, qa=None, va=None, v=None, dt=None):
+        """Energy dissipated in the step from (qa, va) that ends at (q, v) (length ``dt``), per instance
+        (K,) or 0; asked of ``dissipative`` components only."""
         return 0.0

@@ -68,7 +68,7 @@ class Friction(Force):
     def advance(self, qa, qb, state):
         return self._discrete(qa, qb, state)[2]
 
-    def dissipation(self, qa, qb, state):
+    def dissipation(self, qa, qb, state, dt=None):
         """F_max |p_b - p_n| per element (>= 0)."""
         return self.F_max * np.abs(self.advance(qa, qb, state) - state)
 
@@ -85,6 +85,6 @@ class Friction(Force):
         """The new slip p = q - e where the step slips, else p_n."""
         return self._backward_euler(q, state)[2]
 
-    def continuous_dissipation(self, q, state):
+    def continuous_dissipation(self, q, state, qa=None, va=None, v=None, dt=None):
         """F_max |p - p_n| per element (>= 0)."""
         return self.F_max * np.abs(self.continuous_advance(q, state) - state)

@@ -1,5 +1,6 @@
-"""What a run's summary says about its time step (``step_check``) and about how its scheme treats the
-energy (``energy_check``).
+"""What a run's summary says about its time step (``step_check``), about how its scheme treats the
+energy (``energy_check``) and about whether its flexible bodies stayed where one floating frame is
+accurate (``elastic_extent``, ``validity_check``).
 
 A step longer than half the period of a motion the model is made to follow -- a servo's trajectory, a
 load's function of time -- cannot represent it: with fewer than two samples per period (the sampling
@@ -15,6 +16,17 @@ The energy balance H - H_0 - W is kept to round-off by the energy-momentum schem
 balance error large against the run's energy (``ENERGY_FLAG``) means the steps are not converged to it.
 Generalized-alpha damps numerically (Chung & Hulbert 1993, ``generalized_alpha.amplitude_per_step``):
 its balance shows that loss, and only energy gained beyond ``GAIN_FLAG`` is flagged.
+
+A floating-frame body measures its strains linearly in its frame: it is linear beam theory for the
+sections' rotation theta relative to the frame, exact to O(theta^2). How large that error is follows
+from the elastica: a cantilever under a dead tip load at lambda = P L^2/EI has the linear tip rotation
+theta = lambda/2 and deflection lambda L/3, and the elastica's deflection (Mattiasson 1981; the
+shooting solution of tests/physics/test_segmented_links.py) lies below that by a relative 0.46 theta^2
+(0.457 at theta = 0.05, 0.453 at 0.15, 0.419 at 0.5: +10.5 % at lambda = 1). ``validity_check`` warns
+where a body's sections turn by more than ``ROTATION_BOUND`` = 0.15 rad relative to its frame (about
+1 % in deflection), or its elastic displacement exceeds ``DEFLECTION_BOUND`` = 0.1 of its length (the
+cantilever's at that rotation, 2 theta/3): the link needs floating-frame segments (``segments``), each
+of whose sections turn by about theta/k, the error falling as 1/k^2.
 """
 import numpy as np
 
@@ -24,6 +36,9 @@ from .settings import GENERALIZED_ALPHA
 ENERGY_FLAG = 1e-6  # energy balance error, relative to the energy, flagged for the energy-momentum scheme
 GAIN_FLAG = 1e-2  # energy gained, relative to the energy, flagged for generalized-alpha
 STEPS_PER_PERIOD = 20  # the step the warning of ``step_check`` suggests: this many per period
+ROTATION_BOUND = 0.15  # rad: sections turned this far relative to a floating frame are about 1 % off
+DEFLECTION_BOUND = 0.1  # elastic displacement over the body's length, the cantilever's at ROTATION_BOUND
+LINEAR_ERROR = 0.46  # relative error of linear beam theory per theta^2 (module docstring)
 
 
 def shortest_period(model):
@@ -75,4 +90,55 @@ def energy_check(settings, history):
             f"the energy balance error is {check['energy_balance_relative']:.3g} of the run's energy, where the "
             f"energy-momentum scheme keeps it to round-off (flagged above {ENERGY_FLAG:g}): the steps are not "
             "converged to the energy (a stiff or ill-scaled model: try a smaller dt or tolerance)")
+    return check
+
+
+def elastic_extent(model, q) -> dict:
+    """{body: [largest section rotation relative to its floating frame (rad), largest elastic
+    displacement over its length]} of every flexible body of ``model`` over the configurations q (F, n),
+    from its nodal coordinates in its frame (``BeamBody.basis`` of its elastic coordinates; the twist
+    counts as a rotation in space)."""
+    extent = {}
+    q = np.atleast_2d(q)
+    for body in model.flexible:
+        beam = body.beam
+        elastic = body.elastic_coordinates(q)
+        nodal = np.asarray(beam.basis @ elastic.T).T.reshape(len(q), -1, beam.elements.node_size)
+        dim = beam.dim
+        turned = np.abs(nodal[..., 2]) if dim == 2 else np.linalg.norm(nodal[..., 3:6], axis=-1)
+        moved = np.linalg.norm(nodal[..., :dim], axis=-1) / beam.elements.length.sum()
+        extent[body.name] = [float(turned.max(initial=0.0)), float(moved.max(initial=0.0))]
+    return extent
+
+
+def widest(extent, other) -> dict:
+    """The larger of two ``elastic_extent``s, body by body (either may be None or empty)."""
+    merged = {name: list(values) for name, values in (extent or {}).items()}
+    for name, values in (other or {}).items():
+        merged[name] = [max(a, b) for a, b in zip(merged.get(name, values), values)]
+    return merged
+
+
+def validity_check(extent) -> dict:
+    """What the summary says of the flexible bodies' ``elastic_extent`` over the run (module docstring):
+    the largest rotation and deflection and, where one leaves the bounds, a warning that names the body,
+    the bound, the estimated error and ``segments``; {} without flexible bodies."""
+    if not extent:
+        return {}
+    name, (rotation, deflection) = max(extent.items(), key=lambda item: item[1][0])
+    check = {"floating_frame": {"largest_rotation_rad": rotation, "body": name, "rotation_bound_rad": ROTATION_BOUND,
+                                "largest_deflection_per_length": max(v[1] for v in extent.values()),
+                                "deflection_bound_per_length": DEFLECTION_BOUND}}
+    beyond = sorted((n for n, (r, d) in extent.items() if r > ROTATION_BOUND or d > DEFLECTION_BOUND),
+                    key=lambda n: -extent[n][0])
+    if beyond:
+        worst, (rotation, deflection) = beyond[0], extent[beyond[0]]
+        others = f" (also {', '.join(beyond[1:])})" if len(beyond) > 1 else ""
+        check["validity_warning"] = (
+            f"the sections of flexible body '{worst}'{others} turn by up to {rotation:.3g} rad relative to its "
+            f"floating frame and move by up to {deflection:.3g} of its length (bounds {ROTATION_BOUND:g} rad, "
+            f"{DEFLECTION_BOUND:g}): one floating-frame body is linear beam theory, about "
+            f"{100 * LINEAR_ERROR * rotation**2:.2g} % off there ({LINEAR_ERROR:g} theta^2, from the elastica); "
+            "split the link into (more) floating-frame segments ([flexible] segments = k, --segments K: the error "
+            "falls as 1/k^2)")
     return check

@@ -33,7 +33,7 @@ class StepResult:
     lam: np.ndarray
     iterations: int
     work: float  # work of applied loads and servo inputs minus dissipation in the step
-    dissipation: float  # energy dissipated by friction in the step (>= 0)
+    dissipation: float  # energy dissipated by friction and the bodies' damping in the step (>= 0)
     states: list  # internal states of the forces at the end of the step
 
 
@@ -127,7 +127,7 @@ class EnergyMomentum:
         dissipation = 0.0
         for k in system.dissipative:
             f = forces[k]
-            dissipation += float(np.sum(f.dissipation(qa[f.dofs], qb[f.dofs], states[k])))
+            dissipation += float(np.sum(f.dissipation(qa[f.dofs], qb[f.dofs], states[k], dt)))
         known = self._potential is not None and self._potential[0] is states and self._potential[1] == qa.tobytes()
         v_a = self._potential[2] if known else system.worked_potential(qa, states)
         v_b = system.worked_potential(qb, new_states)

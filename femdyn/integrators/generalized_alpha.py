@@ -292,7 +292,8 @@ class GeneralizedAlpha:
         dissipation = 0.0
         for k in system.dissipative:
             f = forces[k]
-            dissipation += float(np.sum(f.continuous_dissipation(qb[f.dofs], states[k])))
+            dissipation += float(np.sum(f.continuous_dissipation(qb[f.dofs], states[k], qa[f.dofs], start.v[f.dofs],
+                                                                 vb[f.dofs], dt)))
         force = self._worked_forces(qb, vb, t1, states, step["constant_forces"], lam)
         known = start.potential is not None and start.potential[0] is states
         v_a = start.potential[1] if known else system.worked_potential(qa, states)

@@ -1,10 +1,13 @@
-"""The setup of a run: the model of the run (the built model with its servo references fixed from the
-initial state), the placed initial state checked against the constraints, the independent constraint
-rows chosen, and the state projected onto the constraint manifold (``model.initial``)."""
+"""The setup of a run: the placed initial state assembled where asked (``model.assembly``), the model of
+the run (the built model with its servo references fixed from the initial state), the state checked
+against the constraints, the independent constraint rows chosen, and the state projected onto the
+constraint manifold (``model.initial``)."""
 from dataclasses import dataclass
 
 import numpy as np
 
+from ..model.assembly import Assembly
+from ..model.assembly import assemble as close_loops
 from ..model.errors import ModelError
 from ..model.initial import check_inertia_fixed, independent_rows, project, wrong_angle_branch
 
@@ -17,14 +20,29 @@ class Setup:
     active_rows: np.ndarray
     dropped: list  # (row label, [joints it depends on])
     initial_violation: float
+    assembly: Assembly | None = None  # what ``assemble`` did, where the pose was assembled
+    pose: np.ndarray | None = None  # the assembled (projected) pose before a start in equilibrium replaced q0
+
+    @property
+    def start(self) -> np.ndarray:
+        """The pose the run was set up from: assembled and projected, before any static equilibrium
+        (``studies.run.prepare_case``) -- the rigid pose from which a sag is measured."""
+        return self.q0 if self.pose is None else self.pose
 
 
-def prepare(model, q, v, tolerance=1e-6):
-    """Fix the relative servo targets from the placed configuration q in the model of the run
-    (``Model.with_servo_references``; ``model`` itself is unchanged), check q, find independent
-    constraints, project onto the manifold."""
+def prepare(model, q, v, tolerance=1e-6, assemble=False, hold=None) -> Setup:
+    """Assemble the placed configuration q where asked (``assemble``: close the loops holding the
+    coordinates or bodies named in ``hold``, by default ``assembly.default_hold``), fix the relative servo
+    targets from it in the model of the run (``Model.with_servo_references``; ``model`` itself is
+    unchanged), check q against the constraints (to ``tolerance``), find independent constraints,
+    project onto the manifold."""
     if not (np.isfinite(q).all() and np.isfinite(v).all()):
         raise ModelError("initial", "the initial coordinates or velocities are not finite")
+    if hold is not None and not assemble:
+        raise ModelError("initial.hold", "holds coordinates in an assembly: only with assemble = true")
+    report = None
+    if assemble:
+        q, report = close_loops(model, q, hold)
     model = model.with_servo_references(q)  # from here on: the model of this run
     residual = model.phi(q)
     if not np.isfinite(residual).all():
@@ -56,4 +74,4 @@ def prepare(model, q, v, tolerance=1e-6):
                          + "; ".join(f"{row} (with {', '.join(on) or 'the bodies'})" for row, on in bad))
     check_inertia_fixed(model, q, active)
     q, v = project(model, q, v, active)
-    return Setup(model, q, v, active, dropped, violation)
+    return Setup(model, q, v, active, dropped, violation, report)

@@ -52,7 +52,7 @@ class Results:
     kinetic: np.ndarray
     potential: np.ndarray
     work: np.ndarray  # cumulative work of loads and servo inputs minus dissipation
-    dissipation: np.ndarray  # cumulative energy dissipated by friction
+    dissipation: np.ndarray  # cumulative energy dissipated by friction and the bodies' damping
     momentum: np.ndarray
     angular_momentum: np.ndarray
     complete: bool = True

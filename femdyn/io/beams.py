@@ -20,7 +20,11 @@ Schema::
     #       length; optional reference = "fixed-free" (003 section 4); a general section by
     #       area, iz (2D) or area, iy, iz, j (3D) instead of b, h; in 3D also poisson (nu) or
     #       shear (G, the shear modulus: nu = E / (2 G) - 1 in (-1, 0.5)); j at most iy + iz;
-    #       segments = k overrides [flexible] segments for this body
+    #       segments = k overrides [flexible] segments for this body;
+    #       damping = {ratio = 0.01} (modal damping ratio of every elastic mode; or a list per mode,
+    #       mode 1 first, the modes beyond it undamped) or {alpha = 0.5, beta = 1e-5} (Rayleigh:
+    #       D = alpha M + beta K, alpha in 1/s, beta in s) on the body's elastic coordinates
+    #       (beam.damping); not for segmented links
 
 Units are SI: lengths in m, young and shear in Pa, density in kg/m^3, area in m^2, iy, iz and j in m^4.
 
@@ -46,6 +50,7 @@ from pathlib import Path
 import numpy as np
 
 from ..beam.body import BeamBody, ModesError, Section, chord_offset, torsion_constant
+from ..beam.damping import Damping
 from ..beam.elements import AXIAL_SHAPES
 from ..integrators.settings import REPRESENTABLE
 from .meshes import centreline_frame, read_centreline
@@ -55,7 +60,7 @@ MATERIAL = ("young", "density")
 RECTANGLE = ("b", "h")
 GENERAL = {2: ("area", "iz"), 3: ("area", "iy", "iz", "j")}  # a general section, by dimension
 SPATIAL = ("iy", "j", "poisson", "shear")  # keys of 3D beams only
-PLACEMENT = ("length", "mesh", "reference", "segments")
+PLACEMENT = ("length", "mesh", "reference", "segments", "damping")
 PARAMETERS = {"E": "young", "rho": "density", "b": "b", "h": "h"}  # sensitivity names -> keys
 MAX_ELEMENTS = 1_000_000  # elements of a straight beam (flexible.elements, femdyn --elements)
 SEGMENTS = "segments"  # floating-frame segments of a link (model.segments), in [flexible] or a beam table
@@ -236,6 +241,25 @@ def _centre_line(r, spec, f, dim, settings, folder):
     return nodes
 
 
+def read_damping(r, spec, f):
+    """The ``Damping`` of a beam table's ``damping`` key (module docstring), or None without one."""
+    if "damping" not in spec:
+        return None
+    field = f"{f}.damping"
+    table = r.table(spec["damping"], field, optional=("ratio", "alpha", "beta"))
+    if "ratio" in table:
+        if "alpha" in table or "beta" in table:
+            r.fail(field, "give either ratio (modal damping) or alpha and beta (Rayleigh damping), not both")
+        value = table["ratio"]
+        ratio = (tuple(r.vector(value, f"{field}.ratio", nonnegative=True)) if isinstance(value, list)
+                 else r.number(value, f"{field}.ratio", nonnegative=True))
+        return Damping(ratio=ratio)
+    if "alpha" not in table and "beta" not in table:
+        r.fail(field, "give ratio (modal damping ratios) or alpha and beta (Rayleigh damping)")
+    alpha, beta = (r.number(table.get(k, 0.0), f"{field}.{k}", nonnegative=True) for k in ("alpha", "beta"))
+    return Damping(alpha=alpha, beta=beta)
+
+
 def read_beam(r, spec, f, settings, folder, dim=2):
     """A ``BeamBody`` from a body's ``beam`` table in a model of ``dim`` dimensions."""
     r.mapping(spec, f)
@@ -251,7 +275,7 @@ def read_beam(r, spec, f, settings, folder, dim=2):
     section = _section(r, spec, f, dim, settings.scale, young, density, nodes)
     shear = _shear(r, spec, f, young) if dim == 3 else {}
     reference = r.string(spec.get("reference", "fixed-free"), f"{f}.reference")
-    options = dict(reference=reference, modes=settings.modes, **shear)
+    options = dict(reference=reference, modes=settings.modes, damping=read_damping(r, spec, f), **shear)
     try:
         if settings.model == "rayleigh-ritz":
             return BeamBody.rayleigh_ritz(nodes, section, young, density, **options)

@@ -64,7 +64,14 @@ Schema::
                             (``initial_state.elastic_states``)
     [initial.joints.NAME]   angle, angle_rate, slide, slide_rate
     [initial]    optional equilibrium = true: start at rest in the static equilibrium
-                 (``initial_state.read_equilibrium``, ``studies.run.prepare_case``)
+                 (``initial_state.read_equilibrium``, ``studies.run.prepare_case``);
+                 optional assemble = true: the placed pose is only approximate (bodies off by millimetres
+                 and degrees): its loops are closed by moving the rigid coordinates that are not held,
+                 links undeformed (``model.assembly``); a pose that cannot be closed is refused, naming
+                 the joints left open; optional hold = [names] (only with assemble): the joint
+                 coordinates (or bodies: their frames) kept as placed, by default the [control] inputs,
+                 the coordinates that coordinate servos drive or joint loads act on, and those of the
+                 joints with the ground
 
 The servo tables and their trajectories are read by ``motions``, the ``[initial]`` tables by
 ``initial_state``.
@@ -92,7 +99,7 @@ from ..model.errors import GROUND, ModelError
 from ..model.initial import place
 from ..model.model import Model
 from .beams import Options, read_beam, read_segments, read_settings
-from .initial_state import check_energy, elastic_states, read_equilibrium, read_initial
+from .initial_state import check_energy, elastic_states, read_assembly, read_equilibrium, read_initial
 from .motions import add_servos
 from .overrides import override
 from .reader import CaseError, Reader, describe
@@ -133,6 +140,8 @@ class Case:
     probes: list = ()  # (name, body name, body-frame point) whose motion is recorded
     flexible: object = None  # beams.Settings of the flexible bodies
     equilibrium: bool = False  # [initial] equilibrium: start at rest in the static equilibrium (``prepare_case``)
+    assemble: bool = False  # [initial] assemble: close the loops of the placed pose (``model.assembly``)
+    hold: tuple | None = None  # [initial] hold: what the assembly holds (None: ``assembly.default_hold``)
     data: dict = None  # the parsed tables it was built from, overrides applied (a variant is built from them)
 
     @property
@@ -383,6 +392,7 @@ def load_case(path, flexible=None, overrides=None, data=None):
         q0, v0 = elastic_states(r, data.get("initial", {}), model, bodies, q0, v0)
         check_energy(r, model, q0, v0, data.get("initial", {}))
         equilibrium = read_equilibrium(r, data.get("initial", {}))
+        assemble, hold = read_assembly(r, data.get("initial", {}), coordinates, bodies)
         probes = [(name, *builder.resolve(body, point, f"probes.{name}.point")) for name, body, point in probes]
         for name, body, point in probes:  # on a segmented link: the segment that holds the point
             try:
@@ -401,6 +411,7 @@ def load_case(path, flexible=None, overrides=None, data=None):
         every=r.integer(output["every"], "output.every", 1) if "every" in output else None,
         vtk=r.boolean(output.get("vtk", True), "output.vtk"),
         plots=r.boolean(output.get("plots", True), "output.plots"), equilibrium=equilibrium, data=data,
+        assemble=assemble, hold=hold,
     )
     return case
 

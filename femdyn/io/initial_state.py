@@ -1,6 +1,7 @@
 """The ``[initial]`` tables of a case file (see ``case``): body poses and twists, joint coordinates and
-rates for ``model.initial.place``, the initial elastic state of flexible bodies, and the refusal of an
-initial state whose energy the steps cannot represent."""
+rates for ``model.initial.place``, the initial elastic state of flexible bodies, the assembly of a pose
+given roughly and a start in equilibrium, and the refusal of an initial state whose energy the steps
+cannot represent."""
 import numpy as np
 
 from ..beam.modes import natural_frequencies
@@ -52,7 +53,7 @@ def mode_state(beam, dim, mode, amplitude):
 
 def read_initial(r, data, dim, bodies, joints):
     """Body poses/twists and joint coordinates/rates for ``place``."""
-    r.table(data, "initial", optional=("bodies", "joints", "equilibrium"))
+    r.table(data, "initial", optional=("bodies", "joints", "equilibrium", "assemble", "hold"))
     poses = {}
     for name, spec in r.mapping(data.get("bodies", {}), "initial.bodies").items():
         f = f"initial.bodies.{name}"
@@ -76,6 +77,25 @@ def read_initial(r, data, dim, bodies, joints):
         r.table(spec, f, optional=tuple(k for kind in kinds for k in (kind, f"{kind}_rate")))
         coordinates[name] = {k: r.number(v, f"{f}.{k}") for k, v in spec.items()}
     return poses, coordinates
+
+
+def read_assembly(r, initial, coordinates, bodies):
+    """``[initial] assemble`` and ``hold``: (whether to assemble the placed pose, the names it holds or
+    None for ``model.assembly.default_hold``). ``assemble = true`` closes the loops of a pose given only
+    roughly (``model.assembly.assemble``); ``hold`` = [names] of joint coordinates (or bodies, whose
+    frame is held) that it keeps, in place of the default (the actuated coordinates, those that
+    coordinate servos drive or joint loads act on, and those of the joints with the ground)."""
+    assemble = r.boolean(initial.get("assemble", False), "initial.assemble")
+    if "hold" not in initial:
+        return assemble, None
+    if not assemble:
+        r.fail("initial.hold", "holds coordinates in an assembly of the pose: only with assemble = true")
+    names = r.array(initial["hold"], "initial.hold")
+    for i, name in enumerate(names):
+        r.reference(name, f"initial.hold[{i}]", [*coordinates, *bodies], "joint coordinate or body")
+    if len(set(names)) < len(names):
+        r.fail("initial.hold", "a name is listed twice")
+    return assemble, tuple(names)
 
 
 def read_equilibrium(r, initial):

@@ -41,7 +41,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..integrators.diagnostics import energy_check, step_check
+from ..integrators.diagnostics import elastic_extent, energy_check, step_check, validity_check, widest
 from . import jsonfile
 from .folders import (
     CHECKPOINT,
@@ -274,6 +274,8 @@ class ResultWriter:
             self.final = (int(steps[-1]), chunk.t[-1], chunk.q[-1:], chunk.v[-1:])
             meta["t_written"] = float(chunk.t[-1])
             meta["unwraps"] = {name: u.state for name, u in self.unwraps.items()}
+            if model.flexible:  # how far the sections turned in their frames (``diagnostics.validity_check``)
+                meta["elastic_extent"] = widest(meta.get("elastic_extent"), elastic_extent(model, chunk.q))
         elif checkpoint is not None:  # resumed after its last step: the checkpoint holds that state
             self.final = (checkpoint.step, checkpoint.step * case.settings.step, checkpoint.q[None],
                           checkpoint.v[None])
@@ -315,6 +317,7 @@ class ResultWriter:
         history = read_csv(folder / HISTORY, rows.get(HISTORY)) if HISTORY in rows else history_columns(model, last)
         probes = read_csv(folder / PROBES, rows[PROBES]) if PROBES in rows else {}
         summary = _summary(case, history, last, wall_time)
+        summary.update(validity_check(self.meta.get("elastic_extent")))
         if probes:
             summary["probes"] = elastic_statistics(probes, case.probes)
         stopped = last.message.startswith("interrupted")

@@ -6,8 +6,10 @@
    joint coordinates and rates that are not given are measured from the placed bodies.
 2. ``independent_rows``: the rank of the constraint Jacobian at the initial configuration; dependent
    (redundant) rows are found and named.
-3. ``project``: positions onto Phi = 0 and velocities onto G v = 0, each by the correction of least
-   kinetic-energy norm, so that the stepper starts exactly on the constraint manifold.
+3. ``project``: positions onto Phi = 0 (the links' elastic coordinates held where the frames can close
+   the loops) and velocities onto G v = 0, each by the correction of least kinetic-energy norm, so that
+   the stepper starts exactly on the constraint manifold. A pose given only roughly is closed first by
+   ``assembly.assemble``, which holds the coordinates that set the mechanism.
 """
 from collections import defaultdict, deque
 
@@ -18,6 +20,7 @@ from ..joints.angle import JointAngle
 from ..joints.slide import Slide
 from ..numerics import kinematics as kin
 from ..numerics.cholesky import NotPositiveDefiniteError, cholesky, pivots
+from .assembly import close, rigid_count, weights
 from .errors import GROUND, ModelError
 
 PLACING = {"revolute": ("angle",), "prismatic": ("slide",), "cylindrical": ("angle", "slide"), "fixed": ()}
@@ -144,14 +147,6 @@ def wrong_angle_branch(model, q):
     return wrong
 
 
-def _weights(model):
-    """Kinetic-energy metric for the projections, floored at 1e-8 of the largest mass entry so that
-    massless augmented coordinates and nearly massless directors (slender bodies) keep G W^-1 G^T
-    well conditioned; any positive metric gives a consistent state."""
-    w = model.mass_matrix.diagonal().copy()
-    return np.maximum(w, 1e-8 * (w.max() if np.any(w > 0) else 1.0))
-
-
 def independent_rows(model, q, tolerance=1e-9, block=64):
     """Indices of a maximal independent set of constraint rows at q, preferring earlier rows, and a
     list of (dropped row label, [joints whose rows it depends on]); the bodies' orthonormality and the
@@ -238,8 +233,18 @@ def check_inertia_fixed(model, q, rows, tolerance=1e-13):
 
 
 def project(model, q, v, rows, tolerance=1e-13, max_iterations=20):
-    """Move q onto Phi_rows(q) = 0 and v onto G_rows(q) v = 0 by least W-norm corrections."""
-    w_inv = sp.diags(1.0 / _weights(model))
+    """Move q onto Phi_rows(q) = 0 and v onto G_rows(q) v = 0 by least W-norm corrections. The positions
+    are corrected first with the elastic coordinates held (``assembly.close`` on the frames and joint
+    coordinates, the ground held): a link is not bent to close a loop, so that a static equilibrium from
+    q measures the sag and not the correction; only where that cannot close the loops (a link held at
+    both ends by the ground, say) do all coordinates move (Newton's least-norm steps)."""
+    w = weights(model)
+    w_inv = sp.diags(1.0 / w)
+    free = np.zeros(model.n, dtype=bool)
+    free[:rigid_count(model)] = True
+    if model.ground is not None:
+        free[model.body_dofs(model.ground)] = False
+    q = close(model, q, free, rows, w, tolerance, max_iterations)[0]
     for _ in range(max_iterations):
         residual = model.phi(q)[rows]
         if np.abs(residual).max(initial=0.0) <= tolerance * max(1.0, np.abs(q).max()):

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy.sparse as sp
 
+from ..beam.damping import viscous_damping
 from ..beam.elasticity import BeamElasticity
 from ..beam.ffr import FlexibleBody
 from ..beam.spatial_ffr import SpatialFlexibleBody
@@ -347,6 +348,9 @@ class Model:
         worlds = [w for w in self.worlds if w.unknowns.size]
         if worlds:
             forces.append(WorldElasticity(worlds))
+        damped = [f for f in self.flexible if f.beam.damping is not None and f.beam.n_coordinates]
+        if damped:  # material damping on the elastic coordinates (``beam.damping``)
+            forces.append(viscous_damping(damped))
         frictions = spec.frictions
         if frictions:
             for x in frictions:

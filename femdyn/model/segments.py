@@ -130,6 +130,9 @@ class SegmentedLink:
         if beam.modal_frequencies is not None:
             raise ModelError(field, "a segmented link has nodal elastic coordinates: modal reduction (modes) "
                              "and the rigid limit are not split")
+        if beam.damping is not None and k > 1:
+            raise ModelError(field, "damping acts on a body's elastic coordinates in its own frame; the damping "
+                             "of segmented links is not implemented (give the link one segment)")
         if beam.axial != "cubic":
             raise ModelError(field, "segments are world-vector beams (the cubic axial shape); Rayleigh-Ritz "
                              "bodies and the linear axial shape are not split")

@@ -56,12 +56,14 @@ def checked_settings(case, names=None, **changes):
 
 
 def prepare_case(case):
-    """``prepare`` of the case's initial state with its initial tolerance and, where the case asks for
-    it (``[initial] equilibrium``), the static equilibrium reached from there at t = 0, at rest
-    (``statics.static_equilibrium``); a configuration that cannot be run, or an equilibrium that cannot
+    """``prepare`` of the case's initial state with its initial tolerance, assembled where the case asks
+    for it (``[initial] assemble``, ``hold``), and, where it asks for it (``[initial] equilibrium``), the
+    static equilibrium reached from there at t = 0, at rest (``statics.static_equilibrium``; the
+    assembled pose kept as ``Setup.pose``); a configuration that cannot be run, or an equilibrium that cannot
     be found, is a CaseError against the case file."""
     try:
-        setup = prepare(case.model, case.q0, case.v0, tolerance=case.settings.initial_tolerance)
+        setup = prepare(case.model, case.q0, case.v0, tolerance=case.settings.initial_tolerance,
+                        assemble=getattr(case, "assemble", False), hold=getattr(case, "hold", None))
     except ModelError as err:
         raise CaseError(_path(case), err.field, err.message) from None
     if not getattr(case, "equilibrium", False):
@@ -70,7 +72,7 @@ def prepare_case(case):
         start = static_equilibrium(setup, 0.0)
     except StaticsError as err:
         raise CaseError(_path(case), "initial.equilibrium", f"no static equilibrium: {err}") from None
-    return replace(setup, q0=start.q, v0=np.zeros_like(setup.v0))
+    return replace(setup, q0=start.q, v0=np.zeros_like(setup.v0), pose=setup.q0)
 
 
 def run_case(case, progress=None, setup=None, output=None, resume=None, **changes):

@@ -3,7 +3,7 @@ derivative of the residual for every constraint family and force, and the early 
 solution within the Newton tolerance with fewer iterations."""
 import numpy as np
 import pytest
-from shared import CASES, free_beam
+from shared import CASES, damped_free_bodies, free_beam
 from test_components import all_joints_model
 
 from femdyn.integrators.generalized_alpha import GeneralizedAlpha, _Carry
@@ -38,10 +38,18 @@ def beam_with_stiffening():
     return model, setup.q0 + 1e-2 * np.random.default_rng(2).normal(size=model.n), setup.v0, None
 
 
+def damped_beams(dim):
+    """Free beams with material damping (world vectors and carriers), deformed off the manifold."""
+    model, setup = damped_free_bodies(dim)
+    return model, setup.q0 + 1e-2 * np.random.default_rng(3).normal(size=model.n), setup.v0, None
+
+
 MODELS = {
     "planar-joints-spring-damper-loads": lambda: random_state(all_joints_model(2), 1),
     "spatial-joints-spring-damper-loads": lambda: random_state(all_joints_model(3), 1),
     "flexible-beam-stiffening": beam_with_stiffening,
+    "damped-beams-planar": lambda: damped_beams(2),
+    "damped-beams-spatial": lambda: damped_beams(3),
     "friction-slipping": friction_slipping,
     "servos-rpr": rpr_servos,
 }

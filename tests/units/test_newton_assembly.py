@@ -2,11 +2,11 @@
 ``integrators.kernels.assemble``) against the NumPy composition it replaces -- the forces summed by
 ``SaddleSystem.applied``/``continuous_forces``, the constraints by ``constrain``, the forces' tangents
 by ``add_tangent`` -- bit for bit, for both steppers, on models with several varying forces (two
-spring-dampers, friction), constraint families outside the batch and a flexible beam; and the
+spring-dampers, friction), constraint families outside the batch, a flexible beam and damped beams; and the
 energy-momentum matrix against central differences of its residual (000 eqs. 5-7)."""
 import numpy as np
 import pytest
-from shared import flexible_pendulum
+from shared import damped_free_bodies, flexible_pendulum
 from test_components import all_joints_builder
 
 from femdyn.integrators.energy_momentum import EnergyMomentum
@@ -31,11 +31,17 @@ def pendulum():
     return model, setup.q0
 
 
-@pytest.fixture(params=["planar", "spatial", "pendulum"])
+def damped(dim):
+    """Free beams with material damping (world vectors and carriers) at their initial state."""
+    model, setup = damped_free_bodies(dim)
+    return model, setup.q0
+
+
+@pytest.fixture(params=["planar", "spatial", "pendulum", "damped-planar", "damped-spatial"])
 def case(request):
     """(model, qa, va, qb, lam, states): a step's start and an iterate near it."""
-    model, qa = {"planar": lambda: several_forces(2), "spatial": lambda: several_forces(3), "pendulum": pendulum}[
-        request.param]()
+    model, qa = {"planar": lambda: several_forces(2), "spatial": lambda: several_forces(3), "pendulum": pendulum,
+                 "damped-planar": lambda: damped(2), "damped-spatial": lambda: damped(3)}[request.param]()
     rng = np.random.default_rng(7)
     va = rng.normal(size=model.n)
     qb = qa + DT * va + 1e-4 * rng.normal(size=model.n)

@@ -1,0 +1,87 @@
+"""``femdyn linearize CASE``: the linear plant of a case's mechanism at its static equilibrium
+(``integrators.statics``, ``integrators.linearize``), servos held or free, at the initial configuration
+or at a time of a run (``--at T --result DIR``: Newton starts from the run's pose there), with inputs
+(forces on joint coordinates, world forces at probes) and outputs (joint coordinates, probe positions):
+``statespace.npz``, ``linearize.json`` and a Bode plot per input-output pair (``io.statespace``). Exit
+code 1 if there is no equilibrium or the linearisation is refused (its reason on one line)."""
+import sys
+from pathlib import Path
+
+from ..integrators.modes import ModesError
+from ..integrators.statics import StaticsError
+from ..io.case import CaseError
+from ..io.folders import default_folder, output_folder, publish
+from ..io.statespace import SUMMARY, default_signals, signals, write_plant
+from ..studies.linear import case_plant
+from .arguments import finite_float, flexible_options, load
+from .output import flexible_line, say
+
+
+def _names(text):
+    return [name for name in text.split(",") if name]
+
+
+def add(commands):
+    """Add the ``linearize`` subcommand (its arguments and handler) to ``commands``."""
+    parser = commands.add_parser(
+        "linearize", help="linear state-space model (A, B, C, D) at the static equilibrium, poles, zeros, Bode plots",
+        description="Find the static equilibrium of the case at --at (from its initial configuration, or from the "
+        "pose of the run in --result at that time), linearise there with the bodies' damping, eliminate the "
+        "constraints by a null-space basis and write the first-order model from the --inputs to the --outputs: "
+        "statespace.npz (A, B, C, D; the descriptor form E, A_d, B_d, C_d, D_d; names and units), linearize.json "
+        "(poles in Hz with damping ratios, DC gains, transmission zeros per pair) and bode_<output>_<input>.png. "
+        "Exit code 1 if there is no equilibrium or the linearisation is refused.")
+    parser.add_argument("case", metavar="CASE", help="case file (TOML)")
+    parser.add_argument("--at", type=finite_float, default=0.0, metavar="T",
+                        help="time [s] of the loads and servo targets of the equilibrium (default 0)")
+    parser.add_argument("--result", type=Path, metavar="DIR",
+                        help="a result folder of a run of the case: the equilibrium starts from its pose at --at")
+    parser.add_argument("--inputs", type=_names, metavar="NAMES",
+                        help="comma-separated inputs: joint coordinates (a torque [N m] on an angle, a force [N] on "
+                        "a slide) and PROBE.fx, .fy, .fz (a world force [N] at a probe's point); default: the "
+                        "[control] inputs, else every joint coordinate")
+    parser.add_argument("--outputs", type=_names, metavar="NAMES",
+                        help="comma-separated outputs, deviations from the equilibrium: joint coordinates [rad, m], "
+                        "PROBE.x, .y, .z (world position [m] of a probe's point) and joint reactions J.B.force_x .. "
+                        "[N, N m] (as in reactions.csv); default: every probe's position, else every joint coordinate")
+    parser.add_argument("--servos", choices=("held", "free"), default="held",
+                        help="servo rows kept (held, default) or dropped (free, their inputs constant)")
+    parser.add_argument("--out", type=Path, metavar="DIR",
+                        help="folder for the files (default: results/<case>_linearize); an existing folder is "
+                        "replaced only if it is empty or an earlier linearize folder (has linearize.json)")
+    parser.add_argument("--no-plots", action="store_true", help="do not draw the Bode plots")
+    flexible_options(parser)
+    parser.set_defaults(handler=handle)
+
+
+def handle(args):
+    case = load(args)
+    try:  # the names are checked before anything is solved
+        default_inputs, default_outputs = default_signals(case)
+        signals(case, args.inputs if args.inputs is not None else default_inputs, "inputs")
+    except ValueError as err:
+        raise CaseError(case.path, "--inputs", str(err)) from None
+    try:
+        signals(case, args.outputs if args.outputs is not None else default_outputs, "outputs")
+    except ValueError as err:
+        raise CaseError(case.path, "--outputs", str(err)) from None
+    out = output_folder(args.out or default_folder(case.path, "linearize"), SUMMARY, "an earlier linearize folder")
+    try:
+        plant = case_plant(case, args.inputs, args.outputs, args.at, args.servos, args.result)
+    except (StaticsError, ModesError) as err:
+        print(f"error: {case.path}: {' '.join(str(err).split())}", file=sys.stderr)
+        return 1
+    try:
+        data = publish(out, lambda folder: write_plant(folder, plant, case.path, plots=not args.no_plots))
+    except OSError as err:
+        print(f"error: {out}: cannot write the linear model: {err}", file=sys.stderr)
+        return 1
+    lines = [f"linear model at the static equilibrium at t = {args.at:g} s, servos {args.servos}: "
+             f"{len(plant.states)} states, {len(plant.inputs)} inputs, {len(plant.outputs)} outputs",
+             f"{'pole':>4}  {'f [Hz]':>12}  {'damping ratio':>13}"]
+    lines += [f"{k + 1:>4}  {p['frequency_hz']:>12.6g}  {p['damping_ratio']:>13.4g}"
+              for k, p in enumerate(data["poles"][:10])]
+    for output, gains in data["dc_gains"].items():
+        lines += [f"DC gain {output} / {input}: {g['value']:.6g} {g['unit']}" for input, g in gains.items()]
+    say("\n".join(filter(None, [flexible_line(case), *lines, f"results in {out}"])))
+    return 0

@@ -1,0 +1,102 @@
+"""``femdyn linearize``: the damped cantilever's plant from its tip force to its tip deflection written as
+statespace.npz, linearize.json and Bode plots; scipy.signal reproduces the JSON's poles and DC gains from
+the npz's A, B, C, D as they are; unknown inputs or outputs are refused in one line."""
+import json
+
+import warnings
+
+import numpy as np
+import pytest
+import scipy.signal
+
+from femdyn.cli import main
+
+EI = 2.1e11 * 0.01**4 / 12
+
+CANTILEVER = """\
+dimension = 2
+[solver]
+dt = 0.001
+t_end = 0.01
+[flexible]
+elements = 4
+[[bodies]]
+name = "beam"
+beam = {length = 1.0, young = 2.1e11, density = 7850.0, b = 0.01, h = 0.01, damping = {ratio = 0.03}}
+[[joints]]
+name = "clamp"
+type = "fixed"
+bodies = ["ground", "beam"]
+[[probes]]
+name = "tip"
+body = "beam"
+point = [1.0, 0.0]
+[initial.bodies.beam]
+position = [0.0, 0.0]
+"""
+
+
+@pytest.fixture(scope="module")
+def linearized(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("linearize")
+    case = folder / "cantilever.toml"
+    case.write_text(CANTILEVER)
+    out = folder / "out"
+    assert main(["linearize", str(case), "--inputs", "tip.fy", "--outputs", "tip.y,tip.x", "--out", str(out)]) == 0
+    return out
+
+
+def test_files_and_units(linearized):
+    summary = json.loads((linearized / "linearize.json").read_text())
+    assert [o["unit"] for o in summary["outputs"]] == ["m", "m"] and summary["inputs"][0]["unit"] == "N"
+    gain = summary["dc_gains"]["tip.y"]["tip.fy"]
+    assert gain["unit"] == "m/N" and gain["value"] == pytest.approx(1 / (3 * EI), rel=1e-9)  # L^3 / (3 EI)
+    assert all(p["damping_ratio"] == pytest.approx(0.03, abs=1e-7) for p in summary["poles"])
+    assert (linearized / "bode_tip_y_tip_fy.png").stat().st_size > 0 and (linearized / "bode_tip_x_tip_fy.png").exists()
+
+
+def test_scipy_signal_reproduces_the_poles_and_dc_gains(linearized):
+    """scipy.signal.StateSpace of each input-output pair from the npz's arrays as they are: its poles (by
+    SciPy's transfer function, the roots of its denominator) are the JSON's (one of each conjugate pair
+    there) to 1e-12, and its DC gain num(0)/den(0) is the JSON's to 1e-8 of the largest gain (the
+    polynomials' round-off; the gain to tip.x is zero)."""
+    data = np.load(linearized / "statespace.npz")
+    summary = json.loads((linearized / "linearize.json").read_text())
+    listed = np.array([p["real"] + 1j * p["imag"] for p in summary["poles"]])
+    scale = 1 / (3 * EI)
+    for i, output in enumerate(data["outputs"]):
+        pair = (data["A"], data["B"][:, [0]], data["C"][[i]], data["D"][[i]][:, [0]])
+        with warnings.catch_warnings():  # SciPy warns of the numerator's tiny leading coefficients
+            warnings.simplefilter("ignore", scipy.signal.BadCoefficients)
+            poles = scipy.signal.StateSpace(*pair).poles
+            num, den = scipy.signal.ss2tf(*pair)
+        poles = poles[poles.imag >= 0]
+        assert poles.size == listed.size
+        assert np.abs(poles[:, None] - listed[None, :]).min(axis=0).max() <= 1e-12 * np.abs(listed).max()
+        expected = summary["dc_gains"][str(output)]["tip.fy"]["value"]
+        assert abs(num[0][-1] / den[-1] - expected) <= 1e-8 * scale
+    assert list(data["inputs"]) == ["tip.fy"] and list(data["outputs"]) == ["tip.y", "tip.x"]
+    assert data["E"].shape == data["A_d"].shape
+
+
+@pytest.mark.parametrize("option, name", [("--inputs", "nowhere.fy"), ("--outputs", "tip.fx")])
+def test_unknown_signal_is_refused_in_one_line(tmp_path, capsys, option, name):
+    case = tmp_path / "cantilever.toml"
+    case.write_text(CANTILEVER)
+    assert main(["linearize", str(case), option, name, "--out", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith(f"error: {case}: {option}: unknown") and "\n" not in err
+    assert not (tmp_path / "out").exists()
+
+
+def test_case_plant_from_python(tmp_path):
+    """The same plant from Python by names (``studies.linear.case_plant``): the clamp's reaction on the beam
+    per unit tip force is -1 N at DC, the tip deflection L^3 / (3 EI)."""
+    from femdyn.io.case import load_case
+    from femdyn.studies.linear import case_plant
+
+    case = tmp_path / "cantilever.toml"
+    case.write_text(CANTILEVER)
+    plant = case_plant(load_case(case), ["tip.fy"], ["clamp.beam.force_y", "tip.y"])
+    assert plant.output_units == ("N", "m")
+    assert np.abs(plant.dc_gains()[:, 0] - [-1.0, 1 / (3 * EI)]).max() <= 1e-9 * max(1.0, 1 / (3 * EI))
