@@ -1,5 +1,8 @@
 #!/usr/bin/env bash
-# Prepare a development environment: SuiteSparse headers, .venv, editable install.
+# Prepare a development environment: what pip cannot install (the OpenGL libraries that VTK loads for
+# femdyn view and the tests' screenshots, a venv), then femdyn[test] from wheels on the recorded stack
+# (constraints.txt) and its compiled kernels (femdyn warm-up). femdyn itself needs no system library:
+# SuiteSparse (KLU, CHOLMOD) comes with the kvxopt wheel.
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -36,13 +39,6 @@ apt_install() {
     DEBIAN_FRONTEND=noninteractive apt_get install -y -qq "$@" >/dev/null
 }
 
-if [ -f /usr/include/suitesparse/cholmod.h ]; then
-    echo "[setup] SuiteSparse headers present"
-else
-    echo "[setup] installing libsuitesparse-dev"
-    apt_install libsuitesparse-dev
-fi
-
 # VTK's wheel (pyvista) loads OpenGL at run time: EGL with Mesa's software driver renders off-screen
 # (femdyn view --screenshot, tests); GL, X11 and Xcursor open windows (femdyn view).
 GL_PACKAGES="libegl1 libegl-mesa0 libgl1-mesa-dri libgl1 libglx-mesa0 libx11-6 libxcursor1"
@@ -67,29 +63,20 @@ else
     python3 -m venv .venv
 fi
 
-# The stamp records a successful install of this pyproject.toml (its hash, so that a changed file
-# triggers a reinstall whatever its modification time).
+# The stamp records a successful install of this pyproject.toml and constraints.txt (their hash, so
+# that a changed file triggers a reinstall whatever its modification time).
 STAMP=.venv/.femdyn-installed
-WANT="$(sha256sum pyproject.toml | cut -d' ' -f1)"
+WANT="$(cat pyproject.toml constraints.txt | sha256sum | cut -d' ' -f1)"
 if [ -f "$STAMP" ] && [ "$(cat "$STAMP")" = "$WANT" ]; then
     echo "[setup] femdyn[test] already installed"
 else
     echo "[setup] installing femdyn[test] into .venv"
-    .venv/bin/pip install -q --disable-pip-version-check -e '.[test]'
+    .venv/bin/pip install -q --disable-pip-version-check --only-binary=:all: -c constraints.txt -e '.[test]'
     echo "$WANT" > "$STAMP"
 fi
 
 # numba compiles femdyn's kernels on their first call and keeps the machine code on disk
-# (femdyn/numerics/compiled.py): two steps of these shipped cases (spatial and planar FEM beams, both
-# integrators, servos, friction, springs, rigid bodies) compile them here, once, so that a user's first run
-# does not (about 30 s of compilation on a 2-core machine; a few seconds when the cache is already warm).
+# (femdyn/numerics/compiled.py): femdyn warm-up compiles them here, once, so that a user's first run does
+# not (about 30 s on a 2-core machine; a few seconds when the cache is already warm). A failure only warns.
 echo "[setup] filling numba's cache with femdyn's compiled kernels"
-warm="$(mktemp -d)"
-for case in 3prr_3d 3prr_sine linear_guide friction_oscillator rpr_figure8 nm_logo; do
-    if ! .venv/bin/femdyn run "cases/$case.toml" --dt 0.001 --t-end 0.002 --no-plots --no-vtk --quiet \
-            --out "$warm/$case" > "$warm/log" 2>&1; then
-        echo "[setup] warning: the warm-up run of cases/$case.toml failed (its kernels compile on first use):"
-        tail -n 3 "$warm/log"
-    fi
-done
-rm -rf "$warm"
+.venv/bin/femdyn warm-up > /dev/null || echo "[setup] warning: femdyn warm-up failed (the kernels compile on first use)"

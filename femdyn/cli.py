@@ -4,7 +4,7 @@ equilibrium and the natural modes there, ``femdyn check CASE`` validates it and 
 ``--flexible``/``--elements`` overriding the case's flexible bodies), ``femdyn sensitivity CASE``
 differentiates a probe's motion with respect to the beam parameters, ``femdyn sweep CASE`` runs
 parameter sweeps and that study on Dask (``sweep``), ``femdyn view RESULT`` shows a result's ParaView
-series. Each subcommand is a module of ``commands``; this module assembles the parser and dispatches.
+series, ``femdyn warm-up`` compiles the kernels into numba's cache. Each subcommand is a module of ``commands``; this module assembles the parser and dispatches.
 Bad input is reported as one line ``error: <file>: <field>: <message>`` on stderr with exit code 2.
 
 The subcommands (and NumPy, SciPy with them) are imported inside ``main``, after the stop signals are
@@ -38,13 +38,14 @@ class _Parser(argparse.ArgumentParser):
 
 
 COMMANDS = ("run", "invert", "static", "modes", "linearize", "compare", "bench", "mesh", "check", "sensitivity", "sweep",
-            "view")  # the modules of ``commands``, in --help order
+            "view", "warm_up")  # the modules of ``commands``, in --help order (``warm-up``: warm_up)
 
 
 def _parser(argv):
     """The parser of the command line ``argv``: of the subcommand it starts with alone (its module the only
     one imported: the others cost a run 0.04 s), else of all of them (--help, --version, usage errors)."""
-    names = argv[:1] if argv[:1] and argv[0] in COMMANDS else COMMANDS
+    first = argv[0].replace("-", "_") if argv[:1] else None
+    names = [first] if first in COMMANDS else COMMANDS
     parser = _Parser(prog="femdyn", description="Energy-momentum dynamics of parallel manipulators "
                      "(rigid director bodies, flexible FFR beams). Cases are TOML files; see femdyn/io/case.py.",
                      epilog=EPILOG)

@@ -9,7 +9,8 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.linalg
 import scipy.sparse.linalg as spla
-from sksparse.cholmod import cholesky
+
+from ..numerics.cholesky import cholesky
 
 DENSE_LIMIT = 200  # below this many coordinates a dense eigen-solve is faster than any sparse one
 
@@ -37,7 +38,7 @@ def lowest_modes(stiffness, mass, k, solver="cholmod"):
                                             subset_by_index=[n - k, n - 1])
         omega2 = 1.0 / inverse
     elif solver == "cholmod":
-        factor = cholesky(stiffness.tocsc())
+        factor = cholesky(stiffness)
         inverse = spla.LinearOperator((n, n), matvec=factor, dtype=float)
         omega2, shapes = spla.eigsh(stiffness, k, mass, sigma=0.0, OPinv=inverse)
     elif solver == "superlu":

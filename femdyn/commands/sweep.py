@@ -30,6 +30,7 @@ from .arguments import (
     relative_step,
     sweep_parameter,
 )
+from .extras import require
 from .output import say
 from .sensitivity import folder as sensitivity_folder
 from .sensitivity import publish_study
@@ -111,6 +112,8 @@ def _samples(count):
 
 def handle(args):
     """The samples of a design, or the sensitivity study, on dask.distributed."""
+    if require("sweep"):
+        return 2
     if args.scheduler and args.workers:
         raise CaseError(args.case, "--workers", "sets the size of the LocalCluster; the scheduler at "
                         "--scheduler has its own workers")

@@ -4,6 +4,7 @@ from pathlib import Path
 
 from ..io import viewer
 from .arguments import finite_float, nonnegative_int
+from .extras import require
 from .output import say
 
 
@@ -31,6 +32,8 @@ def add(commands):
 
 
 def handle(args):
+    if require("view"):
+        return 2
     pvd, times = viewer.series_times(args.result)
     frame = viewer.check_frame(pvd, times, args.frame)
     if args.screenshot is None:

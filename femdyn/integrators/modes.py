@@ -85,9 +85,9 @@ import numpy as np
 import scipy.linalg
 import scipy.sparse as sp
 import scipy.sparse.linalg as spla
-from sksparse.cholmod import cholesky
 
 from ..numerics import kinematics as kin
+from ..numerics.cholesky import cholesky
 from ..numerics.linalg import SingularMatrixError
 from .saddle import SaddleSystem
 

@@ -38,11 +38,11 @@ from dataclasses import dataclass
 
 import numpy as np
 import scipy.sparse as sp
-from sksparse.cholmod import cholesky
 
 from ..forces.loads import TimeLoad
 from ..joints.servo import Servo
 from ..numerics import kinematics as kin
+from ..numerics.cholesky import cholesky
 from .errors import ModelError
 
 FIELD = "initial.assemble"  # the field an assembly's refusal names

@@ -15,11 +15,11 @@ from collections import defaultdict, deque
 
 import numpy as np
 import scipy.sparse as sp
-from sksparse.cholmod import CholmodNotPositiveDefiniteError, cholesky
 
 from ..joints.angle import JointAngle
 from ..joints.slide import Slide
 from ..numerics import kinematics as kin
+from ..numerics.cholesky import NotPositiveDefiniteError, cholesky, pivots
 from .assembly import close, rigid_count, weights
 from .errors import GROUND, ModelError
 
@@ -160,10 +160,10 @@ def independent_rows(model, q, tolerance=1e-9, block=64):
     norms = np.sqrt(np.asarray(G.multiply(G).sum(axis=1)).ravel())
     Gs = sp.diags(1.0 / np.where(norms > 0, norms, 1.0)) @ G
     try:
-        D = cholesky((Gs @ Gs.T).tocsc(), mode="simplicial").D()
+        D = pivots(Gs @ Gs.T)
         if np.all(norms > 0) and D.min() > tolerance:
             return np.arange(model.m), []
-    except CholmodNotPositiveDefiniteError:
+    except NotPositiveDefiniteError:
         pass
     dense = Gs.toarray()
     basis = np.zeros((0, model.n))
@@ -217,9 +217,9 @@ def check_inertia_fixed(model, q, rows, tolerance=1e-13):
     diagonal = M.diagonal()
     s = diagonal[diagonal > 0].mean()
     try:
-        D = cholesky((M + s * (G.T @ G)).tocsc(), mode="simplicial").D()
+        D = pivots(M + s * (G.T @ G))
         regular = D.min() > tolerance * D.max()
-    except CholmodNotPositiveDefiniteError:
+    except NotPositiveDefiniteError:
         regular = False
     if not regular:
         if model.n <= DENSE_LIMIT:  # name the bodies that the undetermined motion moves

@@ -24,12 +24,10 @@ b - A x in working precision, N. J. Higham, Accuracy and Stability of Numerical 
 SIAM 2002, ch. 12): it does not beat the condition number, but it removes the error of the LU itself
 (for the flexible pendulum with 4096 beam elements the forward error of a KLU solve drops from about
 2e-3 to 5e-5 with one step, at the cost of one sparse product and one more solve). SciPy's SuperLU cannot reuse its analysis (see benchmarks/solvers.py for the comparison).
-libklu comes with SuiteSparse, which ``setup.sh`` installs for scikit-sparse. The refactorisations
-and solves of the time steps call it from compiled code (``klu``); the analyses and pivoting
-factorisations through ctypes.
+libklu is the kvxopt wheel's, loaded by path (``suitesparse``). The refactorisations and solves of the
+time steps call it from compiled code (``klu``); the analyses and pivoting factorisations through ctypes.
 """
 import ctypes
-import ctypes.util
 
 import numpy as np
 import scipy.sparse as sp
@@ -39,6 +37,7 @@ from scipy.sparse._sparsetools import (  # the compiled kernels behind sparse @ 
 )
 
 from .lazy import compiled
+from .suitesparse import klu_library
 
 # candidate analyses: (fill-reducing ordering of klu_common, block triangular form on/off)
 ORDERINGS = {"amd": (0, 0), "colamd": (1, 1)}
@@ -128,7 +127,7 @@ def operator(matrix):
 
 
 class _KluCommon(ctypes.Structure):
-    """klu_common of klu.h (SuiteSparse 5.x, int version)."""
+    """klu_common of klu.h (KLU 1.3 of SuiteSparse 4.4 to 5.x, int version)."""
 
     _fields_ = [("tol", ctypes.c_double), ("memgrow", ctypes.c_double), ("initmem_amd", ctypes.c_double),
                 ("initmem", ctypes.c_double), ("maxwork", ctypes.c_double), ("btf", ctypes.c_int),
@@ -140,7 +139,7 @@ class _KluCommon(ctypes.Structure):
                 ("work", ctypes.c_double), ("memusage", ctypes.c_size_t), ("mempeak", ctypes.c_size_t)]
 
 
-KLU_LIBRARY = ctypes.util.find_library("klu") or "libklu.so.1"
+KLU_LIBRARY = klu_library()
 KERNELS = __package__ + ".klu"  # numba: imported where the refactorisations and solves run
 
 
