@@ -43,9 +43,11 @@ import numpy as np
 
 from ..integrators.diagnostics import energy_check, step_check
 from . import jsonfile
+from .reader import CaseError
 from .folders import (
     CHECKPOINT,
     FORMAT,
+    FRAME,
     LOCK,
     MARKER,
     SUMMARY,
@@ -63,6 +65,9 @@ from .tables import append_csv, read_csv
 from .vtk import write_bodies, write_pvd, write_vtk_frames
 
 HISTORY, BODIES, PROBES = "history.csv", "bodies.csv", "probes.csv"
+TABLES = (HISTORY, BODIES, PROBES, INPUTS, REACTIONS)  # a run's tables, the history first (``folders.read_checkpoint``)
+PLOTS = ("energy.png", "joint_coordinates.png", "joint_coordinates_dt.png", "inputs.png", "probes.png", "path.png",
+         "reactions.png")  # every plot of ``run_plots.write_plots``
 SERIES = "motion.pvd"
 SAVE_SECONDS = 2.0  # wall time between the chunks written (femdyn run --save-every)
 CHUNK_BYTES = 64 * 2**20  # q and v of a chunk held in memory at most
@@ -210,22 +215,26 @@ class ResultWriter:
 
     @classmethod
     def resume(cls, out, case, meta, signals=None, save_every=SAVE_SECONDS, plotter=None):
-        """Take up the interrupted run in ``out`` whose ``meta`` ``read_checkpoint`` has read: the tables
-        cut back to where they ended at its checkpoint, later frames removed, the plots and summary of
-        the interruption removed (written anew at the end)."""
+        """Take up the interrupted run in ``out`` whose ``meta`` ``read_checkpoint`` has read and checked
+        against the folder (``folders.check_resumable``): the tables cut back to where they ended at its
+        checkpoint, later frames removed, the plots and summary of the interruption removed (written anew
+        at the end). Only femdyn's own files are removed or written: what else the folder holds stays."""
         out = Path(out)
+        if case.vtk and not (out / "bodies.txt").is_file():
+            raise CaseError(out, "--resume", "bodies.txt of its ParaView series is missing; not resuming (the "
+                            "folder is left as it is)")
         held = lock(out, "--resume")
-        keep = {MARKER, CHECKPOINT, LOCK, "bodies.txt", "vtk", SERIES, *meta["bytes"]}
-        for table, size in meta["bytes"].items():
+        for table, size in meta["bytes"].items():  # femdyn's names, at least as long (``check_resumable``)
             with open(out / table, "r+b") as f:
                 f.truncate(size)
         frames = {entry[2] for entry in meta["frames"]}
-        for path in out.iterdir():
-            if path.name not in keep:
-                path.unlink()
+        for name in {SUMMARY, *TABLES, *PLOTS} - set(meta["bytes"]):
+            (out / name).unlink(missing_ok=True)
+        for name in (SUMMARY, SERIES):  # a file cut off by the interruption
+            (out / f".{name}.partial").unlink(missing_ok=True)
         if (out / "vtk").is_dir():
             for path in (out / "vtk").iterdir():
-                if f"vtk/{path.name}" not in frames:
+                if FRAME.fullmatch(f"vtk/{path.name}") and f"vtk/{path.name}" not in frames:
                     path.unlink()
         writer = cls(out, case, meta, signals, save_every, plotter)
         writer.lock = held
