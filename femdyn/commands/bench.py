@@ -101,7 +101,6 @@ def handle(args):
         convergence_benchmark(case, args.quantity, levels=args.levels, reference=reference, order=args.order,
                               time=args.time, t_end=args.t_end, folder=out, echo=say, **study,
                               log=lambda line: print(line, file=sys.stderr), progress=True)
-        mark(out)  # femdyn's folder: a later study may replace it
     except ConvergenceError as err:
         print(f"error: {args.case}: {err}", file=sys.stderr)
         return 1
@@ -115,6 +114,9 @@ def handle(args):
         raise
     except ValueError as err:
         raise CaseError(args.case, "--quantity/--dt/--time/--elements", str(err)) from None
+    finally:
+        if (out / FILES["json"]).is_file():  # the study's folder: femdyn's, which a later study may replace
+            mark(out)
     return 0
 
 

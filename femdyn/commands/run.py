@@ -15,6 +15,7 @@ from pathlib import Path
 from ..integrators.diagnostics import step_check
 from ..integrators.newton import NEWTON_METHODS
 from ..integrators.settings import INTEGRATORS
+from ..integrators.time_loop import CheckpointError
 from ..io.case import MAX_EVERY, CaseError
 from ..io.beams import MAX_ELEMENTS, MODELS
 from ..io.folders import check_state, check_unlocked, default_folder, output_folder, read_checkpoint
@@ -177,6 +178,9 @@ def _run(args, plotter):
     except OSError as err:
         print(f"error: {out}: cannot write the results: {err}", file=sys.stderr)
         return 1
+    except CheckpointError as err:  # refused before the folder was written
+        writer.release()
+        raise CaseError(out / "checkpoint.npz", "file", f"{err}; not resuming (the folder is left as it is)") from None
     compare = []
     try:
         for dt in () if signals.seen else args.compare_dt or ():

@@ -30,6 +30,7 @@ link (femdyn writes no file through one). A folder that does not match is refuse
 does not match, and stays as it was: resumable again once it is put right.
 """
 import fcntl
+import io
 import json
 import math
 import os
@@ -37,6 +38,7 @@ import re
 import shutil
 import stat
 import tempfile
+import warnings
 import zipfile
 from pathlib import Path
 
@@ -52,8 +54,6 @@ LOCK = ".lock"  # held (flock) by the process that writes a run's folder, releas
 FORMAT = "femdyn run 1"  # of a run's checkpoint
 OWNER = ".femdyn"  # in every folder femdyn makes (``mark``): what --out replaces without --force
 FRAME = re.compile(r"vtk/(frame|lines)_(\d{5,})\.vtu")  # a ParaView frame (``vtk.write_vtk_frames``)
-CSV_BYTES = np.zeros(256, dtype=bool)  # the bytes of a table's rows (``tables.append_csv``: %.17g)
-CSV_BYTES[np.frombuffer(b"0123456789.eE+-,\nnaif", dtype=np.uint8)] = True
 
 
 def default_folder(case_path, kind=None):
@@ -76,12 +76,12 @@ def output_folder(out, marker=(SUMMARY, MARKER), what="a femdyn result folder", 
         markers = (marker,) if isinstance(marker, str) else marker
         if out.is_dir() and any(out.iterdir()) and not force:
             link = f" (where the link {str(out)!r} leads)" if out.is_symlink() else ""
-            if not _regular(out / OWNER):
-                raise CaseError(out, "--out", f"exists, is not empty and was not made by femdyn (no {OWNER}){link}; "
-                                "not replacing it: give another --out, or --force to replace it and all it holds")
             if not any((out / name).is_file() for name in markers):
                 raise CaseError(out, "--out", f"exists and is not {what} (no {' or '.join(markers)}){link}; not "
                                 "replacing it: give another --out, or --force to replace it and all it holds")
+            if not _regular(out / OWNER):
+                raise CaseError(out, "--out", f"exists, is not empty and was not made by femdyn (no {OWNER}){link}; "
+                                "not replacing it: give another --out, or --force to replace it and all it holds")
         _try_folder(out, published)
     except OSError as err:
         raise CaseError(out, "--out", f"cannot be created ({err.strerror or err})") from None
@@ -315,21 +315,9 @@ def check_resumable(folder, meta, tables, step):
             refuse(f"the frame {name} that {CHECKPOINT} records is missing")
 
 
-def check_state(folder, checkpoint, origin, model, steps):
-    """CaseError (--resume) unless the checkpoint's state fits ``model`` and a run of ``steps`` steps:
-    q, v and the q at t = 0 ``origin`` of n coordinates, m multipliers, a step not past the end."""
-    shapes = {"q": checkpoint.q.shape, "v": checkpoint.v.shape, "origin": origin.shape, "lam": checkpoint.lam.shape}
-    want = {"q": (model.n,), "v": (model.n,), "origin": (model.n,), "lam": (model.m,)}
-    wrong = [name for name in shapes if shapes[name] != want[name]]
-    if wrong or checkpoint.step > steps:
-        what = (f"{wrong[0]} of shape {shapes[wrong[0]]}, not {want[wrong[0]]}" if wrong
-                else f"step {checkpoint.step} of a run of {steps}")
-        raise CaseError(folder, "--resume", f"{CHECKPOINT} holds {what}; not resuming (the folder is left as it is)")
-
-
 def _check_table(path, size, rows, refuse):
     """``refuse`` unless ``path`` is a regular file with one name, of at least ``size`` bytes whose first
-    ``size`` hold a header and ``rows`` lines of numbers of as many fields (``tables.append_csv``)."""
+    ``size`` hold a header and ``rows`` lines of as many numbers as it names (``tables.append_csv``)."""
     name = path.name
     try:
         info = os.lstat(path)
@@ -340,17 +328,36 @@ def _check_table(path, size, rows, refuse):
     if info.st_size < size:
         refuse(f"{name} holds {info.st_size} bytes, fewer than the {size} its checkpoint records (cut short)")
     with open(path, "rb") as f:
-        data = np.frombuffer(f.read(size), dtype=np.uint8)
-    ends = np.flatnonzero(data == ord("\n"))
-    if len(ends) != rows + 1 or (size and ends[-1] != size - 1):
-        refuse(f"{name} holds {max(len(ends) - 1, 0)} complete rows in its first {size} bytes, not the {rows} "
-               "its checkpoint records")
-    body = data[ends[0] + 1:]
-    commas = np.cumsum(body == ord(","))[ends[1:] - ends[0] - 1] if rows else np.zeros(0, dtype=int)
-    fields = np.diff(commas, prepend=0) + 1
-    header = np.count_nonzero(data[: ends[0]] == ord(",")) + 1
-    if not CSV_BYTES[body].all() or np.any(fields != header):
-        refuse(f"{name}: a row of its first {size} bytes is not {header} numbers, as its header names")
+        data = f.read(size)
+    header, _, body = data.partition(b"\n")
+    complete = body.count(b"\n")
+    if complete != rows or not data.endswith(b"\n"):
+        refuse(f"{name} holds {complete} complete rows in its first {size} bytes, not the {rows} its checkpoint "
+               "records")
+    columns = header.count(b",") + 1
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # NumPy warns of an empty input
+            values = np.loadtxt(io.BytesIO(body), delimiter=",", ndmin=2, encoding="latin-1")
+    except ValueError:
+        values = None
+    if values is None or (rows and values.shape != (rows, columns)):
+        refuse(f"{name}: its first {size} bytes hold a row that is not {columns} numbers, as its header names")
+
+
+def check_state(folder, checkpoint, origin, model, steps):
+    """CaseError (--resume) unless the checkpoint's state fits ``model`` and a run of ``steps`` steps:
+    q, v and the q at t = 0 ``origin`` of n coordinates, m multipliers, the forces' states as the model's,
+    a step not past the end."""
+    shapes = {"q": checkpoint.q.shape, "v": checkpoint.v.shape, "origin": origin.shape, "lam": checkpoint.lam.shape,
+              "the forces' states": [None if s is None else np.shape(s) for s in checkpoint.states]}
+    want = {"q": (model.n,), "v": (model.n,), "origin": (model.n,), "lam": (model.m,),
+            "the forces' states": [None if s is None else np.shape(s) for s in model.initial_states(origin)]}
+    wrong = [name for name in shapes if shapes[name] != want[name]]
+    if wrong or checkpoint.step > steps:
+        what = (f"{wrong[0]} of shape {shapes[wrong[0]]!r}, not {want[wrong[0]]!r}" if wrong
+                else f"step {checkpoint.step} of a run of {steps}")
+        raise CaseError(folder, "--resume", f"{CHECKPOINT} holds {what}; not resuming (the folder is left as it is)")
 
 
 def write_checkpoint(folder, checkpoint, origin, meta):

@@ -203,17 +203,22 @@ class Reader:
         return kin.rotation_3d(axis, self.number(value["angle"], f"{field}.angle"))
 
     def time_function(self, value, field):
-        """A load's function of time {type = hat | sine | table | constant | expression, ...}."""
+        """A load's function of time {type = hat | sine | table | constant | expression, ...}, labelled
+        by ``field`` (``label``: a run that fails on a value of it that is not finite names it,
+        ``integrators.diagnostics.nonfinite_load``)."""
         kind = self.typed_table(value, field, TIME_FUNCTIONS)
         if kind == "expression":
             try:
-                return compile_time_function(self.string(value["expr"], f"{field}.expr"))
+                function = compile_time_function(self.string(value["expr"], f"{field}.expr"))
             except ValueError as err:
                 self.fail(f"{field}.expr", str(err))
-        read = self.vector if kind == "table" else self.number
-        args = {k: read(v, f"{field}.{k}") for k, v in value.items() if k != "type"}
-        try:
-            return getattr(timefunctions, kind)(**args)
-        except ValueError as err:
-            self.fail(field, str(err))
+        else:
+            read = self.vector if kind == "table" else self.number
+            args = {k: read(v, f"{field}.{k}") for k, v in value.items() if k != "type"}
+            try:
+                function = getattr(timefunctions, kind)(**args)
+            except ValueError as err:
+                self.fail(field, str(err))
+        function.label = one_line(f"the load {field} of {self.path}")
+        return function
 

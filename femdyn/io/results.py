@@ -189,6 +189,7 @@ class ResultWriter:
         self.origin = meta.pop("origin", None)  # q at t = 0, for the centre lines' displacement
         self.last = self.final = None  # the last chunk written; (step, t, q, v) of its last row
         self.lock = None  # the folder's lock (``folders.lock``) while the run writes it
+        self._resumed = False  # a resumed folder not yet taken up (``_take_up``)
         self.nodes = NodeTables(case.model)  # inputs.csv and reactions.csv
         self._started = time.monotonic()
         self._next = self._started + save_every
@@ -223,7 +224,18 @@ class ResultWriter:
         if case.vtk and not (out / "bodies.txt").is_file():
             raise CaseError(out, "--resume", "bodies.txt of its ParaView series is missing; not resuming (the "
                             "folder is left as it is)")
-        held = lock(out, "--resume")
+        writer = cls(out, case, meta, signals, save_every, plotter)
+        writer._made_lock = not (out / LOCK).exists()
+        writer.lock = lock(out, "--resume")
+        writer._resumed = True  # the folder is taken up (``_take_up``) once the run goes on from the checkpoint
+        return writer
+
+    def _take_up(self):
+        """Cut the tables of a resumed folder back to its checkpoint and remove what came after it: the
+        later frames, and the plots and summary of the interruption (``resume``). Done when the time loop
+        gives its first chunk, after it has taken the checkpoint's state: a checkpoint it refuses
+        (``time_loop.CheckpointError``) leaves the folder as it was."""
+        out, meta, self._resumed = self.folder, self.meta, False
         for table, size in meta["bytes"].items():  # femdyn's names, at least as long (``check_resumable``)
             with open(out / table, "r+b") as f:
                 f.truncate(size)
@@ -236,12 +248,9 @@ class ResultWriter:
             for path in (out / "vtk").iterdir():
                 if FRAME.fullmatch(f"vtk/{path.name}") and f"vtk/{path.name}" not in frames:
                     path.unlink()
-        writer = cls(out, case, meta, signals, save_every, plotter)
-        writer.lock = held
-        if case.vtk:
+        if self.case.vtk:
             write_pvd(out / SERIES, meta["frames"])
-        writer._marker()
-        return writer
+        self._marker()
 
     # --- simulate's output -------------------------------------------------------------------------
     def capacity(self, n):
@@ -260,6 +269,8 @@ class ResultWriter:
         its plots and summary is resumed with no step left, and ``finish`` then takes its last state from
         the checkpoint (an empty ``chunk``)."""
         model, case, meta = self.case.model, self.case, self.meta
+        if self._resumed:
+            self._take_up()
         self.last = chunk
         if len(chunk.t):
             first = meta["next_step"]
@@ -305,6 +316,8 @@ class ResultWriter:
         removed; returns the summary. ``compare``: (label, t, {coordinate: values}) of runs with other
         time steps, for ``joint_coordinates_dt.png``; ``wall_time``: of the run, if not ``self.wall_time``."""
         case, model, folder, last = self.case, self.case.model, self.folder, self.last
+        if self._resumed:
+            self._take_up()
         wall_time = self.wall_time if wall_time is None else wall_time
         if case.vtk and self.final is not None:
             step, t, q, v = self.final
@@ -362,6 +375,14 @@ class ResultWriter:
                                    [b.size for b in model.bodies], [b.name for b in model.bodies], velocities,
                                    omega, lines)
         return [[float(time_), part, name] for time_, part, name in entries]
+
+    def release(self):
+        """Let go of the folder without writing into it (a resume refused by the time loop)."""
+        if self.lock is not None:
+            if self._made_lock:
+                (self.folder / LOCK).unlink(missing_ok=True)
+            self.lock.close()
+            self.lock = None
 
     def _checkpoint(self, checkpoint):
         write_checkpoint(self.folder, checkpoint, self.origin, {**self.meta, "wall_time": self.wall_time})
