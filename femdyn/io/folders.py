@@ -90,9 +90,10 @@ def output_folder(out, marker=(SUMMARY, MARKER), what="a femdyn result folder", 
 
 def _try_folder(out, published):
     """Create the folders missing above ``out`` and a trial folder where the result will be written --
-    beside ``out`` if ``published`` (as ``publish`` does) or ``out`` does not exist yet, else in it --
-    then remove all of them; CaseError if the nearest existing folder above ``out`` is a file, OSError if
-    creating fails."""
+    beside ``out`` if ``published`` (as ``publish`` does) or ``out`` does not exist yet -- then remove all
+    of them; an existing ``out`` written in place is only asked whether it may be written (nothing is made
+    in a folder that may yet be refused). CaseError if the nearest existing folder above ``out`` is a file,
+    OSError if creating fails or the folder may not be written."""
     path = out.resolve()  # without the '..' of a path through folders that do not exist yet
     made = [folder for folder in path.parents if not folder.exists()]  # the deepest first
     above = path.parents[len(made)]
@@ -100,8 +101,11 @@ def _try_folder(out, published):
         raise CaseError(out, "--out", f"{above} is not a folder")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        trial = partial(path) if published or not path.is_dir() else Path(tempfile.mkdtemp(dir=path))
-        trial.rmdir()
+        if not published and path.is_dir():  # written in place: asked, not tried (nothing made in it yet)
+            if not os.access(path, os.W_OK | os.X_OK):
+                raise PermissionError(13, os.strerror(13))
+            return
+        partial(path).rmdir()
     finally:
         for folder in made:
             if folder.is_dir():

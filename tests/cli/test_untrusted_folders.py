@@ -124,7 +124,7 @@ def test_a_folder_that_does_not_match_its_checkpoint_is_refused_and_nothing_is_w
         tamper(folder)
     before = snapshot(tmp_path)
     capfd.readouterr()
-    assert main(["run", ARGV[0], "--resume", str(folder), "--quiet"]) == 2
+    assert main(["run", ARGV[0], "--resume", str(folder), "--quiet", "--no-plots"]) == 2
     err = capfd.readouterr().err
     assert err.startswith(f"error: {folder}") and err.count("\n") == 1 and words in err, err
     assert snapshot(tmp_path) == before  # no byte, no time stamp changed, inside or outside the folder
@@ -136,7 +136,7 @@ def test_a_folder_that_does_not_match_its_checkpoint_is_refused_and_nothing_is_w
     (tmp_path / "outside.csv").unlink(missing_ok=True)
     if kind == "deleted frame":
         (folder / "vtk" / "frame_00001.vtu").write_bytes((reference / "vtk" / "frame_00001.vtu").read_bytes())
-    assert main(["run", ARGV[0], "--resume", str(folder), "--quiet"]) == 0
+    assert main(["run", ARGV[0], "--resume", str(folder), "--quiet", "--no-plots"]) == 0
     assert_same_results(folder, reference)
 
 
@@ -147,7 +147,7 @@ def test_a_checkpoint_record_of_the_wrong_kind_is_refused_in_one_line(stopped, c
     craft(folder, lambda record: record.update(meta))
     before = snapshot(folder)
     capfd.readouterr()
-    assert main(["run", ARGV[0], "--resume", str(folder), "--quiet"]) == 2
+    assert main(["run", ARGV[0], "--resume", str(folder), "--quiet", "--no-plots"]) == 2
     err = capfd.readouterr().err
     assert err.startswith("error: ") and err.count("\n") == 1 and "Traceback" not in err, err
     assert snapshot(folder) == before
@@ -161,7 +161,7 @@ def test_a_checkpoint_of_another_model_is_refused(stopped, capfd):
     arrays["q"] = arrays["q"][:-1]
     np.savez(folder / "checkpoint.npz", **arrays)
     capfd.readouterr()
-    assert main(["run", ARGV[0], "--resume", str(folder), "--quiet"]) == 2
+    assert main(["run", ARGV[0], "--resume", str(folder), "--quiet", "--no-plots"]) == 2
     err = capfd.readouterr().err
     assert err.count("\n") == 1 and "checkpoint.npz holds q of shape" in err, err
 
@@ -173,7 +173,7 @@ def test_resume_removes_only_femdyns_own_files(stopped):
     (folder / "notes.txt").write_text("mine\n")
     (folder / "mine").mkdir()
     (folder / "vtk" / "camera.pvsm").write_text("mine\n")
-    assert main(["run", ARGV[0], "--resume", str(folder), "--quiet"]) == 0
+    assert main(["run", ARGV[0], "--resume", str(folder), "--quiet", "--no-plots"]) == 0
     assert (folder / "notes.txt").read_text() == "mine\n" and (folder / "mine").is_dir()
     assert (folder / "vtk" / "camera.pvsm").read_text() == "mine\n"
     for name in ("history.csv", "bodies.csv", "reactions.csv", "motion.pvd", *(f"vtk/frame_{k:05d}.vtu" for k in range(8))):
@@ -284,4 +284,4 @@ def test_ctrl_c_ends_a_step_that_does_not_end(tmp_path):
         process.kill()
     err = process.stderr.read()
     assert code == 130 and "Traceback" not in err and "interrupted: the steps up to t = " in err, err
-    assert main(["run", ARGV[0], "--resume", str(folder), "--quiet"]) == 0
+    assert main(["run", ARGV[0], "--resume", str(folder), "--quiet", "--no-plots"]) == 0
