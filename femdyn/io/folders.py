@@ -223,7 +223,7 @@ def read_checkpoint(folder, tables):
         what = "a finished run" if (folder / SUMMARY).is_file() else "no interrupted femdyn run"
         raise CaseError(folder, "--resume", f"holds {what} (no {MARKER} and {CHECKPOINT}): nothing to resume")
     try:
-        with np.load(path, allow_pickle=False) as data:
+        with open(path, "rb") as file, np.load(file, allow_pickle=False) as data:  # closed if np.load fails too
             arrays = {name: data[name] for name in data.files}
         meta = json.loads(str(arrays.pop("meta")), parse_constant=_no_constant)
         if not isinstance(meta, dict) or meta.get("format") != FORMAT:

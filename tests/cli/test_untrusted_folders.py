@@ -38,9 +38,13 @@ def snapshot(root):
 
 @pytest.fixture(scope="module")
 def made(tmp_path_factory):
+    """``stop_run`` once for the tests of this module."""
+    return stop_run(tmp_path_factory.mktemp("made"))
+
+
+def stop_run(root):
     """The double pendulum stopped by SIGTERM after its 8th saved chunk (a chunk every step: the stop is
-    an event of the run itself, not a time), and the folder of the same run not stopped; made once."""
-    root = tmp_path_factory.mktemp("made")
+    an event of the run itself, not a time), and the folder of the same run not stopped, in ``root``."""
     reference = root / "reference"
     assert main(["run", *ARGV, "--out", str(reference)]) == 0
     write, calls = results.ResultWriter.write, []
