@@ -16,8 +16,8 @@ from ..integrators.diagnostics import step_check
 from ..integrators.newton import NEWTON_METHODS
 from ..integrators.settings import INTEGRATORS
 from ..integrators.time_loop import CheckpointError
-from ..io.case import MAX_EVERY, CaseError
 from ..io.beams import MAX_ELEMENTS, MODELS
+from ..io.case import MAX_EVERY, CaseError
 from ..io.folders import check_state, check_unlocked, default_folder, output_folder, read_checkpoint
 from ..io.plot_child import PlotChildren, drawers
 from ..io.plots import prepare_pyplot

@@ -5,8 +5,9 @@ loop can stop between two steps and leave a result it can resume (``time_loop.si
 ``output.stopping``); a step that has not ended ``GRACE`` seconds after that signal (a Newton iteration
 that goes on and on) is then stopped where it is, as by a second signal, so that a stop takes bounded
 time (the stepper's own compiled loop, one call of at most ``settings.MAX_ITERATIONS`` iterations, is not
-interrupted: the signal takes effect when it returns). The exit code of a stopped command is 128 + the signal's number, as a shell
-reports a process ended by it (130 for Ctrl-C, 143 for SIGTERM, 129 for SIGHUP)."""
+interrupted: the signal takes effect when it returns). The exit code of a stopped command is 128 + the
+signal's number, as a shell reports a process ended by it (130 for Ctrl-C, 143 for SIGTERM, 129 for
+SIGHUP)."""
 import _thread
 import signal
 import threading

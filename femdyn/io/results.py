@@ -43,7 +43,6 @@ import numpy as np
 
 from ..integrators.diagnostics import energy_check, step_check
 from . import jsonfile
-from .reader import CaseError
 from .folders import (
     CHECKPOINT,
     FORMAT,
@@ -60,6 +59,7 @@ from .folders import (
 )
 from .nodes import INPUTS, REACTIONS, NodeTables
 from .probes import Unwrap, centre_lines, elastic_statistics, probe_table
+from .reader import CaseError
 from .run_plots import PlotSpec, write_plots
 from .tables import append_csv, read_csv
 from .vtk import write_bodies, write_pvd, write_vtk_frames
@@ -189,7 +189,7 @@ class ResultWriter:
         self.origin = meta.pop("origin", None)  # q at t = 0, for the centre lines' displacement
         self.last = self.final = None  # the last chunk written; (step, t, q, v) of its last row
         self.lock = None  # the folder's lock (``folders.lock``) while the run writes it
-        self._resumed = False  # a resumed folder not yet taken up (``_take_up``)
+        self._resumed = self._made_lock = False  # a resumed folder not yet taken up (``_take_up``); its lock file new
         self.nodes = NodeTables(case.model)  # inputs.csv and reactions.csv
         self._started = time.monotonic()
         self._next = self._started + save_every

@@ -156,3 +156,17 @@ def test_a_scheduler_that_is_no_dask_scheduler_is_refused_in_bounded_time(tmp_pa
                  "--scheduler", address, "--out", str(tmp_path / "out"), "--quiet"])
     refused(capfd, code, "--scheduler", "did not answer within 1 s" if kind == "silent" else "is not a dask scheduler")
     assert time.monotonic() - start < 30 and not (tmp_path / "out").exists()
+
+
+def test_a_load_that_is_not_finite_is_named_with_its_time(tmp_path, capfd):
+    """A joint torque log(0.0125 - t) is -inf at the middle of the third step (energy-momentum takes
+    the loads there) and NaN after: the run stops (exit 1) naming the load and the time, not a Newton
+    failure to be cured by a smaller dt."""
+    case = tmp_path / "case.toml"
+    case.write_text(PENDULUM + '\n[[loads]]\ntype = "joint"\ncoordinate = "theta1"\n'
+                    'function = {type = "expression", expr = "log(0.0125 - t)"}\n')
+    capfd.readouterr()
+    assert main(["run", str(case), "--t-end", "0.05", "--out", str(tmp_path / "out"), "--quiet", "--no-plots"]) == 1
+    err = capfd.readouterr().err
+    assert err.count("\n") == 1 and "smaller dt" not in err, err
+    assert f"the function of time of the load loads[0].function of {case} is -inf at t = 0.0125" in err, err
