@@ -1,6 +1,8 @@
 """Any number of seeded fuzz variants over the shipped cases, of every class of ``test_fuzz`` -- its
 mutations, the hostile inputs of issue 33 and tampered result folders given to ``--resume`` --, each run
-in this process with a watchdog (SIGALRM) that counts a command over ``--timeout`` seconds as a hang.
+in this process with watchdogs that count a command as a hang after ``--timeout`` seconds of CPU time
+(SIGPROF: on a loaded machine wall time says little) or ten times that of wall time (SIGALRM: a command
+that waits without computing).
 Prints the count of every outcome (ran, stopped early, refused in one line; and the problems: traceback,
 multi-line refusal, changed files, exit 0 with a non-finite number, hang) by class, and the problems.
 Not part of the test suite (its CI share is ``test_fuzz``); run it from the repository:
@@ -30,7 +32,7 @@ class Hang(BaseException):
 
 
 def _alarm(signum, frame):
-    raise Hang
+    raise Hang(signal.Signals(signum).name)
 
 
 def variant(number, seed, cases, work, stopped, victim):
@@ -63,15 +65,19 @@ def variant(number, seed, cases, work, stopped, victim):
         argv = [str(case) if w == "CASE" else str(out) if w == "OUT" else w for w in argv]
         label = f"#{number} {original.name} ({kind}: {what}): {' '.join(argv)[:200]}"
         before = snapshot(guarded)
-        start = time.monotonic()
-        signal.alarm(TIMEOUT)
+        start, cpu = time.monotonic(), time.process_time()
+        signal.setitimer(signal.ITIMER_PROF, TIMEOUT)
+        signal.alarm(10 * TIMEOUT)
         try:
             code, _, stderr, caught = run(argv)
-        except Hang:
-            results.append((label, f"{label}: ran past {TIMEOUT} s", "hang"))
+        except Hang as which:
+            what = f"{TIMEOUT} s of CPU time" if str(which) == "SIGPROF" else f"{10 * TIMEOUT} s of wall time"
+            results.append((label, f"{label}: ran past {what}", "hang"))
             continue
         finally:
+            signal.setitimer(signal.ITIMER_PROF, 0)
             signal.alarm(0)
+        SLOWEST[0] = max(SLOWEST[0], (time.process_time() - cpu, label))
         after = snapshot(guarded) if code == 2 or kind != "tampered" else before
         target = resumed if kind == "tampered" else out
         problem, outcome = judge(label, argv if kind != "tampered" else ["resume"], code, stderr, caught, target,
@@ -86,6 +92,7 @@ def variant(number, seed, cases, work, stopped, victim):
 
 
 TIMEOUT = 60
+SLOWEST = [(0.0, "")]  # the most CPU time a command took, and the command
 
 
 def main():
@@ -93,10 +100,12 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--variants", type=int, default=500)
     parser.add_argument("--seed", default="33")
-    parser.add_argument("--timeout", type=int, default=60, help="seconds a command may take (default 60)")
+    parser.add_argument("--timeout", type=int, default=60, help="seconds of CPU time a command may take (default 60)")
+    parser.add_argument("--only", type=int, nargs="+", help="run only these variants (their numbers)")
     args = parser.parse_args()
     TIMEOUT = args.timeout
     signal.signal(signal.SIGALRM, _alarm)
+    signal.signal(signal.SIGPROF, _alarm)
     cases = sorted(CASES.glob("*.toml"))
     tally, problems, started = {}, [], time.monotonic()
     with tempfile.TemporaryDirectory(prefix="femdyn-fuzz-") as work:
@@ -104,7 +113,7 @@ def main():
         stopped = stop_run(work)[0]
         victim = work / "victim.txt"
         victim.write_text("precious\n")
-        for number in range(args.variants):
+        for number in args.only or range(args.variants):
             kind, results = variant(number, args.seed, cases, work, stopped, victim)
             for label, problem, outcome in results:
                 tally.setdefault(kind, {}).setdefault(outcome, 0)
@@ -128,6 +137,7 @@ def main():
     print("  all       " + ", ".join(f"{name} {count}" for name, count in sorted(totals.items())))
     for name in ("traceback", "hang", "multi-line refusal", "exit 0 non-finite", "changed files"):
         print(f"  {name}: {totals.get(name, 0)}")
+    print(f"  the most CPU time of a command: {SLOWEST[0][0]:.1f} s ({SLOWEST[0][1][:160]})")
     return 1 if problems else 0
 
 
