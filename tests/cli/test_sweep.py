@@ -463,7 +463,7 @@ def test_sensitivity_sweep_gives_the_numbers_of_femdyn_sensitivity(cantilever, s
     assert main(["sweep", str(cantilever), "--sensitivity", "E,rho,b,h", "--scheduler", scheduler.address,
                  "--out", str(parallel), "--quiet"]) == 0
     assert "E     y" in capsys.readouterr().out
-    assert sorted(p.name for p in parallel.iterdir()) == ["sensitivity.csv", "sensitivity.json", "sensitivity.png"]
+    assert sorted(p.name for p in parallel.iterdir()) == [".femdyn", "sensitivity.csv", "sensitivity.json", "sensitivity.png"]
     a, b = read_csv(sequential / "sensitivity.csv"), read_csv(parallel / "sensitivity.csv")
     assert list(a) == list(b)
     for column in a:
