@@ -84,12 +84,12 @@ def main(argv=None):
     the collections during the run (0.05 s of a short one) and those of the interpreter's exit (0.18-0.3 s)
     then skip the heap of NumPy, SciPy and matplotlib; the atexit handlers and the flushing of the output
     streams stay. Called with ``argv`` (in a process that goes on), it freezes nothing."""
-    with Signals() as signals:
-        try:
+    try:  # also a signal that arrives as the handlers are being set
+        with Signals() as signals:
             code = _run(argv, signals)
-        except KeyboardInterrupt as err:
-            print("interrupted", file=sys.stderr)
-            code = 128 + getattr(err, "signum", 2)
+    except KeyboardInterrupt as err:
+        print("interrupted", file=sys.stderr)
+        code = 128 + getattr(err, "signum", 2)
     if argv is None:
         gc.freeze()
     return code

@@ -7,7 +7,7 @@ import argparse
 import math
 
 from ..io.beams import MAX_ELEMENTS, MODELS, Options
-from ..io.case import CaseError, load_case
+from ..io.case import MAX_EVERY, CaseError, load_case
 from ..studies.run import check_elements
 from ..studies.sensitivity import parse_parameters
 from ..studies.sweep import parse_parameter
@@ -17,7 +17,7 @@ def finite_float(text):
     try:
         value = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"'{text}' is not a number") from None
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
     if not math.isfinite(value):
         raise argparse.ArgumentTypeError(f"must be a finite number, got {text}")
     return value
@@ -30,23 +30,29 @@ def positive_float(text):
     return value
 
 
-def positive_int(text):
-    if not text.isdigit() or int(text) < 1:
-        raise argparse.ArgumentTypeError(f"must be an integer >= 1, got '{text}'")
+MAX_INT = 2**53  # the largest integer option: exact as a float, far inside NumPy's int64
+
+
+def positive_int(text, largest=MAX_INT):
+    """An integer from 1 to ``largest``."""
+    if not (text.isascii() and text.isdigit()) or len(text) > 20 or not 1 <= int(text) <= largest:
+        raise argparse.ArgumentTypeError(f"must be an integer from 1 to {largest}, got {text!r}")
     return int(text)
 
 
 def nonnegative_int(text):
-    if not text.isdigit():
-        raise argparse.ArgumentTypeError(f"must be an integer >= 0, got '{text}'")
+    if not (text.isascii() and text.isdigit()) or len(text) > 20 or int(text) > MAX_INT:
+        raise argparse.ArgumentTypeError(f"must be an integer from 0 to {MAX_INT}, got {text!r}")
     return int(text)
 
 
+def every(text):
+    """A frame interval: an integer from 1 to ``case.MAX_EVERY``."""
+    return positive_int(text, MAX_EVERY)
+
+
 def elements(text):
-    value = positive_int(text)
-    if value > MAX_ELEMENTS:
-        raise argparse.ArgumentTypeError(f"at most {MAX_ELEMENTS} elements, got {value}")
-    return value
+    return positive_int(text, MAX_ELEMENTS)
 
 
 def relative_step(text):
@@ -69,6 +75,13 @@ def parsed(parse):
 
 parameters = parsed(parse_parameters)  # sensitivity parameters E,rho,b,h
 sweep_parameter = parsed(parse_parameter)  # a swept parameter NAME=SPEC
+
+
+def force_option(parser):
+    """--force: write into --out even if it is a folder that femdyn did not make (``folders.output_folder``)."""
+    parser.add_argument("--force", action="store_true",
+                        help="replace --out even if it is a folder femdyn did not make (one without .femdyn), "
+                        "deleting all it holds (without --force such a folder is refused unless it is empty)")
 
 
 def flexible_options(parser):

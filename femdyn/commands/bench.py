@@ -8,11 +8,11 @@ from pathlib import Path
 
 from ..integrators.settings import SettingsError
 from ..io.case import CaseError
-from ..io.folders import output_folder
+from ..io.folders import mark, output_folder
 from ..model.errors import ModelError
 from ..studies.convergence import FILES, convergence_benchmark, study_folder
 from ..studies.orders import ConvergenceError
-from .arguments import flexible_options, load, positive_float, positive_int
+from .arguments import flexible_options, force_option, load, positive_float, positive_int
 from .output import say
 
 
@@ -67,7 +67,9 @@ def add(commands):
     convergence.add_argument("--out", type=Path, metavar="DIR",
                              help="folder for the files (default: results/<case>_convergence, with --refine "
                              "elements results/<case>_elements_convergence, with --refine segments "
-                             "results/<case>_segments_convergence)")
+                             "results/<case>_segments_convergence); an existing folder is used only if it is "
+                             "empty or an earlier study femdyn made, unless --force")
+    force_option(convergence)
     flexible_options(convergence)
     convergence.set_defaults(handler=handle)
 
@@ -84,7 +86,7 @@ def handle(args):
             raise CaseError(args.case, "--reference", f"'{args.reference}' is not richardson, finest, "
                             "differences or a finite number")
     out = output_folder(args.out or study_folder(case.path, None if args.refine == "dt" else args.refine),
-                        FILES["json"], "an earlier convergence study", published=False)
+                        FILES["json"], "an earlier convergence study", published=False, force=args.force)
     study = dict(dts=args.dt)
     if args.refine in ("elements", "segments"):
         study = _element_levels(args, case)
@@ -112,6 +114,9 @@ def handle(args):
         raise
     except ValueError as err:
         raise CaseError(args.case, "--quantity/--dt/--time/--elements", str(err)) from None
+    finally:
+        if (out / FILES["json"]).is_file():  # the study's folder: femdyn's, which a later study may replace
+            mark(out)
     return 0
 
 

@@ -13,7 +13,7 @@ from ..integrators.statics import StaticsError
 from ..integrators.zero_dynamics import zero_dynamics
 from ..io.folders import default_folder, output_folder, publish
 from ..studies.inversion import invert_case, inversion_settings, write_inversion
-from .arguments import flexible_options, load, options, positive_float
+from .arguments import flexible_options, force_option, load, options, positive_float
 from .output import flexible_line, say
 
 
@@ -32,6 +32,7 @@ def add(commands):
     invert.add_argument("--check-dt", type=positive_float, metavar="DT",
                         help="time step of the forward check (default the case's dt)")
     invert.add_argument("--out", type=Path, metavar="DIR", help="result folder (default: results/<case>_inverse)")
+    force_option(invert)
     flexible_options(invert)
     invert.set_defaults(handler=handle)
 
@@ -40,7 +41,7 @@ def handle(args):
     case = load(args)
     settings = inversion_settings(case)
     settings = type(settings)(settings.method, args.pre or settings.pre, args.post or settings.post)
-    out = output_folder(args.out or default_folder(case.path, "inverse"))
+    out = output_folder(args.out or default_folder(case.path, "inverse"), force=args.force)
     if not case.model.inputs:
         print(f"error: {case.path}: servos: the case has no servo constraints to invert", file=sys.stderr)
         return 2

@@ -16,7 +16,7 @@ from ..io.case import CaseError
 from ..io.equilibrium import MODES, pose_at, write_modes
 from ..io.folders import default_folder, output_folder, publish
 from ..studies.run import prepare_case
-from .arguments import finite_float, flexible_options, load, positive_int
+from .arguments import finite_float, flexible_options, force_option, load, positive_int
 from .output import flexible_line, say
 
 
@@ -39,7 +39,8 @@ def add(commands):
                        help="servo rows kept (held, default) or dropped (free, their inputs constant)")
     modes.add_argument("--out", type=Path, metavar="DIR",
                        help="folder for the files (default: results/<case>_modes); an existing folder is "
-                       "replaced only if it is empty or an earlier modes folder (has modes.json)")
+                       "replaced only if it is empty or an earlier modes folder (has .femdyn and modes.json), unless --force")
+    force_option(modes)
     modes.add_argument("--no-vtk", action="store_true", help="do not write the ParaView series")
     flexible_options(modes)
     modes.set_defaults(handler=handle)
@@ -63,7 +64,8 @@ def table(rows):
 
 def handle(args):
     case = load(args)
-    out = output_folder(args.out or default_folder(case.path, "modes"), MODES, "an earlier modes folder")
+    out = output_folder(args.out or default_folder(case.path, "modes"), MODES, "an earlier modes folder",
+                        force=args.force)
     setup = prepare_case(case)
     if args.result is not None:
         setup = dataclasses.replace(setup, q0=pose_at(args.result, setup.model, args.at))

@@ -7,6 +7,7 @@ the steps so far are written) or its results could not be written, 2 bad input (
 128 + the signal's number after Ctrl-C, SIGTERM or SIGHUP (130, 143, 129: the steps so far are written
 and the run can be resumed)."""
 import dataclasses
+import math
 import shlex
 import sys
 from pathlib import Path
@@ -14,20 +15,23 @@ from pathlib import Path
 from ..integrators.diagnostics import step_check
 from ..integrators.newton import NEWTON_METHODS
 from ..integrators.settings import INTEGRATORS
-from ..io.case import CaseError
-from ..io.folders import check_unlocked, default_folder, output_folder, read_checkpoint
+from ..integrators.time_loop import CheckpointError
+from ..io.beams import MAX_ELEMENTS, MODELS
+from ..io.case import MAX_EVERY, CaseError
+from ..io.folders import check_state, check_unlocked, default_folder, output_folder, read_checkpoint
 from ..io.plot_child import PlotChildren, drawers
 from ..io.plots import prepare_pyplot
 from ..io.probes import deflection_lines, deviation_lines
 from ..io.progress import Progress
-from ..io.results import SAVE_SECONDS, ResultWriter, draw_plots, fingerprint
+from ..io.results import SAVE_SECONDS, TABLES, ResultWriter, draw_plots, fingerprint
 from ..studies.run import checked_settings, prepare_case, run_case
 from .arguments import (
+    every,
     finite_float,
     flexible_options,
+    force_option,
     load,
     positive_float,
-    positive_int,
 )
 from .output import dropped, flexible_line, say
 
@@ -56,8 +60,10 @@ def add(commands):
                      "contracts fast enough (overrides solver.newton; default full)")
     run.add_argument("--out", type=Path, metavar="DIR",
                      help="result folder (default: results/<case file stem>); an existing folder is "
-                     "replaced only if it is empty or an earlier result folder (has summary.json)")
-    run.add_argument("--every", type=positive_int, metavar="K",
+                     "replaced only if it is empty or an earlier result folder femdyn made (has .femdyn and "
+                     "summary.json), unless --force")
+    force_option(run)
+    run.add_argument("--every", type=every, metavar="K",
                      help="write every K-th step as a ParaView frame, and the last (overrides "
                      "output.every; default: about 500 frames)")
     run.add_argument("--no-vtk", action="store_true", help="do not write the ParaView series")
@@ -80,9 +86,14 @@ def add(commands):
 
 
 def _saved_options(args, meta):
-    """Set ``args`` to the options of the run that ``--resume`` continues (``meta["options"]``); CaseError
-    naming an option given with a different value: a run resumes with the settings it started with."""
+    """Set ``args`` to the options of the run that ``--resume`` continues (``meta["options"]``, checked as
+    the command line would: untrusted input); CaseError naming an option given with a different value: a
+    run resumes with the settings it started with."""
     saved = meta["options"]
+    for field in (*OPTIONS, *RUN_OPTIONS):
+        if not _saved_option(field, saved.get(field)):
+            raise CaseError(args.resume / "checkpoint.npz", "file", f"the run's option {field} is "
+                            f"{saved.get(field)!r}, not one femdyn run takes; not resuming")
     given = {OPTIONS.get(field, f"--{field.replace('_', '-')}"): (getattr(args, field), saved[field])
              for field in (*OPTIONS, *RUN_OPTIONS) if getattr(args, field) not in (None, False)}
     for option, (value, was) in given.items():
@@ -91,6 +102,20 @@ def _saved_options(args, meta):
                             f"with the options it started with (or without {option})")
     for field in (*OPTIONS, *RUN_OPTIONS):
         setattr(args, field, saved[field])
+
+
+def _saved_option(field, value):
+    """Whether ``value`` is one the command line gives the ``args`` field ``field`` (``_saved_options``)."""
+    if value is None:
+        return field not in ("no_vtk", "no_plots")
+    if field in ("no_vtk", "no_plots"):
+        return isinstance(value, bool)
+    choices = {"integrator": INTEGRATORS, "newton": NEWTON_METHODS, "flexible": MODELS}
+    if field in choices:
+        return value in choices[field]
+    if field in ("every", "elements", "segments"):
+        return type(value) is int and 1 <= value <= (MAX_ELEMENTS if field != "every" else MAX_EVERY)
+    return type(value) is float and math.isfinite(value) and (value > 0 or field == "rho_inf")
 
 
 def handle(args):
@@ -108,7 +133,7 @@ def _run(args, plotter):
     signals = args.signals
     meta = checkpoint = None
     if args.resume is not None:
-        meta, checkpoint = read_checkpoint(args.resume)
+        meta, checkpoint = read_checkpoint(args.resume, TABLES)
         _saved_options(args, meta)
     case = load(args)
     changes = {field: getattr(args, field) for field in OPTIONS if getattr(args, field) is not None}
@@ -122,7 +147,7 @@ def _run(args, plotter):
         checked_settings(case, {"dt": "--compare-dt"}, dt=dt)
     if args.resume is not None and args.out is not None and args.out.resolve() != args.resume.resolve():
         raise CaseError(args.out, "--out", f"a resumed run is written into its folder {args.resume}")
-    out = args.resume or output_folder(args.out or default_folder(case.path))
+    out = args.resume or output_folder(args.out or default_folder(case.path), force=args.force)
     check_unlocked(out, "--out" if args.resume is None else "--resume")
     setup = prepare_case(case)
     if setup.assembly and meta is None:
@@ -136,6 +161,9 @@ def _run(args, plotter):
     if meta is not None and meta["fingerprint"] != run["fingerprint"]:
         raise CaseError(out, "--resume", f"the run in it is not of {case.path} as it is now (the case file, a mesh "
                         "file or the model changed)")
+    if meta is not None:
+        check_state(out, checkpoint, meta["origin"], case.model, case.settings.steps)
+        meta["command"] = run["command"]  # as it is now, not as the folder says
     try:
         if meta is None:
             writer = ResultWriter.create(out, case, run, signals, args.save_every, plotter)
@@ -152,6 +180,9 @@ def _run(args, plotter):
     except OSError as err:
         print(f"error: {out}: cannot write the results: {err}", file=sys.stderr)
         return 1
+    except CheckpointError as err:  # refused before the folder was written
+        writer.release()
+        raise CaseError(out / "checkpoint.npz", "file", f"{err}; not resuming (the folder is left as it is)") from None
     compare = []
     try:
         for dt in () if signals.seen else args.compare_dt or ():

@@ -20,6 +20,7 @@ from ..studies.sensitivity import (
 from .arguments import (
     check_overrides,
     flexible_options,
+    force_option,
     options,
     parameters,
     positive_float,
@@ -46,7 +47,9 @@ def add(commands):
     sensitivity.add_argument("--t-end", type=positive_float, metavar="T", help="end time (overrides solver.t_end)")
     sensitivity.add_argument("--out", type=Path, metavar="DIR",
                              help="folder for the files (default: results/<case>_sensitivity); an existing "
-                             "folder is replaced only if it is empty or an earlier study (has sensitivity.json)")
+                             "folder is replaced only if it is empty or an earlier study (has .femdyn and "
+                             "sensitivity.json), unless --force")
+    force_option(sensitivity)
     flexible_options(sensitivity)
     sensitivity.add_argument("--quiet", action="store_true", help="no progress bar")
     sensitivity.set_defaults(handler=handle)
@@ -72,7 +75,7 @@ def folder(args, plan):
     """The folder of a sensitivity study (--out or ``results/<case>_sensitivity``), checked before any
     run (``io.folders.output_folder``)."""
     return output_folder(args.out or default_folder(plan.case.path, "sensitivity"), FILES[1],
-                         "an earlier sensitivity study")
+                         "an earlier sensitivity study", force=args.force)
 
 
 def publish_study(out, plan, study):

@@ -11,7 +11,7 @@ from ..io.equilibrium import write_static
 from ..io.folders import default_folder, output_folder, publish
 from ..io.probes import ELASTIC
 from ..studies.run import prepare_case
-from .arguments import finite_float, flexible_options, load
+from .arguments import finite_float, flexible_options, force_option, load
 from .output import flexible_line, say
 
 
@@ -30,7 +30,8 @@ def add(commands):
                         help="time [s] of the loads and the servo targets (default 0)")
     static.add_argument("--out", type=Path, metavar="DIR",
                         help="result folder (default: results/<case>_static); an existing folder is replaced "
-                        "only if it is empty or an earlier result folder")
+                        "only if it is empty or an earlier result folder femdyn made, unless --force")
+    force_option(static)
     static.add_argument("--no-vtk", action="store_true", help="do not write the ParaView frame")
     flexible_options(static)
     static.set_defaults(handler=handle)
@@ -70,7 +71,7 @@ def report(case, static):
 def handle(args):
     case = load(args)
     case = dataclasses.replace(case, plots=False, vtk=case.vtk and not args.no_vtk)
-    out = output_folder(args.out or default_folder(case.path, "static"))
+    out = output_folder(args.out or default_folder(case.path, "static"), force=args.force)
     setup = prepare_case(case)
     try:
         equilibrium = static_equilibrium(setup, t=args.at)

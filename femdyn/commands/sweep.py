@@ -22,6 +22,7 @@ from ..studies.sweep import DESIGNS, plan_sweep
 from .arguments import (
     check_overrides,
     flexible_options,
+    force_option,
     nonnegative_int,
     options,
     parameters,
@@ -74,6 +75,7 @@ def add(commands):
                        help="worker processes of the LocalCluster (default: one per core)")
     sweep.add_argument("--out", type=Path, metavar="OUT",
                        help="result folder (default: results/<case>_sweep, or results/<case>_sensitivity)")
+    force_option(sweep)
     sweep.add_argument("--restart", action="store_true", help="discard an earlier sweep in OUT instead of resuming it")
     sweep.add_argument("--retry-errors", action="store_true", help="when resuming, run the failed samples again")
     sweep.add_argument("--no-plots", action="store_true", help="do not write the PNG plots")
@@ -133,8 +135,8 @@ def handle(args):
                           args.t_end, options(args))
         check_overrides(args, plan.case)
         out = output_folder(args.out or default_folder(plan.case.path, "sweep"), files.PLAN,
-                            "a femdyn sweep folder", published=False)
-        rows = files.earlier_rows(out, plan, args.restart, args.retry_errors)
+                            "a femdyn sweep folder", published=False, force=args.force)
+        rows = files.earlier_rows(out, plan, args.restart, args.retry_errors, args.force)
         done = {r["sample"] for r in rows}
         todo = [i for i in range(len(plan.values)) if i not in done]
         say(f"sweep of {_samples(len(plan.values))} ({plan.design}) over {', '.join(plan.names)}"
@@ -144,7 +146,7 @@ def handle(args):
         with contextlib.ExitStack() as stack:
             client = stack.enter_context(cluster.connect(args.scheduler, args.workers)) if todo else None
             if not args.sensitivity:  # once the cluster answers: a bad --scheduler leaves no folder
-                files.write_folder(out, plan, rows, args.restart)
+                files.write_folder(out, plan, rows, args.restart, args.force)
             if client is not None:
                 workers = len(client.scheduler_info().get("workers", {}))
                 link, answers = cluster.dashboard(client)

@@ -49,6 +49,26 @@ def shortest_period(model):
     return min(periods, key=lambda p: p[0])[::-1] if periods else None
 
 
+def nonfinite_load(model, times):
+    """The reason a step at ``times`` (its start, middle and end) failed if it is a load's: the first
+    function of time of ``model``'s forces (``time_targets``) whose value is not finite at one of them,
+    named by its ``label`` (the case file's field, ``io.reader.Reader.time_function``); None if all are
+    finite. A Newton iteration on such a load fails with a residual that is not finite, and a smaller
+    step does not help."""
+    for item in model.forces:
+        for what, function in item.time_targets():
+            for t in times:
+                try:
+                    with np.errstate(all="ignore"):
+                        value = np.asarray(function(t), dtype=float)
+                except (ArithmeticError, ValueError):
+                    value = np.array(np.nan)
+                if not np.isfinite(value).all():
+                    return (f"the function of time of {getattr(function, 'label', what)} is "
+                            f"{value.tolist()!r} at t = {t:.6g}: not a finite number")
+    return None
+
+
 def step_check(settings, model):
     """{"step_warning": message} if the step of ``settings`` is longer than half the shortest period
     of the motion prescribed to ``model`` (module docstring), else {}."""

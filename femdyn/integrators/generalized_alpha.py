@@ -178,6 +178,10 @@ class GeneralizedAlpha:
     def restore(self, state):
         self.newton.restore(state)
         self._stop.restore(state)
+        for name, value in state.items():  # read from a file: the compiled steps index them
+            if name.startswith("alpha.") and name != "alpha.t" and \
+                    np.shape(value) != ((self.model.m,) if name == "alpha.lam" else (self.model.n,)):
+                raise ValueError(f"{name} of shape {np.shape(value)} does not fit the model")
         if "alpha.t" in state:
             self._carry = _Carry(float(state["alpha.t"]), *(state[f"alpha.{k}"] for k in ("q", "v", "a", "vd", "lam", "force")),
                                  state.get("alpha.a_previous"))

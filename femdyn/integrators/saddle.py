@@ -105,6 +105,9 @@ class KeptLU(FixedPatternLU):
     def restore(self, state):
         if "lu.first" not in state:
             return
+        for name in ("lu.first", "lu.pivoted", "lu.current"):  # read from a file: KLU reads as many values
+            if np.shape(state[name]) != self.pattern[1].shape:
+                raise ValueError(f"{name} holds {np.shape(state[name])} values, the Newton matrix {self.pattern[1].shape}")
         self.factor(state["lu.first"])
         self._common.scale = int(state.get("lu.scale", self._common.scale))  # rows unscaled if the run had turned scaling off
         if not state["lu.pivoted_first"]:

@@ -13,9 +13,12 @@ model (``io.case`` for a case file, ``studies.run.checked_settings`` for changed
 steppers and the time loop take them as they are.
 
 The rules: dt, t_end, tolerance and initial_tolerance are positive finite numbers, and t_end is at
-least one step dt (a shorter t_end is refused, not silently made the step); rho_inf, the
+least one step dt (a shorter t_end is refused, not silently made the step); the tolerance, relative to
+max(1, |q|_inf) (``newton.newton_converged``), is at least ``MIN_TOLERANCE``, the relative spacing of
+floats: no Newton iterate is known closer than its own rounding, so a smaller one could only be met by
+chance, and the iteration would run to its limit in every step; rho_inf, the
 spectral radius at infinite frequency of generalized-alpha (Arnold & Bruls 2007), is in [0, 1];
-max_iterations is an integer >= 1; early_stop (``newton.QuadraticStop``) needs generalized-alpha,
+max_iterations is an integer from 1 to ``MAX_ITERATIONS`` (a step ends within bounded time); early_stop (``newton.QuadraticStop``) needs generalized-alpha,
 since the energy-momentum scheme needs the converged residual for its conservation, and full Newton,
 whose quadratic convergence it relies on. ``check_step`` refuses, for a model's masses, a step whose
 Newton matrix the steppers cannot represent: its mass terms c m / dt^2 (c up to 4) must stay within
@@ -35,6 +38,8 @@ HISTORY_BUDGET = 2 * 1024**3  # bytes for the stored history of q and v
 # the range of the Newton matrix's mass terms c m / dt^2: far inside the floats, so that their sums with the
 # other entries and the residuals stay finite and normal
 REPRESENTABLE = (1e-300, 1e300)
+MIN_TOLERANCE = float(np.finfo(float).eps)  # Newton's tolerance at least: the round-off of q relative to max(1, |q|)
+MAX_ITERATIONS = 1000  # Newton iterations of a step at most (25 by default; a Newton that converges needs few)
 INTEGRATORS = ("energy-momentum", "generalized-alpha")
 GENERALIZED_ALPHA = INTEGRATORS[1]
 
@@ -90,11 +95,15 @@ class SolverSettings:
             "initial_tolerance": _positive(self.initial_tolerance, "initial_tolerance"),
             "newton": _choice(self.newton, "newton", NEWTON_METHODS),
         }
+        if checked["tolerance"] < MIN_TOLERANCE:
+            raise SettingsError("tolerance", f"{checked['tolerance']!r} is below the round-off of q ({MIN_TOLERANCE:.3g} "
+                                "relative to max(1, |q|)), which Newton cannot get under; give a tolerance of at least that")
         if not 0.0 <= checked["rho_inf"] <= 1.0:
             raise SettingsError("rho_inf", f"the spectral radius must be in [0, 1], got {checked['rho_inf']:g}")
         iterations = self.max_iterations
-        if isinstance(iterations, bool) or not isinstance(iterations, numbers.Integral) or iterations < 1:
-            raise SettingsError("max_iterations", f"must be an integer >= 1, got {iterations!r}")
+        if isinstance(iterations, bool) or not isinstance(iterations, numbers.Integral) or \
+                not 1 <= iterations <= MAX_ITERATIONS:
+            raise SettingsError("max_iterations", f"must be an integer from 1 to {MAX_ITERATIONS}, got {iterations!r}")
         if not isinstance(self.early_stop, bool):
             raise SettingsError("early_stop", f"must be true or false, got {self.early_stop!r}")
         if self.early_stop and self.integrator != GENERALIZED_ALPHA:

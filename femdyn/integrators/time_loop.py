@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .diagnostics import nonfinite_load
 from .energy_momentum import EnergyMomentum
 from .generalized_alpha import GeneralizedAlpha
 from .newton import NewtonFailure
@@ -95,6 +96,10 @@ class Results:
         for the generalized-alpha scheme, whose work is a trapezoidal sum and which dissipates
         numerically for rho_inf < 1."""
         return self.total - (self.total[0] if self.initial_total is None else self.initial_total) - self.work
+
+
+class CheckpointError(ValueError):
+    """A ``Checkpoint`` that ``simulate`` cannot go on from (raised before any step or output)."""
 
 
 @dataclass
@@ -288,7 +293,10 @@ def simulate(setup, settings, progress=None, output=None, resume=None):
         before = _consistent(stepper, 0.0, *start[1:3], start[4], dt)  # the first node's multipliers
         initial_total = None
     else:
-        stepper.restore(resume.solver)
+        try:
+            stepper.restore(resume.solver)
+        except (ValueError, KeyError, IndexError, TypeError) as err:  # a checkpoint damaged or of another run
+            raise CheckpointError(f"its solver state does not fit this run ({err})") from None
         start = (resume.step, resume.q.copy(), resume.v.copy(), resume.lam.copy(), resume.states, resume.work,
                  resume.dissipation)
         initial_total = resume.initial_total
@@ -301,8 +309,8 @@ def simulate(setup, settings, progress=None, output=None, resume=None):
         for k in range(first, steps):
             try:
                 r = stepper.step(k * dt, q, v, lam, states)
-            except NewtonFailure as failure:
-                complete, message = False, str(failure)
+            except NewtonFailure as failure:  # named by the load whose function is not finite, if one is
+                complete, message = False, nonfinite_load(model, (k * dt, (k + 0.5) * dt, (k + 1) * dt)) or str(failure)
                 break
             if not (np.isfinite(r.q).all() and np.isfinite(r.v).all()):
                 complete, message = False, f"the state (q, v) is not finite after the step to t = {(k + 1) * dt:.6g}"

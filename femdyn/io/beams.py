@@ -53,7 +53,7 @@ from ..beam.body import BeamBody, ModesError, Section, chord_offset, torsion_con
 from ..beam.damping import Damping
 from ..beam.elements import AXIAL_SHAPES
 from ..integrators.settings import REPRESENTABLE
-from .meshes import centreline_frame, read_centreline
+from .meshes import MAX_LINES, centreline_frame, read_centreline
 
 MODELS = ("fem", "rayleigh-ritz", "rigid")
 MATERIAL = ("young", "density")
@@ -62,7 +62,7 @@ GENERAL = {2: ("area", "iz"), 3: ("area", "iy", "iz", "j")}  # a general section
 SPATIAL = ("iy", "j", "poisson", "shear")  # keys of 3D beams only
 PLACEMENT = ("length", "mesh", "reference", "segments", "damping")
 PARAMETERS = {"E": "young", "rho": "density", "b": "b", "h": "h"}  # sensitivity names -> keys
-MAX_ELEMENTS = 1_000_000  # elements of a straight beam (flexible.elements, femdyn --elements)
+MAX_ELEMENTS = MAX_LINES  # elements of a straight beam (flexible.elements, femdyn --elements): 100 000
 SEGMENTS = "segments"  # floating-frame segments of a link (model.segments), in [flexible] or a beam table
 
 

@@ -106,6 +106,7 @@ from .reader import CaseError, Reader, describe
 from .results import RESERVED_COLUMNS
 
 FRAMES = 500  # default number of output frames
+MAX_EVERY = 10**9  # output.every and --every at most (more steps than any run can store)
 MAX_BYTES = 16 * 2**20  # largest case file read
 TOP_REQUIRED = ("dimension", "solver", "bodies")
 TOP_OPTIONAL = ("title", "source", "gravity", "output", "joints", "loads", "springs", "friction", "servos",
@@ -168,7 +169,8 @@ def _add_friction(r, items, builder, coordinates):
 
 def _read_toml(path):
     """The parsed TOML of ``path``, a regular file of at most ``MAX_BYTES`` (anything else, such as a
-    pipe or a device, is refused before it is opened: reading it could block or never end)."""
+    pipe or a device, is refused before it is opened: reading it could block or never end); arrays
+    nested deeper than Python's recursion allows are refused too."""
     try:
         mode = path.stat().st_mode
         if not stat.S_ISREG(mode):
@@ -189,6 +191,8 @@ def _read_toml(path):
         raise CaseError(path, "syntax", str(err)) from None
     except ValueError as err:  # int() refuses integers of more than sys.get_int_max_str_digits() digits
         raise CaseError(path, "syntax", f"a number with too many digits ({str(err).partition(';')[0]})") from None
+    except RecursionError:  # tomllib parses nested arrays and inline tables recursively
+        raise CaseError(path, "syntax", "arrays or inline tables nested too deep") from None
 
 
 def _add_bodies(r, items, builder, dim, flexible):
@@ -408,7 +412,7 @@ def load_case(path, flexible=None, overrides=None, data=None):
         title=r.string(data.get("title", path.stem), "title"),
         source=r.string(data.get("source", ""), "source"),
         model=model, q0=q0, v0=v0, probes=probes, flexible=beams, settings=solver,
-        every=r.integer(output["every"], "output.every", 1) if "every" in output else None,
+        every=r.integer(output["every"], "output.every", 1, MAX_EVERY) if "every" in output else None,
         vtk=r.boolean(output.get("vtk", True), "output.vtk"),
         plots=r.boolean(output.get("plots", True), "output.plots"), equilibrium=equilibrium, data=data,
         assemble=assemble, hold=hold,

@@ -2,13 +2,19 @@
 closed terminal) are all handled like Ctrl-C. ``Signals`` turns each into ``Interrupted`` (a
 KeyboardInterrupt that knows its signal), or, inside ``deferred()``, only notes it, so that a time
 loop can stop between two steps and leave a result it can resume (``time_loop.simulate``'s
-``output.stopping``). The exit code of a stopped command is 128 + the signal's number, as a shell
-reports a process ended by it (130 for Ctrl-C, 143 for SIGTERM, 129 for SIGHUP)."""
+``output.stopping``); a step that has not ended ``GRACE`` seconds after that signal (a Newton iteration
+that goes on and on) is then stopped where it is, as by a second signal, so that a stop takes bounded
+time (the stepper's own compiled loop, one call of at most ``settings.MAX_ITERATIONS`` iterations, is not
+interrupted: the signal takes effect when it returns). The exit code of a stopped command is 128 + the
+signal's number, as a shell reports a process ended by it (130 for Ctrl-C, 143 for SIGTERM, 129 for
+SIGHUP)."""
+import _thread
 import signal
 import threading
 from contextlib import contextmanager
 
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+GRACE = 3.0  # seconds a step may go on after a deferred stop signal
 
 
 class Interrupted(KeyboardInterrupt):
@@ -30,7 +36,7 @@ class Signals:
     main thread can handle signals; elsewhere nothing changes."""
 
     def __enter__(self):
-        self.signum, self._deferred, self._previous = None, False, {}
+        self.signum, self._deferred, self._previous, self._timer = None, False, {}, None
         if threading.current_thread() is threading.main_thread():
             for number in STOP_SIGNALS:
                 self._previous[number] = signal.signal(number, self._handle)
@@ -42,6 +48,9 @@ class Signals:
             self.signum = signum
         if not (self._deferred and first):
             raise Interrupted(signum)
+        self._timer = threading.Timer(GRACE, _thread.interrupt_main, (signum,))  # the step did not end: stop it
+        self._timer.daemon = True
+        self._timer.start()
 
     @property
     def seen(self):
@@ -59,11 +68,18 @@ class Signals:
             yield self
         finally:
             self._deferred = False
+            self._cancel()
+
+    def _cancel(self):
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
 
     @property
     def exit_code(self):
         return 128 + (self.signum or signal.SIGINT)
 
     def __exit__(self, *exc):
+        self._cancel()
         for number, previous in self._previous.items():
             signal.signal(number, previous)

@@ -3,6 +3,9 @@ write a straight beam of n elements, and move a centre line into its body frame.
 
 A centre line is one unbranched open chain of ``line`` cells, in a plane (z constant) for a planar
 beam, anywhere in space for a spatial one; other cells (vertices, points of the geometry) are ignored.
+A mesh file is at most ``MAX_MESH_BYTES`` (64 MiB; refused before it is read) and a centre line at most
+``MAX_LINES`` line cells (100 000, as a straight beam's elements: ``beams.MAX_ELEMENTS``); a model of
+that many elements takes seconds to build, one of ten times as many minutes and gigabytes.
 """
 import contextlib
 import io
@@ -16,6 +19,8 @@ from scipy.sparse import csgraph
 
 from ..numerics import kinematics as kin
 
+MAX_MESH_BYTES = 64 * 2**20  # the largest mesh file read
+MAX_LINES = 100_000  # line cells of a centre line (and elements of a straight beam) at most
 WRITERS = {".vtu": {}, ".msh": {"file_format": "gmsh22", "binary": False}}
 READERS = (".msh", ".vtu", ".vtk")  # formats that hold line cells; meshio's other readers fail worse on bad files
 # What meshio's readers of READERS raise on a broken file besides its own errors (meshio 5.3, found by
@@ -69,11 +74,17 @@ def read_centreline(path, dim=2):
     path = pathlib.Path(path)
     if not path.is_file():
         raise ValueError(f"{path}: {'not a regular file' if path.exists() else 'no such mesh file'}")
+    if path.stat().st_size > MAX_MESH_BYTES:
+        raise ValueError(f"{path}: {path.stat().st_size} bytes, larger than {MAX_MESH_BYTES // 2**20} MiB, the limit "
+                         f"of a mesh file (a centre line has at most {MAX_LINES} line cells)")
     mesh = _read(path)
     blocks = [block.data for block in mesh.cells if block.type == "line"]
     if not blocks:
         found = ", ".join(sorted({block.type for block in mesh.cells})) or "no cells"
         raise ValueError(f"{path}: no line cells (a beam centre line is a line mesh; found {found})")
+    if sum(len(block) for block in blocks) > MAX_LINES:
+        raise ValueError(f"{path}: {sum(len(block) for block in blocks)} line cells, more than {MAX_LINES}, the limit "
+                         "of a centre line")
     lines = np.concatenate(blocks).astype(np.int64)
     points = np.asarray(mesh.points, dtype=float)
     if lines.ndim != 2 or lines.shape[1] != 2 or points.ndim != 2 or points.shape[1] not in (2, 3):

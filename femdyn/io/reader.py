@@ -22,11 +22,20 @@ TIME_FUNCTIONS = {  # a load's function of time: type -> (required keys, optiona
 }
 
 
+CONTROL = {code: f"\\x{code:02x}" for code in (*range(32), 127)} | {10: "\\n", 13: "\\r", 9: "\\t"}
+
+
+def one_line(text):
+    """``text`` with its control characters (a newline in a name, a key, a path) written as escapes."""
+    return str(text).translate(CONTROL)
+
+
 class CaseError(ValueError):
-    """A case file that cannot be used; ``str`` is ``"{path}: {field}: {message}"``."""
+    """A case file that cannot be used; ``str`` is ``"{path}: {field}: {message}"``, on one line (control
+    characters in any part written as escapes, ``one_line``)."""
 
     def __init__(self, path, field, message):
-        super().__init__(f"{path}: {field}: {message}")
+        super().__init__(one_line(f"{path}: {field}: {message}"))
         self.path, self.field, self.message = str(path), field, message
 
 
@@ -75,7 +84,7 @@ class Reader:
         for key in self.mapping(data, field):
             if key not in known:
                 listing = ", ".join(known) or "none"
-                self.fail(join(field, key), f"unknown key '{key}' (known keys: {listing})")
+                self.fail(join(field, key), f"unknown key {key!r} (known keys: {listing})")
         for key in required:
             if key not in data:
                 self.fail(join(field, key), "missing")
@@ -102,23 +111,23 @@ class Reader:
         if value is None:
             self.fail(field, "missing")
         if self.string(value, field) not in options:
-            self.fail(field, f"unknown value '{value}' (known: {', '.join(options)})")
+            self.fail(field, f"unknown value {value!r} (known: {', '.join(options)})")
         return value
 
     def name(self, value, field, taken=()):
         """A new name: letters, digits, '_' and '-', not among ``taken``."""
         if not NAME.fullmatch(self.string(value, field)):
-            self.fail(field, f"'{value}' is not a valid name (use letters, digits, '_' and '-')")
+            self.fail(field, f"{value!r} is not a valid name (use letters, digits, '_' and '-')")
         if value == GROUND:
             self.fail(field, f"'{GROUND}' is reserved")
         if value in taken:
-            self.fail(field, f"name '{value}' is used twice")
+            self.fail(field, f"name {value!r} is used twice")
         return value
 
     def reference(self, value, field, known, what):
         """The name of an existing ``what`` among ``known``."""
         if self.string(value, field) not in known:
-            self.fail(field, f"unknown {what} '{value}' (known: {', '.join(known) or 'none'})")
+            self.fail(field, f"unknown {what} {value!r} (known: {', '.join(known) or 'none'})")
         return value
 
     def boolean(self, value, field):
@@ -131,9 +140,9 @@ class Reader:
         if isinstance(value, bool) or not isinstance(value, int):
             self.fail(field, f"expected an integer, got {describe(value)}")
         if minimum is not None and value < minimum:
-            self.fail(field, f"must be >= {minimum}, got {value}")
+            self.fail(field, f"must be >= {minimum}, got {value!r}")
         if maximum is not None and value > maximum:
-            self.fail(field, f"must be <= {maximum}, got {value}")
+            self.fail(field, f"must be <= {maximum}, got {value!r}")
         return value
 
     def number(self, value, field, positive=False, nonnegative=False):
@@ -184,7 +193,7 @@ class Reader:
             self.fail(field, f"expected two body names [b1, b2], got {describe(value)}")
         b1, b2 = (self.reference(b, f"{field}[{i}]", known, "body") for i, b in enumerate(value))
         if b1 == b2:
-            self.fail(field, f"needs two different bodies, got '{b1}' twice")
+            self.fail(field, f"needs two different bodies, got {b1!r} twice")
         return b1, b2
 
     def rotation(self, value, field):
@@ -194,17 +203,22 @@ class Reader:
         return kin.rotation_3d(axis, self.number(value["angle"], f"{field}.angle"))
 
     def time_function(self, value, field):
-        """A load's function of time {type = hat | sine | table | constant | expression, ...}."""
+        """A load's function of time {type = hat | sine | table | constant | expression, ...}, labelled
+        by ``field`` (``label``: a run that fails on a value of it that is not finite names it,
+        ``integrators.diagnostics.nonfinite_load``)."""
         kind = self.typed_table(value, field, TIME_FUNCTIONS)
         if kind == "expression":
             try:
-                return compile_time_function(self.string(value["expr"], f"{field}.expr"))
+                function = compile_time_function(self.string(value["expr"], f"{field}.expr"))
             except ValueError as err:
                 self.fail(f"{field}.expr", str(err))
-        read = self.vector if kind == "table" else self.number
-        args = {k: read(v, f"{field}.{k}") for k, v in value.items() if k != "type"}
-        try:
-            return getattr(timefunctions, kind)(**args)
-        except ValueError as err:
-            self.fail(field, str(err))
+        else:
+            read = self.vector if kind == "table" else self.number
+            args = {k: read(v, f"{field}.{k}") for k, v in value.items() if k != "type"}
+            try:
+                function = getattr(timefunctions, kind)(**args)
+            except ValueError as err:
+                self.fail(field, str(err))
+        function.label = one_line(f"the load {field} of {self.path}")
+        return function
 

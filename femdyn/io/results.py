@@ -46,6 +46,7 @@ from . import jsonfile
 from .folders import (
     CHECKPOINT,
     FORMAT,
+    FRAME,
     LOCK,
     MARKER,
     SUMMARY,
@@ -59,11 +60,15 @@ from .folders import (
 from .nodes import INPUTS, REACTIONS, NodeTables
 from ..model.deviation import Deviation
 from .probes import Unwrap, centre_lines, conditioning_statistics, deviation_statistics, elastic_statistics, probe_table
+from .reader import CaseError
 from .run_plots import PlotSpec, write_plots
 from .tables import append_csv, read_csv
 from .vtk import write_bodies, write_pvd, write_vtk_frames
 
 HISTORY, BODIES, PROBES = "history.csv", "bodies.csv", "probes.csv"
+TABLES = (HISTORY, BODIES, PROBES, INPUTS, REACTIONS)  # a run's tables, the history first (``folders.read_checkpoint``)
+PLOTS = ("energy.png", "joint_coordinates.png", "joint_coordinates_dt.png", "inputs.png", "probes.png", "path.png",
+         "reactions.png")  # every plot of ``run_plots.write_plots``
 SERIES = "motion.pvd"
 SAVE_SECONDS = 2.0  # wall time between the chunks written (femdyn run --save-every)
 CHUNK_BYTES = 64 * 2**20  # q and v of a chunk held in memory at most
@@ -188,6 +193,7 @@ class ResultWriter:
         self.deviation = None  # the probes' ``Deviation`` from the rigid mechanism, made at the first chunk
         self.last = self.final = None  # the last chunk written; (step, t, q, v) of its last row
         self.lock = None  # the folder's lock (``folders.lock``) while the run writes it
+        self._resumed = self._made_lock = False  # a resumed folder not yet taken up (``_take_up``); its lock file new
         self.nodes = NodeTables(case.model)  # inputs.csv and reactions.csv
         self._started = time.monotonic()
         self._next = self._started + save_every
@@ -214,29 +220,41 @@ class ResultWriter:
 
     @classmethod
     def resume(cls, out, case, meta, signals=None, save_every=SAVE_SECONDS, plotter=None):
-        """Take up the interrupted run in ``out`` whose ``meta`` ``read_checkpoint`` has read: the tables
-        cut back to where they ended at its checkpoint, later frames removed, the plots and summary of
-        the interruption removed (written anew at the end)."""
+        """Take up the interrupted run in ``out`` whose ``meta`` ``read_checkpoint`` has read and checked
+        against the folder (``folders.check_resumable``): the tables cut back to where they ended at its
+        checkpoint, later frames removed, the plots and summary of the interruption removed (written anew
+        at the end). Only femdyn's own files are removed or written: what else the folder holds stays."""
         out = Path(out)
-        held = lock(out, "--resume")
-        keep = {MARKER, CHECKPOINT, LOCK, "bodies.txt", "vtk", SERIES, *meta["bytes"]}
-        for table, size in meta["bytes"].items():
+        if case.vtk and not (out / "bodies.txt").is_file():
+            raise CaseError(out, "--resume", "bodies.txt of its ParaView series is missing; not resuming (the "
+                            "folder is left as it is)")
+        writer = cls(out, case, meta, signals, save_every, plotter)
+        writer._made_lock = not (out / LOCK).exists()
+        writer.lock = lock(out, "--resume")
+        writer._resumed = True  # the folder is taken up (``_take_up``) once the run goes on from the checkpoint
+        return writer
+
+    def _take_up(self):
+        """Cut the tables of a resumed folder back to its checkpoint and remove what came after it: the
+        later frames, and the plots and summary of the interruption (``resume``). Done when the time loop
+        gives its first chunk, after it has taken the checkpoint's state: a checkpoint it refuses
+        (``time_loop.CheckpointError``) leaves the folder as it was."""
+        out, meta, self._resumed = self.folder, self.meta, False
+        for table, size in meta["bytes"].items():  # femdyn's names, at least as long (``check_resumable``)
             with open(out / table, "r+b") as f:
                 f.truncate(size)
         frames = {entry[2] for entry in meta["frames"]}
-        for path in out.iterdir():
-            if path.name not in keep:
-                path.unlink()
+        for name in {SUMMARY, *TABLES, *PLOTS} - set(meta["bytes"]):
+            (out / name).unlink(missing_ok=True)
+        for name in (SUMMARY, SERIES):  # a file cut off by the interruption
+            (out / f".{name}.partial").unlink(missing_ok=True)
         if (out / "vtk").is_dir():
             for path in (out / "vtk").iterdir():
-                if f"vtk/{path.name}" not in frames:
+                if FRAME.fullmatch(f"vtk/{path.name}") and f"vtk/{path.name}" not in frames:
                     path.unlink()
-        writer = cls(out, case, meta, signals, save_every, plotter)
-        writer.lock = held
-        if case.vtk:
+        if self.case.vtk:
             write_pvd(out / SERIES, meta["frames"])
-        writer._marker()
-        return writer
+        self._marker()
 
     # --- simulate's output -------------------------------------------------------------------------
     def capacity(self, n):
@@ -255,6 +273,8 @@ class ResultWriter:
         its plots and summary is resumed with no step left, and ``finish`` then takes its last state from
         the checkpoint (an empty ``chunk``)."""
         model, case, meta = self.case.model, self.case, self.meta
+        if self._resumed:
+            self._take_up()
         self.last = chunk
         if len(chunk.t):
             first = meta["next_step"]
@@ -304,6 +324,8 @@ class ResultWriter:
         removed; returns the summary. ``compare``: (label, t, {coordinate: values}) of runs with other
         time steps, for ``joint_coordinates_dt.png``; ``wall_time``: of the run, if not ``self.wall_time``."""
         case, model, folder, last = self.case, self.case.model, self.folder, self.last
+        if self._resumed:
+            self._take_up()
         wall_time = self.wall_time if wall_time is None else wall_time
         if case.vtk and self.final is not None:
             step, t, q, v = self.final
@@ -375,6 +397,14 @@ class ResultWriter:
                                    [b.size for b in model.bodies], [b.name for b in model.bodies], velocities,
                                    omega, lines)
         return [[float(time_), part, name] for time_, part, name in entries]
+
+    def release(self):
+        """Let go of the folder without writing into it (a resume refused by the time loop)."""
+        if self.lock is not None:
+            if self._made_lock:
+                (self.folder / LOCK).unlink(missing_ok=True)
+            self.lock.close()
+            self.lock = None
 
     def _checkpoint(self, checkpoint):
         write_checkpoint(self.folder, checkpoint, self.origin, {**self.meta, "wall_time": self.wall_time})

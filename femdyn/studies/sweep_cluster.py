@@ -11,6 +11,11 @@ that count is set here; an external scheduler uses its own ``distributed.schedul
 Dask's own log (a scheduler's or client's errors about dead workers, with their tracebacks) is
 silenced in this process while connected: what it reports becomes the sample's row.
 
+A scheduler given by its address is first asked for its handshake (``_probe``): a TCP server that does
+not send one within ``CONNECT_SECONDS`` of the connection (a silent one), or sends something else (a
+banner whose first bytes would be read as the size of an absurd message), is refused in one line before
+dask.distributed talks to it, whose own waits are not bounded there.
+
 Workers on this machine (a LocalCluster's, or ``dask worker`` processes started here) load the compiled
 kernels from numba's on-disk cache that any earlier femdyn process wrote (``numerics.compiled``), so only
 the first process after an install compiles; workers on another machine use that machine's cache. Each
@@ -24,6 +29,8 @@ import logging
 import os
 import re
 import signal
+import socket
+import struct
 import threading
 import time
 import uuid
@@ -36,7 +43,8 @@ from . import sensitivity
 from .sweep import error_message, error_row, run_sample
 
 ALLOWED_FAILURES = 3  # deaths of a sample's workers that are retried (LocalCluster); then an error row
-CONNECT_TIMEOUT = "10s"
+CONNECT_SECONDS = 10.0  # to connect to a scheduler and receive its handshake
+HANDSHAKE_BYTES = 2**20  # the most a scheduler's handshake may hold (it is a few hundred bytes)
 
 
 class SweepError(RuntimeError):
@@ -71,7 +79,8 @@ def connect(scheduler=None, workers=None):
     try:
         if scheduler is not None:
             try:
-                client = Client(scheduler, timeout=CONNECT_TIMEOUT)
+                _probe(scheduler)
+                client = Client(scheduler, timeout=f"{CONNECT_SECONDS}s")
             except (OSError, ValueError, TypeError) as err:
                 failure = f"cannot reach the dask scheduler at '{scheduler}': {err}"
             else:
@@ -99,6 +108,45 @@ def connect(scheduler=None, workers=None):
             cluster.close()
     finally:
         log.setLevel(level)
+
+
+def _probe(scheduler):
+    """ConnectError unless the scheduler at the address ``scheduler`` (tcp; other protocols are left to
+    dask) sends, within ``CONNECT_SECONDS`` of the connection, a first message the way dask.distributed
+    frames it -- 8 bytes of its size, at most ``HANDSHAKE_BYTES``, and that many bytes -- as a scheduler's
+    handshake is (``distributed.comm.tcp.TCP.read``). OSError or ValueError if it cannot be reached or the
+    address is malformed."""
+    from distributed.comm.addressing import parse_address, parse_host_port
+
+    scheme, location = parse_address(scheduler)
+    if scheme != "tcp":
+        return
+    host, port = parse_host_port(location, 8786)
+    deadline = time.monotonic() + CONNECT_SECONDS
+    with socket.create_connection((host, port), timeout=CONNECT_SECONDS) as connection:
+        (size,) = struct.unpack("<Q", _receive(connection, 8, deadline, scheduler))
+        if not 0 < size <= HANDSHAKE_BYTES:
+            raise ConnectError(f"{scheduler!r} is not a dask scheduler: its first message would be {size} bytes "
+                               f"long (a handshake is at most {HANDSHAKE_BYTES})")
+        _receive(connection, size, deadline, scheduler)
+
+
+def _receive(connection, size, deadline, scheduler):
+    """``size`` bytes from the socket ``connection`` by the ``time.monotonic`` ``deadline``; ConnectError
+    if they do not come (``_probe``)."""
+    data = b""
+    while len(data) < size:
+        connection.settimeout(max(deadline - time.monotonic(), 1e-3))
+        try:
+            more = connection.recv(size - len(data))
+        except TimeoutError:
+            more = None
+        if not more:
+            what = "closed the connection" if more == b"" else f"did not answer within {CONNECT_SECONDS:g} s"
+            raise ConnectError(f"{scheduler!r} {what} with the handshake of a dask scheduler ({len(data)} of "
+                               f"{size} bytes came)")
+        data += more
+    return data
 
 
 def _ignore_ctrl_c():

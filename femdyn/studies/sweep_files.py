@@ -7,6 +7,10 @@ Latin hypercubes) and ``scatter_matrix.png``.
 Running the same sweep again into the same folder **resumes** (``earlier_rows``): the samples in
 ``samples.csv`` are kept and only the missing ones run (``retry_errors``: error rows are run again); a
 different sweep (parameters, design, case contents, options) is refused.
+
+A new sweep's folder is made whole -- ``sweep.json``, the table's header and ``.femdyn`` -- beside its
+place and moved there (``folders.publish``), and every file of it is replaced whole: a sweep that fails
+to start (a full disk) leaves no folder that blocks the next one.
 """
 import csv
 import io
@@ -18,6 +22,7 @@ import numpy as np
 
 from ..io import jsonfile
 from ..io.case import CaseError
+from ..io.folders import mark, publish, replace
 from ..io.plots import DPI
 
 PLAN, TABLE, PARQUET = "sweep.json", "samples.csv", "samples.parquet"
@@ -71,16 +76,19 @@ class Table:
         return rows
 
 
-def earlier_rows(out, sweep, restart=False, retry_errors=False):
+def earlier_rows(out, sweep, restart=False, retry_errors=False, force=False):
     """The rows that an earlier run of the same sweep left in the result folder ``out`` (without error
     rows if ``retry_errors``; none for a new folder or with ``restart``); writes nothing. CaseError for a
-    folder that holds something else, a different sweep (unless ``restart``) or files that cannot be read."""
+    folder that holds something else (unless ``force``: it is replaced), a different sweep (unless
+    ``restart``) or files that cannot be read."""
     out = Path(out)
     if out.exists() and not out.is_dir():
         raise CaseError(out, "--out", "exists and is not a folder")
     if not (out.is_dir() and any(out.iterdir())):
         return []
     if not (out / PLAN).is_file():
+        if force:  # a folder that is not a sweep's, replaced
+            return []
         raise CaseError(out, "--out", f"exists and is not a femdyn sweep folder (no {PLAN}); not using it")
     if restart:
         return []
@@ -119,18 +127,28 @@ def open_folder(out, sweep, restart=False, retry_errors=False):
     return done
 
 
-def write_folder(out, sweep, done, restart=False):
+def write_folder(out, sweep, done, restart=False, force=False):
     """Write the files of a sweep into ``out`` (``open_folder``) with the rows ``done`` that
-    ``earlier_rows`` has read; ``restart`` discards an earlier sweep's files first."""
+    ``earlier_rows`` has read: a new folder whole (module docstring), an earlier sweep's in place;
+    ``restart`` discards an earlier sweep's files first (only those: what else the folder holds stays),
+    ``force`` replaces a folder that is not a sweep's (``folders.output_folder``)."""
     out = Path(out)
+
+    def write(folder):
+        replace(folder / PLAN, lambda f: f.write(jsonfile.dumps(sweep.describe(), indent=1).encode()))
+        Table(folder / TABLE, sweep.columns).write(done)
+
     try:
+        if not (out / PLAN).is_file() and (force or not (out.is_dir() and any(out.iterdir()))):
+            publish(out, write)
+            return
         if restart:
-            for name in (PLAN, TABLE, PARQUET, *PLOTS):
+            for name in (TABLE, PARQUET, *PLOTS):
                 (out / name).unlink(missing_ok=True)
-        out.mkdir(parents=True, exist_ok=True)
-        if not (out / PLAN).is_file():
-            (out / PLAN).write_text(jsonfile.dumps(sweep.describe(), indent=1))
-        Table(out / TABLE, sweep.columns).write(done)
+            write(out)
+            mark(out)
+        else:
+            Table(out / TABLE, sweep.columns).write(done)
     except OSError as err:
         raise CaseError(out, "--out", f"cannot write the sweep's files ({err.strerror or err})") from None
 

@@ -156,7 +156,7 @@ def test_sensitivity_of_a_cantilever_follows_beam_theory(cantilever, tmp_path, c
     captured = capsys.readouterr()
     assert "warning" not in captured.err
     assert "E     y" in captured.out and f"results in {out}" in captured.out
-    assert sorted(p.name for p in out.iterdir()) == ["sensitivity.csv", "sensitivity.json", "sensitivity.png"]
+    assert sorted(p.name for p in out.iterdir()) == [".femdyn", "sensitivity.csv", "sensitivity.json", "sensitivity.png"]
     assert (out / "sensitivity.png").stat().st_size > 10_000
     study = json.loads((out / "sensitivity.json").read_text())
     assert study["probe"]["name"] == "tip" and study["runs"] == 17

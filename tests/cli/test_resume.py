@@ -33,7 +33,7 @@ def start(argv, folder):
     process = subprocess.Popen([sys.executable, "-m", "femdyn", "run", *argv, "--out", str(folder), "--quiet",
                                 "--save-every", "0.05"], env=env, stdout=subprocess.DEVNULL,
                                stderr=subprocess.PIPE, text=True)
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + 600  # the event is the marker; the deadline only ends a run that hangs
     while time.monotonic() < deadline and process.poll() is None:
         try:
             if json.loads((folder / "incomplete.json").read_text())["steps_written"] >= 300:

@@ -251,6 +251,14 @@ def wait_for_workers(address, names):
             time.sleep(0.1)
 
 
+def _address(file):
+    """The address in the scheduler file, once it is there whole; else None."""
+    try:
+        return json.loads(file.read_text())["address"]
+    except (OSError, ValueError, KeyError):
+        return None
+
+
 class Scheduler:
     def __init__(self, address, folder, processes):
         self.address, self.folder, self.processes = address, folder, processes
@@ -267,12 +275,11 @@ def scheduler(tmp_path_factory):
         processes.append(start(["scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard",
                                 "--scheduler-file", str(file)], folder, "scheduler"))
         deadline = time.monotonic() + START_TIMEOUT
-        while not file.exists() or not file.read_text().strip():
+        while not _address(file):  # the file written whole (it is written in one go, but may be seen half-way)
             assert processes[0].poll() is None, (folder / "scheduler.log").read_text()
             assert time.monotonic() < deadline, "the scheduler did not come up"
             time.sleep(0.1)
-        time.sleep(0.1)  # written in one go, but let it be complete
-        address = json.loads(file.read_text())["address"]
+        address = _address(file)
         assert address.startswith("tcp://127.0.0.1:")
         processes += [start_worker(address, folder, f"steady{k}") for k in range(2)]
         wait_for_workers(address, ["steady0", "steady1"])
@@ -333,8 +340,7 @@ def test_killing_a_worker_loses_no_sample(cantilever, scheduler, tmp_path):
                 deadline = time.monotonic() + 30
                 while time.monotonic() < deadline and not killed:
                     running = client.processing(workers=[address]).get(address, ())
-                    if running:
-                        time.sleep(0.1)  # well inside its run
+                    if running:  # the event: it runs samples (killed at once: a sample lasts 0.4 s)
                         victim.kill()
                         killed.extend(running)
                     time.sleep(0.01)
@@ -457,7 +463,7 @@ def test_sensitivity_sweep_gives_the_numbers_of_femdyn_sensitivity(cantilever, s
     assert main(["sweep", str(cantilever), "--sensitivity", "E,rho,b,h", "--scheduler", scheduler.address,
                  "--out", str(parallel), "--quiet"]) == 0
     assert "E     y" in capsys.readouterr().out
-    assert sorted(p.name for p in parallel.iterdir()) == ["sensitivity.csv", "sensitivity.json", "sensitivity.png"]
+    assert sorted(p.name for p in parallel.iterdir()) == [".femdyn", "sensitivity.csv", "sensitivity.json", "sensitivity.png"]
     a, b = read_csv(sequential / "sensitivity.csv"), read_csv(parallel / "sensitivity.csv")
     assert list(a) == list(b)
     for column in a:
