@@ -13,7 +13,7 @@ from ..io.case import CaseError
 from ..io.folders import default_folder, output_folder, publish
 from ..io.statespace import SUMMARY, default_signals, signals, write_plant
 from ..studies.linear import case_plant
-from .arguments import finite_float, flexible_options, load
+from .arguments import finite_float, flexible_options, force_option, load
 from .output import flexible_line, say
 
 
@@ -50,6 +50,7 @@ def add(commands):
                         help="folder for the files (default: results/<case>_linearize); an existing folder is "
                         "replaced only if it is empty or an earlier linearize folder (has linearize.json)")
     parser.add_argument("--no-plots", action="store_true", help="do not draw the Bode plots")
+    force_option(parser)
     flexible_options(parser)
     parser.set_defaults(handler=handle)
 
@@ -65,7 +66,8 @@ def handle(args):
         signals(case, args.outputs if args.outputs is not None else default_outputs, "outputs")
     except ValueError as err:
         raise CaseError(case.path, "--outputs", str(err)) from None
-    out = output_folder(args.out or default_folder(case.path, "linearize"), SUMMARY, "an earlier linearize folder")
+    out = output_folder(args.out or default_folder(case.path, "linearize"), SUMMARY, "an earlier linearize folder",
+                        force=args.force)
     try:
         plant = case_plant(case, args.inputs, args.outputs, args.at, args.servos, args.result)
     except (StaticsError, ModesError) as err:
