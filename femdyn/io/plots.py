@@ -12,6 +12,8 @@ import io
 
 import numpy as np
 
+from .units import PROBES
+
 DPI = 120
 TIME = "time t [s]"
 LEGEND = dict(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8, borderaxespad=0.0)
@@ -109,20 +111,7 @@ def plot_series(path, t, series, labels, title):
     plot_lines(path, [(name, t, y, labels[name]) for name, y in series.items()], title)
 
 
-PROBE_LABELS = {  # axis label of every column of probes.csv, by its quantity
-    **{a: label(f"position {a}", "m") for a in "xyz"},
-    "angle": label("angle", "rad"),
-    **{f"elastic_{a}": label(f"elastic displacement {a}", "m") for a in "xyz"},
-    **{f"elastic_{a}": label(f"elastic displacement along d{a}", "m") for a in "123"},
-    "elastic_angle": label("section rotation", "rad"),
-    **{f"elastic_r{a}": label(f"section rotation about {a}", "rad") for a in "xyz"},
-    **{f"elastic_r{a}": label(f"section rotation about d{a}", "rad") for a in "123"},
-    **{f"deviation_{a}": label(f"deviation from the rigid mechanism {a}", "m") for a in "xyz"},
-    "deviation_angle": label("deviation angle from the rigid mechanism", "rad"),
-    **{f"deviation_r{a}": label(f"deviation rotation about {a}", "rad") for a in "xyz"},
-    "jacobian_condition": label("condition number of the actuated-to-effector Jacobian", "1"),
-    "jacobian_smallest": label("smallest singular value of that Jacobian", "m per actuated unit"),
-}
+PROBE_LABELS = {quantity: label(*about) for quantity, about in PROBES.items()}  # axis label of every probes.csv column
 
 
 def plot_probes(path, t, columns, names, title):

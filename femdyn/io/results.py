@@ -11,6 +11,7 @@ the run goes (``ResultWriter``).
 ``motion.pvd`` + ``vtk/`` + ``bodies.txt``  every ``every``-th frame and the last: rigid bodies as
                  boxes with velocities, flexible bodies as their deformed centre lines with velocity,
                  displacement, elastic displacement, section forces and stress (``probes.centre_lines``)
+``units.json``    the SI unit of every column of every table ({table: {column: unit}})
 ``summary.json`` run statistics, max |.| and RMS of the probes' elastic displacements, the list of files
 
 **Written as the run goes.** The time loop gives its history out in chunks (``time_loop.simulate``'s
@@ -61,6 +62,7 @@ from ..model.deviation import Deviation
 from .probes import Unwrap, centre_lines, conditioning_statistics, deviation_statistics, elastic_statistics, probe_table
 from .run_plots import PlotSpec, write_plots
 from .tables import append_csv, read_csv
+from .units import write_units
 from .vtk import write_bodies, write_pvd, write_vtk_frames
 
 HISTORY, BODIES, PROBES = "history.csv", "bodies.csv", "probes.csv"
@@ -332,6 +334,7 @@ class ResultWriter:
             if conditioning:
                 summary["conditioning"] = conditioning
         stopped = last.message.startswith("interrupted")
+        write_units(model, folder, (HISTORY, BODIES, PROBES, INPUTS, REACTIONS))
         if stopped:
             summary["resume"] = self.meta["command"]
         if self.plotter is not None:  # the child's plots are in the folder before its files are listed
