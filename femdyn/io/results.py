@@ -59,7 +59,7 @@ from .folders import (
 )
 from .nodes import INPUTS, REACTIONS, NodeTables
 from ..model.deviation import Deviation
-from .probes import Unwrap, centre_lines, conditioning_statistics, deviation_statistics, elastic_statistics, probe_table
+from .probes import centre_lines, chunk_states, conditioning_statistics, deviation_statistics, elastic_statistics, probe_table
 from .run_plots import PlotSpec, write_plots
 from .tables import append_csv, read_csv
 from .units import write_units
@@ -185,7 +185,7 @@ class ResultWriter:
         self.folder, self.case, self.meta, self.signals = Path(folder), case, meta, signals
         self.plotter = plotter  # ``plot_child.PlotChildren`` that draw the plots, or None: drawn here
         self.save_every = save_every
-        self.unwraps = {name: Unwrap(tuple(state)) for name, state in meta["unwraps"].items()}
+        self.unwraps = chunk_states(meta["unwraps"])  # the probes' ``Unwrap`` and ``Rates``
         self.origin = meta.pop("origin", None)  # q at t = 0, for the centre lines' displacement
         self.deviation = None  # the probes' ``Deviation`` from the rigid mechanism, made at the first chunk
         self.last = self.final = None  # the last chunk written; (step, t, q, v) of its last row
@@ -270,7 +270,7 @@ class ResultWriter:
             if case.probes:
                 deviation = self._deviation()
                 self._append(PROBES, {"t": chunk.t, **probe_table(model, case.probes, chunk.q, self.unwraps,
-                                                                  deviation)})
+                                                                  deviation, chunk.v, chunk.t)})
             steps = first + np.arange(len(chunk.t))
             frames = np.flatnonzero(steps % case.output_every == 0)
             if case.vtk and frames.size:

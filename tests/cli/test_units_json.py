@@ -44,6 +44,9 @@ def test_every_column_has_its_unit(tmp_path, case):
     probe = next(c.partition(".")[0] for c in probes if "." in c)
     assert probes[f"{probe}.x"] == probes[f"{probe}.deviation_x"] == "m"
     assert probes[f"{probe}.angle"] == probes[f"{probe}.deviation_angle"] == "rad"
+    for axis in "xy":  # velocity and acceleration: time derivatives of position and velocity
+        v, a = probes[f"{probe}.v{axis}"], probes[f"{probe}.a{axis}"]
+        assert DERIVED[v] == (probes[f"{probe}.{axis}"], "s") and DERIVED[a] == (v, "s")
     if case == "five_bar_flexible":
         assert any(c.endswith(".elastic_x") and u == "m" for c, u in probes.items())
         assert any(c.endswith(".elastic_angle") and u == "rad" for c, u in probes.items())
