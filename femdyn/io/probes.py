@@ -145,9 +145,10 @@ class Rates:
     """The acceleration of a probe over a run given in chunks, by the backward difference of its velocity
     over the time nodes, second order (the three-point formula on uneven steps h_1 = t_{n-1} - t_{n-2},
     h_2 = t_n - t_{n-1}: a_n = v_n (2 h_2 + h_1)/(h_2 (h_1 + h_2)) - v_{n-1} (h_1 + h_2)/(h_1 h_2) +
-    v_{n-2} h_2/(h_1 (h_1 + h_2)), error O(h^2) [Fornberg1988]); at the second node the first-order
-    difference (v_1 - v_0)/h, at the first none (NaN: the velocities give no acceleration before the
-    first step). ``state``: the last two (t, v) before the chunk (a list, JSON for the checkpoint)."""
+    v_{n-2} h_2/(h_1 (h_1 + h_2)), error O(h^2) [Fornberg1988]); at the first two nodes the first-order
+    difference (v_1 - v_0)/h (rows 0 and 1 are always in the first chunk: ``time_loop.simulate`` gives
+    out a chunk after a step), NaN only in a history of one row. ``state``: the last two (t, v) before
+    the chunk (a list, JSON for the checkpoint)."""
 
     def __init__(self, state=None):
         self.state = [] if state is None else [list(row) for row in state]
@@ -159,7 +160,7 @@ class Rates:
         self.state = [[float(x) for x in row] for row in np.column_stack([times, values])[-2:]]
         a = np.full_like(values, np.nan)
         if len(times) > 1:
-            a[1] = (values[1] - values[0]) / (times[1] - times[0])
+            a[:2] = (values[1] - values[0]) / (times[1] - times[0])
         h1, h2 = (np.diff(times[:-1]), np.diff(times[1:]))
         h1, h2 = h1[:, None], h2[:, None]
         a[2:] = (values[2:] * (2 * h2 + h1) / (h2 * (h1 + h2)) - values[1:-1] * (h1 + h2) / (h1 * h2)
@@ -186,8 +187,8 @@ def probe_table(model, probes, q, unwraps=None, deviation=None, v=None, t=None):
     (module docstring; it goes on from the rigid solution of the chunk before). ``v`` (F, n) and ``t``
     (F,): the velocities and times of the frames, which add the probe's velocity ``vx``, ``vy``
     (, ``vz``) [m/s], the linear map of its position applied to v (exact), and acceleration ``ax``,
-    ``ay`` (, ``az``) [m/s^2], the backward difference of that velocity (``Rates``: second order, NaN
-    at t = 0; its state among ``unwraps``)."""
+    ``ay`` (, ``az``) [m/s^2], the backward difference of that velocity (``Rates``: second order, first
+    order at the first two nodes; its state among ``unwraps``)."""
     index = {body.name: body for body in model.bodies}
     unwraps = {} if unwraps is None else unwraps
     columns = {}
