@@ -20,7 +20,7 @@ def coordinate_kind(model, coordinate):
 
 
 UNITS_FILE = "units.json"  # {table: {column: SI unit}} of every CSV table of a result folder (``write_units``)
-MIXED = "mixed"  # a column that is the largest over quantities of several kinds (the constraint residual)
+MIXED = "m or 1"  # the largest over constraints of several kinds (positions in m, director conditions in 1)
 HISTORY = {"t": "s", **dict.fromkeys(("kinetic", "potential", "total", "work", "dissipation", "energy_balance"), "J"),
            **{f"momentum_{a}": "kg m/s" for a in "xyz"}, **{f"angular_momentum_{a}": "kg m^2/s" for a in "xyz"},
            "constraint_residual": MIXED, "newton_iterations": "1"}
