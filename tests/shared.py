@@ -240,7 +240,7 @@ def flexible_link(output="tip", elements=4, trajectory=None, young=LINK["young"]
     trajectory = trajectory or SmoothRampAngle(0.5, 0.5, 1.0, 1.0)
     b = ModelBuilder(2)
     b.add_beam("link", BeamBody.straight(LINK["length"], elements, Section.rectangle(LINK["b"], LINK["h"]), young,
-                                         LINK["rho"], axial="linear", modes=modes))
+                                         LINK["rho"], axial="linear", modes=modes), stiffening=False)
     b.add_joint("hub", "revolute", "ground", "link", angle="theta")
     if torque is not None:
         b.add_joint_load("theta", torque)
@@ -271,8 +271,8 @@ def damped_free_bodies(dim, rate=0.5, spin=15.0):
     ritz = BeamBody.rayleigh_ritz(nodes, section, STEEL["young"], STEEL["rho"], damping=Damping(ratio=(0.05, 0.02)),
                                   **spatial)
     b = ModelBuilder(dim)
-    b.add_beam("fem", fem)
-    b.add_beam("ritz", ritz)
+    b.add_beam("fem", fem, stiffening=False)
+    b.add_beam("ritz", ritz, stiffening=False)
     model = b.build()
     if dim == 2:
         poses = {"fem": {"position": [0.2, -0.1], "angle": 0.3, "velocity": [0.5, -0.2], "angular_velocity": spin},

@@ -60,7 +60,8 @@ def _tables(problem: Problem, results: Results, deviation: Deviation | None) -> 
     probes' with the columns of their ``deviation`` from the rigid mechanism."""
     model, case = problem.model, problem.case
     centres, rotations = model.frames(results.q)
-    probes = {"t": results.t, **probe_table(model, case.probes, results.q, deviation=deviation)} if case.probes else {}
+    probes = {"t": results.t, **probe_table(model, case.probes, results.q, deviation=deviation, v=results.v,
+                                            t=results.t)} if case.probes else {}
     tables = {"history": history_columns(model, results), "bodies": bodies_columns(model, results, centres, rotations),
               "probes": probes}
     nodes = NodeTables(model).rows(results)

@@ -40,6 +40,7 @@ from .reader import CaseError
 from .folders import valid_rows
 from .results import BODIES, HISTORY, body_motion, write_results
 from .tables import read_csv, write_csv
+from .units import write_units
 from .units import INPUTS, coordinate_kind
 from .vtk import write_pvd, write_vtk_frames
 
@@ -164,7 +165,7 @@ def _model_size(model, q):
 
 
 def write_modes(folder, case, modes, vtk=True):
-    """Write ``modes.csv``, ``modes.json`` and (``vtk``) the series ``mode_<k>.pvd`` of ``modes`` (a
+    """Write ``modes.csv`` (with its ``units.json``), ``modes.json`` and (``vtk``) the series ``mode_<k>.pvd`` of ``modes`` (a
     ``NaturalModes`` of ``case``'s model) into ``folder`` (module docstring); returns the list of rows."""
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
@@ -182,6 +183,7 @@ def write_modes(folder, case, modes, vtk=True):
                                 for (name, _, _), values in zip(case.probes, shape)}
     write_csv(folder / "modes.csv", {"mode": [r["mode"] for r in rows], "omega_rad_s": modes.omega,
                                      "frequency_hz": modes.frequency})
+    write_units(model, folder, ("modes.csv",))
     (folder / MODES).write_text(jsonfile.dumps({
         "case": str(case.path), "t": modes.t, "servos": modes.servos, "coordinates": model.n,
         "active_constraints": int(len(modes.rows)), "modes": rows,

@@ -12,6 +12,8 @@ import io
 
 import numpy as np
 
+from .units import PROBES
+
 DPI = 120
 TIME = "time t [s]"
 LEGEND = dict(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8, borderaxespad=0.0)
@@ -109,20 +111,7 @@ def plot_series(path, t, series, labels, title):
     plot_lines(path, [(name, t, y, labels[name]) for name, y in series.items()], title)
 
 
-PROBE_LABELS = {  # axis label of every column of probes.csv, by its quantity
-    **{a: label(f"position {a}", "m") for a in "xyz"},
-    "angle": label("angle", "rad"),
-    **{f"elastic_{a}": label(f"elastic displacement {a}", "m") for a in "xyz"},
-    **{f"elastic_{a}": label(f"elastic displacement along d{a}", "m") for a in "123"},
-    "elastic_angle": label("section rotation", "rad"),
-    **{f"elastic_r{a}": label(f"section rotation about {a}", "rad") for a in "xyz"},
-    **{f"elastic_r{a}": label(f"section rotation about d{a}", "rad") for a in "123"},
-    **{f"deviation_{a}": label(f"deviation from the rigid mechanism {a}", "m") for a in "xyz"},
-    "deviation_angle": label("deviation angle from the rigid mechanism", "rad"),
-    **{f"deviation_r{a}": label(f"deviation rotation about {a}", "rad") for a in "xyz"},
-    "jacobian_condition": label("condition number of the actuated-to-effector Jacobian", "1"),
-    "jacobian_smallest": label("smallest singular value of that Jacobian", "m per actuated unit"),
-}
+PROBE_LABELS = {quantity: label(*about) for quantity, about in PROBES.items()}  # axis label of every probes.csv column
 
 
 def plot_probes(path, t, columns, names, title):
@@ -154,22 +143,46 @@ def plot_probes(path, t, columns, names, title):
     _save(fig, path)
 
 
+def magnification(deviation, extent):
+    """The factor K by which ``plot_paths`` draws a probe's deviation from the rigid mechanism: the
+    largest deviation (max over the frames of |dx|, ``deviation`` (F, dim)) drawn as a twentieth of the
+    path's ``extent``, K rounded down to 1, 2 or 5 times a power of ten; None where the deviation is
+    nowhere known and above zero, and K = 1 where it needs none."""
+    size = np.nanmax(np.linalg.norm(deviation, axis=1), initial=0.0) if np.isfinite(deviation).any() else 0.0
+    if not size > 0.0:
+        return None
+    wanted = max(extent / 20.0 / size, 1.0)
+    power = 10.0 ** np.floor(np.log10(wanted))
+    return float(max(m for m in (1.0, 2.0, 5.0) if m * power <= wanted) * power)
+
+
 def plot_paths(path, columns, names, dim, title):
     """The path of every probe in space: the deformed material point and, on a flexible body, the
     point carried by the body's floating frame alone (position minus elastic displacement: the rigid
-    path, dashed, in the same colour). A planar model in its x-y plane; in space the two world axes
-    along which the paths extend most."""
+    path, dashed, in the same colour); where the probe has its deviation from the rigid mechanism dx
+    (``probes.csv``), the rigid mechanism's path x - dx plus the deviation magnified K times, x - dx +
+    K dx (dotted, K in the legend; ``magnification``), so that a deviation of micrometres shows on a
+    path of decimetres. A planar model in its x-y plane; in space the two world axes along which the
+    paths extend most."""
     axes = "xyz"[:dim]
     paths = {name: np.column_stack([columns[f"{name}.{a}"] for a in axes]) for name in names}
     rigid = {name: paths[name] - np.column_stack([columns[f"{name}.elastic_{a}"] for a in axes])
              for name in names if f"{name}.elastic_x" in columns}
+    deviations = {name: np.column_stack([columns[f"{name}.deviation_{a}"] for a in axes])
+                  for name in names if f"{name}.deviation_x" in columns}
     every = np.concatenate(list(paths.values()) + list(rigid.values()))
     shown = [0, 1] if dim == 2 else sorted(np.argsort(np.ptp(every, axis=0))[-2:])
+    extent = float(np.ptp(every[:, shown], axis=0).max())
     fig, ax = pyplot().subplots(figsize=(8, 6.5))
     for name, points in paths.items():
         line, = ax.plot(*points[:, shown].T, label=f"{name} (flexible)" if name in rigid else name)
         if name in rigid:
             ax.plot(*rigid[name][:, shown].T, "--", color=line.get_color(), label=f"{name} (rigid: floating frame)")
+        k = magnification(deviations[name], extent) if name in deviations else None
+        if k is not None and k > 1.0:
+            magnified = points + (k - 1.0) * deviations[name]
+            ax.plot(*magnified[:, shown].T, ":", color=line.get_color(),
+                    label=f"{name} (rigid mechanism + deviation x {k:g})")
     ax.set_xlabel(label(f"position {axes[shown[0]]}", "m"))
     ax.set_ylabel(label(f"position {axes[shown[1]]}", "m"))
     ax.set_aspect("equal", adjustable="datalim")

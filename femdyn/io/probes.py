@@ -101,7 +101,7 @@ def _probe_columns(body, name, point, q, dim, chain=None):
     frame = _body_coordinates(body, q, dim)
     rigid = kin.material_points(frame, X)[:, 0]
     f = body.flexible
-    position = rigid if f is None else f.positions(q, X)[:, 0]
+    position = _point(body, X, q, dim)
     columns = {f"{name}.{axis}": position[:, i] for i, axis in enumerate("xyz"[:dim])}
     if dim == 2:
         columns[f"{name}.angle"] = _angle(body if chain is None else chain[0][0], q)
@@ -134,7 +134,49 @@ def _probe_columns(body, name, point, q, dim, chain=None):
     return columns
 
 
-def probe_table(model, probes, q, unwraps=None, deviation=None):
+def _point(body, X, q, dim):
+    """World position (F, dim) of the body-frame point X (1, dim) of ``body`` over the frames q: a
+    linear map of the coordinates (module docstring), so that the same map of v gives its velocity."""
+    f = body.flexible
+    return kin.material_points(_body_coordinates(body, q, dim), X)[:, 0] if f is None else f.positions(q, X)[:, 0]
+
+
+class Rates:
+    """The acceleration of a probe over a run given in chunks, by the backward difference of its velocity
+    over the time nodes, second order (the three-point formula on uneven steps h_1 = t_{n-1} - t_{n-2},
+    h_2 = t_n - t_{n-1}: a_n = v_n (2 h_2 + h_1)/(h_2 (h_1 + h_2)) - v_{n-1} (h_1 + h_2)/(h_1 h_2) +
+    v_{n-2} h_2/(h_1 (h_1 + h_2)), error O(h^2) [Fornberg1988]); at the first two nodes the first-order
+    difference (v_1 - v_0)/h (rows 0 and 1 are always in the first chunk: ``time_loop.simulate`` gives
+    out a chunk after a step), NaN only in a history of one row. ``state``: the last two (t, v) before
+    the chunk (a list, JSON for the checkpoint)."""
+
+    def __init__(self, state=None):
+        self.state = [] if state is None else [list(row) for row in state]
+
+    def __call__(self, t, v):
+        """The accelerations (F, dim) at the times t (F,) of the velocities v (F, dim) of this chunk."""
+        before = np.array(self.state, dtype=float).reshape(-1, 1 + v.shape[1])
+        times, values = np.concatenate([before[:, 0], t]), np.concatenate([before[:, 1:], v])
+        self.state = [[float(x) for x in row] for row in np.column_stack([times, values])[-2:]]
+        a = np.full_like(values, np.nan)
+        if len(times) > 1:
+            a[:2] = (values[1] - values[0]) / (times[1] - times[0])
+        h1, h2 = (np.diff(times[:-1]), np.diff(times[1:]))
+        h1, h2 = h1[:, None], h2[:, None]
+        a[2:] = (values[2:] * (2 * h2 + h1) / (h2 * (h1 + h2)) - values[1:-1] * (h1 + h2) / (h1 * h2)
+                 + values[:-2] * h2 / (h1 * (h1 + h2)))
+        return a[len(before):]
+
+
+RATES = ".rates"  # the key suffix of a probe's ``Rates`` among the chunk states of ``probe_table``
+
+
+def chunk_states(states):
+    """The chunk states of ``probe_table`` (``unwraps``) from their ``state`` values (a checkpoint's)."""
+    return {name: Rates(state) if name.endswith(RATES) else Unwrap(tuple(state)) for name, state in states.items()}
+
+
+def probe_table(model, probes, q, unwraps=None, deviation=None, v=None, t=None):
     """The columns of ``probes.csv`` (without the time) for the coordinates q (F, n) of a run:
     position and orientation of every probe's deformed material point and, for probes on flexible
     bodies, its world-frame elastic displacement and section rotation (module docstring).
@@ -142,7 +184,11 @@ def probe_table(model, probes, q, unwraps=None, deviation=None):
     ``Unwrap``} where q is a chunk of a run after others (filled in for the next chunk); the columns
     are then those of the whole run, bit for bit (``time_loop.two_rows``). ``deviation``: a
     ``model.deviation.Deviation`` of these probes, which adds the deviation and conditioning columns
-    (module docstring; it goes on from the rigid solution of the chunk before)."""
+    (module docstring; it goes on from the rigid solution of the chunk before). ``v`` (F, n) and ``t``
+    (F,): the velocities and times of the frames, which add the probe's velocity ``vx``, ``vy``
+    (, ``vz``) [m/s], the linear map of its position applied to v (exact), and acceleration ``ax``,
+    ``ay`` (, ``az``) [m/s^2], the backward difference of that velocity (``Rates``: second order, first
+    order at the first two nodes; its state among ``unwraps``)."""
     index = {body.name: body for body in model.bodies}
     unwraps = {} if unwraps is None else unwraps
     columns = {}
@@ -154,6 +200,12 @@ def probe_table(model, probes, q, unwraps=None, deviation=None):
             theta = part.get(f"{name}.elastic_angle")
             part[f"{name}.angle"] = angle if theta is None else angle + theta
         columns.update(part)
+        if v is not None:
+            axes = "xyz"[: model.dim]
+            velocity = _point(index[body], np.asarray(point, dtype=float)[None], two_rows(v), model.dim)[: len(v)]
+            acceleration = unwraps.setdefault(name + RATES, Rates())(np.asarray(t, dtype=float), velocity)
+            columns.update({f"{name}.v{a}": velocity[:, i] for i, a in enumerate(axes)})
+            columns.update({f"{name}.a{a}": acceleration[:, i] for i, a in enumerate(axes)})
     if deviation is not None:
         columns.update(deviation(q, conditioning=True))
     return columns

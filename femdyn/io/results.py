@@ -11,6 +11,7 @@ the run goes (``ResultWriter``).
 ``motion.pvd`` + ``vtk/`` + ``bodies.txt``  every ``every``-th frame and the last: rigid bodies as
                  boxes with velocities, flexible bodies as their deformed centre lines with velocity,
                  displacement, elastic displacement, section forces and stress (``probes.centre_lines``)
+``units.json``    the SI unit of every column of every table ({table: {column: unit}})
 ``summary.json`` run statistics, max |.| and RMS of the probes' elastic displacements, the list of files
 
 **Written as the run goes.** The time loop gives its history out in chunks (``time_loop.simulate``'s
@@ -59,10 +60,11 @@ from .folders import (
 )
 from .nodes import INPUTS, REACTIONS, NodeTables
 from ..model.deviation import Deviation
-from .probes import Unwrap, centre_lines, conditioning_statistics, deviation_statistics, elastic_statistics, probe_table
+from .probes import centre_lines, chunk_states, conditioning_statistics, deviation_statistics, elastic_statistics, probe_table
 from .reader import CaseError
 from .run_plots import PlotSpec, write_plots
 from .tables import append_csv, read_csv
+from .units import write_units
 from .vtk import write_bodies, write_pvd, write_vtk_frames
 
 HISTORY, BODIES, PROBES = "history.csv", "bodies.csv", "probes.csv"
@@ -188,7 +190,7 @@ class ResultWriter:
         self.folder, self.case, self.meta, self.signals = Path(folder), case, meta, signals
         self.plotter = plotter  # ``plot_child.PlotChildren`` that draw the plots, or None: drawn here
         self.save_every = save_every
-        self.unwraps = {name: Unwrap(tuple(state)) for name, state in meta["unwraps"].items()}
+        self.unwraps = chunk_states(meta["unwraps"])  # the probes' ``Unwrap`` and ``Rates``
         self.origin = meta.pop("origin", None)  # q at t = 0, for the centre lines' displacement
         self.deviation = None  # the probes' ``Deviation`` from the rigid mechanism, made at the first chunk
         self.last = self.final = None  # the last chunk written; (step, t, q, v) of its last row
@@ -288,7 +290,7 @@ class ResultWriter:
             if case.probes:
                 deviation = self._deviation()
                 self._append(PROBES, {"t": chunk.t, **probe_table(model, case.probes, chunk.q, self.unwraps,
-                                                                  deviation)})
+                                                                  deviation, chunk.v, chunk.t)})
             steps = first + np.arange(len(chunk.t))
             frames = np.flatnonzero(steps % case.output_every == 0)
             if case.vtk and frames.size:
@@ -354,6 +356,7 @@ class ResultWriter:
             if conditioning:
                 summary["conditioning"] = conditioning
         stopped = last.message.startswith("interrupted")
+        write_units(model, folder, (HISTORY, BODIES, PROBES, INPUTS, REACTIONS))
         if stopped:
             summary["resume"] = self.meta["command"]
         if self.plotter is not None:  # the child's plots are in the folder before its files are listed

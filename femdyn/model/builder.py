@@ -76,12 +76,13 @@ class ModelBuilder:
                 size = np.where(size > 0, size, (mass / STEEL_DENSITY) ** (1.0 / self.dim))
         self._bodies.append(BodySpec(name, float(mass), frozen_array(euler), frozen_array(size)))
 
-    def add_beam(self, name, beam, stiffening=False, segments=1):
+    def add_beam(self, name, beam, stiffening=None, segments=1):
         """A flexible body: a ``beam.BeamBody`` whose body frame is carried by the director frame,
         embedded by world vectors (``beam.world``: FEM bodies of the cubic axial shape) or by carriers
         (``beam.ffr``, ``beam.spatial_ffr``: Rayleigh-Ritz, modal and linear-axial bodies); ``stiffening``
-        adds the geometric stiffening. A straight spatial beam lies along d_1, its section's depth h
-        along d_2 and width b along d_3; along a polyline each section turns with its element by the
+        adds the geometric stiffening; None (the default) as a case file's ``geometric_stiffening``
+        default: on for a body with nodal elastic coordinates, off for a modal one (``modal_frequencies``).
+        A straight spatial beam lies along d_1, its section's depth h along d_2 and width b along d_3; along a polyline each section turns with its element by the
         minimal rotation from d_1 to the element's tangent (``beam.spatial``). ``segments`` = k > 1
         splits the body into k floating-frame segments welded end to end (``segments.SegmentedLink``),
         for large deflections; points of the link given later (joints, loads, servos, springs) go to
@@ -97,6 +98,8 @@ class ModelBuilder:
             return
         if beam.dim != self.dim:
             raise ModelError(f"body '{name}'", f"a {beam.dim}D beam in a {self.dim}D model")
+        if stiffening is None:
+            stiffening = beam.modal_frequencies is None
         if stiffening and beam.modal_frequencies is not None:
             raise ModelError(f"body '{name}'.geometric_stiffening",
                              "needs nodal elastic coordinates (FEM or Rayleigh-Ritz), not modes")

@@ -204,7 +204,7 @@ def gantry(factor, axial, on="frame", rigid=False):
                                                ("slider1", "slider2", "z"))):
         b.add_joint(slide, "prismatic", body1, body2, axis=np.eye(3)[k], slide=slide)
     b.add_beam("arm", BeamBody.straight(0.5, 4, Section.rectangle(0.02, 0.01), 70e9 * factor, 2700.0, dim=3,
-                                        axial=axial, modes=0 if rigid else None, poisson=0.33))
+                                        axial=axial, modes=0 if rigid else None, poisson=0.33), stiffening=False)
     b.add_joint("weld", "fixed", "slider2", "arm")
     b.add_servo_point("loop", "arm", [0.5, 0.0, 0.0], Harmonic([0.05, 0.0, 0.02], [0.0, 0.05, 0.0], 2 * np.pi, 0.5),
                       on=on)

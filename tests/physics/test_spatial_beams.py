@@ -81,7 +81,7 @@ def test_rigid_limit_is_the_spatial_director_body():
     for flexible in (True, False):
         b = ModelBuilder(3)
         if flexible:
-            b.add_beam("top", body)
+            b.add_beam("top", body, stiffening=False)
             point = [0.0, 0.0, 0.0]
         else:
             b.add_body("top", mass, [mass * L**2 / 12, second[1, 1], second[2, 2]])
@@ -229,7 +229,7 @@ def test_polyline_frame_is_the_local_body():
                        np.column_stack([np.full(3, a), np.linspace(0, bl, 4)[1:]])])
     body = BeamBody(nodes, SECTION, E, RHO, axial="cubic")
     b = ModelBuilder(2)
-    b.add_beam("frame", body)
+    b.add_beam("frame", body, stiffening=False)
     b.add_joint("clamp", "fixed", "ground", "frame")
     b.add_point_force("frame", nodes[-1], [0.0, p], lambda t: 1.0)
     model = b.build()
@@ -284,8 +284,8 @@ def welded(dim, joint, a, bl):
     """Beam 2 (length b) continuing beam 1 (length a, clamped) along x, joined at beam 1's free tip by a
     weld or by a revolute joint whose augmented angle a servo holds at zero."""
     b = ModelBuilder(dim)
-    b.add_beam("beam1", beam(dim, 3, a))
-    b.add_beam("beam2", beam(dim, 2, bl))
+    b.add_beam("beam1", beam(dim, 3, a), stiffening=False)
+    b.add_beam("beam2", beam(dim, 2, bl), stiffening=False)
     b.add_joint("clamp", "fixed", "ground", "beam1")
     if joint == "fixed":
         b.add_joint("weld", "fixed", "beam1", "beam2", point1=np.eye(dim)[0] * a)
@@ -380,7 +380,7 @@ def test_spatial_refusals():
     with pytest.raises(ModelError, match="needs nodal elastic coordinates"):
         ModelBuilder(3).add_beam("b", beam(3, 4, modes=2), stiffening=True)
     with pytest.raises(ModelError, match="2D beam in a 3D model"):
-        ModelBuilder(3).add_beam("b", beam(2, 4))
+        ModelBuilder(3).add_beam("b", beam(2, 4), stiffening=False)
 
 
 def clamped_families(n):

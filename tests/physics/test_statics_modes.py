@@ -115,7 +115,7 @@ def beam_model(elements, section, clamp=True, gravity=None, tip=None):
     conditions, no stiffening), clamped to the ground by a fixed joint at its first node (or free), with
     gravity and a tip force of fixed direction."""
     b = ModelBuilder(2)
-    b.add_beam("beam", BeamBody.straight(BEAM, elements, section, E, RHO))
+    b.add_beam("beam", BeamBody.straight(BEAM, elements, section, E, RHO), stiffening=False)
     if clamp:
         b.add_joint("clamp", "fixed", "ground", "beam")
     if gravity is not None:
@@ -509,7 +509,7 @@ def servo_arm(elements, gravity=True):
     """The beam of ``beam_model`` pinned to the ground at its first node instead, its joint angle held
     by a coordinate servo (the input: the angle itself), horizontal under gravity."""
     b = ModelBuilder(2)
-    b.add_beam("arm", BeamBody.straight(BEAM, elements, SECTION, E, RHO))
+    b.add_beam("arm", BeamBody.straight(BEAM, elements, SECTION, E, RHO), stiffening=False)
     b.add_joint("pin", "revolute", "ground", "arm", angle="theta")
     if gravity:
         b.set_gravity([0.0, -G])

@@ -32,12 +32,12 @@ def test_elements_are_shared_out_evenly_and_points_go_to_the_segment_holding_the
         assert found == name
         np.testing.assert_allclose(at, local, atol=1e-15)
     b = ModelBuilder(2)
-    b.add_beam("link", straight(5), segments=2)
+    b.add_beam("link", straight(5), segments=2, stiffening=False)
     with pytest.raises(ModelError, match="off the beam centre line") as err:
         b.add_point_force("link", [0.5, 0.1], [0.0, 1.0], lambda t: 1.0)
     assert err.value.field == "point force on 'link'.point"
     with pytest.raises(ModelError, match="used twice"):
-        b.add_beam("link", straight(5))
+        b.add_beam("link", straight(5), stiffening=False)
 
 
 def test_one_segment_is_the_body_itself():
