@@ -54,7 +54,8 @@ def test_run_writes_all_files(case, tmp_path, capsys):
     out = tmp_path / "out"
     assert main(["run", str(case), "--out", str(out), "--quiet", "--compare-dt", "0.015"]) == 0
     files = {"history.csv", "bodies.csv", "energy.png", "joint_coordinates.png", "joint_coordinates_dt.png",
-             "motion.pvd", "bodies.txt", "vtk", "summary.json", "reactions.csv", "reactions.png", ".femdyn"}
+             "motion.pvd", "bodies.txt", "vtk", "summary.json", "reactions.csv", "reactions.png", ".femdyn",
+             "units.json"}
     assert {p.name for p in out.iterdir()} == files
     assert sorted(p.name for p in (out / "vtk").iterdir()) == [f"frame_0000{k}.vtu" for k in range(3)]
     s = summary(out)
