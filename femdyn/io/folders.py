@@ -46,6 +46,7 @@ import numpy as np
 
 from ..integrators.time_loop import Checkpoint
 from . import jsonfile
+from .probes import RATES
 from .reader import CaseError
 
 RESULTS = Path("results")  # the default parent of result folders
@@ -293,8 +294,12 @@ def check_resumable(folder, meta, tables, step):
     if meta["next_step"] != step + 1 or rows.get(tables[0]) != step + 1:
         refuse(f"{CHECKPOINT} is of step {step}, but records {rows.get(tables[0])!r} rows of {tables[0]} and "
                f"{meta['next_step']!r} steps written")
-    for state in meta["unwraps"].values():
-        if not (isinstance(state, list) and len(state) == 2 and all(map(_finite, state))):
+    for name, state in meta["unwraps"].items():
+        if str(name).endswith(RATES):  # a probe's last two (t, v) rows (``probes.Rates``)
+            if not (isinstance(state, list) and len(state) <= 2 and all(
+                    isinstance(row, list) and 3 <= len(row) <= 4 and all(map(_finite, row)) for row in state)):
+                refuse(f"{CHECKPOINT} records the velocities {state!r} of {name!r}, not two rows (t, v)")
+        elif not (isinstance(state, list) and len(state) == 2 and all(map(_finite, state))):
             refuse(f"{CHECKPOINT} records an unwrapped angle {state!r}, not two numbers")
     numbers = set()
     for entry in frames:
