@@ -144,6 +144,8 @@ class Tabled:
                 "conditioning": conditioning_statistics(probes, deviation)}
 
     def _results(self) -> Results:
+        """The history the tables are made of: each result type gives its own (a run's, or the
+        equilibrium's one frame)."""
         raise NotImplementedError
 
     @property
