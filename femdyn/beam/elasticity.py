@@ -176,3 +176,13 @@ class BeamElasticity(Force):
             T = T + self.ea_l[:, None, None] * (grad_m[:, :, None] * grad_b[:, None, :]
                                                 + eps_bar[:, None, None] * self._hessians)
         return -0.5 * T[self._kept][None, :]
+
+
+def carrier_elasticity(bodies):
+    """The elastic force of the bodies embedded by carriers (``ffr``, ``spatial_ffr``): one
+    ``BeamElasticity`` over the elastic coordinates of those that have any, or none."""
+    elastic = [f for f in bodies if f.n_elastic]
+    if not elastic:
+        return []
+    return [BeamElasticity(np.concatenate([f.elastic for f in elastic])[None, :], [f.beam for f in elastic],
+                           [f.stiffening for f in elastic])]

@@ -34,7 +34,9 @@ FFR: ``a + theta J a``; 003 eqs. 64-84, 139-151).
 import numpy as np
 import scipy.sparse as sp
 
+from ..joints.carrier import Carrier
 from ..numerics import kinematics as kin
+from .elasticity import carrier_elasticity
 
 J = np.array([[0.0, -1.0], [1.0, 0.0]])
 
@@ -50,16 +52,16 @@ class FlexibleBody:
     global vector; ``elastic``: the global indices of its elastic coordinates (n,); ``carriers``: those
     of its carrier vectors (n, 2).
 
-    What outputs read of a flexible body is the same for both embeddings (this one and
-    ``world.WorldBeam``): ``beam``, ``rigid`` (the frame's coordinates), ``n_coordinates``,
-    ``elastic_coordinates(q)``, ``positions(q, X)``, ``element_points(q, xi)`` and
-    ``with_elastic(q, v, elastic, rate)``."""
+    It implements ``flexible.Flexible``, the interface that the model and its outputs use for every
+    embedding."""
 
     def __init__(self, name, beam, stiffening, offset, elastic, carriers):
         self.name, self.beam, self.stiffening = name, beam, stiffening
         self.dim = 2
         self.rigid = offset + np.arange(6)
         self.elastic, self.carriers = np.asarray(elastic), np.asarray(carriers).reshape(-1, 2)
+        self.slots = np.concatenate([self.rigid[::2], self.carriers[:, 0]])  # [phi, d_1, d_2, c_1 .. c_n]
+        self.twists = np.zeros(0, dtype=np.int64)  # no scalar massive coordinates in the plane
         inv = beam.invariants
         self.mass = inv.mass
         self.centre = inv.first_moment / inv.mass  # centre of mass in the body frame
@@ -73,9 +75,35 @@ class FlexibleBody:
         """The model coordinates of the body's elastic part: its elastic coordinates and carriers."""
         return 3 * self.n_elastic
 
+    def coordinate_names(self):
+        """``<body>.q<j>``, then ``<body>.c<j>x``, ``<body>.c<j>y`` for the carrier c_j."""
+        n = self.n_elastic
+        return [f"{self.name}.q{j + 1}" for j in range(n)] + [f"{self.name}.c{j + 1}{a}" for j in range(n) for a in "xy"]
+
+    def turning_vectors(self):
+        """First coordinates of the 2-vectors that turn with the body: phi, d_1, d_2 and the carriers."""
+        return self.slots
+
+    @staticmethod
+    def families(bodies):
+        """The carrier rows of the bodies' elastic coordinates as one ``joints.carrier.Carrier`` family
+        over [d_1, d_2, c_j, q_j]."""
+        elastic = [f for f in bodies if f.n_elastic]
+        if not elastic:
+            return []
+        dofs = np.concatenate([np.column_stack([np.repeat(f.rigid[None, 2:6], f.n_elastic, axis=0),
+                                                f.carriers, f.elastic]) for f in elastic])
+        return [Carrier(dofs, [f"{f.name}.q{j + 1}" for f in elastic for j in range(f.n_elastic)])]
+
+    @staticmethod
+    def elastic_forces(bodies):
+        """The linear FE elastic force of the bodies' elastic coordinates (``elasticity``)."""
+        return carrier_elasticity(bodies)
+
     def slot_blocks(self):
         """Mass-matrix coefficients (A, B) over the body's slots [phi, d_1, d_2, c_1..c_n] (module
-        docstring): A symmetric, B skew, both sparse (3 + n, 3 + n)."""
+        docstring): A symmetric, B skew, both sparse (3 + n, 3 + n); and the empty scalar mass matrix
+        (no twists in the plane)."""
         inv = self.beam.invariants
         rigid_a = np.zeros((3, 3))
         rigid_a[0, 0] = inv.mass
@@ -88,14 +116,14 @@ class FlexibleBody:
                      [sp.csr_matrix(-coupling[:, 1].T), inv.s_tilde]], format="csr")
         A.eliminate_zeros()
         B.eliminate_zeros()
-        return A, B
+        return A, B, sp.csr_matrix((0, 0))
 
     def gravity_weights(self, g):
-        """Generalised gravity force int rho N^T g on [phi, d_1, d_2] (6,) and the carriers (n, 2)."""
+        """Generalised gravity force int rho N^T g over the slots [phi, d_1, d_2, c_1..c_n], (3 + n, 2)."""
         inv = self.beam.invariants
         rigid = np.concatenate([inv.mass * g, inv.first_moment[0] * g, inv.first_moment[1] * g])
         carriers = inv.s_bar[0][:, None] * g + inv.s_bar[1][:, None] * (J.T @ g)
-        return rigid, carriers
+        return np.concatenate([rigid.reshape(3, 2), carriers])
 
     def _rows(self, X):
         """Elastic rows [u_1, u_2, theta] at body-frame point X on the centre line: (3, n)."""
@@ -103,9 +131,11 @@ class FlexibleBody:
             return np.zeros((3, 0))
         return self.beam.shape_at(np.asarray(X, dtype=float)[None, :])[0]
 
-    def side(self, X, frame):
+    def side(self, X, frame, oriented=False):
         """Local dofs (n_local,), point matrix (2, n_local) and the joint-frame axes (list of (2,
-        n_local)) at material point X for a joint frame (2, 2), columns = axes in body coordinates."""
+        n_local)) at material point X for a joint frame (2, 2), columns = axes in body coordinates.
+        The axes turn with the section whether or not the side uses them (``oriented``): the carriers
+        that move the point turn them too, at no extra unknowns."""
         rows = self._rows(X)
         used = np.flatnonzero(np.any(np.abs(rows) > 1e-14 * max(1.0, np.abs(rows).max(initial=0.0)), axis=0))
         r = rows[:, used]

@@ -42,6 +42,7 @@ import scipy.sparse as sp
 
 from ..joints.quadratic import QuadraticForm, dot_form
 from ..numerics import kinematics as kin
+from .elasticity import carrier_elasticity
 
 CARRIER_SIZE = 10  # model coordinates per elastic coordinate: q_j and c_1j, c_2j, c_3j
 
@@ -50,7 +51,7 @@ class SpatialFlexibleBody:
     """The director-form coordinates of one spatial ``BeamBody`` embedded by carriers (module
     docstring). ``offset``: its ``[phi, d_1, d_2, d_3]`` in the global vector; ``elastic``: the global
     indices of its elastic coordinates (n,); ``carriers``: those of its carriers (n, 3, 3), [j, a] the
-    vector c_aj. Outputs read it through the interface of ``ffr.FlexibleBody``."""
+    vector c_aj. It implements ``flexible.Flexible``."""
 
     def __init__(self, name, beam, stiffening, offset, elastic, carriers):
         self.name, self.beam, self.stiffening = name, beam, stiffening
@@ -81,6 +82,21 @@ class SpatialFlexibleBody:
         n = self.n_elastic
         return ([f"{self.name}.q{j + 1}" for j in range(n)]
                 + [f"{self.name}.c{j + 1}{a + 1}{x}" for j in range(n) for a in range(3) for x in "xyz"])
+
+    def turning_vectors(self):
+        """First coordinates of the 3-vectors that turn with the body: phi, the directors and the
+        carriers c_aj = q_j d_a (the q_j do not turn)."""
+        return self.slots
+
+    @staticmethod
+    def families(bodies):
+        """The carrier rows of every body with elastic coordinates (``constraints``)."""
+        return [f.constraints() for f in bodies if f.n_elastic]
+
+    @staticmethod
+    def elastic_forces(bodies):
+        """The FE elastic force of the bodies' elastic coordinates (``elasticity``)."""
+        return carrier_elasticity(bodies)
 
     def slot_blocks(self):
         """Mass coefficients over ``slots`` (module docstring): A (4 + 3n, 4 + 3n) symmetric, B = 0
@@ -129,10 +145,11 @@ class SpatialFlexibleBody:
             return np.zeros((6, 0))
         return self.beam.shape_at(np.asarray(X, dtype=float)[None, :])[0]
 
-    def side(self, X, frame):
+    def side(self, X, frame, oriented=False):
         """Local dofs (n_local,), point matrix (3, n_local) and the joint-frame axes (list of (3,
         n_local)) at material point X for a joint frame (3, 3), columns = axes in body coordinates; the
-        axes turn with the section (module docstring)."""
+        axes turn with the section (module docstring) whether or not the side uses them
+        (``oriented``), at no extra unknowns."""
         rows = self._rows(X)
         used = np.flatnonzero(np.any(np.abs(rows) > 1e-14 * max(1.0, np.abs(rows).max(initial=0.0)), axis=0))
         S, Theta = rows[:3, used], rows[3:, used]  # (3, u) each

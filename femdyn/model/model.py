@@ -20,12 +20,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..beam.damping import viscous_damping
-from ..beam.elasticity import BeamElasticity
-from ..beam.ffr import FlexibleBody
-from ..beam.spatial_ffr import SpatialFlexibleBody
-from ..beam.world import WorldBeam, WorldElasticity
-from ..beam.world.constraints import families as world_families
-from ..beam.world.inertia import gravity_weights, slot_blocks
+from ..beam.flexible import Flexible, constraint_families, elastic_forces, embed
 from ..forces.friction import Friction
 from ..forces.loads import FollowerForce, FollowerTorque, Gravity, TimeLoad, TimeTorque
 from ..forces.spring_damper import SpringDamper
@@ -33,7 +28,6 @@ from ..joints.anchor import Anchor
 from ..joints.angle import JointAngle
 from ..joints.base import Side
 from ..joints.batch import AffineConstraints
-from ..joints.carrier import Carrier
 from ..joints.orthonormality import Orthonormality
 from ..joints.registry import JOINT_TYPES
 from ..joints.servo import FAMILIES as SERVO_FAMILIES
@@ -52,7 +46,7 @@ class Body:
     euler: np.ndarray  # eigenvalues of the Euler tensor E_a (000 eq. 13)
     size: np.ndarray  # box outline edge lengths along the directors, for drawing
     offset: int  # first coordinate of the body in q
-    flexible: FlexibleBody | WorldBeam | None = None  # the elastic coordinates of a flexible body
+    flexible: Flexible | None = None  # the elastic coordinates of a flexible body (``beam.flexible``)
 
 
 @dataclass(frozen=True)
@@ -118,40 +112,27 @@ class Model:
         for i, b in enumerate(specs):
             flexible = None
             if b.beam is not None:
-                start = len(self.coordinate_names)
-                if b.name in sections:
-                    flexible = WorldBeam(b.name, b.beam, b.stiffening, i * nb, start, sections[b.name])
-                    self.coordinate_names += flexible.coordinate_names()
-                elif dim == 3:
-                    k = b.beam.n_coordinates
-                    flexible = SpatialFlexibleBody(b.name, b.beam, b.stiffening, i * nb, start + np.arange(k),
-                                                   start + k + np.arange(9 * k))
-                    self.coordinate_names += flexible.coordinate_names()
-                else:
-                    k = b.beam.n_coordinates
-                    flexible = FlexibleBody(b.name, b.beam, b.stiffening, i * nb, start + np.arange(k),
-                                            start + k + np.arange(2 * k))
-                    self.coordinate_names += [f"{b.name}.q{j + 1}" for j in range(k)]
-                    self.coordinate_names += [f"{b.name}.c{j + 1}{a}" for j in range(k) for a in "xy"]
+                flexible = embed(b.name, b.beam, b.stiffening, dim, i * nb, len(self.coordinate_names),
+                                 sections.get(b.name, ()))
+                self.coordinate_names += flexible.coordinate_names()
             self.bodies.append(Body(b.name, b.mass, b.euler, b.size, i * nb, flexible))
         self.flexible = [b.flexible for b in self.bodies if b.flexible is not None]
-        self.carried = [f for f in self.flexible if isinstance(f, (FlexibleBody, SpatialFlexibleBody))]  # carriers
-        self.worlds = [f for f in self.flexible if isinstance(f, WorldBeam)]  # the world-vector beams
         self.n = len(self.coordinate_names)
         self.gravity = spec.gravity
         self.inertia = self._inertia()
         self.mass_matrix = self.inertia.matrix
 
-        self.constraints = self._constraint_families(spec.servos, spec.inputs)
+        self.inputs = list(spec.inputs)  # the actuated coordinates, one per servo row
+        servos, orders = self._servo_families(spec.servos, spec.inputs)
+        self.constraints = self._constraint_families() + servos
         row = 0
-        for c in self.constraints:
+        for c in self.constraints:  # numbered once, here, before anything reads them
             c.rows = row + np.arange(c.count * c.m).reshape(c.count, c.m)
             row += c.count * c.m
         self.m = row
         self.input_rows = np.empty(len(self.inputs), dtype=np.int64)  # servo row of each input
-        for c in self.constraints:
-            if isinstance(c, Servo):
-                self.input_rows[c.input_order] = c.rows[:, 0]
+        for family, order in zip(servos, orders):
+            self.input_rows[order] = family.rows[:, 0]
         self.forces = self._forces(spec, body_index)
 
     def __repr__(self):
@@ -167,42 +148,32 @@ class Model:
 
     def _inertia(self):
         """Slots and mass coefficients (``inertia``): [m, E_a] on the diagonal for rigid bodies
-        (000 eq. 10), the FFR invariants for bodies embedded by carriers, the quadrature of the
-        world-vector beams (``beam.world.inertia``) with their twists as scalar massive coordinates."""
+        (000 eq. 10), those of each flexible body over its slots (``beam.flexible``: the FFR
+        invariants of the carrier embeddings, the quadrature of the world-vector beams) with their
+        twists as scalar massive coordinates."""
         dim, slots, reference, A, B, scalars, S = self.dim, [], [], [], [], [], []
         for b in self.bodies:
             reference.append(len(slots))
-            if isinstance(b.flexible, (WorldBeam, SpatialFlexibleBody)):
+            if b.flexible is None:
+                slots += list(b.offset + dim * np.arange(dim + 1))
+                a = sp.diags(np.concatenate([[b.mass], b.euler]))
+                c = sp.csr_matrix((dim + 1, dim + 1))
+            else:
                 slots += list(b.flexible.slots)
-                a, c, s = slot_blocks(b.flexible) if isinstance(b.flexible, WorldBeam) else b.flexible.slot_blocks()
+                a, c, s = b.flexible.slot_blocks()
                 scalars += list(b.flexible.twists)
                 S.append(s)
-            else:
-                slots += list(b.offset + dim * np.arange(dim + 1))
-                if b.flexible is None:
-                    a = sp.diags(np.concatenate([[b.mass], b.euler]))
-                    c = sp.csr_matrix((dim + 1, dim + 1))
-                else:
-                    slots += list(b.flexible.carriers[:, 0])
-                    a, c = b.flexible.slot_blocks()
             A.append(a)
             B.append(c)
         empty = sp.csr_matrix((0, 0))
         return Inertia(dim, self.n, slots, sp.block_diag(A) if A else empty, sp.block_diag(B) if B else empty,
                        reference, scalars, sp.block_diag(S) if S else empty)
 
-    def _constraint_families(self, servos, inputs):
+    def _constraint_families(self):
         dim = self.dim
         families = [Orthonormality(np.array([self.body_dofs(i) for i in range(len(self.bodies))]),
                                    [b.name for b in self.bodies], dim)]
-        elastic = [f for f in self.carried if f.n_elastic and f.dim == 2]
-        if elastic:
-            dofs = np.concatenate([np.column_stack([np.repeat(f.rigid[None, 2:6], f.n_elastic, axis=0),
-                                                    f.carriers, f.elastic]) for f in elastic])
-            labels = [f"{f.name}.q{j + 1}" for f in elastic for j in range(f.n_elastic)]
-            families.append(Carrier(dofs, labels))
-        families += [f.constraints() for f in self.carried if f.n_elastic and f.dim == 3]
-        families += world_families(self.worlds)
+        families += constraint_families(self.flexible)
         if self.ground is not None:
             frame = np.concatenate([np.zeros(dim), np.eye(dim).T.ravel()])  # phi = 0, d_a = e_a
             families.append(Anchor(self.body_dofs(self.ground)[None, :], [GROUND], frame[None, :]))
@@ -216,7 +187,7 @@ class Model:
         for dofs, labels, side1, side2, js in self._pairs([j for j in self.joints if "angle" in j.coordinates]):
             dofs = np.column_stack([dofs, [j.coordinates["angle"] for j in js]])
             families.append(JointAngle(dofs, labels, side1.axes[i], side1.axes[k], side2.axes[i]))
-        return families + self._servo_families(servos, inputs)
+        return families
 
     def material_point(self, body, point, frame=None, oriented=False):
         """Local dofs, point matrix (dim, n) and axis matrices of a material point of body index
@@ -224,10 +195,8 @@ class Model:
         ``oriented``: the axes are used, and turn with the section of a world-vector beam."""
         frame = np.eye(self.dim) if frame is None else frame
         flexible = self.bodies[body].flexible if body < len(self.bodies) else None
-        if isinstance(flexible, WorldBeam):
-            return flexible.side(point, frame, oriented)
         if flexible is not None:
-            return flexible.side(point, frame)
+            return flexible.side(point, frame, oriented)
         return (self.body_dofs(body), kin.point_matrix(point)[0],
                 [kin.direction_matrix(a)[0] for a in frame.T])
 
@@ -277,8 +246,9 @@ class Model:
 
     def _servo_families(self, servos, inputs):
         """Servo rows in the order given, each paired with the next input coordinate (000 eq. 84),
-        batched by family and width. Relative targets start at zero here: a run fixes them from its
-        initial configuration in its own model (``with_servo_references``)."""
+        batched by family and width, and the indices of the inputs of each family's rows. Relative
+        targets start at zero here: a run fixes them from its initial configuration in its own model
+        (``with_servo_references``)."""
         index = {b.name: i for i, b in enumerate(self.bodies)}
         rows = [row for sv in servos for row in self._servo_rows(sv, index)]
         if len(inputs) != len(rows):
@@ -290,20 +260,19 @@ class Model:
         if len(set(inputs)) < len(inputs):
             raise ModelError("control.inputs", "an input coordinate is listed twice: each servo row "
                              "needs its own actuated coordinate")
-        self.inputs = list(inputs)
         batches = {}
         for i, row in enumerate(rows):
             batches.setdefault((SERVO_FAMILIES[row.kind], len(row.dofs)), []).append(i)
-        families = []
+        families, orders = [], []
         for (cls, _), picked in batches.items():
             dofs = np.array([[*rows[i].dofs, self.joint_coordinates[inputs[i]]] for i in picked])
             try:
                 family = cls.from_rows(dofs, [rows[i] for i in picked])
             except ValueError as err:
                 raise ModelError("servos", str(err)) from None
-            family.input_order = np.array(picked)
             families.append(family)
-        return families
+            orders.append(np.array(picked))
+        return families, orders
 
     def _forces(self, spec, body_index):
         forces = []
@@ -342,13 +311,7 @@ class Model:
         for (frame, _), members in groups.items():
             kind = FollowerTorque if frame == "body" else TimeTorque
             forces.append(kind(*(np.array([m[k] for m in members]) for k in range(3)), [m[3] for m in members]))
-        elastic = [f for f in self.carried if f.n_elastic]
-        if elastic:
-            forces.append(BeamElasticity(np.concatenate([f.elastic for f in elastic])[None, :],
-                                         [f.beam for f in elastic], [f.stiffening for f in elastic]))
-        worlds = [w for w in self.worlds if w.unknowns.size]
-        if worlds:
-            forces.append(WorldElasticity(worlds))
+        forces += elastic_forces(self.flexible)
         damped = [f for f in self.flexible if f.beam.damping is not None and f.beam.n_coordinates]
         if damped:  # material damping on the elastic coordinates (``beam.damping``)
             forces.append(viscous_damping(damped))
@@ -378,14 +341,8 @@ class Model:
         for i, b in enumerate(self.bodies):
             if b.flexible is None:
                 weights[self.body_dofs(i)[: self.dim]] = b.mass * g
-            elif isinstance(b.flexible, WorldBeam):
-                weights[b.flexible.slots[:, None] + np.arange(self.dim)] = gravity_weights(b.flexible, g)
-            elif isinstance(b.flexible, SpatialFlexibleBody):
-                weights[b.flexible.slots[:, None] + np.arange(self.dim)] = b.flexible.gravity_weights(g)
             else:
-                rigid, carriers = b.flexible.gravity_weights(g)
-                weights[b.flexible.rigid] = rigid
-                weights[b.flexible.carriers] = carriers
+                weights[b.flexible.slots[:, None] + np.arange(self.dim)] = b.flexible.gravity_weights(g)
         dofs = np.flatnonzero(weights)
         return Gravity(dofs[None, :], weights[dofs][None, :])
 

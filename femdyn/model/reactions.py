@@ -27,8 +27,6 @@ axes).
 """
 import numpy as np
 
-from ..beam.ffr import FlexibleBody
-from ..beam.world import WorldBeam
 from ..joints.angle import JointAngle
 from ..joints.base import JointPair
 from ..joints.slide import Slide
@@ -63,14 +61,8 @@ def _along(R, vector):
 def vector_starts(model, body):
     """First coordinates of the dim-vectors of body index ``body`` (the ground included) that turn
     with it: phi (first), the directors, and of a flexible body its world-vector unknowns."""
-    dim = model.dim
-    rigid = model.body_dofs(body)[::dim]
     flexible = model.bodies[body].flexible if body < len(model.bodies) else None
-    if isinstance(flexible, WorldBeam):
-        return np.concatenate([flexible.slots, flexible.carriers.reshape(-1, dim)[:, 0]])
-    if isinstance(flexible, FlexibleBody):
-        return np.concatenate([rigid, flexible.carriers[:, 0]])
-    return rigid
+    return model.body_dofs(body)[:: model.dim] if flexible is None else flexible.turning_vectors()
 
 
 class JointReactions:

@@ -134,3 +134,27 @@ def test_the_package_imports_its_exports_lazily():
     assert sorted(femdyn.__all__) == sorted([*exported, "__version__"])
     for name in femdyn.__all__:
         assert getattr(femdyn, name) is not None
+
+
+def test_the_model_never_asks_which_flexible_body_it_holds():
+    """No module of ``model/`` tests the class of a flexible body (``isinstance``, ``issubclass``,
+    ``type(..) is``): it uses the one protocol of ``beam.flexible``."""
+    from femdyn.beam.flexible import EMBEDDINGS
+
+    kinds = {cls.__name__ for cls in EMBEDDINGS} | {"Flexible"}
+    asked = []
+    for path in sorted((PACKAGE / "model").rglob("*.py")):
+        tree = ast.parse(path.read_text())
+        for node in ast.walk(tree):
+            named = set()
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in (
+                    "isinstance", "issubclass") and len(node.args) == 2:
+                named = {n.id if isinstance(n, ast.Name) else n.attr for n in ast.walk(node.args[1])
+                         if isinstance(n, (ast.Name, ast.Attribute))}
+            elif isinstance(node, ast.Compare) and isinstance(node.left, ast.Call) and getattr(
+                    node.left.func, "id", None) == "type":
+                named = {n.id if isinstance(n, ast.Name) else n.attr for c in node.comparators for n in ast.walk(c)
+                         if isinstance(n, (ast.Name, ast.Attribute))}
+            if named & kinds:
+                asked.append(f"{path.relative_to(PACKAGE.parent)}:{node.lineno}: {sorted(named & kinds)}")
+    assert not asked, "model/ asks which kind of flexible body it holds:\n" + "\n".join(asked)

@@ -242,3 +242,39 @@ def test_clamp_of_a_bent_beam_balances_its_loads(axial, at):
     assert abs(columns["clamp.beam.force_y"][0] - force[1]) < 1e-9 * scale
     assert abs(columns["clamp.beam.moment_z"][0] - moment) < 1e-9 * scale
     assert abs(columns["clamp.ground.moment_z"][0] + moment) < 1e-9 * scale
+
+
+@pytest.mark.parametrize("axial", ["cubic", "linear"], ids=["world-vectors", "carriers"])
+def test_clamp_of_a_bent_spatial_beam_balances_its_loads(axial):
+    """The spatial twin of ``test_clamp_of_a_bent_beam_balances_its_loads``: the steel beam (1 m, 20 x
+    10 mm, 4 elements) clamped at x = 0.25 m, bent by its weight along -z and a tip load (0, 30, -50) N
+    that also twists it about the axis of its weak and strong planes: the clamp's force and moment
+    (world frame, about the clamp point) balance the loads on the deformed beam to 1e-9, and the
+    ground feels the opposite. With carriers (``spatial_ffr``) the joint's rows act on the carriers
+    c_aj = q_j d_a too, which turn with the body: their moment x x f belongs to the body's
+    (``reactions``), without it the balance misses the bending moment of the elastic part."""
+    steel, rho, length, tip, at = 2.1e11, 7850.0, 1.0, np.array([0.0, 30.0, -50.0]), 0.25
+    b = ModelBuilder(3)
+    b.add_beam("beam", BeamBody.straight(length, 4, Section.rectangle(0.02, 0.01), steel, rho, dim=3,
+                                         axial=axial, poisson=0.3),
+               stiffening=False)
+    b.add_joint("clamp", "fixed", "ground", "beam", point1=[at, 0.0, 0.0], point2=[at, 0.0, 0.0])
+    b.set_gravity([0.0, 0.0, -G])
+    b.add_point_force("beam", [length, 0.0, 0.0], tip, lambda t: 1.0)
+    model = b.build()
+    q, v = place(model, {"beam": {"position": [0.0, 0.0, 0.0], "rotation": np.eye(3)}}, {})
+    eq = static_equilibrium(prepare(model, q, v))
+    columns = JointReactions(model).columns(eq.q[None], eq.lam[None])
+    mass = rho * 0.02 * 0.01 * length
+    centre = model.momenta(eq.q, eq.q)[0] / mass
+    dofs, C, _ = model.material_point(0, np.array([length, 0.0, 0.0]))
+    x_tip, x_p = C @ eq.q[dofs], np.array([at, 0.0, 0.0])
+    assert np.hypot(*x_tip[1:]) > 0.01 * (length - at)  # bent
+    weight = np.array([0.0, 0.0, -mass * G])
+    force = -(weight + tip)
+    moment = -(np.cross(centre - x_p, weight) + np.cross(x_tip - x_p, tip))
+    scale = np.abs(tip).max() * length
+    for i, a in enumerate("xyz"):
+        assert abs(columns[f"clamp.beam.force_{a}"][0] - force[i]) < 1e-9 * scale
+        assert abs(columns[f"clamp.beam.moment_{a}"][0] - moment[i]) < 1e-9 * scale
+        assert abs(columns[f"clamp.ground.moment_{a}"][0] + moment[i]) < 1e-9 * scale

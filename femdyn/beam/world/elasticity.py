@@ -16,7 +16,7 @@ import numpy as np
 from ...forces.base import Force
 from ...numerics.lazy import compiled
 from ..elements import GAUSS_WEIGHTS, GAUSS_XI, curvature_rows, slope_rows
-from .embedding import hermite
+from .hermite import hermite
 
 KERNELS = __package__ + ".kernels"  # numba is imported where the kernels run (``numerics.lazy``)
 BENDING_XI = 0.5 + np.array([-0.5, 0.5]) / np.sqrt(3.0)  # 2-point Gauss on [0, 1]

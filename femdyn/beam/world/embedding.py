@@ -40,18 +40,10 @@ import numpy as np
 
 from ...numerics import kinematics as kin
 from ..elements import shape_matrix, slope_rows
-
-HERMITE = [1, 4, 2, 5]  # the planar transverse columns of w_a, w_b, sigma_a, sigma_b
-J = np.array([[0.0, -1.0], [1.0, 0.0]])
-
-
-def hermite(rows):
-    """The coefficients (..., 4) of w_a, w_b, sigma_a, sigma_b in the planar element rows (..., 6)
-    of a transverse quantity (``elements.shape_matrix`` row 1, ``slope_rows``, ``curvature_rows``):
-    the vector interpolation of the module docstring uses the transverse functions for every
-    component."""
-    return rows[..., HERMITE]
-
+from .constraints import families
+from .elasticity import WorldElasticity
+from .hermite import J, hermite
+from .inertia import gravity_weights, slot_blocks
 
 def uses_world_embedding(beam):
     """Whether a ``BeamBody`` is embedded by world vectors: the FEM bodies of nodal coordinates with
@@ -109,7 +101,7 @@ class WorldBeam:
     first unknown; ``points`` (P, dim): the body-frame material points that carry section carriers.
     Unknowns are numbered node after node (w, s, psi where kept), then the carriers point after point.
     ``w``, ``s`` (n_nodes, dim) and ``psi`` (n_nodes,) hold their global indices, -1 where removed.
-    Outputs read it through the interface it shares with the carrier embedding (``ffr.FlexibleBody``).
+    It implements ``flexible.Flexible``, the interface it shares with the carrier embeddings.
     """
 
     def __init__(self, name, beam, stiffening, offset, start, points=()):
@@ -135,6 +127,31 @@ class WorldBeam:
         self.length = beam.elements.length
         chord = beam.nodes[connectivity[:, 1]] - beam.nodes[connectivity[:, 0]]
         self.tangent = chord / self.length[:, None]  # t_e in the body frame
+
+    def slot_blocks(self):
+        """Mass coefficients (A, B) over ``slots`` and the twists' scalar mass over ``twists``
+        (``inertia``)."""
+        return slot_blocks(self)
+
+    def gravity_weights(self, g):
+        """The generalised gravity force over ``slots``, (S, dim) (``inertia``)."""
+        return gravity_weights(self, g)
+
+    def turning_vectors(self):
+        """First coordinates of the dim-vectors that turn with the body: phi, the directors, the kept
+        w_k and s_k and the section carriers (the twists psi_k do not turn)."""
+        return np.concatenate([self.slots, self.carriers.reshape(-1, self.dim)[:, 0]])
+
+    @staticmethod
+    def families(bodies):
+        """The slope, held and section rows of the beams, batched over them (``constraints``)."""
+        return families(bodies)
+
+    @staticmethod
+    def elastic_forces(bodies):
+        """The elastic force of the beams that have unknowns (``elasticity``)."""
+        worlds = [w for w in bodies if w.unknowns.size]
+        return [WorldElasticity(worlds)] if worlds else []
 
     @staticmethod
     def index_of(keys, values):
@@ -222,7 +239,7 @@ class WorldBeam:
         found = [k for k, point in enumerate(self.points) if same_point(point, X)]
         return self.carriers[found[0]] if found else None
 
-    def side(self, X, frame, oriented):
+    def side(self, X, frame, oriented=False):
         """Local dofs (n_local,), point matrix (dim, n_local) and the joint-frame axes (list of (dim,
         n_local)) at the material point X for a joint frame (dim, dim), columns = axes in body
         coordinates. ``oriented``: the axes turn with the section (module docstring) through the

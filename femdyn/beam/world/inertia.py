@@ -28,7 +28,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..elements import GAUSS_WEIGHTS, GAUSS_XI, shape_matrix
-from .embedding import J, hermite
+from .hermite import J, hermite
 
 
 def _coefficients(world):
