@@ -158,3 +158,20 @@ def test_the_model_never_asks_which_flexible_body_it_holds():
             if named & kinds:
                 asked.append(f"{path.relative_to(PACKAGE.parent)}:{node.lineno}: {sorted(named & kinds)}")
     assert not asked, "model/ asks which kind of flexible body it holds:\n" + "\n".join(asked)
+
+
+LONG_MODULES = {  # modules over MAX_LINES, each one thing, named
+    "reference/rrr.py": "the planar 3-RRR in its actuated coordinates by the DeNOC matrices (002 section 4): "
+                        "the independent reference of the 3-RRR cases, kinematics and dynamics of one model",
+}
+MAX_LINES = 500
+
+
+def test_no_module_is_long_unless_it_is_one_thing():
+    """No module of the package is over ``MAX_LINES`` lines unless ``LONG_MODULES`` names the one thing
+    it is (and then it is there: the list holds no stale names)."""
+    lengths = {str(p.relative_to(PACKAGE)): len(p.read_text().splitlines()) for p in PACKAGE.rglob("*.py")}
+    long = sorted(f"{name} ({n} lines)" for name, n in lengths.items() if n > MAX_LINES and name not in LONG_MODULES)
+    assert not long, f"modules over {MAX_LINES} lines that are several things: {long}"
+    stale = sorted(name for name in LONG_MODULES if lengths.get(name, 0) <= MAX_LINES)
+    assert not stale, f"LONG_MODULES names modules that are not long: {stale}"
