@@ -26,8 +26,8 @@ from femdyn.beam.body import BeamBody, Section
 from femdyn.integrators.energy_momentum import EnergyMomentum
 from femdyn.integrators.generalized_alpha import GeneralizedAlpha
 from femdyn.integrators.setup import prepare
-from femdyn.io.beams import Options
-from femdyn.io.case import load_case
+from femdyn.casefile.beams import Options
+from femdyn.casefile.case import load_case
 from femdyn.model.builder import ModelBuilder
 from femdyn.model.initial import place
 

@@ -56,8 +56,8 @@ def capture(path):
 
     from femdyn.integrators.energy_momentum import EnergyMomentum
     from femdyn.integrators.setup import prepare
-    from femdyn.io.beams import Options
-    from femdyn.io.case import load_case
+    from femdyn.casefile.beams import Options
+    from femdyn.casefile.case import load_case
 
     problems = {}
     for n in (64, 1024):

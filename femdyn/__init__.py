@@ -19,7 +19,7 @@ _EXPORTS = {  # public name -> the module that defines it
     "LinearResult": "femdyn.api.linear", "sweep": "femdyn.api.sweep", "SweepResult": "femdyn.api.sweep",
     "ModelBuilder": "femdyn.model.builder", "Model": "femdyn.model.model", "place": "femdyn.model.initial",
     "ModelError": "femdyn.model.errors", "SolverSettings": "femdyn.integrators.settings",
-    "CaseError": "femdyn.io.reader", "BeamBody": "femdyn.beam.body", "Section": "femdyn.beam.body",
+    "CaseError": "femdyn.casefile.reader", "BeamBody": "femdyn.beam.body", "Section": "femdyn.beam.body",
     "Damping": "femdyn.beam.damping",
 }
 _MODULES = {"time_functions": "femdyn.forces.time_functions", "trajectories": "femdyn.joints.trajectories"}
@@ -35,7 +35,7 @@ if TYPE_CHECKING:  # what a type checker sees; at run time the names come from _
     from .beam.damping import Damping
     from .forces import time_functions
     from .integrators.settings import SolverSettings
-    from .io.reader import CaseError
+    from .casefile.reader import CaseError
     from .joints import trajectories
     from .model.builder import ModelBuilder
     from .model.errors import ModelError

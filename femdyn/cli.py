@@ -8,7 +8,7 @@ series, ``femdyn warm-up`` compiles the kernels into numba's cache. Each subcomm
 Bad input is reported as one line ``error: <file>: <field>: <message>`` on stderr with exit code 2.
 
 The subcommands (and NumPy, SciPy with them) are imported inside ``main``, after the stop signals are
-taken over (``io.interrupt.Signals``: Ctrl-C, SIGTERM and SIGHUP alike), so that a signal during the
+taken over (``post.interrupt.Signals``: Ctrl-C, SIGTERM and SIGHUP alike), so that a signal during the
 start-up imports ends the command with one line instead of a traceback. NumPy's floating-point warnings
 are silenced: what they would warn of -- a number that overflows or is not finite -- is checked where it
 matters and reported in one line (a refused input, or a run stopped at the step that has it).
@@ -23,7 +23,7 @@ import importlib
 import sys
 
 from . import __version__
-from .io.interrupt import Signals
+from .post.interrupt import Signals
 
 EPILOG = ("exit codes: 0 done, 1 the run stopped early or its results could not be written, 2 bad input or "
           "a refused output folder, 3 a sweep with failed samples, 128 + signal number when interrupted "
@@ -47,7 +47,7 @@ def _parser(argv):
     first = argv[0].replace("-", "_") if argv[:1] else None
     names = [first] if first in COMMANDS else COMMANDS
     parser = _Parser(prog="femdyn", description="Energy-momentum dynamics of parallel manipulators "
-                     "(rigid director bodies, flexible FFR beams). Cases are TOML files; see femdyn/io/case.py.",
+                     "(rigid director bodies, flexible FFR beams). Cases are TOML files; see femdyn/casefile/case.py.",
                      epilog=EPILOG)
     parser.add_argument("--version", action="version", version=f"femdyn {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -59,7 +59,7 @@ def _parser(argv):
 def _run(argv, signals):
     import numpy as np
 
-    from .io.case import CaseError
+    from .casefile.case import CaseError
 
     try:
         words = sys.argv[1:] if argv is None else argv

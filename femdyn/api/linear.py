@@ -4,7 +4,7 @@ static equilibrium with named inputs and outputs (``studies.linear.case_plant``,
 constraints eliminated by a null-space basis of their Jacobian), the descriptor form E z' = A_d z + B_d u,
 y = C_d z + D_d u, poles with frequency [Hz] and damping ratio, DC gains -C A^-1 B + D, transmission
 zeros, ``to_scipy()`` (``scipy.signal.StateSpace``) and ``write(folder)``, the folder of ``femdyn
-linearize`` (``io.statespace.write_plant``)."""
+linearize`` (``post.statespace.write_plant``)."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -14,8 +14,8 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from ..integrators.linearize import frequency_and_damping
-from ..io.folders import output_folder, publish
-from ..io.statespace import SUMMARY, summary, write_plant
+from ..post.folders import output_folder, publish
+from ..post.statespace import SUMMARY, summary, write_plant
 
 if TYPE_CHECKING:
     from ..integrators.linearize import LinearPlant
@@ -124,7 +124,7 @@ class LinearResult:
 
     @property
     def summary(self) -> dict[str, Any]:
-        """What ``linearize.json`` holds (``io.statespace.summary``): poles (one per conjugate pair) with
+        """What ``linearize.json`` holds (``post.statespace.summary``): poles (one per conjugate pair) with
         frequency and damping ratio, DC gains and zeros by name, with units."""
         return summary(self.plant, self.problem.case.path)
 
@@ -148,7 +148,7 @@ class LinearResult:
                 f"{', '.join(self.outputs) or 'none'}; lowest oscillating poles [{hz}] Hz>")
 
     def write(self, folder: str | Path, plots: bool = True) -> dict[str, Any]:
-        """Write the folder of ``femdyn linearize`` (``io.statespace.write_plant``: statespace.npz,
+        """Write the folder of ``femdyn linearize`` (``post.statespace.write_plant``: statespace.npz,
         linearize.json, the Bode plots unless ``plots`` is False) into ``folder``, which must be new, empty
         or an earlier linearize folder (replaced). Returns the JSON summary."""
         out = output_folder(Path(folder), SUMMARY, "an earlier linearize folder")

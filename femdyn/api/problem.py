@@ -8,10 +8,10 @@ stable inversion of its servo problem, ``integrators.inversion``). Each returns 
 ``write(folder)``, which writes the result folder of the command line's ``femdyn run``, ``static``,
 ``modes``, ``linearize`` or ``invert``.
 
-A problem holds an ``io.case.Case`` (``Problem.case``), the object every study and command runs, so a
+A problem holds an ``casefile.case.Case`` (``Problem.case``), the object every study and command runs, so a
 problem built in Python and the same problem read from a case file run the same steps: the initial state
 placed through the joints (``model.initial.place``; 000 eqs. 41-42, 56-57), started in a natural mode of
-a flexible body (``io.initial_state.mode_state``), or in the static equilibrium at rest
+a flexible body (``casefile.initial_state.mode_state``), or in the static equilibrium at rest
 (``equilibrium=True``, ``studies.run.prepare_case``), projected onto the constraints before the first
 step (``integrators.setup.prepare``).
 """
@@ -29,10 +29,10 @@ from ..integrators.modes import natural_modes
 from ..integrators.settings import SolverSettings
 from ..integrators.statics import static_equilibrium
 from ..integrators.zero_dynamics import zero_dynamics
-from ..io.beams import Options
-from ..io.case import Case, load_case
-from ..io.equilibrium import pose_at
-from ..io.initial_state import mode_state
+from ..casefile.beams import Options
+from ..casefile.case import Case, load_case
+from ..post.equilibrium import pose_at
+from ..casefile.initial_state import mode_state
 from ..model.builder import ModelBuilder
 from ..model.errors import ModelError
 from ..model.initial import place
@@ -128,14 +128,14 @@ class Problem:
 
     def _init(self, case: Case, spec: ModelSpec | None, inversion: InversionSettings | None,
               options: Options | None) -> None:
-        self.case = case  #: the ``io.case.Case`` that the studies and commands run
+        self.case = case  #: the ``casefile.case.Case`` that the studies and commands run
         self.spec = spec  #: the model's ``ModelSpec`` where it was built in Python (the inversion's check)
         self._inversion = inversion
         self._options = options  # the flexible bodies' options a case file was loaded with
 
     @classmethod
     def from_case(cls, case: Case, options: Options | None = None) -> Problem:
-        """The problem of a loaded ``io.case.Case`` (``load``), read with the flexible bodies' ``options``."""
+        """The problem of a loaded ``casefile.case.Case`` (``load``), read with the flexible bodies' ``options``."""
         problem = cls.__new__(cls)
         problem._init(case, None, None, options)
         return problem
@@ -302,7 +302,7 @@ class Problem:
 
 def _elastic_start(model: Model, q: NDArray[np.float64], v: NDArray[np.float64], elastic: Mapping[str, Elastic],
                    rate: Mapping[str, Elastic]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-    """q, v with the flexible bodies started in a natural mode (``io.initial_state.mode_state``)."""
+    """q, v with the flexible bodies started in a natural mode (``casefile.initial_state.mode_state``)."""
     index = {b.name: b for b in model.bodies}
     for name in [*elastic, *(n for n in rate if n not in elastic)]:
         body = index.get(name)
@@ -319,13 +319,13 @@ def load(path: str | Path, *, overrides: Mapping[str, float] | None = None, flex
          elements: int | None = None, modes: int | None = None, segments: int | None = None,
          stiffening: bool | None = None, every: int | None = None, vtk: bool | None = None,
          plots: bool | None = None, **settings: Any) -> Problem:
-    """The problem of the case file ``path`` (``io.case.load_case``; its format at the top of
-    ``femdyn/io/case.py``).
+    """The problem of the case file ``path`` (``casefile.case.load_case``; its format at the top of
+    ``femdyn/casefile/case.py``).
 
     Args:
         path: the TOML case file.
         overrides: {dotted path: number} replacing numeric fields of the file (``bodies.leg1.beam.h``,
-            ``solver.dt``; ``io.overrides``), as ``femdyn sweep --param``.
+            ``solver.dt``; ``casefile.overrides``), as ``femdyn sweep --param``.
         flexible, elements, modes, segments, stiffening: the flexible bodies' settings, overriding the
             file's ``[flexible]`` (as ``femdyn run --flexible .. --elements .. --segments ..``).
         every, vtk, plots: the output options overriding ``[output]`` (as ``--every``, ``--no-vtk``,

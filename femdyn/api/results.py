@@ -9,8 +9,8 @@ inputs at the time nodes, 000 eq. 84) and ``reactions`` (every joint's force and
 bodies). ``result["theta"]`` finds a column by name in them, ``to_pandas(table)`` gives a table as a
 pandas DataFrame where pandas is installed, ``deviation(probe)`` a probe's deviation from the rigid
 mechanism (``ProbeDeviation``) and ``deviation_summary`` the figures ``summary.json`` gives of it
-(``io.probes.deviation_statistics``, ``conditioning_statistics``). ``write(folder)`` writes the folder
-that ``femdyn run`` (``io.results.write_results``), ``femdyn static``, ``femdyn modes`` (``io.equilibrium``) and
+(``post.probes.deviation_statistics``, ``conditioning_statistics``). ``write(folder)`` writes the folder
+that ``femdyn run`` (``post.results.write_results``), ``femdyn static``, ``femdyn modes`` (``post.equilibrium``) and
 ``femdyn invert`` (``studies.inversion.write_inversion``) write for the same problem.
 """
 from __future__ import annotations
@@ -25,11 +25,11 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from ..integrators.time_loop import Results
-from ..io.equilibrium import deflections, one_frame, write_modes, write_static
-from ..io.folders import output_folder, publish
-from ..io.nodes import NodeTables
-from ..io.probes import conditioning_statistics, deviation_statistics, probe_table
-from ..io.results import BODIES, HISTORY, INPUTS, PROBES, REACTIONS, bodies_columns, history_columns, write_results
+from ..post.equilibrium import deflections, one_frame, write_modes, write_static
+from ..post.folders import output_folder, publish
+from ..post.nodes import NodeTables
+from ..post.probes import conditioning_statistics, deviation_statistics, probe_table
+from ..post.results import BODIES, HISTORY, INPUTS, PROBES, REACTIONS, bodies_columns, history_columns, write_results
 from ..model.deviation import UNITS, Deviation, column_names
 from ..studies.inversion import write_inversion
 
@@ -56,7 +56,7 @@ def _pandas(columns: Mapping[str, ArrayLike]) -> Any:
 
 
 def _tables(problem: Problem, results: Results, deviation: Deviation | None) -> dict[str, Columns]:
-    """The tables of a result folder for ``results`` of ``problem`` (``io.results``' columns), the
+    """The tables of a result folder for ``results`` of ``problem`` (``post.results``' columns), the
     probes' with the columns of their ``deviation`` from the rigid mechanism."""
     model, case = problem.model, problem.case
     centres, rotations = model.frames(results.q)
@@ -114,7 +114,7 @@ class Tabled:
     @cached_property
     def _deviation(self) -> Deviation | None:
         """The probes' ``Deviation`` from the rigid mechanism (its independent rows chosen at the first
-        frame, as ``io.results`` chooses them); None without probes."""
+        frame, as ``post.results`` chooses them); None without probes."""
         case = self.problem.case
         return Deviation(case.model, case.probes, self._results().q[0]) if case.probes else None
 
@@ -226,7 +226,7 @@ class RunResult(Tabled):
                 f"of dt = {r.dt:g} s, {state}; joint coordinates {coordinates}; {tables}>")
 
     def write(self, folder: str | Path) -> dict[str, Any]:
-        """Write the result folder of ``femdyn run`` (``io.results.write_results``: the tables, plots,
+        """Write the result folder of ``femdyn run`` (``post.results.write_results``: the tables, plots,
         ParaView series and summary.json) into ``folder``, which must be new, empty or an earlier
         result folder (replaced). Returns the summary."""
         out = output_folder(Path(folder))
@@ -256,7 +256,7 @@ class StaticResult(Tabled):
     @property
     def deflections(self) -> dict[str, dict[str, Any]]:
         """Every probe's displacement from the initial state and, on a flexible body, its elastic
-        displacement and section rotation (``io.equilibrium.deflections``)."""
+        displacement and section rotation (``post.equilibrium.deflections``)."""
         return deflections(self.problem.case, self.equilibrium.q, self.start)
 
     def coordinate(self, name: str) -> float:
@@ -269,7 +269,7 @@ class StaticResult(Tabled):
                 f"probes {', '.join(self.deflections) or 'none'}>")
 
     def write(self, folder: str | Path) -> dict[str, Any]:
-        """Write the folder of ``femdyn static`` (``io.equilibrium.write_static``); returns its static part."""
+        """Write the folder of ``femdyn static`` (``post.equilibrium.write_static``); returns its static part."""
         case = replace(self.problem.case, plots=False)  # as femdyn static: a one-frame run has no curves to plot
         return publish(output_folder(Path(folder)), lambda path: write_static(path, case, self.equilibrium, self.start))
 
@@ -308,7 +308,7 @@ class ModesResult:
         return f"<ModesResult {title!r}: {count} modes at t = {self.modes.t:g} s, f = [{hz}] Hz>"
 
     def write(self, folder: str | Path, vtk: bool = True) -> list[dict[str, Any]]:
-        """Write the folder of ``femdyn modes`` (``io.equilibrium.write_modes``); returns its rows."""
+        """Write the folder of ``femdyn modes`` (``post.equilibrium.write_modes``); returns its rows."""
         return publish(output_folder(Path(folder), "modes.json", "an earlier modes folder"),
                        lambda path: write_modes(path, self.problem.case, self.modes, vtk=vtk))
 

@@ -21,7 +21,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ..io import jsonfile
-from ..io.folders import output_folder, publish
+from ..post.folders import output_folder, publish
 from ..studies.sweep import DESIGNS, OUTPUTS, Parameter, factorial, latin_hypercube, sample_row
 from ..studies.sweep_cluster import connect, run_on_cluster
 from ..studies.sweep_files import PLAN, finish

@@ -4,6 +4,6 @@ its handler (``handle``): ``run``, ``check``, ``compare``, ``bench`` (convergenc
 ``arguments``, what they print in ``output``.
 
 A handler returns the exit code (0 done, 1 the run stopped early or its results could not be written,
-130 interrupted) or raises ``io.case.CaseError`` for bad input, which ``cli.main`` reports in one line
+130 interrupted) or raises ``casefile.case.CaseError`` for bad input, which ``cli.main`` reports in one line
 with exit code 2.
 """

@@ -6,8 +6,8 @@ A type refuses its text with ``argparse.ArgumentTypeError``, which the parser re
 import argparse
 import math
 
-from ..io.beams import MAX_ELEMENTS, MODELS, Options
-from ..io.case import MAX_EVERY, CaseError, load_case
+from ..casefile.beams import MAX_ELEMENTS, MODELS, Options
+from ..casefile.case import MAX_EVERY, CaseError, load_case
 from ..studies.run import check_elements
 from ..studies.sensitivity import parse_parameters
 from ..studies.sweep import parse_parameter

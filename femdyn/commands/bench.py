@@ -7,8 +7,8 @@ import sys
 from pathlib import Path
 
 from ..integrators.settings import SettingsError
-from ..io.case import CaseError
-from ..io.folders import mark, output_folder
+from ..casefile.case import CaseError
+from ..post.folders import mark, output_folder
 from ..model.errors import ModelError
 from ..studies.convergence import FILES, convergence_benchmark, study_folder
 from ..studies.orders import ConvergenceError

@@ -6,7 +6,7 @@ import numpy as np
 from ..integrators.diagnostics import step_check
 from ..integrators.modes import ModesError
 from ..integrators.zero_dynamics import zero_dynamics
-from ..io.probes import near_singular
+from ..post.probes import near_singular
 from ..model.deviation import Deviation
 from ..model.errors import GROUND
 from ..model.rigid_mechanism import CONDITION_BOUND

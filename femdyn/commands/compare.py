@@ -6,9 +6,9 @@ from pathlib import Path
 
 import json
 
-from ..io.case import CaseError, load_case
-from ..io.folders import valid_rows
-from ..io.plots import PROBE_LABELS, label, plot_lines
+from ..casefile.case import CaseError, load_case
+from ..post.folders import valid_rows
+from ..post.plots import PROBE_LABELS, label, plot_lines
 from ..io.tables import read_csv
 from ..io.units import COORDINATES, INPUTS, coordinate_kind
 from .output import say

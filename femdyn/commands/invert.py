@@ -11,7 +11,7 @@ from ..integrators.inversion import InversionError, MovingTarget
 from ..integrators.modes import ModesError
 from ..integrators.statics import StaticsError
 from ..integrators.zero_dynamics import zero_dynamics
-from ..io.folders import default_folder, output_folder, publish
+from ..post.folders import default_folder, output_folder, publish
 from ..studies.inversion import invert_case, inversion_settings, write_inversion
 from .arguments import flexible_options, force_option, load, options, positive_float
 from .output import flexible_line, say

@@ -2,16 +2,16 @@
 (``integrators.statics``, ``integrators.linearize``), servos held or free, at the initial configuration
 or at a time of a run (``--at T --result DIR``: Newton starts from the run's pose there), with inputs
 (forces on joint coordinates, world forces at probes) and outputs (joint coordinates, probe positions):
-``statespace.npz``, ``linearize.json`` and a Bode plot per input-output pair (``io.statespace``). Exit
+``statespace.npz``, ``linearize.json`` and a Bode plot per input-output pair (``post.statespace``). Exit
 code 1 if there is no equilibrium or the linearisation is refused (its reason on one line)."""
 import sys
 from pathlib import Path
 
 from ..integrators.modes import ModesError
 from ..integrators.statics import StaticsError
-from ..io.case import CaseError
-from ..io.folders import default_folder, output_folder, publish
-from ..io.statespace import SUMMARY, default_signals, signals, write_plant
+from ..casefile.case import CaseError
+from ..post.folders import default_folder, output_folder, publish
+from ..post.statespace import SUMMARY, default_signals, signals, write_plant
 from ..studies.linear import case_plant
 from .arguments import finite_float, flexible_options, force_option, load
 from .output import flexible_line, say

@@ -1,7 +1,7 @@
 """``femdyn mesh FILE``: write the centre line of a straight beam of N equal elements (``io.meshes``)."""
 from pathlib import Path
 
-from ..io.case import CaseError
+from ..casefile.case import CaseError
 from ..io.meshes import write_straight_beam
 from .arguments import elements, finite_float, positive_float
 from .output import say

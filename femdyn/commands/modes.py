@@ -2,7 +2,7 @@
 its static equilibrium (``integrators.statics``, ``integrators.modes``), servos held or free, at the
 initial configuration or at a time of a run (``--at T --result DIR``: Newton starts from the run's pose
 there); the table printed with units, ``modes.csv``, ``modes.json`` and one ParaView series per mode
-that animates it (``io.equilibrium``). Exit code 1 if there is no equilibrium or the linearisation is
+that animates it (``post.equilibrium``). Exit code 1 if there is no equilibrium or the linearisation is
 refused (its reason on one line)."""
 import dataclasses
 import sys
@@ -12,9 +12,9 @@ import numpy as np
 
 from ..integrators.modes import ModesError, natural_modes
 from ..integrators.statics import StaticsError, static_equilibrium
-from ..io.case import CaseError
-from ..io.equilibrium import MODES, pose_at, write_modes
-from ..io.folders import default_folder, output_folder, publish
+from ..casefile.case import CaseError
+from ..post.equilibrium import MODES, pose_at, write_modes
+from ..post.folders import default_folder, output_folder, publish
 from ..studies.run import prepare_case
 from .arguments import finite_float, flexible_options, force_option, load, positive_int
 from .output import flexible_line, say

@@ -1,5 +1,5 @@
 """``femdyn run CASE``: simulate a case into its result folder, written as the run goes
-(``io.results.ResultWriter``), and ``femdyn run CASE --resume DIR``: continue a killed or interrupted
+(``post.results.ResultWriter``), and ``femdyn run CASE --resume DIR``: continue a killed or interrupted
 run from its last saved step. Command-line overrides of the solver settings make new settings
 (``SolverSettings.replace``), checked for the model before anything is written; a refused setting names
 its option. Exit codes: 0 done, 1 the run stopped early (a Newton failure, a step that is no solution:
@@ -16,14 +16,14 @@ from ..integrators.diagnostics import step_check
 from ..integrators.newton import NEWTON_METHODS
 from ..integrators.settings import INTEGRATORS
 from ..integrators.time_loop import CheckpointError
-from ..io.beams import MAX_ELEMENTS, MODELS
-from ..io.case import MAX_EVERY, CaseError
-from ..io.folders import check_state, check_unlocked, default_folder, output_folder, read_checkpoint
-from ..io.plot_child import PlotChildren, drawers
-from ..io.plots import prepare_pyplot
-from ..io.probes import deflection_lines, deviation_lines
-from ..io.progress import Progress
-from ..io.results import SAVE_SECONDS, TABLES, ResultWriter, draw_plots, fingerprint
+from ..casefile.beams import MAX_ELEMENTS, MODELS
+from ..casefile.case import MAX_EVERY, CaseError
+from ..post.folders import check_state, check_unlocked, default_folder, output_folder, read_checkpoint
+from ..post.plot_child import PlotChildren, drawers
+from ..post.plots import prepare_pyplot
+from ..post.probes import deflection_lines, deviation_lines
+from ..post.progress import Progress
+from ..post.results import SAVE_SECONDS, TABLES, ResultWriter, draw_plots, fingerprint
 from ..studies.run import checked_settings, prepare_case, run_case
 from .arguments import (
     every,
@@ -120,7 +120,7 @@ def _saved_option(field, value):
 
 def handle(args):
     """Run the case (module docstring). The plots are drawn by child processes forked now, before numba
-    and the case are loaded (``io.plot_child``), unless there are none to draw."""
+    and the case are loaded (``post.plot_child``), unless there are none to draw."""
     plotter = None if args.no_plots else PlotChildren.start(prepare_pyplot, draw_plots, drawers())
     try:
         return _run(args, plotter)

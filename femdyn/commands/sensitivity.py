@@ -3,10 +3,10 @@ table printed and its files published into a result folder. Exit code 1 if a run
 import sys
 from pathlib import Path
 
-from ..io.beams import PARAMETERS
-from ..io.folders import default_folder, output_folder, publish
-from ..io.interrupt import Interrupted
-from ..io.progress import Progress
+from ..casefile.beams import PARAMETERS
+from ..post.folders import default_folder, output_folder, publish
+from ..post.interrupt import Interrupted
+from ..post.progress import Progress
 from ..studies.run import check_elements
 from ..studies.sensitivity import (
     FILES,
@@ -73,7 +73,7 @@ def handle(args):
 
 def folder(args, plan):
     """The folder of a sensitivity study (--out or ``results/<case>_sensitivity``), checked before any
-    run (``io.folders.output_folder``)."""
+    run (``post.folders.output_folder``)."""
     return output_folder(args.out or default_folder(plan.case.path, "sensitivity"), FILES[1],
                          "an earlier sensitivity study", force=args.force)
 

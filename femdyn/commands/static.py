@@ -1,15 +1,15 @@
 """``femdyn static CASE``: the static equilibrium of a case under gravity and its loads at a time, the
 servos held at their targets (``integrators.statics``), written as the result folder of a run with one
-frame (``io.equilibrium``); it prints the servo inputs that hold the pose and every probe's deflection,
+frame (``post.equilibrium``); it prints the servo inputs that hold the pose and every probe's deflection,
 the end effector's static deflection. Exit code 1 if there is no equilibrium (its reason on one line)."""
 import dataclasses
 import sys
 from pathlib import Path
 
 from ..integrators.statics import StaticsError, static_equilibrium
-from ..io.equilibrium import write_static
-from ..io.folders import default_folder, output_folder, publish
-from ..io.probes import ELASTIC
+from ..post.equilibrium import write_static
+from ..post.folders import default_folder, output_folder, publish
+from ..post.probes import ELASTIC
 from ..studies.run import prepare_case
 from .arguments import finite_float, flexible_options, force_option, load
 from .output import flexible_line, say
@@ -42,7 +42,7 @@ def _vector(values, unit):
 
 
 def report(case, static):
-    """The lines printed for the equilibrium ``static`` (the part ``io.equilibrium.write_static`` returns)."""
+    """The lines printed for the equilibrium ``static`` (the part ``post.equilibrium.write_static`` returns)."""
     dim = case.model.dim
     lines = [f"static equilibrium at t = {static['t']:g} s: {static['newton_iterations']} Newton iterations, "
              f"force residual {static['force_residual']:.3g}, constraint residual {static['constraint_residual']:.3g}"]

@@ -10,10 +10,10 @@ import sys
 import time
 from pathlib import Path
 
-from ..io.beams import PARAMETERS
-from ..io.case import CaseError
-from ..io.folders import default_folder, output_folder
-from ..io.interrupt import exit_code
+from ..casefile.beams import PARAMETERS
+from ..casefile.case import CaseError
+from ..post.folders import default_folder, output_folder
+from ..post.interrupt import exit_code
 from ..studies import sweep_cluster as cluster
 from ..studies import sweep_files as files
 from ..studies.run import check_elements

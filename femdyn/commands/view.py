@@ -2,7 +2,7 @@
 import argparse
 from pathlib import Path
 
-from ..io import viewer
+from ..post import viewer
 from .arguments import finite_float, nonnegative_int
 from .extras import require
 from .output import say

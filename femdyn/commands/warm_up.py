@@ -7,7 +7,7 @@ import sys
 import time
 from pathlib import Path
 
-from ..io.case import CaseError, load_case
+from ..casefile.case import CaseError, load_case
 from ..studies.run import run_case
 from .output import say
 

@@ -52,7 +52,7 @@ def shortest_period(model):
 def nonfinite_load(model, times):
     """The reason a step at ``times`` (its start, middle and end) failed if it is a load's: the first
     function of time of ``model``'s forces (``time_targets``) whose value is not finite at one of them,
-    named by its ``label`` (the case file's field, ``io.reader.Reader.time_function``); None if all are
+    named by its ``label`` (the case file's field, ``casefile.reader.Reader.time_function``); None if all are
     finite. A Newton iteration on such a load fails with a residual that is not finite, and a smaller
     step does not help."""
     for item in model.forces:

@@ -4,12 +4,12 @@ configuration.
 
 ``SolverSettings`` is frozen and validated when it is made and by ``replace``; every refusal is a
 ``SettingsError`` (a ``ModelError``) whose ``field`` is the settings field, so that a case file reports
-``solver.<field>`` (``io.case``) and the command line the option that set it. The settings give what
+``solver.<field>`` (``casefile.case``) and the command line the option that set it. The settings give what
 the time loop needs: the number of equal steps no larger than ``dt`` and their length, the
 ``NewtonOptions``, and the checks for a model (``check_model``): that the history of q and v of a model
 of a given size fits ``HISTORY_BUDGET`` (``check_history``) and that its step can be represented
 (``check_step``). Every rule is checked here and once per run: by whoever makes the settings for a
-model (``io.case`` for a case file, ``studies.run.checked_settings`` for changed settings); the
+model (``casefile.case`` for a case file, ``studies.run.checked_settings`` for changed settings); the
 steppers and the time loop take them as they are.
 
 The rules: dt, t_end, tolerance and initial_tolerance are positive finite numbers, and t_end is at
@@ -145,7 +145,7 @@ class SolverSettings:
     def check_model(self, coordinates, mass_matrix=None):
         """The rules for a model: its history of ``coordinates`` within ``HISTORY_BUDGET``
         (``check_history``) and, given its ``mass_matrix``, a step the steppers can represent
-        (``check_step``). A caller checks settings for a model once, where it makes them (``io.case``,
+        (``check_step``). A caller checks settings for a model once, where it makes them (``casefile.case``,
         ``studies.run.checked_settings``), and passes them on whole."""
         self.check_history(coordinates)
         if mass_matrix is not None:

@@ -3,7 +3,7 @@ with the energy-momentum scheme (default) or the generalized-alpha scheme, and r
 (coordinates, energies, momenta, constraint residual, Newton iterations).
 
 The history is made in chunks. Without an ``output`` the whole run is one chunk, returned as
-``Results``. With one (``io.results.ResultWriter``) every chunk goes to it when it asks for it (every
+``Results``. With one (``post.results.ResultWriter``) every chunk goes to it when it asks for it (every
 few seconds of wall time, or when the chunk reaches ``output.capacity``), with the ``Checkpoint`` from
 which the run continues exactly as if it had not stopped: ``simulate(..., resume=checkpoint)`` gives
 the same numbers, bit for bit, as the run that went on. Nothing that changes the numbers is reset at a
@@ -280,7 +280,7 @@ def simulate(setup, settings, progress=None, output=None, resume=None):
     Then the last chunk is returned.
     ``resume``: a ``Checkpoint`` to continue from instead of the initial state.
     ``settings`` are taken as checked for the model (``SolverSettings.check_model``, which
-    ``io.case.load_case`` and ``studies.run.checked_settings`` apply)."""
+    ``casefile.case.load_case`` and ``studies.run.checked_settings`` apply)."""
     model = setup.model
     steps, dt, options = settings.steps, settings.step, settings.newton_options
     alpha = settings.integrator == GENERALIZED_ALPHA

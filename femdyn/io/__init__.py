@@ -1,1 +1,3 @@
-"""Output of simulation results: ParaView series, CSV tables and plots."""
+"""File formats: CSV tables (``tables``), ParaView series (``vtk``), centre-line meshes (``meshes``), JSON
+files (``jsonfile``) and the SI units of every table column (``units``). Nothing here knows the solver:
+the modules import at most ``numerics``."""

@@ -14,7 +14,7 @@ A flexible body's point is x = phi + (X_a + u_a) d_a with u = S(X) q_e and its s
 rotation rows of ``BeamBody.shape_at`` (003 eqs. 1-4): in the plane theta = angle(d_1) + theta_e(X), in
 space R = exp([r]) D with D = [d_1 d_2 d_3] and r = sum_a r_a d_a the small section rotation about the
 directors; a rigid body's point is phi + X_a d_a and its orientation D. Unlike the elastic displacement
-measured from the body's floating frame (``io.probes``), the deviation does not depend on which frame
+measured from the body's floating frame (``post.probes``), the deviation does not depend on which frame
 the reference conditions choose, nor on the segments of a link (both are frames of one deformation),
 and it is defined for probes on rigid bodies too.
 """

@@ -33,10 +33,10 @@ import numpy as np
 
 from ..integrators.settings import SettingsError
 from ..io import jsonfile
-from ..io.beams import Options
-from ..io.case import load_case
-from ..io.folders import default_folder
-from ..io.progress import Progress
+from ..casefile.beams import Options
+from ..casefile.case import load_case
+from ..post.folders import default_folder
+from ..post.progress import Progress
 from .orders import (
     EPS,
     ROUNDOFF,
@@ -238,7 +238,7 @@ def refinement_study(case, quantities=None, dts=None, levels=4, reference="richa
                      time=None, t_end=None, strict=True, log=None, progress=False):
     """Observed orders of accuracy in the time step of the outputs ``quantities`` of ``case``.
 
-    case: a ``Case`` (``io.case.load_case``), a case-file path, or any object with ``model, q0, v0``
+    case: a ``Case`` (``casefile.case.load_case``), a case-file path, or any object with ``model, q0, v0``
         and ``settings`` (an ``integrators.settings.SolverSettings``; optionally ``title, probes``).
     quantities: a name or a list of names (module docstring; default ``default_quantities``).
     dts: the time steps, largest first; default the case's dt halved: dt, dt/2, .., dt/2^(levels-1).
@@ -368,7 +368,7 @@ def _meshed(make_case, n, refined="elements"):
 
 def plot_study(study, path):
     """Log-log plot of the errors over the refinement parameter, with the least-squares lines."""
-    from ..io import plots
+    from ..post import plots
 
     fig, ax = plots.pyplot().subplots(figsize=(7, 5))
     for j, name in enumerate(study.quantities):

@@ -13,9 +13,9 @@ import numpy as np
 
 from ..forces import time_functions
 from ..integrators.inversion import forward_check, stable_inversion
-from ..io.case import load_case
+from ..casefile.case import load_case
 from ..io.jsonfile import dumps
-from ..io.reader import Reader
+from ..casefile.reader import Reader
 from ..model.model import Model
 from ..model.spec import CoordinateLoadSpec
 from .run import prepare_case

@@ -1,17 +1,17 @@
 """The linear plant of a case (``femdyn linearize``, and from Python): its static equilibrium at a time
 (``integrators.statics``), from the case's initial pose or from a run's pose then, and the linearisation
-there (``integrators.linearize``) with named inputs and outputs (``io.statespace.signals``)."""
+there (``integrators.linearize``) with named inputs and outputs (``post.statespace.signals``)."""
 import dataclasses
 
 from ..integrators.linearize import LinearPlant, linearize
 from ..integrators.statics import static_equilibrium
-from ..io.equilibrium import pose_at
-from ..io.statespace import default_signals, signals
+from ..post.equilibrium import pose_at
+from ..post.statespace import default_signals, signals
 from .run import prepare_case
 
 
 def case_plant(case, inputs=None, outputs=None, t: float = 0.0, servos: str = "held", result=None) -> LinearPlant:
-    """The ``LinearPlant`` of ``case`` (``io.case.load_case``) at its static equilibrium at time ``t``,
+    """The ``LinearPlant`` of ``case`` (``casefile.case.load_case``) at its static equilibrium at time ``t``,
     Newton starting from the case's prepared initial state or, with ``result`` (a result folder of a run
     of the case), from the run's pose at ``t``. ``inputs`` and ``outputs``: names (``signals``; default
     ``default_signals``); ``servos`` "held" or "free". Raises ValueError for an unknown name, and

@@ -8,7 +8,7 @@ probes)`` lists them for a model and the probes of its case):
   ``[[probes]]``): its deformed position and orientation, e.g. an end effector on a flexible link; on a
   flexible body also ``PROBE.elastic_x``, ``PROBE.elastic_y`` (the world-frame elastic displacement) and
   ``PROBE.elastic_angle`` (the section rotation theta(X)), the columns of ``probes.csv``
-  (``io.probes``, 003 eq. 4);
+  (``post.probes``, 003 eq. 4);
 - ``input:NAME``: the servo input (torque or force) on the actuated coordinate ``NAME`` at the time
   nodes, second order and free of the mid-point multipliers' step-to-step alternation
   (``time_loop.node_multipliers``: the mean of the two neighbouring steps' inputs, at the first and the
@@ -60,10 +60,10 @@ PROBE_OUTPUTS = {"x": "x of", "y": "y of", "z": "z of", "angle": "orientation of
 
 def _probe_outputs(model, probes):
     """{quantity name: (probe, description)} for the outputs of the probes (name, body, point): the
-    columns ``io.probes.probe_table`` gives for them."""
+    columns ``post.probes.probe_table`` gives for them."""
     if not probes:
         return {}
-    from ..io.probes import probe_table
+    from ..post.probes import probe_table
 
     outputs = {}
     for probe in probes:
@@ -95,7 +95,7 @@ def resolve_quantity(model, name, probes=()):
         if name in _body_outputs(model):
             raise ValueError(f"'{name}' names an output of probe {probe[0]} and of the body of that name: "
                              f"rename the probe")
-        from ..io.probes import probe_table
+        from ..post.probes import probe_table
 
         def history(r):
             return probe_table(model, [probe], r.q)[name]

@@ -19,8 +19,8 @@ from ..integrators.setup import Setup, prepare
 from ..integrators.statics import StaticsError, static_equilibrium
 from ..integrators.time_loop import Results, simulate
 from ..integrators.zero_dynamics import zero_dynamics
-from ..io.beams import Options
-from ..io.case import CaseError, load_case
+from ..casefile.beams import Options
+from ..casefile.case import CaseError, load_case
 from ..model.errors import ModelError
 
 
@@ -78,7 +78,7 @@ def prepare_case(case):
 def run_case(case, progress=None, setup=None, output=None, resume=None, **changes):
     """Simulate ``case`` (a ``Case``, or any object with model, q0, v0 and settings) with its settings
     changed by ``changes`` (``checked_settings``) from ``setup`` (default: ``prepare_case``);
-    ``progress``: an object with ``update(step, t)`` (``io.progress.Progress``); ``output``, ``resume``:
+    ``progress``: an object with ``update(step, t)`` (``post.progress.Progress``); ``output``, ``resume``:
     where the history goes in chunks and the checkpoint to go on from (``time_loop.simulate``). Returns
     the ``Run``, whose results (with ``output``: the last chunk) may be incomplete (Newton failure, a
     step that is no solution, Ctrl-C: ``Results.message``)."""

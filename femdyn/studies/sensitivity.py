@@ -1,6 +1,6 @@
 """Sensitivity of a probe's motion to the beam parameters E, rho, b, h (003 section 8.4, Figs. 12-14).
 
-The outputs are the probe's deformed position ``x, y`` (``io.probes.probe_table``) and orientation
+The outputs are the probe's deformed position ``x, y`` (``post.probes.probe_table``) and orientation
 ``theta`` = angle of d_1 + section rotation theta(X) over the time history. A parameter is scaled by
 the same factor ``s`` in every beam body, and the derivative is taken by central differences with a
 relative step h:
@@ -23,10 +23,10 @@ from pathlib import Path
 import numpy as np
 
 from ..io import jsonfile
-from ..io.beams import PARAMETERS, Options
-from ..io.case import CaseError, load_case
-from ..io.plots import DPI
-from ..io.probes import probe_table
+from ..casefile.beams import PARAMETERS, Options
+from ..casefile.case import CaseError, load_case
+from ..post.plots import DPI
+from ..post.probes import probe_table
 from ..io.tables import write_csv
 from .run import checked_settings, run_case
 
@@ -150,7 +150,7 @@ def plan_study(path, params, step, t_end=None, probe=None, options=None):
 
 def probe_motion(model, q, probe):
     """x, y and orientation theta (unwrapped over time) of the ``probe`` (name, body name, point) over
-    the history q (T, n): (T, 3), the columns x, y and angle of ``io.probes.probe_table``: theta = angle
+    the history q (T, n): (T, 3), the columns x, y and angle of ``post.probes.probe_table``: theta = angle
     of d_1 plus, on a flexible body, the section rotation theta(X)."""
     columns = probe_table(model, [probe], q)
     return np.column_stack([columns[f"{probe[0]}.{c}"] for c in ("x", "y", "angle")])

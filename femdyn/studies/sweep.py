@@ -2,7 +2,7 @@
 The samples run on dask.distributed workers (``sweep_cluster``) into a result folder (``sweep_files``).
 
 **Parameters** ``NAME=SPEC``. NAME is a dotted path to a numeric field of the case file
-(``io.overrides.override``: ``bodies.leg1.beam.h``, ``bodies.3.beam.h``, ``solver.dt``, ``gravity.1``,
+(``casefile.overrides.override``: ``bodies.leg1.beam.h``, ``bodies.3.beam.h``, ``solver.dt``, ``gravity.1``,
 ``loads.0.function.amplitude``) or one of the beam parameters E, rho, b, h, which sets that value in
 the beam table of every beam body. SPEC is a range ``a:b:n`` (n values from a to b, both included)
 or a list ``v1,v2,..``. The **full factorial** design runs every combination, the first parameter
@@ -30,11 +30,11 @@ from pathlib import Path
 import numpy as np
 
 from ..beam.sections import section_forces
-from ..io.beams import PARAMETERS, Options
-from ..io.case import CaseError, load_case, read_case_data
-from ..io.expressions import evaluate_number
-from ..io.overrides import override
-from ..io.probes import probe_table
+from ..casefile.beams import PARAMETERS, Options
+from ..casefile.case import CaseError, load_case, read_case_data
+from ..casefile.expressions import evaluate_number
+from ..casefile.overrides import override
+from ..post.probes import probe_table
 from ..model.deviation import Deviation
 from ..model.errors import ModelError
 from .run import run_case

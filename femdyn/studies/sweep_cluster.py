@@ -36,8 +36,8 @@ import time
 import uuid
 from contextlib import contextmanager
 
-from ..io.case import CaseError
-from ..io.progress import Progress
+from ..casefile.case import CaseError
+from ..post.progress import Progress
 from ..model.errors import ModelError
 from . import sensitivity
 from .sweep import error_message, error_row, run_sample

@@ -21,9 +21,9 @@ from pathlib import Path
 import numpy as np
 
 from ..io import jsonfile
-from ..io.case import CaseError
-from ..io.folders import mark, publish, replace
-from ..io.plots import DPI
+from ..casefile.case import CaseError
+from ..post.folders import mark, publish, replace
+from ..post.plots import DPI
 
 PLAN, TABLE, PARQUET = "sweep.json", "samples.csv", "samples.parquet"
 PLOTS = ("response.png", "scatter_matrix.png")

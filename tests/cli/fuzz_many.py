@@ -24,7 +24,7 @@ from shared import CASES  # noqa: E402
 from test_fuzz import hostile, judge, mutate, run, snapshot, tamper  # noqa: E402
 from test_untrusted_folders import stop_run  # noqa: E402
 
-from femdyn.io.case import load_case  # noqa: E402
+from femdyn.casefile.case import load_case  # noqa: E402
 
 
 class Hang(BaseException):

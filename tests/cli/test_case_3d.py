@@ -9,7 +9,7 @@ import pytest
 from femdyn.beam import natural_frequencies
 from femdyn.beam.body import torsion_constant
 from femdyn.cli import main
-from femdyn.io.case import load_case
+from femdyn.casefile.case import load_case
 
 BEAM = 'beam = {length = 1.0, young = 70e9, density = 2700, b = 0.02, h = 0.04, poisson = 0.33}'
 CASE = f"""\

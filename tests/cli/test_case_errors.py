@@ -175,7 +175,7 @@ def test_endless_device(tmp_path, capsys):
 
 
 def test_too_large_file(tmp_path, capsys, monkeypatch):
-    monkeypatch.setattr("femdyn.io.case.MAX_BYTES", 100)
+    monkeypatch.setattr("femdyn.casefile.case.MAX_BYTES", 100)
     case = tmp_path / "case.toml"
     case.write_text(PLANAR)
     assert "larger than" in run_and_check(tmp_path, capsys, case, "file")
@@ -213,7 +213,7 @@ def test_bad_mesh_file(tmp_path, capsys, name, content, words):
 def test_coordinates_counted_before_the_build_are_the_models(monkeypatch):
     """``ModelBuilder.coordinate_count`` (the history check before a fine mesh is built) gives the n of
     the built model for every shipped case: rigid, spatial, flexible, with joint coordinates and servos."""
-    from femdyn.io.case import load_case
+    from femdyn.casefile.case import load_case
     from femdyn.model.builder import ModelBuilder
 
     build, counted = ModelBuilder.build, []

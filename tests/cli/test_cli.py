@@ -9,7 +9,7 @@ from case_texts import NM_BODIES_AND_JOINT
 from shared import CASES, double_pendulum_ode
 
 from femdyn.cli import main
-from femdyn.io.case import load_case
+from femdyn.casefile.case import load_case
 from femdyn.io.tables import read_csv
 
 CASE = """\

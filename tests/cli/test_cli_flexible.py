@@ -17,7 +17,7 @@ import pytest
 from case_texts import NM_BODIES_AND_JOINT
 
 from femdyn.cli import main
-from femdyn.io import viewer
+from femdyn.post import viewer
 from femdyn.io.tables import read_csv
 from femdyn.studies.cantilever import CANTILEVER_BETA_L
 
@@ -388,8 +388,8 @@ def test_magnified_3prr_stays_joined(tmp_path):
     its difference there; in between, the deflection is the links' bending (nonzero)."""
     from shared import CASES
 
-    from femdyn.io.case import load_case
-    from femdyn.io.probes import centre_lines
+    from femdyn.casefile.case import load_case
+    from femdyn.post.probes import centre_lines
     from femdyn.studies.run import run_case
 
     case = load_case(CASES / "3prr_sine.toml", overrides={"solver.t_end": 0.2})

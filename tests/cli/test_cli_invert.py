@@ -49,7 +49,7 @@ def test_the_forward_check_runs_the_case_as_overridden(tmp_path):
     """A case loaded with overrides (here E x 10 and pre = 0.1 s) is inverted and checked as overridden:
     the forward run's model is built from the same tables, so it follows the path to round-off; a model
     read again from the file (E, not 10 E) would miss it by the difference of the elastic responses."""
-    from femdyn.io.case import load_case
+    from femdyn.casefile.case import load_case
     from femdyn.studies.inversion import invert_case, inversion_settings
 
     case = load_case(CASES / "flexible_link.toml", overrides={"bodies.link.beam.young": 7e11, "inversion.pre": 0.1})

@@ -92,7 +92,7 @@ def test_unknown_signal_is_refused_in_one_line(tmp_path, capsys, option, name):
 def test_case_plant_from_python(tmp_path):
     """The same plant from Python by names (``studies.linear.case_plant``): the clamp's reaction on the beam
     per unit tip force is -1 N at DC, the tip deflection L^3 / (3 EI)."""
-    from femdyn.io.case import load_case
+    from femdyn.casefile.case import load_case
     from femdyn.studies.linear import case_plant
 
     case = tmp_path / "cantilever.toml"

@@ -208,7 +208,7 @@ def test_a_folder_written_in_place_needs_no_room_beside_it(cases, tmp_path, capf
     def no_room(out):
         raise PermissionError(13, "Permission denied")
 
-    monkeypatch.setattr("femdyn.io.folders.partial", no_room)
+    monkeypatch.setattr("femdyn.post.folders.partial", no_room)
     assert main(command(cases, name, "--out", str(out))) == done and files(out) == written
     capfd.readouterr()
     one_line_error(capfd, main(command(cases, "run", "--out", str(tmp_path / "run"))), "--out: cannot be created")

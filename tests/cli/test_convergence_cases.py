@@ -15,7 +15,7 @@ import pytest
 from shared import CASES
 
 from femdyn.cli import main
-from femdyn.io.case import load_case
+from femdyn.casefile.case import load_case
 
 RUNS = {"3rrr_forward": 0.5, "3rrr_inverse": 0.5, "double_pendulum": 1.0, "four_bar_spatial": 1.0,
         "linear_guide": 1.5, "nm_logo": 2.0, "rpr_figure8": 3.5, "rpr_figure8_friction": 0.5, "stewart_gough": 0.2}
@@ -52,7 +52,7 @@ def test_joint_coordinates_and_inputs_converge_at_order_2(name, tmp_path):
 def test_spatial_probe_columns_are_quantities(name, tmp_path, capsys):
     """Every column probes.csv has for a probe on a spatial flexible body (world and director components)
     is a quantity a study can read; the study of an unknown one names them, in one line."""
-    from femdyn.io.probes import probe_table
+    from femdyn.post.probes import probe_table
     from femdyn.studies.quantities import quantity_names
 
     case = load_case(CASES / f"{name}.toml")

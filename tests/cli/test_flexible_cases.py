@@ -6,7 +6,7 @@ import pytest
 from case_texts import PINNED_ARM
 from test_case_errors import run_and_check
 
-from femdyn.io.case import load_case
+from femdyn.casefile.case import load_case
 
 BEAM_CASE = PINNED_ARM
 

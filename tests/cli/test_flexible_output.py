@@ -22,10 +22,10 @@ from shared import clamped_cantilever_text
 from femdyn.beam.modes import static_deflection
 from femdyn.cli import main
 from femdyn.integrators.time_loop import Results
-from femdyn.io.beams import Options
-from femdyn.io.case import load_case
-from femdyn.io.probes import SUBDIVISIONS, UNITS
-from femdyn.io.results import write_results
+from femdyn.casefile.beams import Options
+from femdyn.casefile.case import load_case
+from femdyn.post.probes import SUBDIVISIONS, UNITS
+from femdyn.post.results import write_results
 from femdyn.io.tables import read_csv
 
 L, E, B, H, P = 2.0, 2e11, 0.02, 0.05, 150.0

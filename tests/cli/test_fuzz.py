@@ -29,7 +29,7 @@ from shared import CASES
 from test_untrusted_folders import made  # noqa: F401  (the stopped run's folder, a fixture)
 
 from femdyn.cli import main
-from femdyn.io.case import load_case
+from femdyn.casefile.case import load_case
 
 VARIANTS = 40  # per shipped case: 440 in all
 NUMBER = re.compile(r"(?<![\w.\"])-?\d+(\.\d+)?([eE][-+]?\d+)?(?![\w.])")

@@ -8,8 +8,8 @@ import numpy as np
 from shared import CASES
 
 from femdyn.cli import main
-from femdyn.io import plots
-from femdyn.io.plot_child import PROCESSES
+from femdyn.post import plots
+from femdyn.post.plot_child import PROCESSES
 from femdyn.io.tables import read_csv
 
 

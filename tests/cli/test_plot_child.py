@@ -1,4 +1,4 @@
-"""The plots of ``femdyn run`` drawn by forked children (``io.plot_child``): the same images as the run's
+"""The plots of ``femdyn run`` drawn by forked children (``post.plot_child``): the same images as the run's
 own process draws, an error in a child raised in the parent, no child left behind by a parent that
 dies, and children that keep drawing through the Ctrl-C the parent answers by writing its results."""
 import os
@@ -12,7 +12,7 @@ import pytest
 from shared import CASES
 
 from femdyn.cli import main
-from femdyn.io.plot_child import PROCESSES, PlotChildren
+from femdyn.post.plot_child import PROCESSES, PlotChildren
 
 
 @pytest.mark.parametrize("name, t_end", [("rpr_figure8.toml", "0.1"), ("3prr_sine.toml", "0.03")])
@@ -68,7 +68,7 @@ def test_children_ignore_the_ctrl_c_of_the_parent(tmp_path):
 
 PARENT = """
 import sys, time
-from femdyn.io.plot_child import PlotChildren
+from femdyn.post.plot_child import PlotChildren
 
 def touch(path, part, parts):
     open(path + str(part), "w").close()

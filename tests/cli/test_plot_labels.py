@@ -9,9 +9,9 @@ import pytest
 from shared import CASES
 
 from femdyn.cli import main
-from femdyn.io import plots
-from femdyn.io.case import load_case
-from femdyn.io.plot_child import PROCESSES
+from femdyn.post import plots
+from femdyn.casefile.case import load_case
+from femdyn.post.plot_child import PROCESSES
 from femdyn.io.tables import read_csv
 
 UNIT = re.compile(r"^[^\[\]]+ \[[^\[\]]+\]$")  # one quantity, one unit in brackets

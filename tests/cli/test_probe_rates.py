@@ -7,8 +7,8 @@ first two nodes), and a run given in
 chunks has the columns of the run at once, bit for bit."""
 import numpy as np
 
-from femdyn.io.case import load_case
-from femdyn.io.probes import probe_table
+from femdyn.casefile.case import load_case
+from femdyn.post.probes import probe_table
 
 X = np.array([0.3, -0.1])
 CASE = f"""\

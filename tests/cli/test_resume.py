@@ -180,7 +180,7 @@ def test_resume_refuses_a_changed_case(tmp_path, capfd):
 # sends the process SIGKILL -- after its first call's own work for "summary.json" (the summary in place).
 KILL_AT = """
 import os, signal, sys
-from femdyn.io import plot_child, results
+from femdyn.post import plot_child, results
 from femdyn.cli import main
 
 def die(*args, **kwargs):

@@ -10,8 +10,8 @@ from case_texts import PINNED_ARM
 from shared import CASES
 
 from femdyn.cli import main
-from femdyn.io.beams import Options
-from femdyn.io.case import load_case
+from femdyn.casefile.beams import Options
+from femdyn.casefile.case import load_case
 
 PROBE = '[[probes]]\nname = "tip"\nbody = "arm"\npoint = [0.5, 0.0]\n[initial.bodies.arm]'
 TEXT = PINNED_ARM.replace("elements = 2", "elements = 4").replace("[initial.bodies.arm]", PROBE)

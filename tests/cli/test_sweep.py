@@ -27,8 +27,8 @@ from femdyn.cli import main
 from femdyn.integrators.settings import SolverSettings
 from femdyn.integrators.setup import prepare
 from femdyn.integrators.time_loop import simulate
-from femdyn.io.case import CaseError, load_case, read_case_data
-from femdyn.io.overrides import override
+from femdyn.casefile.case import CaseError, load_case, read_case_data
+from femdyn.casefile.overrides import override
 from femdyn.io.tables import read_csv
 from femdyn.studies import sweep as sweeps
 from femdyn.studies import sweep_cluster, sweep_files

@@ -19,7 +19,7 @@ from shared import CASES
 from test_resume import PACKAGE, assert_same_results
 
 from femdyn.cli import main
-from femdyn.io import results
+from femdyn.post import results
 from femdyn.studies import sweep as sweeps
 from femdyn.studies import sweep_files
 
@@ -272,7 +272,7 @@ sys.exit(main(["run", *sys.argv[1:]]))
 def test_ctrl_c_ends_a_step_that_does_not_end(tmp_path):
     """Ctrl-C in a step that never ends stops it within ``interrupt.GRACE`` (3 s) and leaves a folder that
     --resume completes; synchronised on the line the step prints, not on a time."""
-    from femdyn.io.interrupt import GRACE
+    from femdyn.post.interrupt import GRACE
 
     folder = tmp_path / "out"
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [PACKAGE, os.environ.get("PYTHONPATH")])))

@@ -4,8 +4,8 @@ the end effector's history -- position and elastic displacement -- is the planar
 import numpy as np
 from shared import CASES
 
-from femdyn.io.case import load_case
-from femdyn.io.probes import probe_table
+from femdyn.casefile.case import load_case
+from femdyn.post.probes import probe_table
 from femdyn.studies.run import run_case
 
 

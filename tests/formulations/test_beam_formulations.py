@@ -9,8 +9,8 @@ from femdyn.beam import BeamBody, Section, static_deflection
 from femdyn.integrators.settings import SolverSettings
 from femdyn.integrators.setup import prepare
 from femdyn.integrators.time_loop import simulate
-from femdyn.io.beams import Options
-from femdyn.io.case import load_case
+from femdyn.casefile.beams import Options
+from femdyn.casefile.case import load_case
 from femdyn.io.meshes import read_centreline
 from femdyn.model.builder import ModelBuilder
 from femdyn.model.initial import place

@@ -5,7 +5,7 @@ import numpy as np
 from shared import double_pendulum_ode, observed_orders
 from shared import run_at as run
 
-from femdyn.io.case import load_case
+from femdyn.casefile.case import load_case
 
 
 def test_double_pendulum_matches_minimal_coordinate_solution(case_path):

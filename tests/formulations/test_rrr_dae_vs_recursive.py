@@ -14,7 +14,7 @@ from femdyn.forces.loads import TimeLoad
 from femdyn.integrators.settings import SolverSettings
 from femdyn.integrators.setup import prepare
 from femdyn.integrators.time_loop import simulate
-from femdyn.io.case import load_case
+from femdyn.casefile.case import load_case
 from femdyn.reference import rrr
 from femdyn.reference.models import rrr_actuated, rrr_model, rrr_platform, rrr_state
 

@@ -12,7 +12,7 @@ from shared import CASES, observed_orders
 from femdyn.integrators.settings import SolverSettings
 from femdyn.integrators.setup import prepare
 from femdyn.integrators.time_loop import simulate
-from femdyn.io.case import load_case
+from femdyn.casefile.case import load_case
 from femdyn.reference import stewart
 from femdyn.reference.models import stewart_model, stewart_state
 

@@ -22,7 +22,7 @@ def test_import_cli_leaves_heavy_modules_unloaded():
 # imports NumPy and SciPy (a signal before that lands in Python's own start-up, which no program catches)
 READY = """
 import sys
-from femdyn.io import interrupt
+from femdyn.post import interrupt
 
 enter = interrupt.Signals.__enter__
 

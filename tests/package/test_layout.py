@@ -1,8 +1,9 @@
 """The package's layers: every import inside femdyn, at module level or inside a function, points to a
 lower layer or stays in its own package, and no modules import each other in a circle.
 
-The layers, lowest first (README, "Architecture"): numerics; joints and forces (siblings that do not
-import each other); beam; model; integrators and reference (siblings); io; studies; api (``Problem``,
+The layers, lowest first (README, "Architecture"): numerics; io (file formats), joints and forces
+(siblings that do not import each other); beam; model; integrators and reference (siblings); casefile
+(the case-file front end); post (post-processing and result writing); studies; api (``Problem``,
 ``load``, ``sweep`` and the result types); commands; cli and ``__main__``. The package's own ``__init__``
 (the version) is the floor, with one exception: it exports the public API (``femdyn.__all__``), whose
 names it imports from their modules (up to the api layer) on first use, by its module ``__getattr__``
@@ -17,8 +18,8 @@ import femdyn
 
 PACKAGE = pathlib.Path(femdyn.__file__).parent
 LAYERS = {
-    "femdyn": 0, "numerics": 0, "joints": 1, "forces": 1, "beam": 2, "model": 3, "integrators": 4,
-    "reference": 4, "io": 5, "studies": 6, "api": 7, "commands": 8, "cli": 9, "__main__": 10,
+    "femdyn": 0, "numerics": 0, "io": 1, "joints": 1, "forces": 1, "beam": 2, "model": 3, "integrators": 4,
+    "reference": 4, "casefile": 5, "post": 6, "studies": 7, "api": 8, "commands": 9, "cli": 10, "__main__": 11,
 }
 EXPORTS = LAYERS["api"]  # the highest layer whose names the package's ``__init__`` exports (lazily)
 

@@ -9,7 +9,7 @@ from shared import run_at as run
 from femdyn.integrators.settings import SolverSettings
 from femdyn.integrators.setup import prepare
 from femdyn.integrators.time_loop import simulate
-from femdyn.io.case import load_case
+from femdyn.casefile.case import load_case
 from femdyn.model.builder import ModelBuilder
 from femdyn.model.initial import place
 from femdyn.numerics.kinematics import rotation_3d

@@ -15,9 +15,9 @@ from shared import CASES
 from femdyn.cli import main
 from femdyn.integrators.setup import prepare
 from femdyn.integrators.statics import static_equilibrium
-from femdyn.io.case import load_case
-from femdyn.io.equilibrium import deflections
-from femdyn.io.reader import CaseError
+from femdyn.casefile.case import load_case
+from femdyn.post.equilibrium import deflections
+from femdyn.casefile.reader import CaseError
 from femdyn.model.assembly import default_hold
 from femdyn.model.errors import ModelError
 from femdyn.numerics import kinematics as kin

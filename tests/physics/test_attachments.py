@@ -12,7 +12,7 @@ from femdyn.integrators.modes import natural_modes
 from femdyn.integrators.setup import prepare
 from femdyn.integrators.statics import static_equilibrium
 from femdyn.integrators.time_loop import simulate
-from femdyn.io.case import load_case
+from femdyn.casefile.case import load_case
 
 L, E, RHO, B, H = 0.8, 70e9, 2700.0, 0.02, 0.01  # m, Pa, kg/m^3, m, m
 A, I = B * H, B * H**3 / 12

@@ -12,8 +12,8 @@ import numpy as np
 from shared import CASES
 
 from femdyn.cli import main
-from femdyn.io.beams import Options
-from femdyn.io.case import load_case
+from femdyn.casefile.beams import Options
+from femdyn.casefile.case import load_case
 from femdyn.model.deviation import deviation_table
 from femdyn.studies.run import run_case
 

@@ -8,7 +8,7 @@ from shared import angular_momentum_scale, damped_oscillator, flexible_pendulum
 from femdyn.integrators.settings import SolverSettings
 from femdyn.integrators.setup import prepare
 from femdyn.integrators.time_loop import simulate
-from femdyn.io.case import load_case
+from femdyn.casefile.case import load_case
 from femdyn.model.builder import ModelBuilder, euler_from_inertia
 from femdyn.model.initial import place
 from femdyn.numerics.kinematics import rotation_3d

@@ -13,7 +13,7 @@ import scipy.linalg
 
 from femdyn.beam.body import BeamBody, Section
 from femdyn.integrators.settings import SolverSettings
-from femdyn.io.case import load_case
+from femdyn.casefile.case import load_case
 from femdyn.joints.trajectories import Constant, Function
 from femdyn.model.builder import ModelBuilder
 from femdyn.model.initial import place

@@ -7,8 +7,8 @@ from femdyn.integrators.settings import SolverSettings
 from femdyn.integrators.setup import prepare
 from femdyn.integrators.statics import static_equilibrium
 from femdyn.integrators.time_loop import simulate
-from femdyn.io.case import load_case
-from femdyn.io.probes import probe_table
+from femdyn.casefile.case import load_case
+from femdyn.post.probes import probe_table
 
 PATH = CASES / "delta_flexible.toml"
 G, E, RHO, L = 9.81, 70e9, 2700.0, 0.2

@@ -13,9 +13,9 @@ from femdyn.cli import main
 from femdyn.integrators.modes import natural_modes
 from femdyn.integrators.setup import prepare
 from femdyn.integrators.statics import static_equilibrium
-from femdyn.io.case import load_case
-from femdyn.io.equilibrium import deflections
-from femdyn.io.nodes import INPUTS, NodeTables
+from femdyn.casefile.case import load_case
+from femdyn.post.equilibrium import deflections
+from femdyn.post.nodes import INPUTS, NodeTables
 from femdyn.studies.run import run_case
 
 PATH = CASES / "delta_flexible.toml"

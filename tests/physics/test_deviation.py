@@ -19,8 +19,8 @@ from shared import CASES
 
 from femdyn.integrators.setup import prepare
 from femdyn.integrators.statics import static_equilibrium
-from femdyn.io.beams import Options
-from femdyn.io.case import load_case, read_case_data
+from femdyn.casefile.beams import Options
+from femdyn.casefile.case import load_case, read_case_data
 from femdyn.model.deviation import deviation_table
 from femdyn.studies.run import run_case
 

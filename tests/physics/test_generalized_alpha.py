@@ -13,7 +13,7 @@ from femdyn.integrators.generalized_alpha import GeneralizedAlpha, chung_hulbert
 from femdyn.integrators.settings import SolverSettings
 from femdyn.integrators.setup import prepare
 from femdyn.integrators.time_loop import simulate
-from femdyn.io.case import load_case
+from femdyn.casefile.case import load_case
 from femdyn.model.builder import ModelBuilder
 from femdyn.model.initial import place
 

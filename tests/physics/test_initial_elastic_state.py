@@ -7,7 +7,7 @@ import numpy as np
 from femdyn.beam.modes import natural_frequencies
 from femdyn.integrators.setup import prepare
 from femdyn.integrators.time_loop import simulate
-from femdyn.io.case import load_case
+from femdyn.casefile.case import load_case
 
 L, A = 0.8, 2e-3  # m: length and tip amplitude
 

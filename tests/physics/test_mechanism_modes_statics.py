@@ -12,7 +12,7 @@ from femdyn.integrators.settings import SolverSettings
 from femdyn.integrators.setup import prepare
 from femdyn.integrators.statics import static_equilibrium
 from femdyn.integrators.time_loop import simulate
-from femdyn.io.case import load_case
+from femdyn.casefile.case import load_case
 
 BETA_L = np.array([1.875104068711961, 4.694091132974175, 7.854757438237613])  # cos x cosh x = -1
 L, E, RHO, B, H = 0.6, 210e9, 7850.0, 0.03, 0.012  # m, Pa, kg/m^3, m, m

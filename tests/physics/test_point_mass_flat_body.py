@@ -181,7 +181,7 @@ def test_spin_up_case_file_reproduces_the_python_model(tmp_path):
     """Kane's spin-up beam (10 m, 6 rad/s reached in 15 s, stiffening on) written as a case file with
     the ``spin_up`` trajectory steps exactly as the model built in Python with ``SpinUp``."""
     from femdyn.beam.body import BeamBody, Section
-    from femdyn.io.case import load_case
+    from femdyn.casefile.case import load_case
 
     path = tmp_path / "spin_up.toml"
     path.write_text(SPIN_UP_CASE)
@@ -236,7 +236,7 @@ def test_point_mass_and_flat_disc_from_a_case_file(tmp_path, capsys):
     free flat disc (J2 = J1 + J3) from a case file: both run, energy kept to round-off; the same point
     mass on a spherical joint, whose spin about the rod is free and massless, is refused in one line."""
     from femdyn.cli import main
-    from femdyn.io.case import load_case
+    from femdyn.casefile.case import load_case
 
     path = tmp_path / "bodies.toml"
     path.write_text(POINT_AND_DISC)

@@ -5,8 +5,8 @@ import numpy as np
 
 from femdyn.integrators.setup import prepare
 from femdyn.integrators.statics import static_equilibrium
-from femdyn.io.case import load_case
-from femdyn.io.probes import probe_table
+from femdyn.casefile.case import load_case
+from femdyn.post.probes import probe_table
 
 L, E, B, H, P = 0.9, 70e9, 0.02, 0.01, 3.0  # m, Pa, m, m, N
 TILT = 0.6  # rad: the clamp's angle in the plane

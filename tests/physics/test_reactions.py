@@ -13,7 +13,7 @@ from femdyn.cli import main
 from femdyn.integrators.setup import prepare
 from femdyn.integrators.statics import static_equilibrium
 from femdyn.integrators.time_loop import simulate
-from femdyn.io.case import load_case
+from femdyn.casefile.case import load_case
 from femdyn.io.tables import read_csv
 from femdyn.model.builder import ModelBuilder
 from femdyn.model.initial import place

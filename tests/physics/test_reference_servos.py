@@ -15,8 +15,8 @@ from femdyn.integrators.setup import prepare
 from femdyn.integrators.statics import static_equilibrium
 from femdyn.integrators.time_loop import simulate
 from femdyn.integrators.zero_dynamics import zero_dynamics
-from femdyn.io.beams import Options
-from femdyn.io.case import load_case
+from femdyn.casefile.beams import Options
+from femdyn.casefile.case import load_case
 from femdyn.joints.trajectories import Circle, Harmonic, SmoothRampAngle
 from femdyn.model.builder import ModelBuilder
 from femdyn.model.errors import ModelError

@@ -17,9 +17,9 @@ from femdyn.integrators.settings import SolverSettings
 from femdyn.integrators.setup import prepare
 from femdyn.integrators.statics import static_equilibrium
 from femdyn.integrators.time_loop import simulate
-from femdyn.io.beams import Options
-from femdyn.io.case import load_case
-from femdyn.io.probes import probe_table
+from femdyn.casefile.beams import Options
+from femdyn.casefile.case import load_case
+from femdyn.post.probes import probe_table
 from femdyn.model.builder import ModelBuilder
 from femdyn.model.errors import ModelError
 from femdyn.model.initial import place

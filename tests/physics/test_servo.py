@@ -8,7 +8,7 @@ from shared import run_file as run
 from femdyn.integrators.settings import SolverSettings
 from femdyn.integrators.setup import prepare
 from femdyn.integrators.time_loop import simulate
-from femdyn.io.case import load_case
+from femdyn.casefile.case import load_case
 from femdyn.joints.trajectories import FigureEight, SmoothRampAngle
 from femdyn.reference import rrr
 from femdyn.reference.models import rrr_platform

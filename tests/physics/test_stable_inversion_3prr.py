@@ -8,8 +8,8 @@ import pytest
 from shared import CASES
 
 from femdyn.integrators.inversion import InversionError, stable_inversion
-from femdyn.io.beams import Options
-from femdyn.io.case import load_case
+from femdyn.casefile.beams import Options
+from femdyn.casefile.case import load_case
 from femdyn.studies.inversion import InversionSettings, invert_case
 from femdyn.studies.run import prepare_case, run_case
 

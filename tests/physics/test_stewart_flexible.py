@@ -11,9 +11,9 @@ from shared import CASES
 
 from femdyn.integrators.setup import prepare
 from femdyn.integrators.statics import static_equilibrium
-from femdyn.io.beams import Options
-from femdyn.io.case import load_case
-from femdyn.io.probes import probe_table
+from femdyn.casefile.beams import Options
+from femdyn.casefile.case import load_case
+from femdyn.post.probes import probe_table
 from femdyn.studies.run import run_case
 
 PATH = CASES / "stewart_gough_flexible.toml"

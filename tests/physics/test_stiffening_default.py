@@ -10,7 +10,7 @@ import numpy as np
 from femdyn.beam.body import BeamBody, Section
 from femdyn.integrators.setup import prepare
 from femdyn.integrators.statics import static_equilibrium
-from femdyn.io.case import load_case
+from femdyn.casefile.case import load_case
 from femdyn.model.builder import ModelBuilder
 from femdyn.model.initial import place
 

@@ -11,7 +11,7 @@ from shared import CASES
 
 from femdyn.cli import main
 from femdyn.integrators.diagnostics import ROTATION_BOUND, elastic_extent, validity_check
-from femdyn.io.case import load_case
+from femdyn.casefile.case import load_case
 from femdyn.studies.run import run_case
 
 E, B, H, L = 2.1e11, 0.02, 0.001, 1.0

@@ -10,8 +10,8 @@ from scipy.optimize import brentq
 from shared import CASES, LINK, flexible_link
 
 from femdyn.integrators.zero_dynamics import zero_dynamics
-from femdyn.io.beams import Options
-from femdyn.io.case import load_case
+from femdyn.casefile.beams import Options
+from femdyn.casefile.case import load_case
 from femdyn.studies.run import prepare_case, run_case
 
 

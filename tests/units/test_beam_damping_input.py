@@ -9,8 +9,8 @@ from femdyn.beam.body import BeamBody, Section
 from femdyn.beam.damping import Damping, damping_matrix
 from femdyn.beam.modes import lowest_modes
 from femdyn.forces.viscous import ViscousDamping
-from femdyn.io.case import load_case
-from femdyn.io.reader import CaseError
+from femdyn.casefile.case import load_case
+from femdyn.casefile.reader import CaseError
 from femdyn.model.errors import ModelError
 
 BEAM = 'length = 1.0, young = 2.1e11, density = 7850.0, b = 0.01, h = 0.01'

@@ -10,8 +10,8 @@ from shared import CASES
 
 from femdyn.integrators.setup import prepare
 from femdyn.integrators.time_loop import simulate
-from femdyn.io.case import load_case
-from femdyn.io.probes import Unwrap
+from femdyn.casefile.case import load_case
+from femdyn.post.probes import Unwrap
 from femdyn.model.reactions import JointReactions
 
 FIELDS = ("t", "q", "v", "iterations", "residual", "kinetic", "potential", "work", "dissipation", "momentum",

@@ -13,7 +13,7 @@ from femdyn.forces.friction import Friction
 from femdyn.forces.loads import FollowerTorque, TimeTorque
 from femdyn.forces.spring_damper import SpringDamper
 from femdyn.integrators.saddle import SaddleSystem
-from femdyn.io.case import load_case
+from femdyn.casefile.case import load_case
 from femdyn.model.builder import ModelBuilder
 from femdyn.model.initial import place
 

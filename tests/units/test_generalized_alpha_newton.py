@@ -11,7 +11,7 @@ from femdyn.integrators.newton import NewtonOptions
 from femdyn.integrators.settings import SolverSettings
 from femdyn.integrators.setup import prepare
 from femdyn.integrators.time_loop import simulate
-from femdyn.io.case import load_case
+from femdyn.casefile.case import load_case
 
 GA = "generalized-alpha"
 

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .plots import label, plot_energy_momentum, plot_lines, plot_paths, plot_probes, plot_reactions, plot_series
-from .units import COORDINATES, INPUTS, coordinate_kind
+from ..io.units import COORDINATES, INPUTS, coordinate_kind
 
 
 @dataclass(frozen=True)

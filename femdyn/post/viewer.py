@@ -13,7 +13,7 @@ open by K times its deflection; series without that field are magnified about th
 by ``elastic_displacement``). Rigid bodies do not move with K (``magnified``). Off-screen rendering goes through VTK's EGL (or OSMesa) window, which needs the
 system's OpenGL libraries (on Debian: libegl1, libegl-mesa0, libgl1-mesa-dri; ``setup.sh`` installs
 them). Where they are missing VTK crashes the process rather than raising, so the frame is rendered in
-a child process (``python -m femdyn.io.viewer``) and a crash becomes a one-line error.
+a child process (``python -m femdyn.post.viewer``) and a crash becomes a one-line error.
 """
 import math
 import os
@@ -24,7 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .case import CaseError
+from ..casefile.case import CaseError
 
 SERIES = "motion.pvd"
 WINDOW = (1024, 768)  # pixels of the window and of screenshots
@@ -249,7 +249,7 @@ def render_png(pvd, times, frame, png, scalars=None, scale=1.0):
     check_scalars(pvd, read_frame(pvd, times[frame]), scalars)
     package = str(Path(__file__).resolve().parents[1])
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [package, os.environ.get("PYTHONPATH")])))
-    child = subprocess.run([sys.executable, "-m", "femdyn.io.viewer", str(pvd), repr(times[frame]), str(png),
+    child = subprocess.run([sys.executable, "-m", "femdyn.post.viewer", str(pvd), repr(times[frame]), str(png),
                             scalars or "", _title(pvd, times, frame), repr(float(scale))],
                            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     if child.returncode < 0:

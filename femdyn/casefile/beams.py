@@ -53,7 +53,7 @@ from ..beam.body import BeamBody, ModesError, Section, chord_offset, torsion_con
 from ..beam.damping import Damping
 from ..beam.elements import AXIAL_SHAPES
 from ..integrators.settings import REPRESENTABLE
-from .meshes import MAX_LINES, centreline_frame, read_centreline
+from ..io.meshes import MAX_LINES, centreline_frame, read_centreline
 
 MODELS = ("fem", "rayleigh-ritz", "rigid")
 MATERIAL = ("young", "density")

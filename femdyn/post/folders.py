@@ -45,9 +45,9 @@ from pathlib import Path
 import numpy as np
 
 from ..integrators.time_loop import Checkpoint
-from . import jsonfile
+from ..io import jsonfile
 from .probes import RATES
-from .reader import CaseError
+from ..casefile.reader import CaseError
 
 RESULTS = Path("results")  # the default parent of result folders
 SUMMARY, MARKER, CHECKPOINT = "summary.json", "incomplete.json", "checkpoint.npz"

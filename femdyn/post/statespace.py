@@ -6,9 +6,9 @@ magnitude in the pair's SI unit and phase in degrees over the frequency in Hz.""
 import numpy as np
 
 from ..integrators.linearize import coordinate_row, frequency_and_damping, point_rows, reaction_names, reaction_rows
-from . import jsonfile
+from ..io import jsonfile
 from .plots import _save, label, pyplot
-from .units import COORDINATES, INPUTS, coordinate_kind
+from ..io.units import COORDINATES, INPUTS, coordinate_kind
 
 STATESPACE, SUMMARY = "statespace.npz", "linearize.json"
 POINTS = 400  # frequencies of a Bode plot

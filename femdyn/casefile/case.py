@@ -103,7 +103,7 @@ from .initial_state import check_energy, elastic_states, read_assembly, read_equ
 from .motions import add_servos
 from .overrides import override
 from .reader import CaseError, Reader, describe
-from .results import RESERVED_COLUMNS
+from ..post.results import RESERVED_COLUMNS
 
 FRAMES = 500  # default number of output frames
 MAX_EVERY = 10**9  # output.every and --every at most (more steps than any run can store)

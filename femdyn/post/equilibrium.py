@@ -34,15 +34,15 @@ import numpy as np
 from ..integrators.time_loop import Results
 from ..model.deviation import Deviation, column_names, deviation_shapes
 from ..numerics import kinematics as kin
-from . import jsonfile
+from ..io import jsonfile
 from .probes import ELASTIC, centre_lines, probe_table
-from .reader import CaseError
+from ..casefile.reader import CaseError
 from .folders import valid_rows
 from .results import BODIES, HISTORY, body_motion, write_results
-from .tables import read_csv, write_csv
-from .units import write_units
-from .units import INPUTS, coordinate_kind
-from .vtk import write_pvd, write_vtk_frames
+from ..io.tables import read_csv, write_csv
+from ..io.units import write_units
+from ..io.units import INPUTS, coordinate_kind
+from ..io.vtk import write_pvd, write_vtk_frames
 
 STATIC, MODES = "static.json", "modes.json"
 FRAMES = 24  # frames of one period of a mode

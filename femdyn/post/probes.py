@@ -30,7 +30,7 @@ from ..integrators.time_loop import two_rows
 from ..model.rigid_mechanism import CONDITION_BOUND
 from ..model.segments import SEPARATOR, segment_name
 from ..numerics import kinematics as kin
-from .vtk import Lines
+from ..io.vtk import Lines
 
 SUBDIVISIONS = 8  # segments per element of a drawn centre line (cubic Hermite shape, 003 eq. 46)
 ELASTIC = {  # the elastic columns of a probe on a flexible body, by dimension

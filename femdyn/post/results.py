@@ -43,7 +43,7 @@ from pathlib import Path
 import numpy as np
 
 from ..integrators.diagnostics import elastic_extent, energy_check, step_check, validity_check, widest
-from . import jsonfile
+from ..io import jsonfile
 from .folders import (
     CHECKPOINT,
     FORMAT,
@@ -61,11 +61,11 @@ from .folders import (
 from .nodes import INPUTS, REACTIONS, NodeTables
 from ..model.deviation import Deviation
 from .probes import centre_lines, chunk_states, conditioning_statistics, deviation_statistics, elastic_statistics, probe_table
-from .reader import CaseError
+from ..casefile.reader import CaseError
 from .run_plots import PlotSpec, write_plots
-from .tables import append_csv, read_csv
-from .units import write_units
-from .vtk import write_bodies, write_pvd, write_vtk_frames
+from ..io.tables import append_csv, read_csv
+from ..io.units import write_units
+from ..io.vtk import write_bodies, write_pvd, write_vtk_frames
 
 HISTORY, BODIES, PROBES = "history.csv", "bodies.csv", "probes.csv"
 TABLES = (HISTORY, BODIES, PROBES, INPUTS, REACTIONS)  # a run's tables, the history first (``folders.read_checkpoint``)

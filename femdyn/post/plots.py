@@ -12,7 +12,7 @@ import io
 
 import numpy as np
 
-from .units import PROBES
+from ..io.units import PROBES
 
 DPI = 120
 TIME = "time t [s]"

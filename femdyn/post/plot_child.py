@@ -26,7 +26,7 @@ import pickle
 import signal
 import struct
 
-from .reader import CaseError
+from ..casefile.reader import CaseError
 
 IGNORED = ("SIGINT", "SIGTERM", "SIGHUP")
 HEADER = struct.Struct("<Q")  # a job's length in bytes, ahead of it
