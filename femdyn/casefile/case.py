@@ -93,6 +93,7 @@ import tomllib
 
 from ..forces import time_functions as timefunctions
 from ..integrators.settings import SettingsError, SolverSettings
+from ..io.units import RESERVED_COLUMNS
 from ..joints.registry import JOINT_TYPES
 from ..model.builder import ModelBuilder, euler_from_inertia
 from ..model.errors import GROUND, ModelError
@@ -103,7 +104,6 @@ from .initial_state import check_energy, elastic_states, read_assembly, read_equ
 from .motions import add_servos
 from .overrides import override
 from .reader import CaseError, Reader, describe
-from ..post.results import RESERVED_COLUMNS
 
 FRAMES = 500  # default number of output frames
 MAX_EVERY = 10**9  # output.every and --every at most (more steps than any run can store)

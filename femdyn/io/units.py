@@ -24,6 +24,7 @@ MIXED = "m or 1"  # the largest over constraints of several kinds (positions in 
 HISTORY = {"t": "s", **dict.fromkeys(("kinetic", "potential", "total", "work", "dissipation", "energy_balance"), "J"),
            **{f"momentum_{a}": "kg m/s" for a in "xyz"}, **{f"angular_momentum_{a}": "kg m^2/s" for a in "xyz"},
            "constraint_residual": MIXED, "newton_iterations": "1"}
+RESERVED_COLUMNS = frozenset(HISTORY)  # the history's columns: no joint coordinate may take their names
 PROBES = {  # quantity and SI unit of every column NAME.QUANTITY of probes.csv (the probe plots' axis labels)
     **{a: (f"position {a}", "m") for a in "xyz"},
     **{f"v{a}": (f"velocity {a}", "m/s") for a in "xyz"},

@@ -91,10 +91,6 @@ def body_motion(model, q, v):
     return centres, rotations, velocities, omega
 
 
-RESERVED_COLUMNS = {"t", "kinetic", "potential", "total", "work", "dissipation", "energy_balance", "constraint_residual",
-                    "newton_iterations", *(f"momentum_{a}" for a in "xyz"), *(f"angular_momentum_{a}" for a in "xyz")}
-
-
 def history_columns(model, results):
     """The columns of ``history.csv`` for ``results`` (``time_loop.Results``, a run or a chunk of it)."""
     axes = "xyz"

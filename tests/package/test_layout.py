@@ -176,3 +176,15 @@ def test_no_module_is_long_unless_it_is_one_thing():
     assert not long, f"modules over {MAX_LINES} lines that are several things: {long}"
     stale = sorted(name for name in LONG_MODULES if lengths.get(name, 0) <= MAX_LINES)
     assert not stale, f"LONG_MODULES names modules that are not long: {stale}"
+
+
+def test_io_holds_file_formats_only():
+    """``io/`` reads and writes file formats only: none of its modules imports the integrators, the
+    model, the physics (joints, forces, beam) or the case-file front end and post-processing above
+    it -- nothing of femdyn but ``numerics`` and ``io`` itself."""
+    found = []
+    for path in sorted((PACKAGE / "io").rglob("*.py")):
+        for line, target in _imports(path):
+            if target.split(".")[1] not in ("io", "numerics"):
+                found.append(f"{path.relative_to(PACKAGE.parent)}:{line} imports {target}")
+    assert not found, "io/ imports more than numerics:\n" + "\n".join(found)
