@@ -25,7 +25,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from ..integrators.time_loop import Results
-from ..post.equilibrium import deflections, one_frame, write_modes, write_static
+from ..post.equilibrium import deflections, write_modes, write_static
 from ..post.folders import output_folder, publish
 from ..post.nodes import NodeTables
 from ..post.probes import conditioning_statistics, deviation_statistics, probe_table
@@ -242,7 +242,7 @@ class StaticResult(Tabled):
 
     def _results(self) -> Results:
         e = self.equilibrium
-        return one_frame(self.problem.model, e.t, e.q, e.lam, e.iterations, e.constraint_residual)
+        return Results.at_rest(self.problem.model, e.t, e.q, e.lam, e.iterations, e.constraint_residual)
 
     @property
     def q(self) -> NDArray[np.float64]:

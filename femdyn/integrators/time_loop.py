@@ -70,6 +70,16 @@ class Results:
     node_q: np.ndarray | None = None
     node_lam: np.ndarray | None = None
 
+    @classmethod
+    def at_rest(cls, model, t, q, lam, iterations, residual):
+        """The single frame (t, q) of ``model`` at rest, held by the multipliers ``lam`` (its one node):
+        a static equilibrium written as a run's result folder (``post.equilibrium``)."""
+        zero, dim = np.zeros(1), model.dim
+        return cls(np.array([t]), q[None], np.zeros((1, model.n)), np.zeros((0, len(model.inputs))),
+                   np.array([iterations]), np.array([residual]), zero, np.array([model.potential(q)]), zero, zero,
+                   np.zeros((1, dim)), np.zeros((1, 1 if dim == 2 else 3)), step=float("nan"),
+                   node_t=np.array([t]), node_q=q[None], node_lam=lam[None])
+
     def node_inputs(self, input_rows):
         """The servo inputs u = -lam at the nodes ``node_t`` (``node_multipliers``), (nodes, inputs)."""
         if self.node_lam is None:

@@ -2,7 +2,7 @@
 (``femdyn modes``), and the pose of a run's result folder at a time, from which they may start.
 
 Static. The equilibrium (``integrators.statics.Equilibrium``) is written as the result folder of a run
-with one frame (``results.write_results``): ``history.csv``, ``bodies.csv``, ``probes.csv``,
+with one frame (``Results.at_rest``, ``results.write_results``): ``history.csv``, ``bodies.csv``, ``probes.csv``,
 ``inputs.csv`` and ``reactions.csv`` (the joints' static reactions, ``model.reactions``) and the
 ParaView frame at the equilibrium's time t, ``summary.json`` with ``"static"``: Newton's iterations,
 the residuals, the servo inputs that hold the pose (000 eq. 84: the multipliers of the servo rows,
@@ -33,12 +33,13 @@ import numpy as np
 
 from ..integrators.time_loop import Results
 from ..model.deviation import Deviation, column_names, deviation_shapes
+from ..model.motion import body_motion, largest_motion, model_size
 from ..numerics import kinematics as kin
 from ..io import jsonfile
 from .probes import ELASTIC, centre_lines, probe_table
 from ..casefile.reader import CaseError
 from .folders import valid_rows
-from .results import BODIES, HISTORY, body_motion, write_results
+from .results import BODIES, HISTORY, write_results
 from ..io.tables import read_csv, write_csv
 from ..io.units import write_units
 from ..io.units import INPUTS, coordinate_kind
@@ -73,16 +74,6 @@ def deflections(case, q, start):
     return out
 
 
-def one_frame(model, t, q, lam, iterations, residual):
-    """``Results`` of the single frame (t, q) at rest, held by the multipliers ``lam`` (its one node)."""
-    dim = model.dim
-    zero = np.zeros(1)
-    return Results(np.array([t]), q[None], np.zeros((1, model.n)), np.zeros((0, len(model.inputs))),
-                   np.array([iterations]), np.array([residual]), zero, np.array([model.potential(q)]), zero, zero,
-                   np.zeros((1, dim)), np.zeros((1, 1 if dim == 2 else 3)), step=float("nan"),
-                   node_t=np.array([t]), node_q=q[None], node_lam=lam[None])
-
-
 def write_static(folder, case, equilibrium, start):
     """Write the result folder of ``equilibrium`` of ``case`` (module docstring) started from the
     coordinates ``start``; returns the static part of the summary."""
@@ -100,8 +91,8 @@ def write_static(folder, case, equilibrium, start):
     }
     Path(folder).mkdir(parents=True, exist_ok=True)
     (Path(folder) / STATIC).write_text(jsonfile.dumps(static))
-    results = one_frame(model, equilibrium.t, equilibrium.q, equilibrium.lam, equilibrium.iterations,
-                         equilibrium.constraint_residual)
+    results = Results.at_rest(model, equilibrium.t, equilibrium.q, equilibrium.lam, equilibrium.iterations,
+                               equilibrium.constraint_residual)
     summary = write_results(folder, case, results)
     summary["static"] = static
     (Path(folder) / "summary.json").write_text(jsonfile.dumps(summary))
@@ -143,27 +134,6 @@ def pose_at(folder, model, t):
     return q
 
 
-def _largest_motion(model, x):
-    """The largest speed of a body's box corner or a flexible body's centre-line point for the velocity
-    x (n,) (the motion of a mode)."""
-    dim = model.dim
-    corners = np.array(np.meshgrid(*[[-0.5, 0.5]] * dim)).reshape(dim, -1).T
-    speeds = [0.0]
-    for body in model.bodies:
-        if body.flexible is None:
-            local = kin.material_points(x[body.offset + np.arange(kin.body_size(dim))], corners * body.size)
-        else:
-            local = body.flexible.element_points(x[None], np.linspace(0.0, 1.0, 5))
-        speeds.append(float(np.linalg.norm(local, axis=-1).max()))
-    return max(speeds)
-
-
-def _model_size(model, q):
-    """The extent of the model at q: the spread of the bodies' centres and their largest box."""
-    centres, _ = model.frames(q)
-    return float(max(np.ptp(centres, axis=0).max(), max(float(np.max(b.size)) for b in model.bodies)))
-
-
 def write_modes(folder, case, modes, vtk=True):
     """Write ``modes.csv`` (with its ``units.json``), ``modes.json`` and (``vtk``) the series ``mode_<k>.pvd`` of ``modes`` (a
     ``NaturalModes`` of ``case``'s model) into ``folder`` (module docstring); returns the list of rows."""
@@ -177,7 +147,7 @@ def write_modes(folder, case, modes, vtk=True):
         shapes = deviation_shapes(model, case.probes, modes.q, modes.shapes)
         dim = model.dim
         for row, shape, x in zip(rows, shapes, modes.shapes):
-            largest = _largest_motion(model, x) or 1.0
+            largest = largest_motion(model, x) or 1.0
             row["deviation"] = {name: {"position": (values[:dim] / largest).tolist(),
                                        "rotation": (values[dim:] / largest).tolist()}
                                 for (name, _, _), values in zip(case.probes, shape)}
@@ -191,10 +161,10 @@ def write_modes(folder, case, modes, vtk=True):
                      "motion (position m/m, rotation rad/m)",
         "series": "mode_<k>.pvd: one period, time = fraction of the period"}))
     if vtk:
-        size = _model_size(model, modes.q)
+        size = model_size(model, modes.q)
         phase = np.arange(FRAMES) / FRAMES
         for i, (shape, omega) in enumerate(zip(modes.shapes, modes.omega)):
-            largest = _largest_motion(model, shape)
+            largest = largest_motion(model, shape)
             amplitude = AMPLITUDE * size / largest if largest > 0 else 0.0
             q = modes.q + amplitude * np.sin(2 * np.pi * phase)[:, None] * shape
             v = amplitude * np.nan_to_num(omega) * np.cos(2 * np.pi * phase)[:, None] * shape

@@ -60,6 +60,7 @@ from .folders import (
 )
 from .nodes import INPUTS, REACTIONS, NodeTables
 from ..model.deviation import Deviation
+from ..model.motion import body_motion
 from .probes import centre_lines, chunk_states, conditioning_statistics, deviation_statistics, elastic_statistics, probe_table
 from ..casefile.reader import CaseError
 from .run_plots import PlotSpec, write_plots
@@ -74,21 +75,6 @@ PLOTS = ("energy.png", "joint_coordinates.png", "joint_coordinates_dt.png", "inp
 SERIES = "motion.pvd"
 SAVE_SECONDS = 2.0  # wall time between the chunks written (femdyn run --save-every)
 CHUNK_BYTES = 64 * 2**20  # q and v of a chunk held in memory at most
-
-
-def body_motion(model, q, v):
-    """Centres, rotations (columns = directors), centre velocities and angular velocities of every
-    body over the frames: (F, B, dim), (F, B, dim, dim), (F, B, dim) and (F, B) in 2D or (F, B, 3).
-
-    The angular velocity follows from the director rates: omega = d1 x d1' in the plane,
-    omega = 1/2 sum_a d_a x d_a' in space."""
-    centres, rotations = model.frames(q)
-    velocities, rates = model.frames(v)  # director rates as columns
-    if model.dim == 2:
-        omega = rotations[..., 0, 0] * rates[..., 1, 0] - rotations[..., 1, 0] * rates[..., 0, 0]
-    else:
-        omega = 0.5 * np.cross(np.swapaxes(rotations, -1, -2), np.swapaxes(rates, -1, -2)).sum(axis=-2)
-    return centres, rotations, velocities, omega
 
 
 def history_columns(model, results):
