@@ -39,7 +39,6 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
-from ..forces.loads import TimeLoad
 from ..joints.servo import Servo
 from ..numerics import kinematics as kin
 from ..numerics.cholesky import cholesky
@@ -75,14 +74,19 @@ def rigid_count(model) -> int:
     return (len(model.bodies) + (model.ground is not None)) * kin.body_size(model.dim) + len(model.joint_coordinates)
 
 
+def actuated(model) -> list:
+    """Names of the actuated joint coordinates: the servo inputs, then those joint loads drive."""
+    names = list(model.inputs) + [load.coordinate for load in model.spec.coordinate_loads]
+    return list(dict.fromkeys(names))
+
+
 def default_hold(model) -> list:
     """The names of the coordinates held by default (module docstring), in the order of q."""
     coordinate = {i: name for name, i in model.joint_coordinates.items()}
-    held = {model.joint_coordinates[name] for name in model.inputs}
-    for item in (*model.constraints, *model.forces):
-        if isinstance(item, (Servo, TimeLoad)):
-            dofs = item.dofs[:, :-1] if isinstance(item, Servo) else item.dofs  # a servo's last: its input
-            held |= {int(i) for i in np.ravel(dofs) if i in coordinate}
+    held = {model.joint_coordinates[name] for name in actuated(model)}
+    for servo in model.constraints:  # the joint coordinates that coordinate servos drive
+        if isinstance(servo, Servo):
+            held |= {int(i) for i in np.ravel(servo.dofs[:, :-1]) if i in coordinate}  # the last: its input
     for joint in model.joints:
         if model.ground in (joint.body1, joint.body2):
             held |= set(joint.coordinates.values())

@@ -58,7 +58,7 @@ import scipy.sparse as sp
 
 from ..numerics import kinematics as kin
 from ..numerics.linalg import FixedPatternLU, SingularMatrixError
-from .assembly import weights
+from .assembly import actuated, weights
 from .initial import independent_rows
 from .model import Model
 
@@ -72,12 +72,6 @@ def rigid_limit(model: Model) -> Model:
     spec = model.spec
     bodies = tuple(replace(b, beam=None, stiffening=False) if b.beam is not None else b for b in spec.bodies)
     return Model(replace(spec, bodies=bodies, servos=(), inputs=()))
-
-
-def actuated(model: Model) -> list:
-    """Names of the actuated joint coordinates: the servo inputs, then those joint loads drive."""
-    names = list(model.inputs) + [load.coordinate for load in model.spec.coordinate_loads]
-    return list(dict.fromkeys(names))
 
 
 class RigidMechanismError(RuntimeError):
