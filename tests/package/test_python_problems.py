@@ -8,8 +8,10 @@ The cases: the double pendulum (rigid, gravity), the NM logo (000 section 4.1.4:
 flight), the FEM 3-PRR (003 sections 8.1-8.2: four flexible links, slider loads, a probe at the end
 effector), the spatial four-bar (3D revolute joints, three redundant rows dropped), the linear guide
 (000 section 4.2.4: initial velocities and rates), the RPR figure-8 (000 section 5: servos and inputs),
-the friction oscillator (001 section 4.2: stick-slip friction) and the slender cantilever (a link in 8
-floating-frame segments)."""
+the friction oscillator (001 section 4.2: stick-slip friction), the slender cantilever (a link in 8
+floating-frame segments), the 3-PRR under slider pulses (003 section 8.2), the flexible link turned by
+a servo on its reference motion ([Seifried2014]), the 3-RRR under crank torques (002 section 4) and the
+RPR figure-8 with joint friction (001 section 6)."""
 import json
 import math
 import sys
@@ -53,10 +55,10 @@ def nm_logo():
 LEGS = {"leg1": (0.486, 8.5), "leg2": (0.5, 9.847), "leg3": (0.507, 10.842), "platform": (0.315, 15.2425)}
 
 
-def three_prr(b=0.15, t_end=4.0):
+def three_prr(b=0.15, t_end=4.0, loads=None):
     """cases/3prr_sine.toml: sliders on the x axis, three legs and the platform FEM beams of 4 elements
-    (fixed-free, geometric stiffening), sine loads on the slides; ``b`` the links' width (their
-    densities those of the file, made with b = 0.15 m)."""
+    (fixed-free, geometric stiffening), sine loads on the slides (or the time functions ``loads``); ``b``
+    the links' width (their densities those of the file, made with b = 0.15 m)."""
     m = femdyn.ModelBuilder(2)
     for k in (1, 2, 3):
         m.add_body(f"slider{k}", 7.0, [0.005833, 0.001458], size=[0.1, 0.05])
@@ -73,7 +75,8 @@ def three_prr(b=0.15, t_end=4.0):
     m.add_joint("E", "revolute", "leg1", "platform", point1=[0.486, 0.0], point2=[0.315, 0.0])
     m.add_joint("F", "revolute", "leg3", "platform", point1=[0.507, 0.0], point2=[0.315, 0.0])
     for k, amplitude in zip((1, 2, 3), (10.0, -2.0, -2.0)):
-        m.add_joint_load(f"s{k}", femdyn.time_functions.sine(amplitude, 20 / (2 * pi)))
+        m.add_joint_load(f"s{k}", femdyn.time_functions.sine(amplitude, 20 / (2 * pi)) if loads is None
+                         else loads[k - 1])
     m.set_gravity([0.0, -9.81])
     x1, x3 = 0.615 - np.sqrt(0.486**2 - 0.16), 0.615 + np.sqrt(0.507**2 - 0.16)
     bodies = {"slider1": {"position": [x1, 0.0], "angle": 0.0}, "slider2": {"position": [0.6, 0.0], "angle": 0.0},
@@ -86,6 +89,54 @@ def three_prr(b=0.15, t_end=4.0):
                                      early_stop=True)
     return femdyn.Problem(m, settings, bodies=bodies, probes={"effector": ("platform", [0.315, 0.0])},
                           name="3prr_sine", title="3-PRR with flexible links, sinusoidal slider loads")
+
+
+def three_prr_pulse():
+    """cases/3prr_pulse.toml: the 3-PRR of ``three_prr`` under triangular pulses of 10, -2, -2 N on the
+    slides, peaking at 0.1 s and over at 0.2 s (003 section 8.2)."""
+    table = femdyn.time_functions.table
+    return three_prr(loads=[table([0.0, 0.1, 0.2, 4.0], [0.0, peak, 0.0, 0.0]) for peak in (10.0, -2.0, -2.0)])
+
+
+def flexible_link_reference():
+    """cases/flexible_link_reference.toml: an aluminium link (1 m, 20 x 10 mm, 4 FEM elements) on a hub,
+    whose floating frame's tip point turns rest to rest along a smooth ramp by the hub torque (the
+    reference-motion servo of [Seifried2014] on the link of [Bayo1987]: minimum phase, so a run follows
+    it; the tip's own servo, cases/flexible_link.toml, is non-minimum phase and only ``invert`` solves it)."""
+    b = femdyn.ModelBuilder(2)
+    b.add_beam("link", femdyn.BeamBody.straight(1.0, 4, femdyn.Section.rectangle(0.02, 0.01), 70e9, 2700.0))
+    b.add_joint("hub", "revolute", "ground", "link", angle="theta")
+    b.add_servo_polar("tip", "link", [1.0, 0.0], femdyn.trajectories.SmoothRampAngle(0.5, 0.5, 1.0, 1.0), on="frame")
+    b.set_inputs(["theta"])
+    return femdyn.Problem(b, femdyn.SolverSettings(dt=0.002, t_end=2.0), joints={"hub": {"angle": 0.0}},
+                          probes={"tip": ("link", [1.0, 0.0])}, name="flexible_link_reference")
+
+
+def three_rrr_forward():
+    """cases/3rrr_forward.toml: the 3-RRR of 002 section 4 (slender cranks and couplers, a triangular
+    platform) under sine torques on the three cranks."""
+    b = femdyn.ModelBuilder(2)
+    for k in (1, 2, 3):
+        b.add_body(f"crank{k}", 0.6, [0.6 * 0.3**2 / 12 * (1 - 1e-6), 0.6 * 0.3**2 / 12 * 1e-6], size=[0.3, 0.02])
+        b.add_body(f"coupler{k}", 0.4, [0.4 * 0.25**2 / 12 * (1 - 1e-6), 0.4 * 0.25**2 / 12 * 1e-6],
+                   size=[0.25, 0.02])
+    b.add_body("platform", 1.5, [0.0027, 0.0027], size=[0.12 * np.sqrt(3)] * 2)
+    c = np.cos(pi / 6)
+    bases, corners = [[0.0, -0.5], [0.5 * c, 0.25], [-0.5 * c, 0.25]], [[0.0, -0.12], [0.12 * c, 0.06], [-0.12 * c, 0.06]]
+    for k in (1, 2, 3):
+        b.add_joint(f"A{k}", "revolute", "ground", f"crank{k}", point1=bases[k - 1], point2=[-0.15, 0.0],
+                    angle=f"theta{k}")
+        b.add_joint(f"E{k}", "revolute", f"crank{k}", f"coupler{k}", point1=[0.15, 0.0], point2=[-0.125, 0.0])
+        b.add_joint(f"B{k}", "revolute", f"coupler{k}", "platform", point1=[0.125, 0.0], point2=corners[k - 1])
+    sine = femdyn.time_functions.sine
+    for k, load in zip((1, 2, 3), (sine(0.08, 1.0), sine(0.06, 1.5, phase=1.0), sine(-0.07, 0.75))):
+        b.add_joint_load(f"theta{k}", load)
+    crank, elbow = 0.7167460219290184, 1.6248226052921655
+    joints = {f"A{k}": {"angle": start - crank} for k, start in zip((1, 2, 3), (pi / 2, 7 * pi / 6, -pi / 6))}
+    joints.update({f"E{k}": {"angle": elbow} for k in (1, 2, 3)})
+    return femdyn.Problem(b, femdyn.SolverSettings(dt=0.005, t_end=2.0),
+                          bodies={"platform": {"position": [0.0, 0.0], "angle": 0.0}}, joints=joints,
+                          name="3rrr_forward")
 
 
 def four_bar_spatial():
@@ -113,10 +164,11 @@ def linear_guide():
                           joints={"slide": {"slide": -3.0, "slide_rate": -6.5}}, name="linear_guide")
 
 
-def rpr_figure8():
+def rpr_figure8(friction=False):
     """The free-floating RPR of 000 section 5: three cylinder-piston legs from a floating base to the
     effector, whose centre follows the figure-8 and whose angle is held by servos, with the three
-    revolute joint angles at the base as inputs."""
+    revolute joint angles at the base as inputs; ``friction``: cases/rpr_figure8_friction.toml, the
+    plasticity friction of 001 section 6 on the inputs (E = 350, F_max = 50) at dt = 0.01, no probe."""
     b = femdyn.ModelBuilder(2)
     for k in (1, 2, 3):
         b.add_body(f"cylinder{k}", 3, [0.0125, 0.0275], size=[0.25, 0.05])
@@ -135,12 +187,17 @@ def rpr_figure8():
     b.add_servo_point("figure8", "effector", [0.0, 0.0], path)
     b.add_servo_angle("no-rotation", "effector", femdyn.trajectories.Constant([0.0]))
     b.set_inputs(["Theta1", "Theta2", "Theta3"])
+    if friction:
+        for k in (1, 2, 3):
+            b.add_friction(f"Theta{k}", 350.0, 50.0)
     slide = np.sqrt(3) / 3 - 0.4 / np.sqrt(3) - 0.3
     centre = {"position": [0.0, np.sqrt(3) / 6], "angle": 0.0}
-    return femdyn.Problem(b, femdyn.SolverSettings(dt=0.02, t_end=3.5), bodies={"base": centre, "effector": centre},
+    return femdyn.Problem(b, femdyn.SolverSettings(dt=0.01 if friction else 0.02, t_end=3.5),
+                          bodies={"base": centre, "effector": centre},
                           joints={"R1": {"angle": pi / 6}, "R2": {"angle": 5 * pi / 6}, "R3": {"angle": -pi / 2},
                                   **{f"P{k}": {"slide": slide} for k in (1, 2, 3)}},
-                          probes={"effector": ("effector", [0.0, 0.0])}, name="rpr_figure8")
+                          probes={} if friction else {"effector": ("effector", [0.0, 0.0])},
+                          name="rpr_figure8_friction" if friction else "rpr_figure8")
 
 
 def friction_oscillator():
@@ -168,7 +225,9 @@ def slender_cantilever():
 BUILT = {"double_pendulum": (double_pendulum, 1.0), "nm_logo": (nm_logo, None), "3prr_sine": (three_prr, 0.1),
          "four_bar_spatial": (four_bar_spatial, 1.0), "linear_guide": (linear_guide, None),
          "rpr_figure8": (rpr_figure8, 1.5), "friction_oscillator": (friction_oscillator, 2.0),
-         "slender_cantilever": (slender_cantilever, 0.05)}  # case -> (Python build, shorter t_end)
+         "slender_cantilever": (slender_cantilever, 0.05), "3prr_pulse": (three_prr_pulse, 0.25),
+         "flexible_link_reference": (flexible_link_reference, 0.3), "3rrr_forward": (three_rrr_forward, 0.5),
+         "rpr_figure8_friction": (lambda: rpr_figure8(friction=True), 0.5)}  # case -> (Python build, shorter t_end)
 
 
 @pytest.mark.parametrize("case", list(BUILT))
