@@ -1,8 +1,9 @@
 """Flexible beams under the floating frame of reference (003): Euler-Bernoulli elements batched over a
 body, planar (``elements``) and spatial (``spatial``), a beam body with reference conditions
 (``reference``) and Rayleigh-Ritz, FEM or modal coordinates (``body``), static and modal analyses
-(``modes``) and section forces (``sections``); their embedding into the director bodies of a model by
-carrier vectors (``ffr``, ``elasticity``); centre-line meshes are read by ``femdyn.io.meshes``."""
+(``modes``), section forces (``sections``) and material damping (``damping``); their embedding into the
+director bodies of a model by carrier vectors (``ffr``, ``spatial_ffr``, ``elasticity``) or world vectors
+(``world``), behind one protocol (``flexible``); centre-line meshes are read by ``femdyn.io.meshes``."""
 from .body import BeamBody, Section
 from .damping import Damping
 from .elements import BeamElements, Invariants

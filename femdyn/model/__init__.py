@@ -1,5 +1,9 @@
-"""Models: ``ModelBuilder`` collects bodies, joints, loads, servos and inputs and builds an immutable
-``Model``; ``place`` gives it consistent initial coordinates and velocities (``initial``)."""
+"""Models: ``ModelBuilder`` collects bodies, joints, loads, servos and inputs into a frozen ``ModelSpec``
+(``spec``) and builds an immutable ``Model`` (``model``: coordinates, constraint families, forces; its
+mass, ``inertia``); ``place`` gives it consistent initial coordinates and velocities (``initial``),
+``assembly`` closes its loops; the bodies' motion (``motion``), joint reactions (``reactions``), the
+instantaneous dynamics (``instantaneous``), the rigid mechanism and the deviation from it
+(``rigid_mechanism``, ``deviation``) and links in floating-frame segments (``segments``)."""
 from .builder import ModelBuilder
 from .initial import place
 from .model import Model
