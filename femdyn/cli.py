@@ -3,13 +3,12 @@ killed or interrupted run), ``femdyn invert CASE`` solves its servo problem by s
 ``femdyn static CASE`` and ``femdyn modes CASE`` solve its static equilibrium and the natural modes
 there, ``femdyn linearize CASE`` writes the linear plant there, ``femdyn compare`` overlays result
 folders' columns in one figure, ``femdyn bench`` runs convergence studies, ``femdyn mesh`` writes a
-straight beam's centre-line mesh, ``femdyn check CASE`` validates a case and describes the model (run,
-the commands that read a case take ``--flexible``/``--elements``/``--segments`` overriding its
-flexible bodies),
-``femdyn sensitivity CASE`` differentiates a probe's motion with respect to the beam parameters,
-``femdyn sweep CASE`` runs parameter sweeps and that study on Dask (``sweep``), ``femdyn view RESULT``
-shows a result's ParaView series, ``femdyn warm-up`` compiles the kernels into numba's cache. Each
-subcommand is a module of ``commands``; this module assembles the parser and dispatches.
+straight beam's centre-line mesh, ``femdyn check CASE`` validates a case and describes the model (the
+commands that read a case take ``--flexible``/``--elements``/``--segments`` overriding its flexible
+bodies), ``femdyn sensitivity CASE`` differentiates a probe's motion with respect to the beam
+parameters, ``femdyn sweep CASE`` runs parameter sweeps and that study on Dask (``sweep``), ``femdyn
+view RESULT`` shows a result's ParaView series, ``femdyn warm-up`` compiles the kernels into numba's
+cache. Each subcommand is a module of ``commands``; this module assembles the parser and dispatches.
 Bad input is reported as one line ``error: <file>: <field>: <message>`` on stderr with exit code 2.
 
 The subcommands (and NumPy, SciPy with them) are imported inside ``main``, after the stop signals are
