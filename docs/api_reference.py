@@ -55,7 +55,7 @@ def _signature(obj: object) -> str:
 
 def _members(cls: type) -> list[tuple[str, object]]:
     """The public methods and properties that ``cls`` defines or inherits from femdyn, in source order."""
-    out = []
+    out: list[tuple[str, object]] = []
     for name, member in vars(cls).items():
         if name.startswith("_") and name != "__init__":
             continue
