@@ -10,8 +10,8 @@ effector), the spatial four-bar (3D revolute joints, three redundant rows droppe
 (000 section 4.2.4: initial velocities and rates), the RPR figure-8 (000 section 5: servos and inputs),
 the friction oscillator (001 section 4.2: stick-slip friction), the slender cantilever (a link in 8
 floating-frame segments), the 3-PRR under slider pulses (003 section 8.2), the flexible link turned by
-a servo on its reference motion ([Seifried2014]), the 3-RRR under crank torques (002 section 4) and the
-RPR figure-8 with joint friction (001 section 6)."""
+a servo on its reference motion ([Seifried2014]), the 3-RRR under crank torques and its platform on a
+circle by servos (002 section 4) and the RPR figure-8 with joint friction (001 section 6)."""
 import json
 import math
 import sys
@@ -112,9 +112,11 @@ def flexible_link_reference():
                           probes={"tip": ("link", [1.0, 0.0])}, name="flexible_link_reference")
 
 
-def three_rrr_forward():
+def three_rrr(inverse=False):
     """cases/3rrr_forward.toml: the 3-RRR of 002 section 4 (slender cranks and couplers, a triangular
-    platform) under sine torques on the three cranks."""
+    platform) under sine torques on the three cranks; ``inverse``: cases/3rrr_inverse.toml, servos move
+    the platform's centre on a 4 cm circle and swing its angle by 0.2 sin(2 pi t), the crank torques
+    their inputs."""
     b = femdyn.ModelBuilder(2)
     for k in (1, 2, 3):
         b.add_body(f"crank{k}", 0.6, [0.6 * 0.3**2 / 12 * (1 - 1e-6), 0.6 * 0.3**2 / 12 * 1e-6], size=[0.3, 0.02])
@@ -128,15 +130,20 @@ def three_rrr_forward():
                     angle=f"theta{k}")
         b.add_joint(f"E{k}", "revolute", f"crank{k}", f"coupler{k}", point1=[0.15, 0.0], point2=[-0.125, 0.0])
         b.add_joint(f"B{k}", "revolute", f"coupler{k}", "platform", point1=[0.125, 0.0], point2=corners[k - 1])
-    sine = femdyn.time_functions.sine
-    for k, load in zip((1, 2, 3), (sine(0.08, 1.0), sine(0.06, 1.5, phase=1.0), sine(-0.07, 0.75))):
-        b.add_joint_load(f"theta{k}", load)
+    sine, path = femdyn.time_functions.sine, femdyn.trajectories
+    if inverse:
+        b.add_servo_point("centre", "platform", [0.0, 0.0], path.Circle(0.04, 2 * pi, t_ramp=0.5))
+        b.add_servo_angle("swing", "platform", path.Swing(0.2, 2 * pi, t_ramp=0.5))
+        b.set_inputs(["theta1", "theta2", "theta3"])
+    else:
+        for k, load in zip((1, 2, 3), (sine(0.08, 1.0), sine(0.06, 1.5, phase=1.0), sine(-0.07, 0.75))):
+            b.add_joint_load(f"theta{k}", load)
     crank, elbow = 0.7167460219290184, 1.6248226052921655
     joints = {f"A{k}": {"angle": start - crank} for k, start in zip((1, 2, 3), (pi / 2, 7 * pi / 6, -pi / 6))}
     joints.update({f"E{k}": {"angle": elbow} for k in (1, 2, 3)})
     return femdyn.Problem(b, femdyn.SolverSettings(dt=0.005, t_end=2.0),
                           bodies={"platform": {"position": [0.0, 0.0], "angle": 0.0}}, joints=joints,
-                          name="3rrr_forward")
+                          name="3rrr_inverse" if inverse else "3rrr_forward")
 
 
 def four_bar_spatial():
@@ -226,7 +233,7 @@ BUILT = {"double_pendulum": (double_pendulum, 1.0), "nm_logo": (nm_logo, None), 
          "four_bar_spatial": (four_bar_spatial, 1.0), "linear_guide": (linear_guide, None),
          "rpr_figure8": (rpr_figure8, 1.5), "friction_oscillator": (friction_oscillator, 2.0),
          "slender_cantilever": (slender_cantilever, 0.05), "3prr_pulse": (three_prr_pulse, 0.25),
-         "flexible_link_reference": (flexible_link_reference, 0.3), "3rrr_forward": (three_rrr_forward, 0.5),
+         "flexible_link_reference": (flexible_link_reference, 0.3), "3rrr_forward": (three_rrr, 0.5), "3rrr_inverse": (lambda: three_rrr(inverse=True), 0.5),
          "rpr_figure8_friction": (lambda: rpr_figure8(friction=True), 0.5)}  # case -> (Python build, shorter t_end)
 
 
