@@ -9,7 +9,8 @@ flight), the FEM 3-PRR (003 sections 8.1-8.2: four flexible links, slider loads,
 effector), the spatial four-bar (3D revolute joints, three redundant rows dropped), the linear guide
 (000 section 4.2.4: initial velocities and rates), the RPR figure-8 (000 section 5: servos and inputs),
 the friction oscillator (001 section 4.2: stick-slip friction), the slender cantilever (a link in 8
-floating-frame segments), the 3-PRR under slider pulses (003 section 8.2), the flexible link turned by
+floating-frame segments), the 3-PRR under slider pulses (003 section 8.2) and with servos on its
+platform's reference motion from the static equilibrium ([Seifried2014]), the flexible link turned by
 a servo on its reference motion ([Seifried2014]), the 3-RRR under crank torques and its platform on a
 circle by servos (002 section 4) and the RPR figure-8 with joint friction (001 section 6)."""
 import json
@@ -55,16 +56,16 @@ def nm_logo():
 LEGS = {"leg1": (0.486, 8.5), "leg2": (0.5, 9.847), "leg3": (0.507, 10.842), "platform": (0.315, 15.2425)}
 
 
-def three_prr(b=0.15, t_end=4.0, loads=None):
-    """cases/3prr_sine.toml: sliders on the x axis, three legs and the platform FEM beams of 4 elements
-    (fixed-free, geometric stiffening), sine loads on the slides (or the time functions ``loads``); ``b``
-    the links' width (their densities those of the file, made with b = 0.15 m)."""
+def three_prr_mechanism(b=0.15, reference="fixed-free"):
+    """The 3-PRR of cases/3prr_sine.toml without its loads: sliders on the x axis, three legs and the
+    platform FEM beams of 4 elements (``reference`` conditions, geometric stiffening), gravity; ``b`` the
+    links' width (their densities those of the file, made with b = 0.15 m)."""
     m = femdyn.ModelBuilder(2)
     for k in (1, 2, 3):
         m.add_body(f"slider{k}", 7.0, [0.005833, 0.001458], size=[0.1, 0.05])
     for name, (length, mass) in LEGS.items():
         beam = femdyn.BeamBody.straight(length, 4, femdyn.Section.rectangle(b, 0.05), 70e9,
-                                        mass / (length * 0.15 * 0.05))
+                                        mass / (length * 0.15 * 0.05), reference=reference)
         m.add_beam(name, beam, stiffening=True)
     for k in (1, 2, 3):
         m.add_joint(f"P{k}", "prismatic", "ground", f"slider{k}", slide=f"s{k}")
@@ -74,21 +75,43 @@ def three_prr(b=0.15, t_end=4.0, loads=None):
     m.add_joint("D", "revolute", "leg2", "platform", point1=[0.5, 0.0], point2=[0.0, 0.0])
     m.add_joint("E", "revolute", "leg1", "platform", point1=[0.486, 0.0], point2=[0.315, 0.0])
     m.add_joint("F", "revolute", "leg3", "platform", point1=[0.507, 0.0], point2=[0.315, 0.0])
+    m.set_gravity([0.0, -9.81])
+    return m
+
+
+X1, X3 = 0.615 - np.sqrt(0.486**2 - 0.16), 0.615 + np.sqrt(0.507**2 - 0.16)
+THREE_PRR_POSE = {"slider1": {"position": [X1, 0.0], "angle": 0.0}, "slider2": {"position": [0.6, 0.0], "angle": 0.0},
+                  "slider3": {"position": [X3, 0.0], "angle": 0.0},
+                  "leg1": {"position": [X1, 0.0], "angle": np.arctan(0.4 / np.sqrt(0.486**2 - 0.16))},
+                  "leg2": {"position": [0.6, 0.0], "angle": pi - np.arctan(0.4 / 0.3)},
+                  "leg3": {"position": [X3, 0.0], "angle": pi - np.arctan(0.4 / np.sqrt(0.507**2 - 0.16))},
+                  "platform": {"position": [0.3, 0.4], "angle": 0.0}}  # the case files' initial pose
+
+
+def three_prr(b=0.15, t_end=4.0, loads=None):
+    """cases/3prr_sine.toml: ``three_prr_mechanism`` (fixed-free links) under sine loads on the slides (or
+    the time functions ``loads``)."""
+    m = three_prr_mechanism(b)
     for k, amplitude in zip((1, 2, 3), (10.0, -2.0, -2.0)):
         m.add_joint_load(f"s{k}", femdyn.time_functions.sine(amplitude, 20 / (2 * pi)) if loads is None
                          else loads[k - 1])
-    m.set_gravity([0.0, -9.81])
-    x1, x3 = 0.615 - np.sqrt(0.486**2 - 0.16), 0.615 + np.sqrt(0.507**2 - 0.16)
-    bodies = {"slider1": {"position": [x1, 0.0], "angle": 0.0}, "slider2": {"position": [0.6, 0.0], "angle": 0.0},
-              "slider3": {"position": [x3, 0.0], "angle": 0.0},
-              "leg1": {"position": [x1, 0.0], "angle": np.arctan(0.4 / np.sqrt(0.486**2 - 0.16))},
-              "leg2": {"position": [0.6, 0.0], "angle": pi - np.arctan(0.4 / 0.3)},
-              "leg3": {"position": [x3, 0.0], "angle": pi - np.arctan(0.4 / np.sqrt(0.507**2 - 0.16))},
-              "platform": {"position": [0.3, 0.4], "angle": 0.0}}
     settings = femdyn.SolverSettings(dt=0.002, t_end=t_end, integrator="generalized-alpha", rho_inf=0.5,
                                      early_stop=True)
-    return femdyn.Problem(m, settings, bodies=bodies, probes={"effector": ("platform", [0.315, 0.0])},
+    return femdyn.Problem(m, settings, bodies=THREE_PRR_POSE, probes={"effector": ("platform", [0.315, 0.0])},
                           name="3prr_sine", title="3-PRR with flexible links, sinusoidal slider loads")
+
+
+def three_prr_reference():
+    """cases/3prr_reference.toml: ``three_prr_mechanism`` with pinned-held links, whose platform frame's
+    middle point servos move on a 2 cm circle at 1 Hz, its angle held at 0, by the slider forces (the
+    reference-motion servos of [Seifried2014]), started at rest in the static equilibrium under gravity."""
+    m = three_prr_mechanism(reference="pinned-held")
+    m.add_servo_point("middle", "platform", [0.1575, 0.0], femdyn.trajectories.Circle(0.02, 2 * pi, t_ramp=0.5),
+                      on="frame")
+    m.add_servo_angle("level", "platform", femdyn.trajectories.Constant([0.0]))
+    m.set_inputs(["s1", "s2", "s3"])
+    return femdyn.Problem(m, femdyn.SolverSettings(dt=0.002, t_end=2.0), bodies=THREE_PRR_POSE, equilibrium=True,
+                          probes={"middle": ("platform", [0.1575, 0.0])}, name="3prr_reference")
 
 
 def three_prr_pulse():
@@ -233,6 +256,7 @@ BUILT = {"double_pendulum": (double_pendulum, 1.0), "nm_logo": (nm_logo, None), 
          "four_bar_spatial": (four_bar_spatial, 1.0), "linear_guide": (linear_guide, None),
          "rpr_figure8": (rpr_figure8, 1.5), "friction_oscillator": (friction_oscillator, 2.0),
          "slender_cantilever": (slender_cantilever, 0.05), "3prr_pulse": (three_prr_pulse, 0.25),
+         "3prr_reference": (three_prr_reference, 0.1),
          "flexible_link_reference": (flexible_link_reference, 0.3), "3rrr_forward": (three_rrr, 0.5), "3rrr_inverse": (lambda: three_rrr(inverse=True), 0.5),
          "rpr_figure8_friction": (lambda: rpr_figure8(friction=True), 0.5)}  # case -> (Python build, shorter t_end)
 
