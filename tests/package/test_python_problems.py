@@ -9,7 +9,7 @@ flight), the FEM 3-PRR (003 sections 8.1-8.2: four flexible links, slider loads,
 effector), the spatial four-bar (3D revolute joints, three redundant rows dropped), the linear guide
 (000 section 4.2.4: initial velocities and rates), the RPR figure-8 (000 section 5: servos and inputs),
 the friction oscillator (001 section 4.2: stick-slip friction), the slender cantilever (a link in 8
-floating-frame segments), the 3-PRR under slider pulses (003 section 8.2) and with servos on its
+floating-frame segments), the 3-PRR built in space, under slider pulses (003 section 8.2) and with servos on its
 platform's reference motion from the static equilibrium ([Seifried2014]), the flexible link turned by
 a servo on its reference motion ([Seifried2014]), the 3-RRR under crank torques and its platform on a
 circle by servos (002 section 4) and the RPR figure-8 with joint friction (001 section 6)."""
@@ -25,6 +25,7 @@ from shared import CASES
 
 import femdyn
 from femdyn.cli import main
+from femdyn.numerics.kinematics import rotation_3d
 from femdyn.studies.sweep import parse_parameter, plan_sweep, run_local
 
 pi = np.pi
@@ -56,26 +57,30 @@ def nm_logo():
 LEGS = {"leg1": (0.486, 8.5), "leg2": (0.5, 9.847), "leg3": (0.507, 10.842), "platform": (0.315, 15.2425)}
 
 
-def three_prr_mechanism(b=0.15, reference="fixed-free"):
+def three_prr_mechanism(b=0.15, reference="fixed-free", dim=2):
     """The 3-PRR of cases/3prr_sine.toml without its loads: sliders on the x axis, three legs and the
     platform FEM beams of 4 elements (``reference`` conditions, geometric stiffening), gravity; ``b`` the
-    links' width (their densities those of the file, made with b = 0.15 m)."""
-    m = femdyn.ModelBuilder(2)
+    links' width (their densities those of the file, made with b = 0.15 m); ``dim = 3``: the same built
+    in space (cases/3prr_3d.toml: revolute axes along z, Poisson's ratio 0.33)."""
+    m = femdyn.ModelBuilder(dim)
+    pad = [0.0] * (dim - 2)
     for k in (1, 2, 3):
-        m.add_body(f"slider{k}", 7.0, [0.005833, 0.001458], size=[0.1, 0.05])
+        m.add_body(f"slider{k}", 7.0, [0.005833, 0.001458, 0.001458][:dim], size=[0.1, 0.05, 0.05][:dim])
     for name, (length, mass) in LEGS.items():
         beam = femdyn.BeamBody.straight(length, 4, femdyn.Section.rectangle(b, 0.05), 70e9,
-                                        mass / (length * 0.15 * 0.05), reference=reference)
+                                        mass / (length * 0.15 * 0.05), dim=dim, reference=reference,
+                                        **({"poisson": 0.33} if dim == 3 else {}))
         m.add_beam(name, beam, stiffening=True)
     for k in (1, 2, 3):
         m.add_joint(f"P{k}", "prismatic", "ground", f"slider{k}", slide=f"s{k}")
+    axis = [0.0, 0.0, 1.0] if dim == 3 else None
     for joint, k in zip("ABC", (1, 2, 3)):
-        m.add_joint(joint, "revolute", f"slider{k}", f"leg{k}", point1=[0.0, 0.0], point2=[0.0, 0.0],
-                    angle=f"alpha{k}")
-    m.add_joint("D", "revolute", "leg2", "platform", point1=[0.5, 0.0], point2=[0.0, 0.0])
-    m.add_joint("E", "revolute", "leg1", "platform", point1=[0.486, 0.0], point2=[0.315, 0.0])
-    m.add_joint("F", "revolute", "leg3", "platform", point1=[0.507, 0.0], point2=[0.315, 0.0])
-    m.set_gravity([0.0, -9.81])
+        m.add_joint(joint, "revolute", f"slider{k}", f"leg{k}", point1=[0.0, 0.0, *pad], point2=[0.0, 0.0, *pad],
+                    axis=axis, angle=f"alpha{k}")
+    m.add_joint("D", "revolute", "leg2", "platform", point1=[0.5, 0.0, *pad], point2=[0.0, 0.0, *pad], axis=axis)
+    m.add_joint("E", "revolute", "leg1", "platform", point1=[0.486, 0.0, *pad], point2=[0.315, 0.0, *pad], axis=axis)
+    m.add_joint("F", "revolute", "leg3", "platform", point1=[0.507, 0.0, *pad], point2=[0.315, 0.0, *pad], axis=axis)
+    m.set_gravity([0.0, -9.81, *pad])
     return m
 
 
@@ -88,17 +93,25 @@ THREE_PRR_POSE = {"slider1": {"position": [X1, 0.0], "angle": 0.0}, "slider2": {
                   "platform": {"position": [0.3, 0.4], "angle": 0.0}}  # the case files' initial pose
 
 
-def three_prr(b=0.15, t_end=4.0, loads=None):
+def _spatial(pose):
+    """A planar pose {"position", "angle"} as the spatial one: in the plane z = 0, turned about z (as the
+    case file's ``rotation = {axis, angle}`` gives it)."""
+    return {"position": [*pose["position"], 0.0], "rotation": rotation_3d([0.0, 0.0, 1.0], pose["angle"])}
+
+
+def three_prr(b=0.15, t_end=4.0, loads=None, dim=2):
     """cases/3prr_sine.toml: ``three_prr_mechanism`` (fixed-free links) under sine loads on the slides (or
-    the time functions ``loads``)."""
-    m = three_prr_mechanism(b)
+    the time functions ``loads``); ``dim = 3``: cases/3prr_3d.toml."""
+    m = three_prr_mechanism(b, dim=dim)
     for k, amplitude in zip((1, 2, 3), (10.0, -2.0, -2.0)):
         m.add_joint_load(f"s{k}", femdyn.time_functions.sine(amplitude, 20 / (2 * pi)) if loads is None
                          else loads[k - 1])
     settings = femdyn.SolverSettings(dt=0.002, t_end=t_end, integrator="generalized-alpha", rho_inf=0.5,
                                      early_stop=True)
-    return femdyn.Problem(m, settings, bodies=THREE_PRR_POSE, probes={"effector": ("platform", [0.315, 0.0])},
-                          name="3prr_sine", title="3-PRR with flexible links, sinusoidal slider loads")
+    pose = THREE_PRR_POSE if dim == 2 else {name: _spatial(pose) for name, pose in THREE_PRR_POSE.items()}
+    return femdyn.Problem(m, settings, bodies=pose, probes={"effector": ("platform", [0.315, 0.0, 0.0][:dim])},
+                          name="3prr_sine" if dim == 2 else "3prr_3d",
+                          title=f"3-PRR with flexible links{' built as a 3D model' if dim == 3 else ''}, sinusoidal slider loads")
 
 
 def three_prr_reference():
@@ -257,6 +270,7 @@ BUILT = {"double_pendulum": (double_pendulum, 1.0), "nm_logo": (nm_logo, None), 
          "rpr_figure8": (rpr_figure8, 1.5), "friction_oscillator": (friction_oscillator, 2.0),
          "slender_cantilever": (slender_cantilever, 0.05), "3prr_pulse": (three_prr_pulse, 0.25),
          "3prr_reference": (three_prr_reference, 0.1),
+         "3prr_3d": (lambda: three_prr(dim=3), 0.05),
          "flexible_link_reference": (flexible_link_reference, 0.3), "3rrr_forward": (three_rrr, 0.5), "3rrr_inverse": (lambda: three_rrr(inverse=True), 0.5),
          "rpr_figure8_friction": (lambda: rpr_figure8(friction=True), 0.5)}  # case -> (Python build, shorter t_end)
 
