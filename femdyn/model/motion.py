@@ -1,6 +1,7 @@
 """Kinematic measures of a model's configurations and motions: the bodies' frames with their velocities
-and angular velocities (the rows of ``bodies.csv`` and of the ParaView series), the largest motion of a
-mode shape and the extent of the model (the amplitude of a mode's animation).
+and angular velocities (the rows of ``bodies.csv`` and of the ParaView series), and back the
+coordinates of given frames and joint coordinates; the largest motion of a mode shape and the extent
+of the model (the amplitude of a mode's animation).
 
 The angular velocity follows from the director rates (000 eq. 8: the directors d_a are orthonormal,
 so d_a' = omega x d_a): omega = d_1 x d_1' in the plane, omega = 1/2 sum_a d_a x d_a' in space."""
@@ -20,6 +21,21 @@ def body_motion(model, q, v):
     else:
         omega = 0.5 * np.cross(np.swapaxes(rotations, -1, -2), np.swapaxes(rates, -1, -2)).sum(axis=-2)
     return centres, rotations, velocities, omega
+
+
+def rigid_coordinates(model, centres, rotations, joints):
+    """Coordinates q (n,) with the bodies' centres (B, dim) and rotations (B, dim, dim; columns the
+    directors d_a, 000 eq. 8), the ground's frame the identity at the origin, the joint coordinates
+    ``joints`` {name: value} and the elastic coordinates zero: the inverse of ``model.frames``."""
+    dim, q = model.dim, np.zeros(model.n)
+    for body, centre, rotation in zip(model.bodies, centres, rotations):
+        q[body.offset:body.offset + kin.body_size(dim)] = np.concatenate([centre, np.asarray(rotation).T.ravel()])
+    if model.ground is not None:
+        q[model.ground * kin.body_size(dim):(model.ground + 1) * kin.body_size(dim)] = \
+            np.concatenate([np.zeros(dim), np.eye(dim).ravel()])
+    for name, value in joints.items():
+        q[model.joint_coordinates[name]] = value
+    return q
 
 
 def largest_motion(model, x):

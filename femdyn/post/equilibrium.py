@@ -33,7 +33,7 @@ import numpy as np
 
 from ..integrators.time_loop import Results
 from ..model.deviation import Deviation, column_names, deviation_shapes
-from ..model.motion import body_motion, largest_motion, model_size
+from ..model.motion import body_motion, largest_motion, model_size, rigid_coordinates
 from ..numerics import kinematics as kin
 from ..io import jsonfile
 from .probes import ELASTIC, centre_lines, probe_table
@@ -118,20 +118,14 @@ def pose_at(folder, model, t):
     step = float(np.median(np.diff(times))) if len(times) > 1 else 0.0
     if abs(times[k] - t) > 0.5 * step + 1e-12 * max(1.0, abs(t)):
         raise CaseError(folder, "--at", f"t = {t:g} s is outside the run in it ({times[0]:g} to {times[-1]:g} s)")
-    q = np.zeros(model.n)
-    for i, body in enumerate(model.bodies):
-        at = body.offset
-        q[at:at + dim] = [bodies[f"{body.name}.{a}"][k] for a in "xyz"[:dim]]
-        if dim == 2:
-            q[at + 2:at + 6] = kin.rotation_2d(bodies[f"{body.name}.angle"][k]).T.ravel()
-        else:
-            q[at + 3:at + 12] = [bodies[f"{body.name}.d{a}{c}"][k] for a in "123" for c in "xyz"]
-    if model.ground is not None:
-        q[model.ground * kin.body_size(dim):(model.ground + 1) * kin.body_size(dim)] = \
-            np.concatenate([np.zeros(dim), np.eye(dim).ravel()])
-    for name, index in model.joint_coordinates.items():
-        q[index] = history[name][min(k, len(history[name]) - 1)]
-    return q
+    centres = np.array([[bodies[f"{body.name}.{a}"][k] for a in "xyz"[:dim]] for body in model.bodies])
+    if dim == 2:
+        rotations = np.array([kin.rotation_2d(bodies[f"{body.name}.angle"][k]) for body in model.bodies])
+    else:  # the columns d_a
+        rotations = np.array([[[bodies[f"{body.name}.d{a}{c}"][k] for a in "123"] for c in "xyz"]
+                              for body in model.bodies])
+    joints = {name: history[name][min(k, len(history[name]) - 1)] for name in model.joint_coordinates}
+    return rigid_coordinates(model, centres, rotations, joints)
 
 
 def write_modes(folder, case, modes, vtk=True):
