@@ -16,6 +16,7 @@ from ..io.case import CaseError
 from ..io.equilibrium import MODES, pose_at, write_modes
 from ..io.folders import default_folder, output_folder, publish
 from ..studies.run import prepare_case
+from . import campbell
 from .arguments import finite_float, flexible_options, force_option, load, positive_int
 from .output import flexible_line, say
 
@@ -43,6 +44,7 @@ def add(commands):
     force_option(modes)
     modes.add_argument("--no-vtk", action="store_true", help="do not write the ParaView series")
     flexible_options(modes)
+    campbell.add_arguments(modes)  # --moving, --sweep, --frame: modes about a steady motion
     modes.set_defaults(handler=handle)
 
 
@@ -64,6 +66,8 @@ def table(rows):
 
 def handle(args):
     case = load(args)
+    if campbell.wanted(args):
+        return campbell.handle(args, case)
     out = output_folder(args.out or default_folder(case.path, "modes"), MODES, "an earlier modes folder",
                         force=args.force)
     setup = prepare_case(case)
