@@ -2,7 +2,8 @@
 everything a case file holds -- built from Python (``Problem(builder, settings, ...)``) or read from a
 case file (``load``), and the analyses of it: ``run`` (the dynamics, ``integrators.time_loop``),
 ``static`` (the static equilibrium, ``integrators.statics``), ``modes`` (the natural modes at it,
-``integrators.modes``), ``linearize`` (the linear plant there, ``studies.linear``) and ``invert`` (the
+``integrators.modes``), ``motion_modes`` and ``campbell`` (about a steady motion, ``studies.campbell``),
+``linearize`` (the linear plant there, ``studies.linear``) and ``invert`` (the
 stable inversion of its servo problem, ``integrators.inversion``). Each returns a result object of
 ``api.results`` (``api.linear``) with named access and
 ``write(folder)``, which writes the result folder of the command line's ``femdyn run``, ``static``,
@@ -17,7 +18,7 @@ step (``integrators.setup.prepare``).
 """
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -38,9 +39,11 @@ from ..model.errors import ModelError
 from ..model.initial import place
 from ..model.model import Model
 from ..model.spec import ModelSpec
+from ..studies.campbell import campbell, case_motion_modes, case_variants, parameter_unit
 from ..studies.inversion import InversionSettings, invert_case, inversion_settings
 from ..studies.linear import case_plant
 from ..studies.run import checked_settings, prepare_case, run_case
+from .campbell import CampbellResult, MotionModesResult
 from .linear import LinearResult
 from .results import InversionResult, ModesResult, RunResult, StaticResult
 
@@ -238,6 +241,47 @@ class Problem:
         equilibrium = static_equilibrium(setup, t=t)
         return ModesResult(self, natural_modes(setup, equilibrium.q, equilibrium.lam, k=count, t=t, servos=servos),
                            equilibrium)
+
+    def motion_modes(self, count: int = 6, t: float = 0.0, servos: str = "held", result: str | Path | None = None,
+                     frame: str | None = None) -> MotionModesResult:
+        """The ``count`` lowest modes about the steady motion that the servos impose at t (a link spinning at
+        a servo-held speed; ``studies.campbell.case_motion_modes``, as ``femdyn modes --moving``): the
+        linearisation in the frame of the body named ``frame`` ("world": not turning; default: the body the
+        servos turn fastest) with its gyroscopic and centrifugal terms (``integrators.motion``), eigenvalues
+        with frequency [Hz] and damping ratio; ``result``: a run's folder whose pose at t starts Newton.
+
+        Raises:
+            ModesError: no steady motion, or a linearisation that is refused.
+        """
+        return MotionModesResult(self, case_motion_modes(self.case, count, t, servos, result, frame))
+
+    def campbell(self, parameter: str | Callable[[float], Problem], values: ArrayLike, count: int = 6,
+                 t: float = 0.0, servos: str = "held", frame: str | None = None, unit: str | None = None
+                 ) -> CampbellResult:
+        """The Campbell diagram (``studies.campbell.campbell``, as ``femdyn modes --sweep``): the modes about
+        the steady motion at t for each of the ``values`` of ``parameter``, followed by their shapes (MAC).
+
+        Args:
+            parameter: a numeric field of the case file this problem was loaded from, by its dotted path
+                (``servos.spin.trajectory.rate``, ``initial.joints.hub.angle``; as ``load``'s overrides), or
+                a function of the value that returns the ``Problem`` to take at it (a problem built in Python).
+            values: the parameter's values.
+            count, t, servos, frame: as ``motion_modes``.
+            unit: the parameter's SI unit (default: found from the field's kind; "1" for a function).
+
+        Raises:
+            CaseError: a parameter that is not a numeric field of the file; ModesError: no steady motion, or
+            a linearisation that is refused.
+        """
+        if callable(parameter):
+            name, variant = getattr(parameter, "__name__", "parameter"), lambda value: parameter(value).case
+            unit = unit or "1"
+        else:
+            if self.case.data is None:
+                raise ValueError("a problem built in Python takes a function of the value as the parameter")
+            name, variant = parameter, case_variants(self.case, parameter, self._options)
+            unit = unit or parameter_unit(self.case, parameter)
+        return CampbellResult(self, campbell(variant, values, name, unit, count, t, servos, frame))
 
     def linearize(self, inputs: Sequence[str] | None = None, outputs: Sequence[str] | None = None, t: float = 0.0,
                   servos: str = "held", result: str | Path | None = None) -> LinearResult:

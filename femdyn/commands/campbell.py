@@ -10,7 +10,7 @@ from ..integrators.modes import ModesError
 from ..io.campbell import CAMPBELL, MOTION_MODES, write_campbell, write_motion_modes
 from ..io.case import CaseError
 from ..io.folders import default_folder, output_folder, publish
-from ..studies.campbell import campbell, case_motion_modes, sweep_values
+from ..studies.campbell import campbell, case_motion_modes, case_variants, parameter_unit, sweep_values
 from .arguments import options
 from .output import flexible_line, say
 
@@ -48,7 +48,8 @@ def handle(args, case):
                         force=args.force)
     try:
         if args.sweep:
-            result = campbell(case, parameter, values, args.count, args.at, args.servos, args.frame, options(args))
+            result = campbell(case_variants(case, parameter, options(args)), values, parameter,
+                              parameter_unit(case, parameter), args.count, args.at, args.servos, args.frame)
         else:
             result = case_motion_modes(case, args.count, args.at, args.servos, args.result, args.frame)
     except ModesError as err:

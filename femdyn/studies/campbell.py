@@ -89,33 +89,38 @@ def parameter_unit(case, parameter: str) -> str:
     return "1"
 
 
-def campbell(case, parameter: str, values, count: int = 6, t: float = 0.0, servos: str = "held",
-             frame: str | None = None, flexible=None) -> Campbell:
-    """The Campbell diagram of ``case`` over the case field ``parameter`` (a dotted path, ``io.overrides``)
-    at the ``values``: at each, the case rebuilt with the value (from the tables it was built from, the
-    beams' ``flexible`` options kept), its steady motion at t (``case_motion``, Newton starting from the
-    previous value's pose) and the ``count`` lowest modes, followed by their shapes (module docstring).
-    Raises ``CaseError`` for a parameter that is not a numeric field, ``ModesError`` where a steady
-    motion or a linearisation is refused."""
+def case_variants(case, parameter: str, flexible=None):
+    """The case ``case`` rebuilt with its field ``parameter`` (a dotted path, ``io.overrides``) set to a
+    value: a function of the value, building from the tables ``case`` was built from with the beams'
+    ``flexible`` options (``CaseError`` for a parameter that is not a numeric field)."""
+    return lambda value: load_case(case.path, flexible, overrides={parameter: float(value)}, data=case.data)
+
+
+def campbell(variant, values, parameter: str, unit: str, count: int = 6, t: float = 0.0, servos: str = "held",
+             frame: str | None = None) -> Campbell:
+    """The Campbell diagram over the ``values`` of ``parameter`` [``unit``]: at each value the case
+    ``variant(value)`` (``case_variants``, or any function of the value that returns a case), its steady
+    motion at t (``motion.steady_motion``, Newton starting from the previous value's pose where the
+    coordinates are the same) and its ``count`` lowest modes, followed by their shapes (module
+    docstring). Raises ``ModesError`` where a steady motion or a linearisation is refused."""
     values = np.asarray(values, dtype=float)
     s, criteria, motions, previous, start = [], [], [], None, None
     for value in values:
-        variant = load_case(case.path, flexible, overrides={parameter: float(value)}, data=case.data)
-        setup = prepare_case(variant)
+        setup = prepare_case(variant(value))
         if start is not None and start.shape == setup.q0.shape:
             setup = dataclasses.replace(setup, q0=start)
         motion = steady_motion(setup, t, servos=servos, frame=frame)
         modes = motion_modes(setup, motion, count + (EXTRA if previous is not None else 0), servos)
         if previous is None:
-            kept, criterion = np.arange(min(count, len(modes.s))), np.ones(min(count, len(modes.s)))
+            kept = np.arange(min(count, len(modes.s)))
+            criterion = np.ones(kept.size)
         else:
             kept, criterion = track(previous, modes.shapes)
         s.append(modes.s[kept])
         criteria.append(criterion)
         motions.append(motion)
         previous, start = modes.shapes[kept], motion.q
-    return Campbell(parameter, parameter_unit(case, parameter), values, np.array(s), np.array(criteria),
-                    tuple(motions))
+    return Campbell(parameter, unit, values, np.array(s), np.array(criteria), tuple(motions))
 
 
 def sweep_values(text: str) -> tuple:
