@@ -284,7 +284,8 @@ class Problem:
         return CampbellResult(self, campbell(variant, values, name, unit, count, t, servos, frame))
 
     def linearize(self, inputs: Sequence[str] | None = None, outputs: Sequence[str] | None = None, t: float = 0.0,
-                  servos: str = "held", result: str | Path | None = None) -> LinearResult:
+                  servos: str = "held", result: str | Path | None = None, moving: bool = False,
+                  frame: str | None = None) -> LinearResult:
         """The linear plant at the static equilibrium at t (``studies.linear.case_plant``, as ``femdyn
         linearize``): the model linearised there with the bodies' damping (``integrators.linearize``), the
         constraints eliminated by a null-space basis of their Jacobian, servos "held" or "free".
@@ -300,6 +301,8 @@ class Problem:
             servos: "held" (their rows kept) or "free" (dropped, their inputs constant).
             result: a result folder of a run of this problem, whose pose at t starts Newton's search
                 for the equilibrium (``femdyn linearize --result``).
+            moving: about the steady motion that the servos impose at t instead, seen from the turning frame
+                of the body ``frame`` (``femdyn linearize --moving``; ``motion_modes``).
 
         Returns:
             The ``LinearResult`` (A, B, C, D, the descriptor form, poles, DC gains, zeros, ``to_scipy``).
@@ -309,7 +312,7 @@ class Problem:
             linearisation that is refused.
         """
         plant = case_plant(self.case, None if inputs is None else list(inputs),
-                           None if outputs is None else list(outputs), t, servos, result)
+                           None if outputs is None else list(outputs), t, servos, result, moving, frame)
         return LinearResult(self, plant)
 
     def invert(self, pre: float | None = None, post: float | None = None, check_dt: float | None = None

@@ -46,6 +46,11 @@ def add(commands):
                         "[N, N m] (as in reactions.csv); default: every probe's position, else every joint coordinate")
     parser.add_argument("--servos", choices=("held", "free"), default="held",
                         help="servo rows kept (held, default) or dropped (free, their inputs constant)")
+    parser.add_argument("--moving", action="store_true",
+                        help="about the steady motion the servos impose at --at (gyroscopic and centrifugal terms) "
+                        "instead of a static equilibrium; --frame BODY: the turning frame it is seen from")
+    parser.add_argument("--frame", metavar="BODY", help="with --moving: the body whose turning frame the model is "
+                        "seen from ('world': not turning; default: the body the servos turn fastest)")
     parser.add_argument("--out", type=Path, metavar="DIR",
                         help="folder for the files (default: results/<case>_linearize); an existing folder is "
                         "replaced only if it is empty or an earlier linearize folder (has linearize.json)")
@@ -69,7 +74,7 @@ def handle(args):
     out = output_folder(args.out or default_folder(case.path, "linearize"), SUMMARY, "an earlier linearize folder",
                         force=args.force)
     try:
-        plant = case_plant(case, args.inputs, args.outputs, args.at, args.servos, args.result)
+        plant = case_plant(case, args.inputs, args.outputs, args.at, args.servos, args.result, args.moving, args.frame)
     except (StaticsError, ModesError) as err:
         print(f"error: {case.path}: {' '.join(str(err).split())}", file=sys.stderr)
         return 1
@@ -78,7 +83,8 @@ def handle(args):
     except OSError as err:
         print(f"error: {out}: cannot write the linear model: {err}", file=sys.stderr)
         return 1
-    lines = [f"linear model at the static equilibrium at t = {args.at:g} s, servos {args.servos}: "
+    lines = [f"linear model at the {'steady motion' if args.moving else 'static equilibrium'} at t = {args.at:g} s, "
+             f"servos {args.servos}: "
              f"{len(plant.states)} states, {len(plant.inputs)} inputs, {len(plant.outputs)} outputs",
              f"{'pole':>4}  {'f [Hz]':>12}  {'damping ratio':>13}"]
     lines += [f"{k + 1:>4}  {p['frequency_hz']:>12.6g}  {p['damping_ratio']:>13.4g}"

@@ -201,10 +201,10 @@ def _imposed(system, q, t, omega):
     return v, a - pseudo @ (G @ a + system.constraint_acceleration(q, v, t, dt))
 
 
-def steady_motion(setup, t=0.0, q=None, servos="held", frame=None):
+def steady_motion(setup, t=0.0, q=None, frame=None):
     """The steady motion (``Motion``) at time t of the model of ``setup`` (``setup.prepare``): Newton on
-    (4) from the pose q (default ``setup.q0``) over the active rows (``servos`` "free": the servo rows
-    dropped, which then impose nothing), in the frame of the body named ``frame`` ("world": not
+    (4) from the pose q (default ``setup.q0``) over the active rows, the servos held (they impose the
+    motion; a linearisation may then drop them), in the frame of the body named ``frame`` ("world": not
     turning; default: the body the constraints turn fastest, ``frame_spin``). ModesError where it does
     not converge or a force has an internal state (friction)."""
     model, n = setup.model, setup.model.n
@@ -213,7 +213,7 @@ def steady_motion(setup, t=0.0, q=None, servos="held", frame=None):
     if stateful:
         raise ModesError(f"{'; '.join(stateful)}: a force with an internal state has no steady motion that "
                          "follows from the pose (friction's stiffness depends on its slip history)")
-    rows = setup.active_rows if servos == "held" else np.setdiff1d(setup.active_rows, model.input_rows)
+    rows = setup.active_rows
     system = SaddleSystem(model, rows)
     M = system.mass.toarray()
     omega = frame_spin(model, q, _imposed(system, q, t, 0.0)[0], frame)

@@ -18,21 +18,21 @@ from ..io.units import coordinate_kind
 from .run import prepare_case
 
 
-def case_motion(case, t: float = 0.0, servos: str = "held", result=None, frame: str | None = None) -> tuple:
-    """The ``Setup`` of ``case`` and its steady ``Motion`` at time ``t`` (``motion.steady_motion``, in the
-    frame of the body named ``frame``, "world" or by default the fastest turning one), Newton starting
-    from the prepared initial state or, with ``result`` (a result folder of a run of the case), from
-    the run's pose at t. Raises ``modes.ModesError`` where there is none."""
+def case_motion(case, t: float = 0.0, result=None, frame: str | None = None) -> tuple:
+    """The ``Setup`` of ``case`` and its steady ``Motion`` at time ``t`` (``motion.steady_motion``, the
+    servos held, in the frame of the body named ``frame``, "world" or by default the fastest turning
+    one), Newton starting from the prepared initial state or, with ``result`` (a result folder of a run
+    of the case), from the run's pose at t. Raises ``modes.ModesError`` where there is none."""
     setup = prepare_case(case)
     if result is not None:
         setup = dataclasses.replace(setup, q0=pose_at(result, setup.model, t))
-    return setup, steady_motion(setup, t, servos=servos, frame=frame)
+    return setup, steady_motion(setup, t, frame=frame)
 
 
 def case_motion_modes(case, count: int = 6, t: float = 0.0, servos: str = "held", result=None,
                       frame: str | None = None) -> MotionModes:
     """The ``count`` lowest modes of ``case`` about its steady motion at t (``case_motion``)."""
-    setup, motion = case_motion(case, t, servos, result, frame)
+    setup, motion = case_motion(case, t, result, frame)
     return motion_modes(setup, motion, count, servos)
 
 
@@ -109,7 +109,7 @@ def campbell(variant, values, parameter: str, unit: str, count: int = 6, t: floa
         setup = prepare_case(variant(value))
         if start is not None and start.shape == setup.q0.shape:
             setup = dataclasses.replace(setup, q0=start)
-        motion = steady_motion(setup, t, servos=servos, frame=frame)
+        motion = steady_motion(setup, t, frame=frame)
         modes = motion_modes(setup, motion, count + (EXTRA if previous is not None else 0), servos)
         if previous is None:
             kept = np.arange(min(count, len(modes.s)))
