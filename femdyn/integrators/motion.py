@@ -14,19 +14,26 @@ Coriolis forces lives in the constraints: their Jacobian G(t) = G(q*(t), t) turn
 so does the tangent space null(G(t)) in which x moves. Carry it along by the transport T(t) of the
 whole coordinate space with T(t0) = I and
 
-    T' = Lambda T,   Lambda = -G^+ G',   G^+ = G^T (G G^T)^-1,                                      (2)
+    T' = Lambda T,   Lambda = Omega_f - G^+ (G' + G Omega_f),   G^+ = G^T (G G^T)^-1,                (2)
 
-G' = dG/dt along the motion: G(t) T(t) is then constant (d(G T)/dt = (G' - G G^+ G') T = 0 for rows
-of full rank) and Lambda x lies in the row space of G, normal to the tangent space: the least change
-of a basis Z = T Z0 that keeps it tangent (Z^T Z' = 0; a link held by a servo at a constant speed:
-its tangent space turns with it, and T is the rotation of the frame that spins with the link). In
-the carried coordinates x = T xt, x' = T (xt' + Lambda xt), x'' = T (xt'' + 2 Lambda xt' +
-(Lambda' + Lambda^2) xt), and at t0 (1) becomes
+G' = dG/dt along the motion and Omega_f the observer frame's turning: omega x on every world vector
+of every body (positions, directors, a beam's world vectors and carriers), zero on the scalars (joint
+coordinates, elastic coordinates, twists), omega the angular velocity of the body the constraints turn
+fastest (``frame_spin``: the spinning link; or a body named, or none). G(t) T(t) is then constant
+(d(G T)/dt = (G' + G Omega_f - G G^+ (G' + G Omega_f)) T = 0 for rows of full rank): T turns with the
+observer, corrected by the least change (normal to the tangent space) that keeps it tangent. Where the
+motion is the observer's turning, as for a link that a servo spins at constant speed, G' + G Omega_f = 0
+and T is that rotation; without a frame (Omega_f = 0) T is the least change of the tangent space
+(Z^T Z' = 0), which leaves world-vector unknowns that no constraint turns (a world-vector beam's nodal
+displacements) fixed in space, so the observer's frame is needed for a spinning body. In the carried
+coordinates x = T xt, x' = T (xt' + Lambda xt), x'' = T (xt'' + 2 Lambda xt' + (Lambda' + Lambda^2) xt),
+and at t0 (1) becomes
 
     M xt'' + (C + 2 M Lambda) xt' + (K + C Lambda + M (Lambda' + Lambda^2)) xt + Gbar^T mu = Bu u,
     G(t0) xt = 0,                                                                                 (3)
 
-Lambda' = -(G^+)' G' - G^+ G'', (G^+)' = G'^T P - G^T P (G' G^T + G G'^T) P, P = (G G^T)^-1. The
+Lambda' = -(G^+)' (G' + G Omega_f) - G^+ (G'' + G' Omega_f) (Omega_f constant),
+(G^+)' = G'^T P - G^T P (G' G^T + G G'^T) P, P = (G G^T)^-1. The
 gyroscopic matrix 2 W^T M Lambda Z is skew where the motion is a rotation that M does not see
 (M's 2 x 2 blocks A I + B J commute with the plane's rotations J: the Coriolis coupling of a
 spinning beam's axial and lag motion), and M (Lambda' + Lambda^2) = -Omega^2 M on the turning
@@ -40,10 +47,13 @@ at t + s (five points, fourth order; exact but for round-off for the quadratic c
 whose Jacobian is linear in q), with the step h = ``STEP`` / rate, rate = max(|v*| / |q*|,
 sqrt(|a*| / |q*|)) the motion's inverse time scale (round-off eps |G| / h^2 in G'').
 
-The steady motion at t (``steady_motion``): the servos' motion with every coordinate they leave free
-held still -- the velocity and acceleration of least Euclidean norm that the constraints allow,
-v(q) = -G^+ dPhi/dt and a(q) from G a = -(d/dt)(G v + dPhi/dt) (``SaddleSystem.constraint_acceleration``)
-with least norm, a(q) = G^+ (..) -- and the pose q where the dynamic forces balance:
+The steady motion at t (``steady_motion``, the servos held): the servos' motion with every coordinate
+they leave free held still in the observer's frame -- the frame's own velocity and acceleration
+Omega_f q and Omega_f v corrected by the least change that satisfies the constraints,
+v(q) = Omega_f q - G^+ (G Omega_f q + dPhi/dt) and a(q) = Omega_f v - G^+ (G Omega_f v + gamma) with
+G a = -gamma = -(d/dt)(G v + dPhi/dt) (``SaddleSystem.constraint_acceleration``), the observer's omega
+that of the fastest turning body under the least-norm velocity -G^+ dPhi/dt -- and the pose q where the
+dynamic forces balance:
 
     M a(q) - F(q, v(q), t) + Gbar^T lam = 0,   Phi(q, t) = 0,                                     (4)
 
@@ -53,10 +63,8 @@ change of v(q) in the normal directions, so the iteration converges, linearly wh
 A link spinning at a servo-held constant speed is a steady motion: (4) stretches it by the
 centrifugal load, and its tension stiffens its bending (Wright et al.'s rotating-beam frequencies).
 
-Modes about a motion (``motion_modes``): the eigenvalues s of the first-order form of (3) reduced
-to the tangent space (``linearize.linearize``: M s^2 + D s + K is quadratic, the gyroscopic D
-couples the modes), frequency |s| / (2 pi) [Hz] and damping ratio -Re s / |s|, one per conjugate
-pair, and the complex mode shapes x = Z y (n,) of their eigenvectors.
+The modes about a motion are the eigenvalues of the first-order form of (3) reduced to the tangent
+space (``campbell.motion_modes``: M s^2 + D s + K is quadratic, the gyroscopic D couples the modes).
 """
 from dataclasses import dataclass
 
