@@ -55,6 +55,8 @@ def handle(args, case):
     except ModesError as err:
         print(f"error: {case.path}: {' '.join(str(err).split())}", file=sys.stderr)
         return 1
+    except CaseError:  # NAME of --sweep that is not a numeric field of the case: named by its path
+        raise
     except ValueError as err:
         raise CaseError(case.path, "--frame" if args.frame else "--count", str(err)) from None
     try:

@@ -88,6 +88,9 @@ def test_a_malformed_sweep_is_refused_in_one_line(tmp_path, capsys):
     assert main(["modes", str(path), "--sweep", f"{RATE}=0:30", "--out", str(tmp_path / "bad")]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "--sweep" in err[0] and err[0].startswith("error:")
+    assert main(["modes", str(path), "--sweep", "servos.spin.trajectory.nope=0:1:3", "--out", str(tmp_path / "no")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "servos.spin.trajectory.nope" in err[0] and err[0].startswith("error:")
 
 
 def lag_compliance(gamma, terms=10):
