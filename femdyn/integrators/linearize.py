@@ -39,7 +39,8 @@ G (LAPACK): for models of up to some thousand coordinates. Mr = W^T M Z must be 
 without mass (which no femdyn model has, ``modes``) is refused.
 
 Poles are the eigenvalues s of A (frequency |s|/(2 pi) [Hz], damping ratio -Re s/|s|); the DC gains
--C A^-1 B + D (infinite where A is singular: a free motion); the transmission zeros of the pair
+-C A^-1 B + D (where A is singular, a free motion: the limit at s = 0 for the outputs blind to it,
+``LinearPlant.dc_gains``, infinite for the others); the transmission zeros of the pair
 (output i, input j) the finite generalised eigenvalues of the Rosenbrock pencil
 ([[A, b_j], [c_i, d_ij]], diag(I, 0)) ([EmamiNaeini1982]); the frequency response
 H(i w) = C (i w I - A)^-1 B + D.
@@ -56,6 +57,8 @@ from .saddle import SaddleSystem
 MASSLESS = 1e-12  # a singular value of W^T M Z below this share of the largest: a direction without mass
 RANK = 1e-10  # singular values of G below this share of the largest: dependent rows (a singular pose)
 INFINITE = 1e12  # a generalised eigenvalue of the Rosenbrock pencil beyond this times |A|: at infinity
+ZERO_POLE = 1e3  # eigenvalues of A below this times sqrt(eps |A|): a free motion's (``dc_gains``)
+UNSEEN = 1e-6  # an output row below this share of its largest on the free motions: blind to them
 
 
 class LinearizeError(ModesError):
@@ -95,7 +98,11 @@ class LinearPlant:
         return s[np.lexsort((s.imag, np.abs(s)))]
 
     def dc_gains(self):
-        """-C A^-1 B + D (outputs x inputs); infinite (inf) where A is singular (a free motion)."""
+        """-C A^-1 B + D (outputs x inputs). Where A is singular (a free motion), the limit of H(s) at s = 0
+        for the outputs that do not see the free motions (a deviation from the rigid mechanism): with
+        the real Schur form A = U [[T11, T12], [0, T22]] U^T, T11 holding the eigenvalues below ZERO_POLE
+        sqrt(eps |A|) (a free motion's double pole, ``poles``), an output row with C U_1 = 0 has
+        H(s) = C U_2 (s I - T22)^-1 U_2^T B + D; infinite (inf) for the others."""
         try:
             with np.errstate(all="ignore"):
                 gains = -self.C @ np.linalg.solve(self.A, self.B) + self.D
@@ -103,7 +110,12 @@ class LinearPlant:
                 raise np.linalg.LinAlgError
             return gains
         except np.linalg.LinAlgError:
-            return np.full(self.D.shape, np.inf)
+            zero = ZERO_POLE * np.sqrt(np.finfo(float).eps * np.abs(self.A).max())
+            T, U, k = scipy.linalg.schur(self.A, sort=lambda re, im: np.hypot(re, im) <= zero)
+            gains, C1, C2 = np.full(self.D.shape, np.inf), self.C @ U[:, :k], self.C @ U[:, k:]
+            blind = np.abs(C1).max(axis=1, initial=0.0) <= UNSEEN * np.abs(self.C).max(axis=1, initial=0.0)
+            gains[blind] = (self.D - C2 @ np.linalg.solve(T[k:, k:], U[:, k:].T @ self.B))[blind]
+            return gains
 
     def zeros(self, output, input):
         """The transmission zeros of the pair (output index, input index), by frequency: the finite
