@@ -244,7 +244,8 @@ def linearize(setup, q, lam=None, t=0.0, inputs=(), outputs=(), servos="held"):
     Z, W = _null_space(G, n), _null_space(Gbar_T.T, n)
     if Z.shape[1] != W.shape[1]:
         raise LinearizeError("the servo inputs and the servo rows held differ in rank: no square linearisation")
-    if unbalanced(Z, residual, scale + np.linalg.norm(np.abs(K) @ np.abs(q))).any():
+    floor = np.finfo(float).eps * np.abs(K).max(initial=0.0)  # round-off of forces at a unit motion: no loads
+    if unbalanced(Z, residual, scale + np.linalg.norm(np.abs(K) @ np.abs(q)) + floor).any():
         raise LinearizeError("the pose is not a static equilibrium: the forces left unbalanced do work along "
                              "the motions the constraints allow; find one with statics.static_equilibrium")
     k = Z.shape[1]
