@@ -160,3 +160,28 @@ def test_a_load_name_is_new(tmp_path):
     case.write_text(LOADED.replace('name = "twist"', 'name = "tip"'))
     with pytest.raises(CaseError, match=r"loads\[2\]\.name: name 'tip' is used twice"):
         load_case(case)
+
+
+def test_3prr_plant_deviation_scales_with_the_links_compliance():
+    """The shipped 3-PRR plant (``cases/3prr_plant.toml``, servos free): the slider forces move the
+    sliders freely (the slide's DC gain is infinite), but the effector's deviation from the rigid 3-PRR
+    does not see that motion and has finite DC gains. With every link's Young's modulus doubled (the
+    masses kept) the linear elastic machine's deviation gains halve and its flexible poles move by
+    sqrt(2) with the same damping ratios (K proportional to E, M fixed): to 1e-8 (measured 9e-11 and
+    5e-10; ``LinearPlant.dc_gains`` balances A, whose entries span 1e12, before splitting off the free
+    motions)."""
+    from shared import CASES
+
+    from femdyn.io.case import load_case
+    from femdyn.studies.linear import case_plant
+
+    outputs = ["effector.deviation_x", "effector.deviation_y", "s1"]
+    stiff = {f"bodies.{link}.beam.young": 1.4e11 for link in ("leg1", "leg2", "leg3", "platform")}
+    plants = [case_plant(load_case(CASES / "3prr_plant.toml", overrides=overrides), ["s1", "s2", "s3"], outputs,
+                         servos="free") for overrides in (None, stiff)]
+    gains = [plant.dc_gains() for plant in plants]
+    assert np.all(np.isfinite(gains[0][:2])) and np.isinf(gains[0][2]).all()
+    assert np.abs(gains[1][:2] - gains[0][:2] / 2).max() <= 1e-8 * np.abs(gains[0][:2]).max()
+    poles = [plant.poles() for plant in plants]
+    flexible = [s[np.abs(s) > 1.0][:20] for s in poles]  # above the free sliders' pairs (|s| < 1e-2)
+    assert np.abs(flexible[1] / (np.sqrt(2) * flexible[0]) - 1).max() <= 1e-8
