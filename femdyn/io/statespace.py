@@ -108,19 +108,20 @@ def default_signals(case):
     return inputs, outputs
 
 
-def case_loads(case):
+def case_loads(case) -> dict:
     """{name: (type, spec)} of the case file's loads (``[[loads]]``): its ``name``, else ``loads.K`` (K
     its index from 0, as overrides address it), and its entry of the model's spec (``CoordinateLoadSpec``,
     ``PointForceSpec`` or ``TorqueSpec``: the builder keeps each type's loads in the file's order, the
     points resolved); none for a model built in Python (no case file)."""
     spec, loads = case.model.spec, {}
-    entries = {"joint": iter(spec.coordinate_loads), "point_force": iter(spec.point_forces), "torque": iter(spec.torques)}
+    entries = {"joint": iter(spec.coordinate_loads), "point_force": iter(spec.point_forces),
+               "torque": iter(spec.torques)}
     for k, item in enumerate((case.data or {}).get("loads", [])):
         loads[item.get("name", f"loads.{k}")] = (item["type"], next(entries[item["type"]]))
     return loads
 
 
-def deviation_rows(model, probes, q):
+def deviation_rows(model, probes, q: np.ndarray) -> dict:
     """{``P.deviation_x`` ..: row (n,)} of the deviation from the rigid mechanism (``model.deviation``) of
     every probe (name, body, point) of ``model`` linearised at q: dD/dq by central differences along
     each coordinate (``deviation_shapes``) with the step h = 1e-6, which balances the round-off
@@ -186,5 +187,6 @@ def _unknown(case, name, kind, loads):
         also = f", a joint load or a point-force load with {axes} ({', '.join(usable) or 'none'}; torque loads are " \
                "not inputs)"
     else:
-        also = " or .deviation_x .. (from the rigid mechanism), or a joint reaction (J.B.force_x .. as in reactions.csv)"
+        also = (" or .deviation_x .. (from the rigid mechanism), or a joint reaction (J.B.force_x .. as in "
+                "reactions.csv)")
     return f"unknown {kind[:-1]} '{name}': a joint coordinate ({coordinates}), a probe ({probes}) with {axes}{also}"

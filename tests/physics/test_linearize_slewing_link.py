@@ -147,10 +147,10 @@ def test_tip_zeros_are_the_non_minimum_phase_pairs(plants):
     """The transmission zeros of hub torque -> tip position: real pairs +-sigma_k at tan x = -tanh x (one
     of each pair in the right half plane: non-minimum phase), and every zero below 1.5 sigma_3 real (none
     on the imaginary axis; far up, the axial modes' pole-zero cancellations, which the tip's lateral
-    position does not see); the first three to 1.6e-6, 3.9e-5, 2.4e-4 of sigma_k with 16
-    elements, falling at order 4 (4.0 to 4.2: the first from 4 to 8 elements, the others from 8 to 16;
-    the first's pair splits by 2e-9 of its size, the pencil's round-off); with another hub inertia (J_h = 0.01 kg m^2) the
-    same zeros to 1e-6: the hub's balance is the input's equation."""
+    position does not see); the first three to 1.6e-6, 3.9e-5, 2.4e-4 of sigma_k with 16 elements,
+    falling at order 4 (4.0 to 4.2: the first from 4 to 8 elements, the others from 8 to 16; the first's
+    pair splits by 2e-9 of its size, the pencil's round-off); with another hub inertia (J_h = 0.01
+    kg m^2) the same zeros to 1e-6: the hub's balance is the input's equation."""
     exact = exact_zeros()
     errors = []
     for plant in plants.values():
