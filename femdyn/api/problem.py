@@ -291,12 +291,16 @@ class Problem:
         constraints eliminated by a null-space basis of their Jacobian, servos "held" or "free".
 
         Args:
-            inputs: joint coordinates (a torque [N m] on an angle, a force [N] on a slide) and
-                ``PROBE.fx``, ``.fy``, ``.fz`` (a world force [N] at a probe's point); default: the servo
-                inputs, else every joint coordinate.
+            inputs: joint coordinates and joint loads of the case file by name (a torque [N m] on an
+                angle, a force [N] on a slide), ``PROBE.fx``, ``.fy``, ``.fz`` (a world force [N] at a
+                probe's point) and ``LOAD.fx`` .. (at the point of the case file's point-force load
+                ``LOAD``: its ``name``, else ``loads.K``); default: the servo inputs, else every joint
+                coordinate.
             outputs: joint coordinates [rad, m], ``PROBE.x``, ``.y``, ``.z`` (a probe's world position
-                [m]) and joint reactions ``J.B.force_x`` .. [N, N m] (as in reactions.csv), as deviations
-                from the equilibrium; default: every probe's position, else every joint coordinate.
+                [m]), ``PROBE.deviation_x`` .. (its deviation from the rigid mechanism [m, rad], as in
+                probes.csv) and joint reactions ``J.B.force_x`` .. [N, N m] (as in reactions.csv), as
+                deviations from the equilibrium; default: every probe's position, else every joint
+                coordinate.
             t: the time [s] of the loads and servo targets of the equilibrium.
             servos: "held" (their rows kept) or "free" (dropped, their inputs constant).
             result: a result folder of a run of this problem, whose pose at t starts Newton's search

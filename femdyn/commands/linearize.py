@@ -1,7 +1,8 @@
 """``femdyn linearize CASE``: the linear plant of a case's mechanism at its static equilibrium
 (``integrators.statics``, ``integrators.linearize``), servos held or free, at the initial configuration
 or at a time of a run (``--at T --result DIR``: Newton starts from the run's pose there), with inputs
-(forces on joint coordinates, world forces at probes) and outputs (joint coordinates, probe positions):
+(forces on joint coordinates, the case's loads by name, world forces at probes) and outputs (joint
+coordinates, probe positions, deviations from the rigid mechanism, reactions):
 ``statespace.npz``, ``linearize.json`` and a Bode plot per input-output pair (``io.statespace``). Exit
 code 1 if there is no equilibrium or the linearisation is refused (its reason on one line)."""
 import sys
@@ -37,13 +38,16 @@ def add(commands):
     parser.add_argument("--result", type=Path, metavar="DIR",
                         help="a result folder of a run of the case: the equilibrium starts from its pose at --at")
     parser.add_argument("--inputs", type=_names, metavar="NAMES",
-                        help="comma-separated inputs: joint coordinates (a torque [N m] on an angle, a force [N] on "
-                        "a slide) and PROBE.fx, .fy, .fz (a world force [N] at a probe's point); default: the "
-                        "[control] inputs, else every joint coordinate")
+                        help="comma-separated inputs: joint coordinates and joint loads by name (a torque [N m] on an "
+                        "angle, a force [N] on a slide), PROBE.fx, .fy, .fz (a world force [N] at a probe's point) "
+                        "and LOAD.fx .. (at a point-force load's point; a load's name, else loads.K); default: "
+                        "the [control] inputs, else every joint coordinate")
     parser.add_argument("--outputs", type=_names, metavar="NAMES",
                         help="comma-separated outputs, deviations from the equilibrium: joint coordinates [rad, m], "
-                        "PROBE.x, .y, .z (world position [m] of a probe's point) and joint reactions J.B.force_x .. "
-                        "[N, N m] (as in reactions.csv); default: every probe's position, else every joint coordinate")
+                        "PROBE.x, .y, .z (world position [m] of a probe's point), PROBE.deviation_x .. (its "
+                        "deviation from the rigid mechanism [m, rad], as in probes.csv) and joint reactions "
+                        "J.B.force_x .. [N, N m] (as in reactions.csv); default: every probe's position, else "
+                        "every joint coordinate")
     parser.add_argument("--servos", choices=("held", "free"), default="held",
                         help="servo rows kept (held, default) or dropped (free, their inputs constant)")
     parser.add_argument("--moving", action="store_true",

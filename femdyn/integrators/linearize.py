@@ -45,7 +45,8 @@ gyroscopic terms), K and C taken at the motion's velocity and multipliers; the d
 the carried coordinates at the state's time, whose constraint G x = 0 the transport keeps constant.
 
 Poles are the eigenvalues s of A (frequency |s|/(2 pi) [Hz], damping ratio -Re s/|s|); the DC gains
--C A^-1 B + D (infinite where A is singular: a free motion); the transmission zeros of the pair
+-C A^-1 B + D (where A is singular, a free motion: the limit at s = 0 for the outputs blind to it,
+``LinearPlant.dc_gains``, infinite for the others); the transmission zeros of the pair
 (output i, input j) the finite generalised eigenvalues of the Rosenbrock pencil
 ([[A, b_j], [c_i, d_ij]], diag(I, 0)) ([EmamiNaeini1982]); the frequency response
 H(i w) = C (i w I - A)^-1 B + D.
@@ -63,6 +64,8 @@ from .saddle import SaddleSystem
 MASSLESS = 1e-12  # a singular value of W^T M Z below this share of the largest: a direction without mass
 RANK = 1e-10  # singular values of G below this share of the largest: dependent rows (a singular pose)
 INFINITE = 1e12  # a generalised eigenvalue of the Rosenbrock pencil beyond this times |A|: at infinity
+ZERO_POLE = 1e2  # eigenvalues of A below this times sqrt(eps |A|): a free motion's (``dc_gains``)
+UNSEEN = 1e-6  # an output row below this share of its largest on the free motions: blind to them
 
 
 class LinearizeError(ModesError):
@@ -102,7 +105,14 @@ class LinearPlant:
         return s[np.lexsort((s.imag, np.abs(s)))]
 
     def dc_gains(self):
-        """-C A^-1 B + D (outputs x inputs); infinite (inf) where A is singular (a free motion)."""
+        """-C A^-1 B + D (outputs x inputs). Where A is singular (a free motion), the limit of H(s) at s = 0
+        for the outputs that do not see the free motions (a deviation from the rigid mechanism): with
+        the real Schur form A = U [[T11, T12], [0, T22]] U^T, T11 holding the eigenvalues below ZERO_POLE
+        sqrt(eps |A|) (a free motion's double pole, a pair of about sqrt(eps |A|), ``poles``), an output row
+        with C U_1 = 0 has H(s) = C U_2 (s I - T22)^-1 U_2^T B + D; infinite (inf) for the others. A is
+        balanced first (LAPACK's gebal, a diagonal similarity of powers of 2): its entries span eps^-1
+        (the fastest modes' omega^2 against its identity block), which otherwise costs the free motions'
+        invariant subspace, and the gains, digits (4e-6 of them on the 3-PRR, 1e-10 balanced)."""
         try:
             with np.errstate(all="ignore"):
                 gains = -self.C @ np.linalg.solve(self.A, self.B) + self.D
@@ -110,7 +120,14 @@ class LinearPlant:
                 raise np.linalg.LinAlgError
             return gains
         except np.linalg.LinAlgError:
-            return np.full(self.D.shape, np.inf)
+            zero = ZERO_POLE * np.sqrt(np.finfo(float).eps * np.abs(self.A).max())
+            A, (scale, _) = scipy.linalg.matrix_balance(self.A, permute=False, separate=True)  # exact: powers of 2
+            T, U, k = scipy.linalg.schur(A, sort=lambda re, im: np.hypot(re, im) <= zero)
+            C, B = (self.C * scale) @ U, U.T @ (self.B / scale[:, None])
+            blind = np.abs(C[:, :k]).max(axis=1, initial=0.0) <= UNSEEN * np.abs(C).max(axis=1, initial=0.0)
+            gains = np.full(self.D.shape, np.inf)
+            gains[blind] = (self.D - C[:, k:] @ np.linalg.solve(T[k:, k:], B[k:]))[blind]
+            return gains
 
     def zeros(self, output, input):
         """The transmission zeros of the pair (output index, input index), by frequency: the finite
@@ -238,10 +255,11 @@ def linearize(setup, q, lam=None, t=0.0, inputs=(), outputs=(), servos="held", m
     Z, W = _null_space(G, n), _null_space(Gbar_T.T, n)
     if Z.shape[1] != W.shape[1]:
         raise LinearizeError("the servo inputs and the servo rows held differ in rank: no square linearisation")
+    floor = np.finfo(float).eps * np.abs(K).max(initial=0.0)  # round-off of forces at a unit motion: no loads
     if motion is not None:  # about a motion: (C, K) of the carried coordinates (``motion``, eq. 3)
         K_add, C_add = carried(model, rows, motion, M, C)
         K, C = K + K_add, C + C_add
-    elif unbalanced(Z, residual, scale + np.linalg.norm(np.abs(K) @ np.abs(q))).any():
+    elif unbalanced(Z, residual, scale + np.linalg.norm(np.abs(K) @ np.abs(q)) + floor).any():
         raise LinearizeError("the pose is not a static equilibrium: the forces left unbalanced do work along "
                              "the motions the constraints allow; find one with statics.static_equilibrium")
     k = Z.shape[1]

@@ -26,7 +26,8 @@ Schema::
                  or name, beam = {..}: a flexible body (2D and 3D), with [flexible] settings (see ``beams``)
     [[probes]]   name, body, point       material points whose motion (and elastic part) is recorded
     [[joints]]   name, type, bodies = [b1, b2]; optional points, axis, relative_rotation, angle, slide
-    [[loads]]    type = "joint": coordinate, function
+    [[loads]]    type = "joint": coordinate, function; optional name (every type: an input of
+                        ``femdyn linearize``, new among the loads, joint coordinates and probes)
                  type = "point_force": body, point, force; optional function, frame
                  type = "torque": body, torque (world frame: [x, y, z] in 3D, a number in 2D);
                         optional point (the section's material point, default the body-frame
@@ -113,9 +114,9 @@ TOP_OPTIONAL = ("title", "source", "gravity", "output", "joints", "loads", "spri
                 "control", "initial", "flexible", "probes", "attachments", "inversion")
 JOINT_OPTIONAL = ("points", "axis", "relative_rotation", "angle", "slide")
 LOADS = {  # type -> (required keys, optional keys)
-    "joint": (("coordinate", "function"), ()),
-    "point_force": (("body", "point", "force"), ("function", "frame")),
-    "torque": (("body", "torque"), ("point", "function", "frame")),
+    "joint": (("coordinate", "function"), ("name",)),
+    "point_force": (("body", "point", "force"), ("function", "frame", "name")),
+    "torque": (("body", "torque"), ("point", "function", "frame", "name")),
 }
 SOLVER_TYPES = get_type_hints(SolverSettings)  # the keys of [solver] and their types
 SOLVER_REQUIRED = tuple(f.name for f in fields(SolverSettings) if f.default is MISSING)
@@ -298,10 +299,15 @@ def _add_joints(r, items, builder, dim, bodies):
     return joints, coordinates
 
 
-def _add_loads(r, items, builder, dim, bodies, coordinates):
+def _add_loads(r, items, builder, dim, bodies, coordinates, taken):
+    """The loads; their optional names (inputs of ``femdyn linearize``) new among ``taken`` (the joint
+    coordinates and probes) and each other."""
+    taken = list(taken)
     for i, item in enumerate(r.array(items, "loads")):
         f = f"loads[{i}]"
         kind = r.typed_table(item, f, LOADS)
+        if "name" in item:
+            taken.append(r.name(item["name"], f"{f}.name", taken))
         if kind == "joint":
             coordinate = r.reference(item["coordinate"], f"{f}.coordinate", coordinates, "joint coordinate")
             builder.add_joint_load(coordinate, r.time_function(item["function"], f"{f}.function"))
@@ -379,7 +385,8 @@ def load_case(path, flexible=None, overrides=None, data=None):
         probes = _probes(r, data.get("probes", []), dim, bodies)
         joints, coordinates = _add_joints(r, data.get("joints", []), builder, dim, bodies)
         joints.update(welds)
-        _add_loads(r, data.get("loads", []), builder, dim, bodies, coordinates)
+        _add_loads(r, data.get("loads", []), builder, dim, bodies, coordinates,
+                   [*coordinates, *(p[0] for p in probes)])
         _add_springs(r, data.get("springs", []), builder, dim, bodies)
         _add_friction(r, data.get("friction", []), builder, coordinates)
         add_servos(r, data, builder, dim, bodies, coordinates)
