@@ -4,6 +4,8 @@
 - ``motion_modes.csv``: mode, frequency_hz, damping_ratio, and the eigenvalue's real_1_s and imag_1_s
   [1/s]; ``motion_modes.json``: the same with the case, time, servos, the observer frame's angular
   velocity [rad/s], the steady motion's Newton iterations and each mode in words (its real part);
+  ``motion_modes.npz``: the eigenvalues ``s``, the complex mode shapes ``shapes`` (modes x coordinates,
+  unit 2-norm), the steady state ``q``, ``v``, ``t`` and the coordinates' names;
 - ``campbell.csv``: the parameter's values, then per tracked mode k ``f<k>_hz``, ``zeta<k>`` (damping
   ratio) and ``mac<k>`` (MAC with its shape at the previous value); ``campbell.json`` (parameter, unit,
   the columns' meaning) and ``campbell.png``: frequency [Hz] over the parameter [its unit], one line
@@ -34,6 +36,8 @@ def write_motion_modes(folder, case, modes):
             for i, (f, z, s, x) in enumerate(zip(modes.frequency, modes.damping_ratio, modes.s, modes.shapes))]
     columns = ("mode", "frequency_hz", "damping_ratio", "real_1_s", "imag_1_s")
     write_csv(folder / "motion_modes.csv", {c: [r[c] for r in rows] for c in columns})
+    np.savez(folder / "motion_modes.npz", s=modes.s, shapes=modes.shapes, q=motion.q, v=motion.v, t=motion.t,
+             coordinates=np.array(case.model.coordinate_names, dtype=str))
     (folder / UNITS_FILE).write_text(jsonfile.dumps({"motion_modes.csv": dict(
         zip(columns, ("1", "Hz", "1", "1/s", "1/s")))}))
     (folder / MOTION_MODES).write_text(jsonfile.dumps({

@@ -55,6 +55,9 @@ def test_modes_about_rest_are_the_natural_modes_and_keep_the_damping(tmp_path, c
     for a, b in zip(static, moving):
         assert abs(b["frequency_hz"] / a["frequency_hz"] - 1.0) < 1e-8
         assert abs(b["damping_ratio"]) < 1e-9
+    with np.load(tmp_path / "moving" / "motion_modes.npz") as shapes:  # unit complex shapes over the coordinates
+        assert shapes["shapes"].shape == (3, len(shapes["coordinates"]))
+        assert np.allclose(np.linalg.norm(shapes["shapes"], axis=1), 1.0)
     units = json.loads((tmp_path / "moving" / "units.json").read_text())["motion_modes.csv"]
     assert units["frequency_hz"] == "Hz" and units["real_1_s"] == "1/s"
     damped = case(tmp_path, damping=", damping = {ratio = 0.02}")
