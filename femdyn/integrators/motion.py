@@ -150,6 +150,8 @@ def jacobian_rates(model, rows, q, v, a, t):
 
 def _pseudo(G):
     """The Cholesky factor of G G^T and G^+ = G^T (G G^T)^-1; ModesError where the rows are dependent."""
+    if not G.shape[0]:  # no constraints: nothing to correct
+        return None, np.zeros((G.shape[1], 0))
     try:
         factor = scipy.linalg.cho_factor(G @ G.T)
     except np.linalg.LinAlgError:
