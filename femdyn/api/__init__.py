@@ -3,9 +3,10 @@ options, built in Python or read from a case file by ``load``), its analyses and
 (``results``, ``linear``: named access, ``to_pandas``, ``write`` of the command line's result folder), and
 ``sweep`` of a Python-built model on Dask. ``femdyn`` exports these names (``femdyn.__all__``)."""
 from .linear import LinearResult
+from .map import MapResult
 from .problem import Probe, Problem, load
 from .results import InversionResult, ModesResult, ProbeDeviation, RunResult, StaticResult
 from .sweep import SweepResult, sweep
 
-__all__ = ["InversionResult", "LinearResult", "ModesResult", "Probe", "ProbeDeviation", "Problem", "RunResult",
+__all__ = ["InversionResult", "LinearResult", "MapResult", "ModesResult", "Probe", "ProbeDeviation", "Problem", "RunResult",
            "StaticResult", "SweepResult", "load", "sweep"]
