@@ -113,7 +113,7 @@ def summary(plan, rows) -> list:
     ok = [r for r in rows if r["status"] == "ok"]
     for c in plan.units:
         values = [r[c] for r in ok if math.isfinite(r[c])]
-        if not values or c.startswith(("compliance_dir_", "pose_")):  # directions and positions: no worst
+        if not values or c.startswith(("compliance_dir_", "pose_", "actuated:")):  # directions and positions: no worst
             continue
         lowest = c.startswith(LOWEST)
         row = (min if lowest else max)(ok, key=lambda r: r[c] if lowest else abs(r[c]))

@@ -42,9 +42,10 @@ from ..integrators.modes import natural_modes
 from ..integrators.saddle import SaddleSystem
 from ..integrators.setup import prepare
 from ..integrators.statics import static_equilibrium
-from ..io.units import INPUTS, coordinate_kind
+from ..io.units import COORDINATES, INPUTS, coordinate_kind
 from ..model.deviation import UNITS, Deviation, _rotation_vectors, column_names, point_poses
 from ..model.model import Model
+from ..model.rigid_mechanism import actuated
 from ..model.spec import PointForceSpec
 from .map_pose import AXES, Pose, Poser
 
@@ -66,7 +67,8 @@ def held_model(model: Model, payload, probe) -> Model:
 
 
 def columns(model: Model, probe: str, modes: int) -> dict:
-    """{column: SI unit} of a map's quantities (module docstring), in order."""
+    """{column: SI unit} of a map's quantities (module docstring), in order; ``actuated:NAME`` and
+    ``pose_x`` ..: the pose's actuated coordinates and P's world point in the rigid mechanism."""
     dim = model.dim
     axes = AXES[:dim]
     sag = {c.replace(f"{probe}.deviation_", "sag_"): UNITS[c.rsplit("_", 1)[1]] for c in column_names(probe, dim)}
@@ -81,6 +83,7 @@ def columns(model: Model, probe: str, modes: int) -> dict:
     return {**sag, **compliance, "compliance_max": "m/N", **{f"compliance_dir_{a}": "1" for a in axes},
             **{f"frequency_{k}": "Hz" for k in range(1, modes + 1)},
             **{f"participation_{k}": "1" for k in range(1, modes + 1)}, **inputs,
+            **{f"actuated:{n}": COORDINATES[coordinate_kind(model, n)][1] for n in actuated(model)},
             **{f"pose_{a}": "m" for a in axes}, "jacobian_condition": "1", "jacobian_smallest": "m"}
 
 
@@ -94,6 +97,9 @@ class PointStudy:
     poser: Poser
     modes: int
     q_start: np.ndarray
+
+    def __post_init__(self):
+        self.deviation = Deviation(self.model, [self.probe], self.q_start)
 
     @property
     def columns(self) -> dict:
@@ -117,7 +123,8 @@ class PointStudy:
         row.update(status=pose.status, message=pose.message)
         if pose.q_rigid is None:
             return row
-        row.update({f"pose_{a}": float(x) for a, x in zip(AXES, pose.point)},
+        row.update({f"actuated:{n}": float(a) for n, a in zip(self.poser.coordinates, pose.actuated)},
+                   **{f"pose_{a}": float(x) for a, x in zip(AXES, pose.point)},
                    jacobian_condition=float(pose.condition), jacobian_smallest=float(pose.smallest))
         try:
             row.update(self.quantities(pose))
@@ -137,7 +144,7 @@ class PointStudy:
         setup = prepare(model, self.state(pose), np.zeros(model.n))
         equilibrium = static_equilibrium(setup)
         q = equilibrium.q
-        deviation = Deviation(model, [self.probe], q)(q)
+        deviation = self.deviation(q)
         out = {c.replace(f"{name}.deviation_", "sag_"): float(v[0]) for c, v in deviation.items()}
         out.update({f"input:{n}": float(u) for n, u in zip(model.inputs, equilibrium.inputs)})
         out.update(self._compliance(setup, equilibrium, pose))

@@ -34,6 +34,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..model.initial import wrong_angle_branch
 from ..model.model import Model
 from ..model.rigid_mechanism import RigidMechanism, actuated
 
@@ -119,10 +120,14 @@ class Poser:
         return max(1, int(np.sum(s > 1e-8 * s[0]))) if s[0] > 0 else len(s)
 
     def _assemble(self, a, start):
-        """The rigid pose at the actuated coordinates a from the rigid pose ``start`` (NaN if none)."""
+        """The rigid pose at the actuated coordinates a from the rigid pose ``start``; NaN if none, or if
+        Newton went over to a joint angle off by pi from its bodies' turn (a root of the same rows)."""
         Q = start.copy()
         Q[self.mechanism.act] = a
-        return self.mechanism.solve(Q[None])[0]
+        q = self.mechanism.solve(Q[None])[0]
+        if np.isfinite(q).all() and wrong_angle_branch(self.mechanism.rigid, q):
+            q[:] = np.nan
+        return q
 
     def _reach(self, a, q, target):
         """Gauss-Newton on a towards the effector points ``target`` from (a, q), P's grid axes first and
