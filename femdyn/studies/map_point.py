@@ -25,7 +25,8 @@ equilibrium under gravity, the case's constant loads at t = 0 and the ``payload`
   element model). D is the derivative of P's world position, which is linear (rigid bodies, world-vector
   beams) or bilinear (floating-frame beams: phi + (X + u) d_a) in q: central differences of any step are
   exact there; the orientation's rows (3D) are central differences of the rotation vector, error O(h^2);
-- **modes**: the ``modes`` lowest natural frequencies with the servos held (``modes.natural_modes``)
+- **modes**: the ``modes`` lowest natural frequencies with the servos held (``modes.natural_modes``, its
+  sparse method from ``SPARSE_FROM`` coordinates)
   ``frequency_1`` .. [Hz], and each mode's ``participation_k``: the share of its kinetic energy
   x_b^T M_bb x_b / x^T M x carried by the coordinates of P's body (1: the effector moves alone, 0: it
   stays still).
@@ -50,6 +51,8 @@ from ..model.spec import PointForceSpec
 from .map_pose import AXES, Pose, Poser
 
 STEP = 1e-4  # of the central differences of D, relative to max(1, |q|)
+SPARSE_FROM = 100  # coordinates from which the modes are found by shift-invert Lanczos (``modes``: the
+# dense method's SVD of G costs a Delta robot's point 1.5 s, Lanczos 0.2 s; both agree to 1e-14)
 
 
 def held_model(model: Model, payload, probe) -> Model:
@@ -148,7 +151,8 @@ class PointStudy:
         out = {c.replace(f"{name}.deviation_", "sag_"): float(v[0]) for c, v in deviation.items()}
         out.update({f"input:{n}": float(u) for n, u in zip(model.inputs, equilibrium.inputs)})
         out.update(self._compliance(setup, equilibrium, pose))
-        modes = natural_modes(setup, q, equilibrium.lam, k=self.modes, servos="held")
+        method = "sparse" if model.n > SPARSE_FROM else "auto"
+        modes = natural_modes(setup, q, equilibrium.lam, k=self.modes, servos="held", method=method)
         if len(modes.omega2) < self.modes:
             raise RuntimeError(f"the mechanism has {len(modes.omega2)} degrees of freedom with its servos held, "
                                f"fewer than the {self.modes} modes asked")

@@ -180,3 +180,27 @@ def test_unreachable_and_singular_points_are_marked(tmp_path):
     for result in (reach, stretched):
         ok = result.status == "ok"
         assert all(np.isfinite(result[c][ok]).all() for c in result.quantities)
+
+
+def test_the_delta_map_has_the_robots_120_degree_symmetry():
+    """The flexible Delta robot (one element per arm: the symmetry does not depend on the mesh) mapped
+    over its tool plane at a point and its images turned by 120 and 240 degrees about the base's axis:
+    the lowest frequency, |sag| and the eigenvalues of the tool point's compliance agree to 1e-9 relative
+    (the solvers' tolerance), and the motor torques are those of the point, passed on to the next motor."""
+    problem = femdyn.load(CASES / "delta_flexible.toml", elements=1)
+    turn = np.array([[np.cos(2 * np.pi / 3), -np.sin(2 * np.pi / 3)], [np.sin(2 * np.pi / 3), np.cos(2 * np.pi / 3)]])
+    points = [np.array([0.05, 0.02])]
+    points += [turn @ points[-1], turn @ turn @ points[0]]
+    x, y = np.array(points).T
+    result = problem.map({"tcp.x": x, "tcp.y": y}, modes=1, workers=0)
+    diagonal = [(k, k) for k in range(3)]  # the grid's points with their own y
+    assert all(result.status[i, j] == "ok" for i, j in diagonal)
+    frequency = np.array([result["frequency_1"][i, j] for i, j in diagonal])
+    sag = np.array([np.linalg.norm([result[f"sag_{a}"][i, j] for a in "xyz"]) for i, j in diagonal])
+    eigenvalues = np.array([np.linalg.eigvalsh(np.array([[result[f"compliance_{a}{b}"][i, j] for b in "xyz"]
+                                                         for a in "xyz"])) for i, j in diagonal])
+    torques = np.array([[result[f"input:theta{m}"][i, j] for m in (1, 2, 3)] for i, j in diagonal])
+    for values in (frequency, sag, eigenvalues):
+        assert np.abs(values - values[0]).max() <= 1e-9 * np.abs(values[0]).max()
+    for k in (1, 2):
+        assert np.allclose(np.roll(torques[0], k), torques[k], rtol=1e-9, atol=0)
