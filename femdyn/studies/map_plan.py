@@ -18,6 +18,7 @@ import math
 import time
 import uuid
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import ClassVar
 
@@ -139,7 +140,7 @@ class MapPlan:
     def shape(self) -> tuple:
         return tuple(len(a.levels) for a in self.axes)
 
-    @property
+    @cached_property
     def values(self) -> np.ndarray:
         return factorial(self.axes)
 
@@ -151,7 +152,7 @@ class MapPlan:
     def columns(self) -> list:
         return ["sample", *self.names, "status", *self.units, "wall_time", "message"]
 
-    @property
+    @cached_property
     def key(self) -> str:
         return hashlib.sha256(json.dumps(self.describe(), sort_keys=True).encode()).hexdigest()[:16]
 
