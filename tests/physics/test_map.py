@@ -204,3 +204,21 @@ def test_the_delta_map_has_the_robots_120_degree_symmetry():
         assert np.abs(values - values[0]).max() <= 1e-9 * np.abs(values[0]).max()
     for k in (1, 2):
         assert np.allclose(np.roll(torques[0], k), torques[k], rtol=1e-9, atol=0)
+
+
+def test_the_payload_sag_tends_to_the_compliance_times_the_payload(tmp_path):
+    """The sag a payload F adds (the nonlinear static solve with F at P) over F tends to the compliance
+    along gravity (the linearised solve at the unloaded equilibrium), the difference falling tenfold
+    with F (first order: the stiffness changes with the load)."""
+    problem = arm(tmp_path)
+    grid = {"theta1": [0.3], "theta2": [1.0]}
+    base = problem.map(grid, modes=1, workers=0)
+    C = np.array([[base[f"compliance_{a}{b}"][0, 0] for b in "xy"] for a in "xy"])
+    expected = C @ np.array([0.0, -1.0])  # per newton along gravity
+    errors = []
+    for force in (1.0, 0.1):
+        loaded = problem.map(grid, modes=1, payload=force, workers=0)
+        added = np.array([loaded[f"sag_{a}"][0, 0] - base[f"sag_{a}"][0, 0] for a in "xy"]) / force
+        errors.append(np.linalg.norm(added - expected) / np.linalg.norm(expected))
+    assert errors[0] < 1e-2
+    assert np.allclose(np.array(errors[1:]) / errors[:-1], 0.1, rtol=0.1), errors
