@@ -29,7 +29,7 @@ equilibrium under gravity, the case's constant loads at t = 0 and the ``payload`
   sparse method from ``SPARSE_FROM`` coordinates)
   ``frequency_1`` .. [Hz], and each mode's ``participation_k``: the share of its kinetic energy
   x_b^T M_bb x_b / x^T M x carried by the coordinates of P's body (1: the effector moves alone, 0: it
-  stays still).
+  stays still; a flexible body's frame and nodes together).
 
 A quantity that is not finite at a point the pose calls ok makes the point ``failed`` with the reason
 (an unstable equilibrium, fewer modes than asked): no ok row carries NaN.
@@ -37,6 +37,8 @@ A quantity that is not finite at a point the pose calls ok makes the point ``fai
 from dataclasses import dataclass, replace
 
 import numpy as np
+import scipy.sparse as sp
+from scipy.sparse.csgraph import connected_components
 
 from ..forces.time_functions import constant
 from ..integrators.modes import natural_modes
@@ -167,13 +169,12 @@ class PointStudy:
         return out
 
     def _body_dofs(self):
-        """The coordinates of P's body: its frame and, for a flexible one, its elastic coordinates."""
+        """The coordinates of P's body: those its frame's mass couples to (the connected component of
+        the mass matrix's graph: bodies share no mass, a flexible body's frame and nodes do)."""
         index = [b.name for b in self.model.bodies].index(self.probe[1])
-        body = self.model.bodies[index]
-        parts = [self.model.body_dofs(index)]
-        if body.flexible is not None:
-            parts += [np.ravel(body.flexible.elastic), np.ravel(getattr(body.flexible, "carriers", []))]
-        return np.unique(np.concatenate(parts).astype(np.int64))
+        M = sp.csr_matrix(self.model.mass_matrix)
+        _, labels = connected_components(M, directed=False)
+        return np.flatnonzero(np.isin(labels, labels[self.model.body_dofs(index)]))
 
     def point_map(self, q) -> np.ndarray:
         """D (rows, n): P's world position (dim rows) and, in 3D, orientation (3 rows) per unit dq."""
