@@ -5,14 +5,16 @@ solve, the compliance solves, one Lanczos eigen-solve, the inverse kinematics), 
 of the whole map (workers' start-up and the files included) and the points per second.
 
 The README states the 40 x 40 map's time as measured here on the project's 2-core machine; a smaller
-``--size`` gives the per-point cost, from which the 40 x 40 time is extrapolated (printed with it, and
-marked as such in the JSON).
+``--size`` gives the per-point cost, from which the 40 x 40 time is extrapolated: this map's time plus
+the further points at the median point's time, the workers in parallel (printed with the machine's
+load average, and marked as extrapolated in the JSON).
 
 Usage: python benchmarks/map_delta.py [--size 40] [--workers N] [--elements 4] [--json FILE]
 """
 import argparse
 import csv
 import json
+import os
 import pathlib
 import statistics
 import tempfile
@@ -41,11 +43,15 @@ def run(size, workers, elements):
     own = [float(r["wall_time"]) for r in rows]
     statuses = {s: sum(r["status"] == s for r in rows) for s in {r["status"] for r in rows}}
     per_point = wall / points
+    count = workers or len(os.sched_getaffinity(0))
+    # the 40 x 40 map: this map's time (start-up, the first point's preparation on each worker, files)
+    # and the further points at the median point's time, the workers in parallel
+    full = wall + (FULL * FULL - points) * statistics.median(own) / count
     return {"size": size, "points": points, "exit_code": code, "elements": elements, "workers": workers,
             "wall_s": wall, "wall_per_point_s": per_point, "points_per_s": points / wall,
             "point_median_s": statistics.median(own), "point_max_s": max(own), "statuses": statuses,
-            "full_points": FULL * FULL, "full_wall_s": (FULL * FULL * per_point if size == FULL else None),
-            "full_wall_extrapolated_s": FULL * FULL * per_point, "extrapolated": size != FULL}
+            "full_points": FULL * FULL, "full_wall_s": wall if size == FULL else None,
+            "full_wall_extrapolated_s": full, "extrapolated": size != FULL, "load_average": os.getloadavg()}
 
 
 def main_():
@@ -61,8 +67,9 @@ def main_():
           f"points/s; a point's own time {result['point_median_s']:.3f} s median, {result['point_max_s']:.3f} s max "
           f"on its worker; statuses {result['statuses']}")
     if result["extrapolated"]:
-        print(f"{FULL} x {FULL} = {FULL * FULL} points extrapolated at this wall time per point: "
-              f"{result['full_wall_extrapolated_s']:.0f} s ({result['full_wall_extrapolated_s'] / 60:.1f} min)")
+        print(f"{FULL} x {FULL} = {FULL * FULL} points extrapolated (this map's time, the further points at the "
+              f"median point's time on the workers in parallel): {result['full_wall_extrapolated_s']:.0f} s "
+              f"({result['full_wall_extrapolated_s'] / 60:.1f} min); load average {os.getloadavg()[0]:.1f}")
     print(json.dumps(result, indent=1))
     if args.json:
         args.json.write_text(json.dumps(result, indent=1))
