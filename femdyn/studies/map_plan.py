@@ -29,7 +29,7 @@ from ..io.case import CaseError, load_case, read_case_data
 from ..io.units import COORDINATES, coordinate_kind
 from ..model.errors import ModelError
 from .map_point import PointStudy, held_model
-from .map_pose import GridError, Poser
+from .map_pose import SINGULAR, Poser
 from .run import prepare_case
 from .sweep import factorial, parse_parameter
 
@@ -85,8 +85,7 @@ def point_study(case, names, probe, modes, payload=None, singular=None) -> Point
     setup = prepare_case(case)
     model = held_model(case.model, payload, chosen)
     index = [b.name for b in model.bodies].index(chosen[1])
-    kwargs = {} if singular is None else {"singular": singular}
-    poser = Poser(model, names, (probe, index, chosen[2]), setup.start, **kwargs)
+    poser = Poser(model, names, (probe, index, chosen[2]), setup.start, SINGULAR if singular is None else singular)
     return PointStudy(model, chosen, poser, modes, setup.start)
 
 
@@ -96,6 +95,7 @@ def point_row(task: MapTask) -> dict:
     try:
         study = _STUDIES.get(task.key)
         if study is None:
+            _STUDIES.clear()  # one map's study at a time
             study = _STUDIES[task.key] = task.make()
         row = study(list(task.values.values()))
     except Exception as err:  # noqa: BLE001  (a point that cannot be run at all is a failed row)
@@ -216,21 +216,19 @@ def plan_map(case, grid, probe=None, modes=3, payload=None, singular=None, path=
     count = math.prod(len(a.levels) for a in grid)
     if count > 1_000_000:
         raise CaseError(where, "--grid", f"{count} points; at most 1000000")
-    make = StudyMaker(tuple(names), probe, modes, force, singular or 0.0, str(path) if path is not None else None,
-                      data, options, None if path is not None else case)
     try:
         study = point_study(case, names, probe, modes, force, singular)
-    except GridError as err:
-        raise CaseError(where, err.field, err.message) from None
     except ModelError as err:
         raise CaseError(where, err.field, err.message) from None
-    make = dataclasses.replace(make, singular=study.poser.singular)
+    make = StudyMaker(tuple(names), probe, modes, force, study.poser.singular, None if path is None else str(path),
+                      data, options, case if path is None else None)
     axis_units = {n: "m" if study.poser.axes else COORDINATES[coordinate_kind(case.model, n)][1] for n in names}
     source = str(path) if path is not None else str(where)
     # a case file's contents and options; a problem made in Python is a map of its own (no resuming)
     digest = _digest([data, dataclasses.asdict(options or Options())]) if data is not None else uuid.uuid4().hex
     plan = MapPlan(getattr(case, "title", source), source, digest, tuple(grid), probe, modes, force,
                    study.poser.singular, study.columns, axis_units, make, case.model.dim)
+    _STUDIES.clear()
     _STUDIES[plan.key] = study  # in this process: the study made for the check
     return plan
 

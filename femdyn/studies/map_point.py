@@ -61,14 +61,12 @@ def held_model(model: Model, payload, probe) -> Model:
     """``model`` with every servo relative (its target at t = 0 the pose's own) and the ``payload``
     force (dim,) at the probe (name, body name, point); the model itself where that changes nothing."""
     spec = model.spec
-    servos = tuple(replace(s, relative=True) for s in spec.servos)
-    forces = spec.point_forces
-    if payload is not None and np.any(payload):
-        forces = (*forces, PointForceSpec(probe[1], np.asarray(probe[2], dtype=float), np.asarray(payload, dtype=float),
-                                          constant(1.0)))
-    if servos == spec.servos and forces == spec.point_forces:
+    loaded = payload is not None and np.any(payload)
+    if all(s.relative for s in spec.servos) and not loaded:
         return model
-    return Model(replace(spec, servos=servos, point_forces=forces))
+    forces = spec.point_forces + ((PointForceSpec(probe[1], np.asarray(probe[2], dtype=float),
+                                                  np.asarray(payload, dtype=float), constant(1.0)),) if loaded else ())
+    return Model(replace(spec, servos=tuple(replace(s, relative=True) for s in spec.servos), point_forces=forces))
 
 
 def columns(model: Model, probe: str, modes: int) -> dict:

@@ -34,6 +34,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..model.errors import ModelError
 from ..model.initial import wrong_angle_branch
 from ..model.model import Model
 from ..model.rigid_mechanism import RigidMechanism, actuated
@@ -43,14 +44,6 @@ SINGULAR = 1e-3  # a point with s_r < SINGULAR s_1 is singular (the stated bound
 REACH = 1e-9  # the largest residual of a reached effector pose, relative to max(1, |p*|)
 MAX_ITERATIONS = 30
 PATH_STEPS = 8
-
-
-class GridError(ValueError):
-    """A grid that names what the map cannot set: (field, message)."""
-
-    def __init__(self, field: str, message: str) -> None:
-        super().__init__(message)
-        self.field, self.message = field, message
 
 
 def effector_axes(names: list, probe: str, dim: int) -> list:
@@ -82,7 +75,7 @@ class Poser:
     ``SINGULAR`` on s_r/s_1."""
 
     def __init__(self, model: Model, names: list, probe: tuple, q_start: np.ndarray, singular: float = SINGULAR):
-        self.model, self.names, self.singular = model, list(names), singular
+        self.names, self.singular = list(names), singular
         name, body, point = probe
         dim = model.dim
         self.dim = dim
@@ -90,28 +83,25 @@ class Poser:
         self.mechanism = RigidMechanism(model, points, q_start)
         self.coordinates = actuated(model)
         if not self.coordinates:
-            raise GridError("model", "the model has no actuated coordinate (servo inputs or joint loads) to map over")
+            raise ModelError("model", "the model has no actuated coordinate (servo inputs or joint loads) to map over")
         self.axes = effector_axes(self.names, name, dim)
         if self.axes:
             if len(self.axes) != len(self.names):
-                raise GridError("--grid", f"a grid sets effector coordinates {name}.x, .. or actuated coordinates "
+                raise ModelError("--grid", f"a grid sets effector coordinates {name}.x, .. or actuated coordinates "
                                 "(not both)")
         else:
             unknown = [n for n in self.names if n not in self.coordinates]
             if unknown:
-                raise GridError("--grid", f"'{unknown[0]}' is neither an actuated coordinate ({', '.join(self.coordinates)}) "
+                raise ModelError("--grid", f"'{unknown[0]}' is neither an actuated coordinate ({', '.join(self.coordinates)}) "
                                 f"nor an effector coordinate of the probe ({', '.join(f'{name}.{a}' for a in AXES[:dim])})")
             self.columns = [self.coordinates.index(n) for n in self.names]
         reference = self.mechanism.solve(q_start[None])[0]
         if not np.isfinite(reference).all():
-            raise GridError("initial", "the rigid mechanism cannot be assembled at the case's actuated coordinates")
+            raise ModelError("initial", "the rigid mechanism cannot be assembled at the case's actuated coordinates")
         self.reference = reference
         self.a0 = reference[self.mechanism.act]
         self.p0 = self.mechanism.E @ reference
-        self.rank = self._rank(self._jacobian(reference))
-
-    def _jacobian(self, q):
-        return self.mechanism.jacobian(q)
+        self.rank = self._rank(self.mechanism.jacobian(reference))
 
     def _rank(self, J):
         if not np.isfinite(J).all():
@@ -136,7 +126,7 @@ class Poser:
         first = np.zeros(len(target), dtype=bool)
         first[self.axes] = True
         for _ in range(MAX_ITERATIONS):
-            J = self._jacobian(q)
+            J = self.mechanism.jacobian(q)
             error = self.mechanism.E @ q - target
             if not np.isfinite(J).all():
                 return a, q, np.inf
@@ -203,7 +193,7 @@ class Poser:
                     q = self._assemble(self.a0 + k / PATH_STEPS * (a - self.a0), q)
                     if not np.isfinite(q).all():
                         return Pose("unreachable", "the rigid mechanism cannot be assembled at these actuated coordinates")
-        J = self._jacobian(q)
+        J = self.mechanism.jacobian(q)
         a, point = q[self.mechanism.act], (self.mechanism.E @ q)[: self.dim]
         if not np.isfinite(J).all():
             return Pose("singular", "the rigid mechanism's matrix is singular: the actuated coordinates do not fix it",
