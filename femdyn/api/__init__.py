@@ -8,5 +8,5 @@ from .problem import Probe, Problem, load
 from .results import InversionResult, ModesResult, ProbeDeviation, RunResult, StaticResult
 from .sweep import SweepResult, sweep
 
-__all__ = ["InversionResult", "LinearResult", "MapResult", "ModesResult", "Probe", "ProbeDeviation", "Problem", "RunResult",
-           "StaticResult", "SweepResult", "load", "sweep"]
+__all__ = ["InversionResult", "LinearResult", "MapResult", "ModesResult", "Probe", "ProbeDeviation", "Problem",
+           "RunResult", "StaticResult", "SweepResult", "load", "sweep"]

@@ -3,10 +3,10 @@ everything a case file holds -- built from Python (``Problem(builder, settings, 
 case file (``load``), and the analyses of it: ``run`` (the dynamics, ``integrators.time_loop``),
 ``static`` (the static equilibrium, ``integrators.statics``), ``modes`` (the natural modes at it,
 ``integrators.modes``), ``map`` (the workspace map, ``studies.map_plan``), ``linearize`` (the linear
-plant there, ``studies.linear``) and ``invert`` (the stable inversion of its servo problem, ``integrators.inversion``). Each returns a result object of
-``api.results`` (``api.linear``) with named access and
-``write(folder)``, which writes the result folder of the command line's ``femdyn run``, ``static``,
-``modes``, ``linearize`` or ``invert``.
+plant there, ``studies.linear``) and ``invert`` (the stable inversion of its servo problem,
+``integrators.inversion``). Each returns a result object of ``api.results`` (``api.linear``,
+``api.map``) with named access and ``write(folder)``, which writes the result folder of the command
+line's ``femdyn run``, ``static``, ``modes``, ``map``, ``linearize`` or ``invert``.
 
 A problem holds an ``io.case.Case`` (``Problem.case``), the object every study and command runs, so a
 problem built in Python and the same problem read from a case file run the same steps: the initial state

@@ -1,4 +1,6 @@
-"""Workspace maps (``femdyn map``, ``Problem.map``): the grid, the validated plan and one point's row.
+"""Workspace maps (``femdyn map``, ``Problem.map``): the grid, the validated plan and one point's row --
+the maps of stiffness and natural frequency over a parallel robot's workspace that [Germain2015] and
+[Pashkevich2009] compute robot by robot, here for any case femdyn simulates.
 The points run on dask.distributed workers as the samples of a sweep do (``sweep_cluster``), into a
 result folder that a repeated command resumes (``sweep_files``, ``map_files``).
 
@@ -43,7 +45,8 @@ def parse_grid(text: str):
     ValueError with a one-line reason."""
     axis = parse_parameter(text)
     if axis.levels is None:
-        raise ValueError(f"{axis.name}: a grid axis is a:b:n (n values from a to b) or a list v1,v2,.., got '{axis.spec}'")
+        raise ValueError(f"{axis.name}: a grid axis is a:b:n (n values from a to b) or a list v1,v2,.., "
+                         f"got '{axis.spec}'")
     return axis
 
 
@@ -163,7 +166,8 @@ class MapPlan:
         """The plan as JSON-ready data (``map.json``); equal plans describe a resumable map."""
         return {"format": FORMAT, "case": self.source, "case_sha256": self.digest,
                 "grid": [{"name": a.name, "spec": a.spec, "levels": list(a.levels)} for a in self.axes],
-                "probe": self.probe, "modes": self.modes, "payload": None if self.payload is None else list(self.payload),
+                "probe": self.probe, "modes": self.modes,
+                "payload": None if self.payload is None else list(self.payload),
                 "singular": self.singular, "columns": self.columns,
                 "units": {"sample": "1", **self.axis_units, "status": "", **self.units, "wall_time": "s",
                           "message": ""}}
@@ -244,4 +248,5 @@ def load_plan(path, grid, probe=None, modes=3, payload=None, singular=None, opti
 
 def run_local(plan: MapPlan, samples=None) -> list:
     """The rows of ``samples`` (default: all) run one by one in this process."""
-    return [complete_row(plan, point_row(plan.task(i))) for i in (range(len(plan.values)) if samples is None else samples)]
+    chosen = range(len(plan.values)) if samples is None else samples
+    return [complete_row(plan, point_row(plan.task(i))) for i in chosen]

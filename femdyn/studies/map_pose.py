@@ -92,8 +92,9 @@ class Poser:
         else:
             unknown = [n for n in self.names if n not in self.coordinates]
             if unknown:
-                raise ModelError("--grid", f"'{unknown[0]}' is neither an actuated coordinate ({', '.join(self.coordinates)}) "
-                                f"nor an effector coordinate of the probe ({', '.join(f'{name}.{a}' for a in AXES[:dim])})")
+                effector = ", ".join(f"{name}.{a}" for a in AXES[:dim])
+                raise ModelError("--grid", f"'{unknown[0]}' is neither an actuated coordinate "
+                                 f"({', '.join(self.coordinates)}) nor an effector coordinate of the probe ({effector})")
             self.columns = [self.coordinates.index(n) for n in self.names]
         reference = self.mechanism.solve(q_start[None])[0]
         if not np.isfinite(reference).all():
@@ -192,7 +193,8 @@ class Poser:
                 for k in range(1, PATH_STEPS + 1):
                     q = self._assemble(self.a0 + k / PATH_STEPS * (a - self.a0), q)
                     if not np.isfinite(q).all():
-                        return Pose("unreachable", "the rigid mechanism cannot be assembled at these actuated coordinates")
+                        return Pose("unreachable", "the rigid mechanism cannot be assembled at these actuated "
+                                    "coordinates")
         J = self.mechanism.jacobian(q)
         a, point = q[self.mechanism.act], (self.mechanism.E @ q)[: self.dim]
         if not np.isfinite(J).all():
