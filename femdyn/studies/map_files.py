@@ -40,8 +40,14 @@ def arrays(plan, rows) -> dict:
     return {c: v.reshape(plan.shape) for c, v in out.items()}
 
 
+def ascending(plan, grid) -> dict:
+    """``grid`` (``arrays``) with every axis in ascending order (a list of values need not be)."""
+    order = np.ix_(*(np.argsort(a.levels, kind="stable") for a in plan.axes))
+    return {c: v[order] for c, v in grid.items()}
+
+
 def write_vts(path, plan, grid) -> None:
-    """``map.vts``: the grid's axes as the coordinates (a 2-D grid of ``P.x``, ``P.y`` lies in the tool
+    """``map.vts`` of the ``ascending`` grid: the grid's axes as the coordinates (a 2-D grid of ``P.x``, ``P.y`` lies in the tool
     plane), every column a point field."""
     shape = plan.shape + (1,) * (3 - len(plan.shape))
     coordinates = [grid[n].reshape(shape) for n in plan.names[:3]]
@@ -55,7 +61,7 @@ def _file(quantity):
 
 
 def plot(folder, plan, grid) -> list:
-    """The PNG plots of the map (module docstring); their file names."""
+    """The PNG plots of the map (module docstring) from its ``ascending`` grid; their file names."""
     if len(plan.shape) > 2:
         return []
     from matplotlib.figure import Figure
@@ -98,7 +104,7 @@ def write_map(out, plan, rows, plots=True) -> list:
     files = [PLAN, TABLE, UNITS_FILE]
     if write_parquet(out / PARQUET, plan.columns, rows, plan.text):
         files.append(PARQUET)
-    grid = arrays(plan, rows)
+    grid = ascending(plan, arrays(plan, rows))
     write_vts(out / VTS, plan, grid)
     files.append(VTS)
     if plots:

@@ -30,17 +30,18 @@ from ..io.beams import Options
 from ..io.case import CaseError, load_case, read_case_data
 from ..io.units import COORDINATES, coordinate_kind
 from ..model.errors import ModelError
+from ..model.model import Model
 from .map_point import PointStudy, held_model
 from .map_pose import SINGULAR, Poser
 from .run import prepare_case
-from .sweep import factorial, parse_parameter
+from .sweep import Parameter, factorial, parse_parameter
 
 FORMAT = "femdyn map 1"
 STATUS = ("ok", "unreachable", "singular", "failed")
 _STUDIES: dict = {}  # plan key -> PointStudy, on each worker (the case prepared once per map)
 
 
-def parse_grid(text: str):
+def parse_grid(text: str) -> Parameter:
     """A grid axis (``sweep.Parameter`` with its levels) from ``NAME=a:b:n`` or ``NAME=v1,v2,..``;
     ValueError with a one-line reason."""
     axis = parse_parameter(text)
@@ -81,7 +82,8 @@ class StudyMaker:
         return point_study(case, list(self.names), self.probe, self.modes, self.payload, self.singular)
 
 
-def point_study(case, names, probe, modes, payload=None, singular=None) -> PointStudy:
+def point_study(case, names: list, probe: str, modes: int, payload: tuple | None = None,
+                singular: float | None = None) -> PointStudy:
     """The ``PointStudy`` of a map of ``case`` over the grid ``names`` at the probe ``probe``: the case
     prepared (``prepare_case``: its assembled pose is the reference), the held model, the ``Poser``."""
     chosen = next(p for p in case.probes if p[0] == probe)
@@ -177,7 +179,7 @@ def _digest(data) -> str:
     return hashlib.sha256(json.dumps(data, sort_keys=True, default=str).encode()).hexdigest()
 
 
-def payload_vector(payload, model) -> tuple | None:
+def payload_vector(payload, model: Model) -> tuple | None:
     """The payload force [N] at P: a number F (along gravity, F |g|-directed; straight down without
     gravity) or a vector of dim components; None for none."""
     if payload is None:
@@ -192,7 +194,8 @@ def payload_vector(payload, model) -> tuple | None:
     return tuple(float(v) for v in values)
 
 
-def plan_map(case, grid, probe=None, modes=3, payload=None, singular=None, path=None, data=None, options=None):
+def plan_map(case, grid: list, probe: str | None = None, modes: int = 3, payload=None, singular: float | None = None,
+             path=None, data: dict | None = None, options: Options | None = None) -> MapPlan:
     """Check the case, the grid and the options before anything runs (one pose, the case's own, is
     assembled); CaseError (naming the file and the option) otherwise. ``grid``: parsed axes
     (``parse_grid``); ``case``: a loaded ``Case`` (with ``path``, ``data``, ``options``: the file it came
@@ -237,7 +240,8 @@ def plan_map(case, grid, probe=None, modes=3, payload=None, singular=None, path=
     return plan
 
 
-def load_plan(path, grid, probe=None, modes=3, payload=None, singular=None, options=None):
+def load_plan(path, grid: list, probe: str | None = None, modes: int = 3, payload=None, singular: float | None = None,
+              options: Options | None = None) -> MapPlan:
     """``plan_map`` of the case file ``path`` (``femdyn map``)."""
     path = Path(path)
     options = options or Options()
@@ -246,7 +250,7 @@ def load_plan(path, grid, probe=None, modes=3, payload=None, singular=None, opti
     return plan_map(case, grid, probe, modes, payload, singular, path, data, options)
 
 
-def run_local(plan: MapPlan, samples=None) -> list:
+def run_local(plan: MapPlan, samples: list | None = None) -> list:
     """The rows of ``samples`` (default: all) run one by one in this process."""
     chosen = range(len(plan.values)) if samples is None else samples
     return [complete_row(plan, point_row(plan.task(i))) for i in chosen]
