@@ -3,11 +3,11 @@ everything a case file holds -- built from Python (``Problem(builder, settings, 
 case file (``load``), and the analyses of it: ``run`` (the dynamics, ``integrators.time_loop``),
 ``static`` (the static equilibrium, ``integrators.statics``), ``modes`` (the natural modes at it,
 ``integrators.modes``), ``motion_modes`` and ``campbell`` (about a steady motion, ``studies.campbell``),
-``linearize`` (the linear plant there, ``studies.linear``) and ``invert`` (the
-stable inversion of its servo problem, ``integrators.inversion``). Each returns a result object of
-``api.results`` (``api.linear``) with named access and
-``write(folder)``, which writes the result folder of the command line's ``femdyn run``, ``static``,
-``modes``, ``linearize`` or ``invert``.
+``map`` (the workspace map, ``studies.map_plan``), ``linearize`` (the linear plant there,
+``studies.linear``) and ``invert`` (the stable inversion of its servo problem,
+``integrators.inversion``). Each returns a result object of ``api.results`` (``api.linear``,
+``api.campbell``, ``api.map``) with named access and ``write(folder)``, which writes the result folder
+of the command line's ``femdyn run``, ``static``, ``modes``, ``map``, ``linearize`` or ``invert``.
 
 A problem holds an ``io.case.Case`` (``Problem.case``), the object every study and command runs, so a
 problem built in Python and the same problem read from a case file run the same steps: the initial state
@@ -45,6 +45,7 @@ from ..studies.linear import case_plant
 from ..studies.run import checked_settings, prepare_case, run_case
 from .campbell import CampbellResult, MotionModesResult
 from .linear import LinearResult
+from .map import MapResult, workspace_map
 from .results import InversionResult, ModesResult, RunResult, StaticResult
 
 if TYPE_CHECKING:
@@ -318,6 +319,32 @@ class Problem:
         plant = case_plant(self.case, None if inputs is None else list(inputs),
                            None if outputs is None else list(outputs), t, servos, result, moving, frame)
         return LinearResult(self, plant)
+
+    def map(self, grid: Mapping[str, ArrayLike] | Sequence[str], *, probe: str | None = None, modes: int = 3,
+            payload: float | ArrayLike | None = None, singular: float | None = None, workers: int | None = None,
+            scheduler: str | None = None, client: Any = None) -> MapResult:
+        """The workspace map over ``grid`` (``femdyn map``; ``studies.map_plan``): at every point the
+        rigid pose (servo-held coordinates set, or the probe's ``P.x``, ``P.y``, ``P.z`` reached by the
+        rigid mechanism's inverse kinematics), the static sag of the probe from the rigid mechanism, its
+        compliance, the ``modes`` lowest frequencies with the servos held and the effector's share in
+        each, the inputs holding the pose, the Jacobian's conditioning and a status (ok, unreachable,
+        singular, failed).
+
+        Args:
+            grid: {name: values} or ``NAME=a:b:n`` strings; names are actuated coordinates or a probe's
+                ``P.x`` .. (one kind per map); the first axis varies slowest.
+            probe: the effector point (default: the first probe).
+            modes: the number of natural frequencies.
+            payload: a force [N] at the probe: a number (along gravity) or a vector.
+            singular: the bound on s_min/s_max of a singular point (default ``map_pose.SINGULAR``).
+            workers: processes of a new LocalCluster (default one per core; 0: in this process);
+                scheduler: a running dask scheduler; client: a dask.distributed Client.
+
+        Raises:
+            CaseError: a grid, probe or option that cannot be used.
+        """
+        return workspace_map(self, grid, probe=probe, modes=modes, payload=payload, singular=singular,
+                             workers=workers, scheduler=scheduler, client=client)
 
     def invert(self, pre: float | None = None, post: float | None = None, check_dt: float | None = None
                ) -> InversionResult:
