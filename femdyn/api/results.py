@@ -5,8 +5,8 @@ the result folder, in SI units (README, "Running a case"): ``history`` (t, energ
 residual, Newton iterations, every joint coordinate and its rate), ``bodies`` (centres, angles or
 directors), ``probes`` (position, orientation and elastic displacement of every probe, its deviation from
 the rigid mechanism and the conditioning of the rigid mechanism, ``model.deviation``), ``inputs`` (servo
-inputs at the time nodes, 000 eq. 84) and ``reactions`` (every joint's force and moment on each of its
-bodies). ``result["theta"]`` finds a column by name in them, ``to_pandas(table)`` gives a table as a
+inputs at the time nodes, 000 eq. 84), ``reactions`` (every joint's force and moment on each of its
+bodies) and ``gauges`` (every strain gauge's normal strain and stress, ``model.gauges``). ``result["theta"]`` finds a column by name in them, ``to_pandas(table)`` gives a table as a
 pandas DataFrame where pandas is installed, ``deviation(probe)`` a probe's deviation from the rigid
 mechanism (``ProbeDeviation``) and ``deviation_summary`` the figures ``summary.json`` gives of it
 (``io.probes.deviation_statistics``, ``conditioning_statistics``). ``write(folder)`` writes the folder
@@ -29,7 +29,8 @@ from ..io.equilibrium import deflections, one_frame, write_modes, write_static
 from ..io.folders import output_folder, publish
 from ..io.nodes import NodeTables
 from ..io.probes import conditioning_statistics, deviation_statistics, probe_table
-from ..io.results import BODIES, HISTORY, INPUTS, PROBES, REACTIONS, bodies_columns, history_columns, write_results
+from ..io.results import BODIES, GAUGES, HISTORY, INPUTS, PROBES, REACTIONS, bodies_columns, history_columns, write_results
+from ..model.gauges import gauge_statistics, gauge_table
 from ..model.deviation import UNITS, Deviation, column_names
 from ..studies.inversion import write_inversion
 
@@ -43,7 +44,8 @@ if TYPE_CHECKING:
     from .problem import Problem
 
 Columns = dict[str, NDArray[np.float64]]
-TABLES = {"history": HISTORY, "bodies": BODIES, "probes": PROBES, "inputs": INPUTS, "reactions": REACTIONS}
+TABLES = {"history": HISTORY, "bodies": BODIES, "probes": PROBES, "inputs": INPUTS, "reactions": REACTIONS,
+          "gauges": GAUGES}
 
 
 def _pandas(columns: Mapping[str, ArrayLike]) -> Any:
@@ -66,6 +68,7 @@ def _tables(problem: Problem, results: Results, deviation: Deviation | None) -> 
               "probes": probes}
     nodes = NodeTables(model).rows(results)
     tables.update(inputs=nodes.get(INPUTS, {}), reactions=nodes.get(REACTIONS, {}))
+    tables["gauges"] = {"t": results.t, **gauge_table(model, case.gauges, results.q)} if case.gauges else {}
     return tables
 
 
@@ -108,7 +111,7 @@ class Tabled:
 
     @cached_property
     def tables(self) -> dict[str, Columns]:
-        """{"history" | "bodies" | "probes" | "inputs" | "reactions": {column: values}}."""
+        """{"history" | "bodies" | "probes" | "inputs" | "reactions" | "gauges": {column: values}}."""
         return _tables(self.problem, self._results(), self._deviation)
 
     @cached_property
@@ -161,6 +164,19 @@ class Tabled:
         return self.tables["probes"]
 
     @property
+    def gauges(self) -> Columns:
+        """The strain gauges' normal strain ``G.strain`` [1] and stress ``G.stress`` [Pa] at the frames
+        (``model.gauges``; tension positive), as gauges.csv; {} without gauges."""
+        return self.tables["gauges"]
+
+    @cached_property
+    def gauge_summary(self) -> dict[str, Any]:
+        """The figures of ``summary.json`` on the gauges: {G: max and min of the strain and stress with
+        their times} (``model.gauges.gauge_statistics``)."""
+        gauges = self.problem.case.gauges
+        return gauge_statistics(self.gauges, gauges) if gauges else {}
+
+    @property
     def inputs(self) -> Columns:
         """The servo inputs at the time nodes (column "t" and one per actuated coordinate) [N m or N]."""
         return self.tables["inputs"]
@@ -177,14 +193,14 @@ class Tabled:
 
     def __getitem__(self, column: str) -> NDArray[np.float64]:
         """The column named ``column`` of the first table that has it (history, bodies, probes, inputs,
-        reactions; "t" is the history's)."""
+        reactions, gauges; "t" is the history's)."""
         for table in self.tables.values():
             if column in table:
                 return table[column]
         raise KeyError(f"no column '{column}' (columns: {', '.join(c for t in self.tables.values() for c in t)})")
 
     def to_pandas(self, table: str = "history") -> Any:
-        """The table ``table`` (history, bodies, probes, inputs, reactions) as a pandas DataFrame."""
+        """The table ``table`` (history, bodies, probes, inputs, reactions, gauges) as a pandas DataFrame."""
         if table not in TABLES:
             raise KeyError(f"unknown table '{table}' (known: {', '.join(TABLES)})")
         return _pandas(self.tables[table])

@@ -6,7 +6,8 @@ with one frame (``results.write_results``): ``history.csv``, ``bodies.csv``, ``p
 ``inputs.csv`` and ``reactions.csv`` (the joints' static reactions, ``model.reactions``) and the
 ParaView frame at the equilibrium's time t, ``summary.json`` with ``"static"``: Newton's iterations,
 the residuals, the servo inputs that hold the pose (000 eq. 84: the multipliers of the servo rows,
-in N or N m by the actuated coordinate) and every probe's deflection (``deflections``). A probe's
+in N or N m by the actuated coordinate), every probe's deflection (``deflections``) and every strain
+gauge's strain and stress (``gauges``: {``G.strain``, ``G.stress``}, ``model.gauges``). A probe's
 deflection is first its deviation from the rigid mechanism (``model.deviation``: its position and
 orientation minus the same material point's in the rigid limit assembled at the equilibrium's actuated
 coordinates -- the static sag as a designer means it), then its displacement from the configuration
@@ -33,6 +34,7 @@ import numpy as np
 
 from ..integrators.time_loop import Results
 from ..model.deviation import Deviation, column_names, deviation_shapes
+from ..model.gauges import gauge_table
 from ..numerics import kinematics as kin
 from . import jsonfile
 from .probes import ELASTIC, centre_lines, probe_table
@@ -96,6 +98,7 @@ def write_static(folder, case, equilibrium, start):
                    for name, u in zip(model.inputs, equilibrium.inputs)},
         "probes": deflections(case, equilibrium.q, start),
         "deviation": Deviation(model, case.probes, start).describe() if case.probes else None,
+        "gauges": {name: float(value[0]) for name, value in gauge_table(model, case.gauges, equilibrium.q).items()},
         "dropped_constraints": [{"constraint": row, "depends_on": list(on)} for row, on in equilibrium.dropped],
     }
     Path(folder).mkdir(parents=True, exist_ok=True)

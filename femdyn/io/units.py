@@ -7,6 +7,7 @@ The SI unit of every column of every CSV table femdyn writes (``column_unit``), 
 their axes with and ``units.json`` gives machine-readable (``write_units``)."""
 from pathlib import Path
 
+from ..model.gauges import QUANTITIES as GAUGES
 from . import jsonfile
 
 COORDINATES = {"angle": ("joint angle", "rad"), "slide": ("joint slide", "m")}  # kind -> quantity, unit
@@ -48,7 +49,7 @@ MODES = {"mode": "1", "omega_rad_s": "rad/s", "frequency_hz": "Hz"}
 def column_unit(model, table, column):
     """The SI unit of ``column`` of the CSV ``table`` (its file name) of a result folder of ``model``:
     ``history.csv`` (energies, momenta, joint coordinates and their rates), ``inputs.csv`` (the servo
-    input on each coordinate), ``bodies.csv``, ``probes.csv``, ``reactions.csv`` (by the quantity after
+    input on each coordinate), ``bodies.csv``, ``probes.csv``, ``reactions.csv``, ``gauges.csv`` (by the quantity after
     the last dot of ``NAME.QUANTITY``), ``modes.csv``; the time ``t`` in s. KeyError for a column
     without a known unit."""
     if column == "t":
@@ -66,6 +67,8 @@ def column_unit(model, table, column):
     quantity = column.rpartition(".")[2]
     if table == "probes.csv":
         return PROBES[quantity][1]
+    if table == "gauges.csv":
+        return GAUGES[quantity][1]
     return {"bodies.csv": BODIES, "reactions.csv": REACTIONS}[table][quantity]
 
 
