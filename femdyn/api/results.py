@@ -31,6 +31,7 @@ from ..io.nodes import NodeTables
 from ..io.probes import conditioning_statistics, deviation_statistics, probe_table
 from ..io.results import BODIES, GAUGES, HISTORY, INPUTS, PROBES, REACTIONS, bodies_columns, history_columns, write_results
 from ..model.gauges import gauge_statistics, gauge_table
+from ..model.participation import effective_masses, probe_amplitudes, total_mass
 from ..model.deviation import UNITS, Deviation, column_names
 from ..studies.inversion import write_inversion
 
@@ -292,7 +293,8 @@ class StaticResult(Tabled):
 
 class ModesResult:
     """Natural modes (``Problem.modes``): angular frequencies ``omega`` [rad/s], ``frequency`` [Hz], the
-    mode shapes, ``describe(i)`` in words; ``write`` writes the folder of ``femdyn modes``."""
+    mode shapes, the effector's part in them (``amplitude`` of every probe, ``effective_mass`` along the
+    world axes), ``describe(i)`` in words; ``write`` writes the folder of ``femdyn modes``."""
 
     def __init__(self, problem: Problem, modes: NaturalModes, equilibrium: Equilibrium) -> None:
         self.problem, self.modes, self.equilibrium = problem, modes, equilibrium
@@ -314,9 +316,35 @@ class ModesResult:
         """Mode i (from 0) in words: the bodies it moves most and how."""
         return self.modes.describe(i)
 
+    @cached_property
+    def amplitude(self) -> dict[str, NDArray[np.float64]]:
+        """Every probe's world displacement a = J phi [kg^-1/2] in each mass-normalised mode, {probe:
+        (modes, dim)} (``model.participation.probe_amplitudes``): how much of the mode the effector takes part in."""
+        probes = self.problem.case.probes
+        values = probe_amplitudes(self.problem.model, probes, self.shapes)
+        return {name: values[:, p] for p, (name, _, _) in enumerate(probes)}
+
+    @cached_property
+    def effective_mass(self) -> NDArray[np.float64]:
+        """(modes, dim) [kg]: each mode's effective mass (phi^T M r_a)^2 / (phi^T M phi) along the world axes,
+        r_a a unit rigid translation (``model.participation.effective_masses``); over all modes they add up
+        to ``total_mass`` along a free translation."""
+        return effective_masses(self.problem.model, self.shapes)
+
+    @property
+    def total_mass(self) -> float:
+        """The model's mass [kg]."""
+        return total_mass(self.problem.model)
+
     def to_pandas(self) -> Any:
-        return _pandas({"mode": np.arange(1, len(self.omega) + 1), "omega_rad_s": self.omega,
-                        "frequency_hz": self.frequency})
+        """modes.csv's columns: mode, omega_rad_s, frequency_hz, every probe's amplitude P.amplitude_x ..
+        [kg^-1/2] and the effective masses effective_mass_x .. [kg]."""
+        axes = "xyz"[: self.problem.model.dim]
+        columns = {"mode": np.arange(1, len(self.omega) + 1), "omega_rad_s": self.omega, "frequency_hz": self.frequency}
+        for name, values in self.amplitude.items():
+            columns.update({f"{name}.amplitude_{a}": values[:, i] for i, a in enumerate(axes)})
+        columns.update({f"effective_mass_{a}": self.effective_mass[:, i] for i, a in enumerate(axes)})
+        return _pandas(columns)
 
     def __repr__(self) -> str:
         hz = ", ".join(f"{f:.4g}" for f in self.frequency)

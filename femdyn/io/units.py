@@ -43,7 +43,8 @@ PROBES = {  # quantity and SI unit of every column NAME.QUANTITY of probes.csv (
 }
 BODIES = {**dict.fromkeys("xyz", "m"), "angle": "rad", **{f"d{i}{a}": "1" for i in "123" for a in "xyz"}}
 REACTIONS = {**{f"force_{a}": "N" for a in "xyz123"}, **{f"moment_{a}": "N m" for a in "xyz123"}}
-MODES = {"mode": "1", "omega_rad_s": "rad/s", "frequency_hz": "Hz"}
+MODES = {"mode": "1", "omega_rad_s": "rad/s", "frequency_hz": "Hz",  # and P.amplitude_x .. (``model.participation``)
+         **{f"amplitude_{a}": "kg^-1/2" for a in "xyz"}, **{f"effective_mass_{a}": "kg" for a in "xyz"}}
 
 
 def column_unit(model, table, column):
@@ -63,7 +64,7 @@ def column_unit(model, table, column):
     if table == "inputs.csv":
         return INPUTS[coordinate_kind(model, column)][1]
     if table == "modes.csv":
-        return MODES[column]
+        return MODES[column.rpartition(".")[2]]
     quantity = column.rpartition(".")[2]
     if table == "probes.csv":
         return PROBES[quantity][1]
