@@ -133,7 +133,8 @@ class Problem:
             if unknown or "body" not in entry or "fibre" not in entry:
                 raise ModelError(f"gauges.{gauge}", "needs body and fibre, and s or fraction"
                                  + (f" (unknown: {', '.join(unknown)})" if unknown else ""))
-            placed.append(make_gauge(built, gauge, entry["body"], entry["fibre"], entry.get("s"), entry.get("fraction")))
+            placed.append(make_gauge(built, gauge, entry["body"], entry["fibre"], entry.get("s"),
+                                     entry.get("fraction")))
         case = Case(path=Path(name), title=title or name, source=source, model=built, q0=q0, v0=v0,
                     settings=settings, every=every, vtk=vtk, plots=plots, probes=resolved, gauges=tuple(placed),
                     equilibrium=equilibrium,

@@ -6,8 +6,8 @@ residual, Newton iterations, every joint coordinate and its rate), ``bodies`` (c
 directors), ``probes`` (position, orientation and elastic displacement of every probe, its deviation from
 the rigid mechanism and the conditioning of the rigid mechanism, ``model.deviation``), ``inputs`` (servo
 inputs at the time nodes, 000 eq. 84), ``reactions`` (every joint's force and moment on each of its
-bodies) and ``gauges`` (every strain gauge's normal strain and stress, ``model.gauges``). ``result["theta"]`` finds a column by name in them, ``to_pandas(table)`` gives a table as a
-pandas DataFrame where pandas is installed, ``deviation(probe)`` a probe's deviation from the rigid
+bodies) and ``gauges`` (every strain gauge's normal strain and stress, ``model.gauges``).
+``result["theta"]`` finds a column by name in them, ``to_pandas(table)`` gives a table as a pandas DataFrame where pandas is installed, ``deviation(probe)`` a probe's deviation from the rigid
 mechanism (``ProbeDeviation``) and ``deviation_summary`` the figures ``summary.json`` gives of it
 (``io.probes.deviation_statistics``, ``conditioning_statistics``). ``write(folder)`` writes the folder
 that ``femdyn run`` (``io.results.write_results``), ``femdyn static``, ``femdyn modes`` (``io.equilibrium``) and
@@ -29,7 +29,8 @@ from ..io.equilibrium import deflections, one_frame, write_modes, write_static
 from ..io.folders import output_folder, publish
 from ..io.nodes import NodeTables
 from ..io.probes import conditioning_statistics, deviation_statistics, probe_table
-from ..io.results import BODIES, GAUGES, HISTORY, INPUTS, PROBES, REACTIONS, bodies_columns, history_columns, write_results
+from ..io.results import (BODIES, GAUGES, HISTORY, INPUTS, PROBES, REACTIONS, bodies_columns, history_columns,
+                          write_results)
 from ..model.gauges import gauge_statistics, gauge_table
 from ..model.participation import effective_masses, probe_amplitudes, total_mass
 from ..model.deviation import UNITS, Deviation, column_names

@@ -1,7 +1,8 @@
 """``femdyn static CASE``: the static equilibrium of a case under gravity and its loads at a time, the
 servos held at their targets (``integrators.statics``), written as the result folder of a run with one
-frame (``io.equilibrium``); it prints the servo inputs that hold the pose, every probe's deflection,
-the end effector's static deflection, and every strain gauge's strain and stress. Exit code 1 if there is no equilibrium (its reason on one line)."""
+frame (``io.equilibrium``); it prints the servo inputs that hold the pose, every probe's deflection
+(the end effector's static deflection) and every strain gauge's strain and stress. Exit code 1 if there
+is no equilibrium (its reason on one line)."""
 import dataclasses
 import sys
 from pathlib import Path

@@ -70,7 +70,8 @@ from .units import write_units
 from .vtk import write_bodies, write_pvd, write_vtk_frames
 
 HISTORY, BODIES, PROBES, GAUGES = "history.csv", "bodies.csv", "probes.csv", "gauges.csv"
-TABLES = (HISTORY, BODIES, PROBES, INPUTS, REACTIONS, GAUGES)  # a run's tables, the history first (``folders.read_checkpoint``)
+TABLES = (HISTORY, BODIES, PROBES, INPUTS, REACTIONS, GAUGES)  # a run's tables, the history first
+# (``folders.read_checkpoint``)
 PLOTS = ("energy.png", "joint_coordinates.png", "joint_coordinates_dt.png", "inputs.png", "probes.png", "path.png",
          "reactions.png")  # every plot of ``run_plots.write_plots``
 SERIES = "motion.pvd"

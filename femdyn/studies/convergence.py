@@ -212,8 +212,8 @@ def _compare(study_args, wanted, runs, finer, given, reference, order, steps, st
         notes.append(f"errors not above Newton's error bound {bound:.2g} (solver.tolerance x max(1, |q|)), "
                      f"which the nonlinear solve may have set rather than the discretisation: "
                      + "; ".join(unsure))
-    study = finish_study({**study_args, "descriptions": [q.description for q in wanted], "units": [q.unit for q in wanted],
-                          "reference": described,
+    study = finish_study({**study_args, "descriptions": [q.description for q in wanted],
+                          "units": [q.unit for q in wanted], "reference": described,
                      "reference_values": ref, "wall_time": np.array([r.seconds for r in runs]), "notes": notes},
                     values, error_h, errors, floors)
     if strict:
@@ -367,7 +367,8 @@ def _meshed(make_case, n, refined="elements"):
 
 # --- output -----------------------------------------------------------------------------------
 
-PARAMETERS = {"dt": "time step dt [s]", "h": "h = 1 / {counts}: the {count} length relative to its beam's [1]"}  # x labels
+PARAMETERS = {"dt": "time step dt [s]",  # the x axis labels
+              "h": "h = 1 / {counts}: the {count} length relative to its beam's [1]"}
 
 
 def plot_study(study, path):
