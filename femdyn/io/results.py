@@ -7,7 +7,8 @@ the run goes (``ResultWriter``).
 ``bodies.csv``   body centres and orientations (2D: angle of d1; 3D: the directors)
 ``probes.csv``   the case's probes: position and orientation of the deformed material point and, on
                  flexible bodies, its elastic displacement (``probes``), with ``probes.png``
-``gauges.csv``   the case's strain gauges: ``G.strain`` [1] and ``G.stress`` [Pa] (``model.gauges``)
+``gauges.csv``   the case's strain gauges: ``G.strain`` [1] and ``G.stress`` [Pa] (``model.gauges``), with
+                 ``gauges.png``
 ``energy.png``, ``joint_coordinates.png`` [, ``joint_coordinates_dt.png`` with other time steps]
 ``motion.pvd`` + ``vtk/`` + ``bodies.txt``  every ``every``-th frame and the last: rigid bodies as
                  boxes with velocities, flexible bodies as their deformed centre lines with velocity,
@@ -73,7 +74,7 @@ HISTORY, BODIES, PROBES, GAUGES = "history.csv", "bodies.csv", "probes.csv", "ga
 TABLES = (HISTORY, BODIES, PROBES, INPUTS, REACTIONS, GAUGES)  # a run's tables, the history first
 # (``folders.read_checkpoint``)
 PLOTS = ("energy.png", "joint_coordinates.png", "joint_coordinates_dt.png", "inputs.png", "probes.png", "path.png",
-         "reactions.png")  # every plot of ``run_plots.write_plots``
+         "reactions.png", "gauges.png")  # every plot of ``run_plots.write_plots``
 SERIES = "motion.pvd"
 SAVE_SECONDS = 2.0  # wall time between the chunks written (femdyn run --save-every)
 CHUNK_BYTES = 64 * 2**20  # q and v of a chunk held in memory at most
@@ -439,9 +440,9 @@ def draw_plots(folder, spec, rows, compare, part=0, parts=1):
     drawer ``part``'s share of them (``run_plots.write_plots``)."""
     folder = Path(folder)
     tables = {name: read_csv(folder / name, rows[name]) if name in rows else None
-              for name in (HISTORY, PROBES, INPUTS, REACTIONS)}
+              for name in (HISTORY, PROBES, INPUTS, REACTIONS, GAUGES)}
     write_plots(folder, spec, tables[HISTORY], tables[PROBES] or {}, tables[INPUTS], tables[REACTIONS], compare,
-                part, parts)
+                part, parts, tables[GAUGES])
 
 
 def write_results(folder, case, results, wall_time=0.0, compare=None):

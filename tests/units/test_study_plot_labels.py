@@ -1,4 +1,5 @@
-"""The plots of ``femdyn sweep`` and ``femdyn bench convergence`` read as matplotlib objects (not pixels):
+"""The plots of ``femdyn sweep``, ``femdyn bench convergence`` and a run's ``gauges.png`` read as matplotlib
+objects (not pixels):
 every axis ``quantity [SI unit]``, legends that tell the curves apart, no panel of round-off: the energy
 error, which the energy-momentum scheme holds at round-off, is not a sweep response, and a convergence
 study's errors at or below their round-off level are left out (named in the title)."""
@@ -70,3 +71,23 @@ def test_convergence_plot_units_legends_and_round_off(saved, tmp_path):
     assert len(set(labels)) == len(labels) == 4  # points and fitted line of each quantity above round-off
     assert any("[rad]" in label for label in labels) and any("[N m]" in label for label in labels)
     assert not any("energy_error" in label for label in labels) and "energy_error" in ax.get_title()
+
+
+def test_gauges_plot_has_strain_and_stress_axes(saved, tmp_path):
+    """``gauges.png`` of a run: the strains [1] and stresses [Pa] on their own axes, a line per gauge."""
+    from femdyn.io.run_plots import PlotSpec, figures
+
+    spec = PlotSpec("t", 2, {}, {}, (), 1e-3, ())
+    t = np.linspace(0.0, 1.0, 5)
+    gauges = {"t": t, "root.strain": 1e-4 * t, "root.stress": 2.1e7 * t, "mid.strain": 5e-5 * t,
+              "mid.stress": 1.05e7 * t}
+    history = {"t": t, "kinetic": t, "potential": t, "total": t, "momentum_x": t, "momentum_y": t,
+               "angular_momentum_z": t}
+    drawn = {args[0].name: (function, args) for _, function, args in
+             figures(tmp_path, spec, history, {}, None, None, gauges=gauges)}
+    function, args = drawn["gauges.png"]
+    function(*args)
+    axes = axes_of(saved["gauges.png"])
+    assert [ax.get_ylabel() for ax in axes] == ["normal strain [1]", "normal stress [Pa]"]
+    assert [line.get_label() for line in axes[1].get_lines()] == ["root.stress", "mid.stress"]
+    assert UNIT.match(axes[-1].get_xlabel())
