@@ -36,6 +36,7 @@ from ..io.equilibrium import pose_at
 from ..io.initial_state import mode_state
 from ..model.builder import ModelBuilder
 from ..model.errors import ModelError
+from ..model.gauges import make_gauge
 from ..model.initial import place
 from ..model.model import Model
 from ..model.spec import ModelSpec
@@ -87,6 +88,10 @@ class Problem:
             bodies; default: the inputs, driven and grounded joints' coordinates), as ``[initial]
             assemble`` (``model.assembly``).
         probes: material points recorded, {name: (body, point in the body's frame)}.
+        gauges: strain gauges, {name: {"body": a flexible body or segmented link, "s": arc length [m]
+            from its first node, or "fraction": of its length, "fibre": y [m] (2D) or (y, z) (3D) from
+            the centre line}}, as the case file's ``[[gauges]]`` (``model.gauges``): the normal strain
+            and stress there, ``RunResult.gauges`` and gauges.csv.
         every: write every k-th step as a ParaView frame (default: about 500 frames).
         vtk: write the ParaView series; plots: draw the PNG plots (in ``write``).
         name: the problem's name (the ``case`` of ``summary.json``); title, source: free text.
@@ -101,6 +106,7 @@ class Problem:
                  elastic: Mapping[str, Elastic] | None = None, elastic_rate: Mapping[str, Elastic] | None = None,
                  equilibrium: bool = False, assemble: bool = False, hold: Sequence[str] | None = None,
                  probes: Mapping[str, tuple[str, ArrayLike]] | None = None,
+                 gauges: Mapping[str, Mapping[str, Any]] | None = None,
                  every: int | None = None, vtk: bool = True, plots: bool = True, name: str = "problem",
                  title: str | None = None, source: str = "", inversion: InversionSettings | None = None) -> None:
         builder = model if isinstance(model, ModelBuilder) else None
@@ -125,8 +131,17 @@ class Problem:
             resolved.append((probe, body, np.asarray(point, dtype=float)))
         if every is not None and not (isinstance(every, int) and every >= 1):
             raise ModelError("output.every", f"must be an integer >= 1, got {every!r}")
+        placed = []
+        for gauge, entry in (gauges or {}).items():
+            unknown = sorted(set(entry) - {"body", "s", "fraction", "fibre"})
+            if unknown or "body" not in entry or "fibre" not in entry:
+                raise ModelError(f"gauges.{gauge}", "needs body and fibre, and s or fraction"
+                                 + (f" (unknown: {', '.join(unknown)})" if unknown else ""))
+            placed.append(make_gauge(built, gauge, entry["body"], entry["fibre"], entry.get("s"),
+                                     entry.get("fraction")))
         case = Case(path=Path(name), title=title or name, source=source, model=built, q0=q0, v0=v0,
-                    settings=settings, every=every, vtk=vtk, plots=plots, probes=resolved, equilibrium=equilibrium,
+                    settings=settings, every=every, vtk=vtk, plots=plots, probes=resolved, gauges=tuple(placed),
+                    equilibrium=equilibrium,
                     assemble=assemble, hold=None if hold is None else tuple(hold))
         self._init(case, builder.spec() if builder is not None else None, inversion, None)
 

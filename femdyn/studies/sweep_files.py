@@ -23,11 +23,14 @@ import numpy as np
 from ..io import jsonfile
 from ..io.case import CaseError
 from ..io.folders import mark, publish, replace
-from ..io.plots import DPI
+from ..io.plots import DPI, label
+from ..io.units import field_unit
 
 PLAN, TABLE, PARQUET = "sweep.json", "samples.csv", "samples.parquet"
 PLOTS = ("response.png", "scatter_matrix.png")
-RESPONSES = ("elastic_max", "elastic_rms", "max_stress", "energy_error")  # plotted outputs (``sweep.OUTPUTS``)
+RESPONSES = {"deviation_max": "m", "deviation_rms": "m", "elastic_max": "m", "max_stress": "Pa"}
+# the plotted outputs (``sweep.OUTPUTS``) and their units, the effector's deviation first; energy_error is
+# not plotted (the energy-momentum scheme holds it at round-off: no data), it is in samples.csv
 
 
 class Table:
@@ -200,6 +203,11 @@ def _responses(rows):
     return [o for o in RESPONSES if any(math.isfinite(r[o]) for r in rows)]
 
 
+def _label(name):
+    """The axis label of a response or a swept case-file field: ``name [unit]``."""
+    return label(name, {**RESPONSES, "wall_time": "s"}.get(name) or field_unit(name))
+
+
 def plot_responses(path, sweep, rows):
     """Every response against every parameter: for a factorial design one curve per combination of
     the other parameters (at most 10, else points), for a Latin hypercube the points."""
@@ -221,15 +229,15 @@ def plot_responses(path, sweep, rows):
             if curves:
                 for key, members in groups.items():
                     members = sorted(members, key=lambda i: x[i, j])
-                    label = ", ".join(f"{names[k]}={v:.4g}" for k, v in zip(others, key)) or None
-                    ax.plot(x[members, j], y[members], "o-", ms=3, label=label)
+                    tag = ", ".join(f"{names[k]} = {v:.4g} {field_unit(names[k])}" for k, v in zip(others, key))
+                    ax.plot(x[members, j], y[members], "o-", ms=3, label=tag or None)
             else:
                 ax.plot(x[:, j], y, "o", ms=3)
             ax.grid(True, alpha=0.3)
             if j == 0:
-                ax.set_ylabel(output, fontsize=9)
+                ax.set_ylabel(_label(output), fontsize=9)
             if o == len(outs) - 1:
-                ax.set_xlabel(name, fontsize=9)
+                ax.set_xlabel(_label(name), fontsize=9)
         if curves and len(groups) > 1:
             axes[0, j].legend(fontsize=6)
     errors = sum(1 for r in rows if r["error"])
@@ -259,9 +267,9 @@ def plot_scatter_matrix(path, sweep, rows):
             for axis, shown in ((ax.xaxis, i == n - 1), (ax.yaxis, j == 0 and i > 0)):
                 axis.get_offset_text().set(visible=shown, fontsize=6)
             if j == 0:
-                ax.set_ylabel(names[i], fontsize=7)
+                ax.set_ylabel(_label(names[i]), fontsize=7)
             if i == n - 1:
-                ax.set_xlabel(names[j], fontsize=7)
+                ax.set_xlabel(_label(names[j]), fontsize=7)
     fig.suptitle(f"{sweep.case.title}: {len(data)} samples", fontsize=10)
     fig.subplots_adjust(left=0.1, right=0.98, bottom=0.08, top=0.94, wspace=0.12, hspace=0.12)
     fig.savefig(path, dpi=DPI)
