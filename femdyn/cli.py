@@ -6,8 +6,9 @@ folders' columns in one figure, ``femdyn bench`` runs convergence studies, ``fem
 straight beam's centre-line mesh, ``femdyn check CASE`` validates a case and describes the model (the
 commands that read a case take ``--flexible``/``--elements``/``--segments`` overriding its flexible
 bodies), ``femdyn sensitivity CASE`` differentiates a probe's motion with respect to the beam
-parameters, ``femdyn sweep CASE`` runs parameter sweeps and that study on Dask (``sweep``), ``femdyn
-view RESULT`` shows a result's ParaView series, ``femdyn warm-up`` compiles the kernels into numba's
+parameters, ``femdyn sweep CASE`` runs parameter sweeps and that study on Dask (``sweep``), ``femdyn map
+CASE`` maps sag, compliance, frequencies, efforts and conditioning over a grid of poses on Dask
+(``map``), ``femdyn view RESULT`` shows a result's ParaView series, ``femdyn warm-up`` compiles the kernels into numba's
 cache. Each subcommand is a module of ``commands``; this module assembles the parser and dispatches.
 Bad input is reported as one line ``error: <file>: <field>: <message>`` on stderr with exit code 2.
 
@@ -19,7 +20,8 @@ matters and reported in one line (a refused input, or a run stopped at the step 
 
 Exit codes: 0 done, 1 the run stopped early (Newton failure, a step that is no solution) or the results
 could not be written, 2 bad input or a refused output folder, 3 a sweep whose samples failed (their
-table on stderr), 128 + the signal's number after Ctrl-C (130), SIGTERM (143) or SIGHUP (129).
+table on stderr) or a map whose points failed, 128 + the signal's number after Ctrl-C (130), SIGTERM
+(143) or SIGHUP (129).
 """
 import argparse
 import gc
@@ -42,7 +44,7 @@ class _Parser(argparse.ArgumentParser):
 
 
 COMMANDS = ("run", "invert", "static", "modes", "linearize", "compare", "bench", "mesh", "check", "sensitivity", "sweep",
-            "view", "warm_up")  # the modules of ``commands``, in --help order (``warm-up``: warm_up)
+            "map", "view", "warm_up")  # the modules of ``commands``, in --help order (``warm-up``: warm_up)
 
 
 def _parser(argv):

@@ -16,6 +16,7 @@ from femdyn.integrators.settings import SolverSettings
 from femdyn.integrators.setup import prepare
 from femdyn.integrators.time_loop import simulate
 from femdyn.casefile.case import load_case
+from femdyn.joints.trajectories import Polynomial
 from femdyn.model.builder import ModelBuilder
 from femdyn.model.initial import place
 
@@ -287,3 +288,19 @@ def damped_free_bodies(dim, rate=0.5, spin=15.0):
         k = f.beam.n_coordinates
         q, v = f.with_elastic(q, v, 2e-3 * np.cos(np.arange(k)), rate * np.sin(np.arange(k) + 1.0))
     return model, prepare(model, q, v)
+
+
+def rotating_blade(elements, speed, side=1e-3):
+    """A uniform cantilever of length 1 with EI = 1, rho A = 1 (frequency unit 1 rad/s), square section of
+    ``side``, spatial world-vector beam with geometric stiffening, on a revolute joint about z to the
+    ground whose angle ``theta`` a coordinate servo (the input) holds at ``speed`` t: the rotating beam of
+    test_rotating_beam.py and test_rotating_cantilever_modes.py (Wright et al. 1982). Returns the model."""
+    section = Section.rectangle(side, side)
+    body = BeamBody.straight(1.0, elements, section, 1.0 / section.iz, 1.0 / section.area, dim=3, axial="cubic",
+                             poisson=0.3)
+    b = ModelBuilder(3)
+    b.add_beam("blade", body, stiffening=True)
+    b.add_joint("hub", "revolute", "ground", "blade", angle="theta", axis=[0.0, 0.0, 1.0])
+    b.add_servo_coordinate("spin", "theta", Polynomial([[0.0, float(speed)]]))
+    b.set_inputs(["theta"])
+    return b.build()

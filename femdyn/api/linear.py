@@ -26,8 +26,9 @@ Array = NDArray[np.float64]
 
 class LinearResult:
     """The linear plant of a problem (module docstring); ``plant`` is the ``integrators.linearize.LinearPlant``.
-    Inputs are generalized forces on joint coordinates [N m, N] or world forces at probes [N]; outputs
-    joint coordinates [rad, m], probe positions [m] or joint reactions [N, N m], as deviations from their
+    Inputs are generalized forces on joint coordinates [N m, N] (or a joint load's, by its name) or world
+    forces at probes or at point-force loads [N]; outputs joint coordinates [rad, m], probe positions or
+    deviations from the rigid mechanism [m, rad] or joint reactions [N, N m], as deviations from their
     values at the equilibrium; the state is (y, y'), y the coordinates along the null-space basis ``Z``."""
 
     def __init__(self, problem: Problem, plant: LinearPlant) -> None:

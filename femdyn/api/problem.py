@@ -2,11 +2,12 @@
 everything a case file holds -- built from Python (``Problem(builder, settings, ...)``) or read from a
 case file (``load``), and the analyses of it: ``run`` (the dynamics, ``integrators.time_loop``),
 ``static`` (the static equilibrium, ``integrators.statics``), ``modes`` (the natural modes at it,
-``integrators.modes``), ``linearize`` (the linear plant there, ``studies.linear``) and ``invert`` (the
-stable inversion of its servo problem, ``integrators.inversion``). Each returns a result object of
-``api.results`` (``api.linear``) with named access and
-``write(folder)``, which writes the result folder of the command line's ``femdyn run``, ``static``,
-``modes``, ``linearize`` or ``invert``.
+``integrators.modes``), ``motion_modes`` and ``campbell`` (about a steady motion, ``studies.campbell``),
+``map`` (the workspace map, ``studies.map_plan``), ``linearize`` (the linear plant there,
+``studies.linear``) and ``invert`` (the stable inversion of its servo problem,
+``integrators.inversion``). Each returns a result object of ``api.results`` (``api.linear``,
+``api.campbell``, ``api.map``) with named access and ``write(folder)``, which writes the result folder
+of the command line's ``femdyn run``, ``static``, ``modes``, ``map``, ``linearize`` or ``invert``.
 
 A problem holds an ``casefile.case.Case`` (``Problem.case``), the object every study and command runs, so a
 problem built in Python and the same problem read from a case file run the same steps: the initial state
@@ -17,7 +18,7 @@ step (``integrators.setup.prepare``).
 """
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -35,13 +36,17 @@ from ..post.equilibrium import pose_at
 from ..casefile.initial_state import mode_state
 from ..model.builder import ModelBuilder
 from ..model.errors import ModelError
+from ..model.gauges import make_gauge
 from ..model.initial import place
 from ..model.model import Model
 from ..model.spec import ModelSpec
+from ..studies.campbell import campbell, case_motion_modes, case_variants, parameter_unit
 from ..studies.inversion import InversionSettings, invert_case, inversion_settings
 from ..studies.linear import case_plant
 from ..studies.run import checked_settings, prepare_case, run_case
+from .campbell import CampbellResult, MotionModesResult
 from .linear import LinearResult
+from .map import MapResult, workspace_map
 from .results import InversionResult, ModesResult, RunResult, StaticResult
 
 if TYPE_CHECKING:
@@ -83,6 +88,10 @@ class Problem:
             bodies; default: the inputs, driven and grounded joints' coordinates), as ``[initial]
             assemble`` (``model.assembly``).
         probes: material points recorded, {name: (body, point in the body's frame)}.
+        gauges: strain gauges, {name: {"body": a flexible body or segmented link, "s": arc length [m]
+            from its first node, or "fraction": of its length, "fibre": y [m] (2D) or (y, z) (3D) from
+            the centre line}}, as the case file's ``[[gauges]]`` (``model.gauges``): the normal strain
+            and stress there, ``RunResult.gauges`` and gauges.csv.
         every: write every k-th step as a ParaView frame (default: about 500 frames).
         vtk: write the ParaView series; plots: draw the PNG plots (in ``write``).
         name: the problem's name (the ``case`` of ``summary.json``); title, source: free text.
@@ -97,6 +106,7 @@ class Problem:
                  elastic: Mapping[str, Elastic] | None = None, elastic_rate: Mapping[str, Elastic] | None = None,
                  equilibrium: bool = False, assemble: bool = False, hold: Sequence[str] | None = None,
                  probes: Mapping[str, tuple[str, ArrayLike]] | None = None,
+                 gauges: Mapping[str, Mapping[str, Any]] | None = None,
                  every: int | None = None, vtk: bool = True, plots: bool = True, name: str = "problem",
                  title: str | None = None, source: str = "", inversion: InversionSettings | None = None) -> None:
         builder = model if isinstance(model, ModelBuilder) else None
@@ -121,8 +131,17 @@ class Problem:
             resolved.append((probe, body, np.asarray(point, dtype=float)))
         if every is not None and not (isinstance(every, int) and every >= 1):
             raise ModelError("output.every", f"must be an integer >= 1, got {every!r}")
+        placed = []
+        for gauge, entry in (gauges or {}).items():
+            unknown = sorted(set(entry) - {"body", "s", "fraction", "fibre"})
+            if unknown or "body" not in entry or "fibre" not in entry:
+                raise ModelError(f"gauges.{gauge}", "needs body and fibre, and s or fraction"
+                                 + (f" (unknown: {', '.join(unknown)})" if unknown else ""))
+            placed.append(make_gauge(built, gauge, entry["body"], entry["fibre"], entry.get("s"),
+                                     entry.get("fraction")))
         case = Case(path=Path(name), title=title or name, source=source, model=built, q0=q0, v0=v0,
-                    settings=settings, every=every, vtk=vtk, plots=plots, probes=resolved, equilibrium=equilibrium,
+                    settings=settings, every=every, vtk=vtk, plots=plots, probes=resolved, gauges=tuple(placed),
+                    equilibrium=equilibrium,
                     assemble=assemble, hold=None if hold is None else tuple(hold))
         self._init(case, builder.spec() if builder is not None else None, inversion, None)
 
@@ -239,23 +258,71 @@ class Problem:
         return ModesResult(self, natural_modes(setup, equilibrium.q, equilibrium.lam, k=count, t=t, servos=servos),
                            equilibrium)
 
+    def motion_modes(self, count: int = 6, t: float = 0.0, servos: str = "held", result: str | Path | None = None,
+                     frame: str | None = None) -> MotionModesResult:
+        """The ``count`` lowest modes about the steady motion that the servos impose at t (a link spinning at
+        a servo-held speed; ``studies.campbell.case_motion_modes``, as ``femdyn modes --moving``): the
+        linearisation in the frame of the body named ``frame`` ("world": not turning; default: the body the
+        servos turn fastest) with its gyroscopic and centrifugal terms (``integrators.motion``), eigenvalues
+        with frequency [Hz] and damping ratio; ``result``: a run's folder whose pose at t starts Newton.
+
+        Raises:
+            ModesError: no steady motion, or a linearisation that is refused.
+        """
+        return MotionModesResult(self, case_motion_modes(self.case, count, t, servos, result, frame))
+
+    def campbell(self, parameter: str | Callable[[float], Problem], values: ArrayLike, count: int = 6,
+                 t: float = 0.0, servos: str = "held", frame: str | None = None, unit: str | None = None
+                 ) -> CampbellResult:
+        """The Campbell diagram (``studies.campbell.campbell``, as ``femdyn modes --sweep``): the modes about
+        the steady motion at t for each of the ``values`` of ``parameter``, followed by their shapes (MAC).
+
+        Args:
+            parameter: a numeric field of the case file this problem was loaded from, by its dotted path
+                (``servos.spin.trajectory.rate``, ``initial.joints.hub.angle``; as ``load``'s overrides), or
+                a function of the value that returns the ``Problem`` to take at it (a problem built in Python).
+            values: the parameter's values.
+            count, t, servos, frame: as ``motion_modes``.
+            unit: the parameter's SI unit (default: found from the field's kind; "1" for a function).
+
+        Raises:
+            CaseError: a parameter that is not a numeric field of the file; ModesError: no steady motion, or
+            a linearisation that is refused.
+        """
+        if callable(parameter):
+            name, variant = getattr(parameter, "__name__", "parameter"), lambda value: parameter(value).case
+            unit = unit or "1"
+        else:
+            if self.case.data is None:
+                raise ValueError("a problem built in Python takes a function of the value as the parameter")
+            name, variant = parameter, case_variants(self.case, parameter, self._options)
+            unit = unit or parameter_unit(self.case, parameter)
+        return CampbellResult(self, campbell(variant, values, name, unit, count, t, servos, frame))
+
     def linearize(self, inputs: Sequence[str] | None = None, outputs: Sequence[str] | None = None, t: float = 0.0,
-                  servos: str = "held", result: str | Path | None = None) -> LinearResult:
+                  servos: str = "held", result: str | Path | None = None, moving: bool = False,
+                  frame: str | None = None) -> LinearResult:
         """The linear plant at the static equilibrium at t (``studies.linear.case_plant``, as ``femdyn
         linearize``): the model linearised there with the bodies' damping (``integrators.linearize``), the
         constraints eliminated by a null-space basis of their Jacobian, servos "held" or "free".
 
         Args:
-            inputs: joint coordinates (a torque [N m] on an angle, a force [N] on a slide) and
-                ``PROBE.fx``, ``.fy``, ``.fz`` (a world force [N] at a probe's point); default: the servo
-                inputs, else every joint coordinate.
+            inputs: joint coordinates and joint loads of the case file by name (a torque [N m] on an
+                angle, a force [N] on a slide), ``PROBE.fx``, ``.fy``, ``.fz`` (a world force [N] at a
+                probe's point) and ``LOAD.fx`` .. (at the point of the case file's point-force load
+                ``LOAD``: its ``name``, else ``loads.K``); default: the servo inputs, else every joint
+                coordinate.
             outputs: joint coordinates [rad, m], ``PROBE.x``, ``.y``, ``.z`` (a probe's world position
-                [m]) and joint reactions ``J.B.force_x`` .. [N, N m] (as in reactions.csv), as deviations
-                from the equilibrium; default: every probe's position, else every joint coordinate.
+                [m]), ``PROBE.deviation_x`` .. (its deviation from the rigid mechanism [m, rad], as in
+                probes.csv) and joint reactions ``J.B.force_x`` .. [N, N m] (as in reactions.csv), as
+                deviations from the equilibrium; default: every probe's position, else every joint
+                coordinate.
             t: the time [s] of the loads and servo targets of the equilibrium.
             servos: "held" (their rows kept) or "free" (dropped, their inputs constant).
             result: a result folder of a run of this problem, whose pose at t starts Newton's search
                 for the equilibrium (``femdyn linearize --result``).
+            moving: about the steady motion that the servos impose at t instead, seen from the turning frame
+                of the body ``frame`` (``femdyn linearize --moving``; ``motion_modes``).
 
         Returns:
             The ``LinearResult`` (A, B, C, D, the descriptor form, poles, DC gains, zeros, ``to_scipy``).
@@ -265,8 +332,34 @@ class Problem:
             linearisation that is refused.
         """
         plant = case_plant(self.case, None if inputs is None else list(inputs),
-                           None if outputs is None else list(outputs), t, servos, result)
+                           None if outputs is None else list(outputs), t, servos, result, moving, frame)
         return LinearResult(self, plant)
+
+    def map(self, grid: Mapping[str, ArrayLike] | Sequence[str], *, probe: str | None = None, modes: int = 3,
+            payload: float | ArrayLike | None = None, singular: float | None = None, workers: int | None = None,
+            scheduler: str | None = None, client: Any = None) -> MapResult:
+        """The workspace map over ``grid`` (``femdyn map``; ``studies.map_plan``): at every point the
+        rigid pose (servo-held coordinates set, or the probe's ``P.x``, ``P.y``, ``P.z`` reached by the
+        rigid mechanism's inverse kinematics), the static sag of the probe from the rigid mechanism, its
+        compliance, the ``modes`` lowest frequencies with the servos held and the effector's share in
+        each, the inputs holding the pose, the Jacobian's conditioning and a status (ok, unreachable,
+        singular, failed).
+
+        Args:
+            grid: {name: values} or ``NAME=a:b:n`` strings; names are actuated coordinates or a probe's
+                ``P.x`` .. (one kind per map); the first axis varies slowest.
+            probe: the effector point (default: the first probe).
+            modes: the number of natural frequencies.
+            payload: a force [N] at the probe: a number (along gravity) or a vector.
+            singular: the bound on s_min/s_max of a singular point (default ``map_pose.SINGULAR``).
+            workers: processes of a new LocalCluster (default one per core; 0: in this process);
+                scheduler: a running dask scheduler; client: a dask.distributed Client.
+
+        Raises:
+            CaseError: a grid, probe or option that cannot be used.
+        """
+        return workspace_map(self, grid, probe=probe, modes=modes, payload=payload, singular=singular,
+                             workers=workers, scheduler=scheduler, client=client)
 
     def invert(self, pre: float | None = None, post: float | None = None, check_dt: float | None = None
                ) -> InversionResult:

@@ -5,9 +5,9 @@ the result folder, in SI units (README, "Running a case"): ``history`` (t, energ
 residual, Newton iterations, every joint coordinate and its rate), ``bodies`` (centres, angles or
 directors), ``probes`` (position, orientation and elastic displacement of every probe, its deviation from
 the rigid mechanism and the conditioning of the rigid mechanism, ``model.deviation``), ``inputs`` (servo
-inputs at the time nodes, 000 eq. 84) and ``reactions`` (every joint's force and moment on each of its
-bodies). ``result["theta"]`` finds a column by name in them, ``to_pandas(table)`` gives a table as a
-pandas DataFrame where pandas is installed, ``deviation(probe)`` a probe's deviation from the rigid
+inputs at the time nodes, 000 eq. 84), ``reactions`` (every joint's force and moment on each of its
+bodies) and ``gauges`` (every strain gauge's normal strain and stress, ``model.gauges``).
+``result["theta"]`` finds a column by name in them, ``to_pandas(table)`` gives a table as a pandas DataFrame where pandas is installed, ``deviation(probe)`` a probe's deviation from the rigid
 mechanism (``ProbeDeviation``) and ``deviation_summary`` the figures ``summary.json`` gives of it
 (``post.probes.deviation_statistics``, ``conditioning_statistics``). ``write(folder)`` writes the folder
 that ``femdyn run`` (``post.results.write_results``), ``femdyn static``, ``femdyn modes`` (``post.equilibrium``) and
@@ -29,7 +29,10 @@ from ..post.equilibrium import deflections, write_modes, write_static
 from ..post.folders import output_folder, publish
 from ..post.nodes import NodeTables
 from ..post.probes import conditioning_statistics, deviation_statistics, probe_table
-from ..post.results import BODIES, HISTORY, INPUTS, PROBES, REACTIONS, bodies_columns, history_columns, write_results
+from ..post.results import (BODIES, GAUGES, HISTORY, INPUTS, PROBES, REACTIONS, bodies_columns, history_columns,
+                          write_results)
+from ..model.gauges import gauge_statistics, gauge_table
+from ..model.participation import effective_masses, probe_amplitudes, total_mass
 from ..model.deviation import UNITS, Deviation, column_names
 from ..studies.inversion import write_inversion
 
@@ -43,7 +46,8 @@ if TYPE_CHECKING:
     from .problem import Problem
 
 Columns = dict[str, NDArray[np.float64]]
-TABLES = {"history": HISTORY, "bodies": BODIES, "probes": PROBES, "inputs": INPUTS, "reactions": REACTIONS}
+TABLES = {"history": HISTORY, "bodies": BODIES, "probes": PROBES, "inputs": INPUTS, "reactions": REACTIONS,
+          "gauges": GAUGES}
 
 
 def _pandas(columns: Mapping[str, ArrayLike]) -> Any:
@@ -66,6 +70,7 @@ def _tables(problem: Problem, results: Results, deviation: Deviation | None) -> 
               "probes": probes}
     nodes = NodeTables(model).rows(results)
     tables.update(inputs=nodes.get(INPUTS, {}), reactions=nodes.get(REACTIONS, {}))
+    tables["gauges"] = {"t": results.t, **gauge_table(model, case.gauges, results.q)} if case.gauges else {}
     return tables
 
 
@@ -108,7 +113,7 @@ class Tabled:
 
     @cached_property
     def tables(self) -> dict[str, Columns]:
-        """{"history" | "bodies" | "probes" | "inputs" | "reactions": {column: values}}."""
+        """{"history" | "bodies" | "probes" | "inputs" | "reactions" | "gauges": {column: values}}."""
         return _tables(self.problem, self._results(), self._deviation)
 
     @cached_property
@@ -161,6 +166,19 @@ class Tabled:
         return self.tables["probes"]
 
     @property
+    def gauges(self) -> Columns:
+        """The strain gauges' normal strain ``G.strain`` [1] and stress ``G.stress`` [Pa] at the frames
+        (``model.gauges``; tension positive), as gauges.csv; {} without gauges."""
+        return self.tables["gauges"]
+
+    @cached_property
+    def gauge_summary(self) -> dict[str, Any]:
+        """The figures of ``summary.json`` on the gauges: {G: max and min of the strain and stress with
+        their times} (``model.gauges.gauge_statistics``)."""
+        gauges = self.problem.case.gauges
+        return gauge_statistics(self.gauges, gauges) if gauges else {}
+
+    @property
     def inputs(self) -> Columns:
         """The servo inputs at the time nodes (column "t" and one per actuated coordinate) [N m or N]."""
         return self.tables["inputs"]
@@ -177,14 +195,14 @@ class Tabled:
 
     def __getitem__(self, column: str) -> NDArray[np.float64]:
         """The column named ``column`` of the first table that has it (history, bodies, probes, inputs,
-        reactions; "t" is the history's)."""
+        reactions, gauges; "t" is the history's)."""
         for table in self.tables.values():
             if column in table:
                 return table[column]
         raise KeyError(f"no column '{column}' (columns: {', '.join(c for t in self.tables.values() for c in t)})")
 
     def to_pandas(self, table: str = "history") -> Any:
-        """The table ``table`` (history, bodies, probes, inputs, reactions) as a pandas DataFrame."""
+        """The table ``table`` (history, bodies, probes, inputs, reactions, gauges) as a pandas DataFrame."""
         if table not in TABLES:
             raise KeyError(f"unknown table '{table}' (known: {', '.join(TABLES)})")
         return _pandas(self.tables[table])
@@ -276,7 +294,8 @@ class StaticResult(Tabled):
 
 class ModesResult:
     """Natural modes (``Problem.modes``): angular frequencies ``omega`` [rad/s], ``frequency`` [Hz], the
-    mode shapes, ``describe(i)`` in words; ``write`` writes the folder of ``femdyn modes``."""
+    mode shapes, the effector's part in them (``amplitude`` of every probe, ``effective_mass`` along the
+    world axes), ``describe(i)`` in words; ``write`` writes the folder of ``femdyn modes``."""
 
     def __init__(self, problem: Problem, modes: NaturalModes, equilibrium: Equilibrium) -> None:
         self.problem, self.modes, self.equilibrium = problem, modes, equilibrium
@@ -298,9 +317,35 @@ class ModesResult:
         """Mode i (from 0) in words: the bodies it moves most and how."""
         return self.modes.describe(i)
 
+    @cached_property
+    def amplitude(self) -> dict[str, NDArray[np.float64]]:
+        """Every probe's world displacement a = J phi [kg^-1/2] in each mass-normalised mode, {probe:
+        (modes, dim)} (``model.participation.probe_amplitudes``): how much of the mode the effector takes part in."""
+        probes = self.problem.case.probes
+        values = probe_amplitudes(self.problem.model, probes, self.shapes)
+        return {name: values[:, p] for p, (name, _, _) in enumerate(probes)}
+
+    @cached_property
+    def effective_mass(self) -> NDArray[np.float64]:
+        """(modes, dim) [kg]: each mode's effective mass (phi^T M r_a)^2 / (phi^T M phi) along the world axes,
+        r_a a unit rigid translation (``model.participation.effective_masses``); over all modes they add up
+        to ``total_mass`` along a free translation."""
+        return effective_masses(self.problem.model, self.shapes)
+
+    @property
+    def total_mass(self) -> float:
+        """The model's mass [kg]."""
+        return total_mass(self.problem.model)
+
     def to_pandas(self) -> Any:
-        return _pandas({"mode": np.arange(1, len(self.omega) + 1), "omega_rad_s": self.omega,
-                        "frequency_hz": self.frequency})
+        """modes.csv's columns: mode, omega_rad_s, frequency_hz, every probe's amplitude P.amplitude_x ..
+        [kg^-1/2] and the effective masses effective_mass_x .. [kg]."""
+        axes = "xyz"[: self.problem.model.dim]
+        columns = {"mode": np.arange(1, len(self.omega) + 1), "omega_rad_s": self.omega, "frequency_hz": self.frequency}
+        for name, values in self.amplitude.items():
+            columns.update({f"{name}.amplitude_{a}": values[:, i] for i, a in enumerate(axes)})
+        columns.update({f"effective_mass_{a}": self.effective_mass[:, i] for i, a in enumerate(axes)})
+        return _pandas(columns)
 
     def __repr__(self) -> str:
         hz = ", ".join(f"{f:.4g}" for f in self.frequency)

@@ -167,6 +167,7 @@ class BeamBody:
                 raise ValueError(f"{name} must be positive, got {value}")
         self.dim = nodes.shape[1]
         self.section, self.young, self.rho, self.reference = section, young, rho, reference
+        self.ritz = False  # a Rayleigh-Ritz body (``rayleigh_ritz``): no geometric stiffening by default
         if damping is not None and not isinstance(damping, Damping):
             raise ValueError(f"damping must be a beam.damping.Damping or None, got {damping!r}")
         self.damping = damping
@@ -224,7 +225,9 @@ class BeamBody:
         if offset > 1e-9 * np.linalg.norm(nodes[-1] - nodes[0]):
             raise ValueError(f"Rayleigh-Ritz bodies are straight (003 eqs. 45-51): a node lies "
                              f"{offset:.3g} off the chord of the centre line")
-        return cls(nodes[[0, -1]], section, young, rho, axial="linear", **options)
+        body = cls(nodes[[0, -1]], section, young, rho, axial="linear", **options)
+        body.ritz = True
+        return body
 
     def _reduce(self, matrix):
         return sp.csc_matrix(self.basis.T @ (matrix @ self.basis))

@@ -6,7 +6,9 @@ Schema::
     model = "fem"                     # fem (default) | rayleigh-ritz | rigid (the rigid limit)
     elements = 4                      # elements of each straight beam (default 4)
     modes = 3                         # optional: modal reduction to the lowest modes of each body
-    geometric_stiffening = true       # default: true for fem, false otherwise
+    geometric_stiffening = true       # default: true for fem bodies with nodal coordinates, false for
+                                      # rayleigh-ritz, modal (modes) and rigid ones (as
+                                      # ModelBuilder.add_beam's stiffening=None)
     axial = "cubic"                   # axial shape of fem beams: cubic (default; the world-vector
                                       # beams, beam.world) | linear (003's element, by carriers;
                                       # the default of modally reduced bodies)
@@ -105,7 +107,8 @@ def read_settings(r, data, options, dim=2):
     if options.stiffening is not None:
         stiffening = options.stiffening
     else:
-        stiffening = r.boolean(table.get("geometric_stiffening", model == "fem"), "flexible.geometric_stiffening")
+        stiffening = r.boolean(table.get("geometric_stiffening", model == "fem" and modes is None),
+                               "flexible.geometric_stiffening")
     # modally reduced planar bodies keep 003's element by default; spatial ones the world-vector beams'
     modal = modes is not None and dim == 2
     axial = r.choice(table.get("axial", "linear" if modal else "cubic"), "flexible.axial", AXIAL_SHAPES)

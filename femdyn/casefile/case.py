@@ -25,8 +25,13 @@ Schema::
                  welded at a material point of a rigid or flexible body (``ModelBuilder.add_attachment``)
                  or name, beam = {..}: a flexible body (2D and 3D), with [flexible] settings (see ``beams``)
     [[probes]]   name, body, point       material points whose motion (and elastic part) is recorded
+    [[gauges]]   name, body (a flexible body or segmented link), s (arc length from its first node, m) |
+                 fraction (of its length, 0 to 1), fibre (y in 2D, [y, z] in 3D: m from the centre line
+                 along the section's x2 (, x3)): the normal strain and stress there over time
+                 (``model.gauges``, ``beam.gauges``; gauges.csv)
     [[joints]]   name, type, bodies = [b1, b2]; optional points, axis, relative_rotation, angle, slide
-    [[loads]]    type = "joint": coordinate, function
+    [[loads]]    type = "joint": coordinate, function; optional name (every type: an input of
+                        ``femdyn linearize``, new among the loads, joint coordinates and probes)
                  type = "point_force": body, point, force; optional function, frame
                  type = "torque": body, torque (world frame: [x, y, z] in 3D, a number in 2D);
                         optional point (the section's material point, default the body-frame
@@ -97,6 +102,7 @@ from ..io.units import RESERVED_COLUMNS
 from ..joints.registry import JOINT_TYPES
 from ..model.builder import ModelBuilder, euler_from_inertia
 from ..model.errors import GROUND, ModelError
+from ..model.gauges import make_gauge
 from ..model.initial import place
 from ..model.model import Model
 from .beams import Options, read_beam, read_segments, read_settings
@@ -110,12 +116,12 @@ MAX_EVERY = 10**9  # output.every and --every at most (more steps than any run c
 MAX_BYTES = 16 * 2**20  # largest case file read
 TOP_REQUIRED = ("dimension", "solver", "bodies")
 TOP_OPTIONAL = ("title", "source", "gravity", "output", "joints", "loads", "springs", "friction", "servos",
-                "control", "initial", "flexible", "probes", "attachments", "inversion")
+                "control", "initial", "flexible", "probes", "attachments", "inversion", "gauges")
 JOINT_OPTIONAL = ("points", "axis", "relative_rotation", "angle", "slide")
 LOADS = {  # type -> (required keys, optional keys)
-    "joint": (("coordinate", "function"), ()),
-    "point_force": (("body", "point", "force"), ("function", "frame")),
-    "torque": (("body", "torque"), ("point", "function", "frame")),
+    "joint": (("coordinate", "function"), ("name",)),
+    "point_force": (("body", "point", "force"), ("function", "frame", "name")),
+    "torque": (("body", "torque"), ("point", "function", "frame", "name")),
 }
 SOLVER_TYPES = get_type_hints(SolverSettings)  # the keys of [solver] and their types
 SOLVER_REQUIRED = tuple(f.name for f in fields(SolverSettings) if f.default is MISSING)
@@ -139,6 +145,7 @@ class Case:
     vtk: bool
     plots: bool
     probes: list = ()  # (name, body name, body-frame point) whose motion is recorded
+    gauges: tuple = ()  # ``beam.gauges.Gauge``: strain gauges (``model.gauges``)
     flexible: object = None  # beams.Settings of the flexible bodies
     equilibrium: bool = False  # [initial] equilibrium: start at rest in the static equilibrium (``prepare_case``)
     assemble: bool = False  # [initial] assemble: close the loops of the placed pose (``model.assembly``)
@@ -298,10 +305,15 @@ def _add_joints(r, items, builder, dim, bodies):
     return joints, coordinates
 
 
-def _add_loads(r, items, builder, dim, bodies, coordinates):
+def _add_loads(r, items, builder, dim, bodies, coordinates, taken):
+    """The loads; their optional names (inputs of ``femdyn linearize``) new among ``taken`` (the joint
+    coordinates and probes) and each other."""
+    taken = list(taken)
     for i, item in enumerate(r.array(items, "loads")):
         f = f"loads[{i}]"
         kind = r.typed_table(item, f, LOADS)
+        if "name" in item:
+            taken.append(r.name(item["name"], f"{f}.name", taken))
         if kind == "joint":
             coordinate = r.reference(item["coordinate"], f"{f}.coordinate", coordinates, "joint coordinate")
             builder.add_joint_load(coordinate, r.time_function(item["function"], f"{f}.function"))
@@ -349,6 +361,20 @@ def _probes(r, items, dim, bodies):
     return probes
 
 
+def _gauges(r, items, dim, bodies):
+    """The strain gauges' tables, read: [(name, body, fibre, s, fraction)] (placed on the model by
+    ``model.gauges.make_gauge`` once it is built)."""
+    gauges, names = [], []
+    for i, item in enumerate(r.array(items, "gauges")):
+        f = f"gauges[{i}]"
+        r.table(item, f, ("name", "body", "fibre"), ("s", "fraction"))
+        names.append(r.name(item["name"], f"{f}.name", names))
+        fibre = r.number(item["fibre"], f"{f}.fibre") if dim == 2 else r.vector(item["fibre"], f"{f}.fibre", 2)
+        s, fraction = (r.number(item[key], f"{f}.{key}") if key in item else None for key in ("s", "fraction"))
+        gauges.append((names[-1], r.reference(item["body"], f"{f}.body", bodies, "body"), fibre, s, fraction))
+    return gauges
+
+
 def read_case_data(path):
     """The parsed TOML of the case file ``path`` (CaseError if it cannot be read or parsed)."""
     return _read_toml(Path(path))
@@ -377,9 +403,11 @@ def load_case(path, flexible=None, overrides=None, data=None):
         attached, welds = _add_attachments(r, data.get("attachments", []), builder, dim, bodies)
         bodies = bodies + attached
         probes = _probes(r, data.get("probes", []), dim, bodies)
+        gauges = _gauges(r, data.get("gauges", []), dim, bodies)
         joints, coordinates = _add_joints(r, data.get("joints", []), builder, dim, bodies)
         joints.update(welds)
-        _add_loads(r, data.get("loads", []), builder, dim, bodies, coordinates)
+        _add_loads(r, data.get("loads", []), builder, dim, bodies, coordinates,
+                   [*coordinates, *(p[0] for p in probes)])
         _add_springs(r, data.get("springs", []), builder, dim, bodies)
         _add_friction(r, data.get("friction", []), builder, coordinates)
         add_servos(r, data, builder, dim, bodies, coordinates)
@@ -403,6 +431,7 @@ def load_case(path, flexible=None, overrides=None, data=None):
                 model.material_point([b.name for b in model.bodies].index(body), point)
             except ValueError as err:
                 r.fail(f"probes.{name}.point", str(err))
+        gauges = tuple(make_gauge(model, name, body, fibre, s, fraction) for name, body, fibre, s, fraction in gauges)
     except ModelError as err:
         r.fail(err.field, err.message)
 
@@ -411,7 +440,7 @@ def load_case(path, flexible=None, overrides=None, data=None):
         path=path,
         title=r.string(data.get("title", path.stem), "title"),
         source=r.string(data.get("source", ""), "source"),
-        model=model, q0=q0, v0=v0, probes=probes, flexible=beams, settings=solver,
+        model=model, q0=q0, v0=v0, probes=probes, gauges=gauges, flexible=beams, settings=solver,
         every=r.integer(output["every"], "output.every", 1, MAX_EVERY) if "every" in output else None,
         vtk=r.boolean(output.get("vtk", True), "output.vtk"),
         plots=r.boolean(output.get("plots", True), "output.plots"), equilibrium=equilibrium, data=data,

@@ -1,7 +1,7 @@
 """The subcommands of ``femdyn`` (``cli``), one module each with its argument definitions (``add``) and
 its handler (``handle``): ``run``, ``invert``, ``static``, ``modes``, ``linearize``, ``compare``, ``bench``
-(convergence), ``mesh``, ``check``, ``sensitivity``, ``sweep``, ``view`` and ``warm_up`` (``femdyn
-warm-up``). Argument types and options shared by several commands are in ``arguments``, what they
+(convergence), ``mesh``, ``check``, ``sensitivity``, ``sweep``, ``map``, ``view`` and ``warm_up``
+(``femdyn warm-up``). Argument types and options shared by several commands are in ``arguments``, what they
 print in ``output``, the optional libraries they need in ``extras``.
 
 A handler returns the exit code (0 done, 1 the run stopped early or its results could not be written,

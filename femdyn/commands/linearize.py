@@ -1,7 +1,8 @@
 """``femdyn linearize CASE``: the linear plant of a case's mechanism at its static equilibrium
 (``integrators.statics``, ``integrators.linearize``), servos held or free, at the initial configuration
 or at a time of a run (``--at T --result DIR``: Newton starts from the run's pose there), with inputs
-(forces on joint coordinates, world forces at probes) and outputs (joint coordinates, probe positions):
+(forces on joint coordinates, the case's loads by name, world forces at probes) and outputs (joint
+coordinates, probe positions, deviations from the rigid mechanism, reactions):
 ``statespace.npz``, ``linearize.json`` and a Bode plot per input-output pair (``post.statespace``). Exit
 code 1 if there is no equilibrium or the linearisation is refused (its reason on one line)."""
 import sys
@@ -37,15 +38,23 @@ def add(commands):
     parser.add_argument("--result", type=Path, metavar="DIR",
                         help="a result folder of a run of the case: the equilibrium starts from its pose at --at")
     parser.add_argument("--inputs", type=_names, metavar="NAMES",
-                        help="comma-separated inputs: joint coordinates (a torque [N m] on an angle, a force [N] on "
-                        "a slide) and PROBE.fx, .fy, .fz (a world force [N] at a probe's point); default: the "
-                        "[control] inputs, else every joint coordinate")
+                        help="comma-separated inputs: joint coordinates and joint loads by name (a torque [N m] on an "
+                        "angle, a force [N] on a slide), PROBE.fx, .fy, .fz (a world force [N] at a probe's point) "
+                        "and LOAD.fx .. (at a point-force load's point; a load's name, else loads.K); default: "
+                        "the [control] inputs, else every joint coordinate")
     parser.add_argument("--outputs", type=_names, metavar="NAMES",
                         help="comma-separated outputs, deviations from the equilibrium: joint coordinates [rad, m], "
-                        "PROBE.x, .y, .z (world position [m] of a probe's point) and joint reactions J.B.force_x .. "
-                        "[N, N m] (as in reactions.csv); default: every probe's position, else every joint coordinate")
+                        "PROBE.x, .y, .z (world position [m] of a probe's point), PROBE.deviation_x .. (its "
+                        "deviation from the rigid mechanism [m, rad], as in probes.csv) and joint reactions "
+                        "J.B.force_x .. [N, N m] (as in reactions.csv); default: every probe's position, else "
+                        "every joint coordinate")
     parser.add_argument("--servos", choices=("held", "free"), default="held",
                         help="servo rows kept (held, default) or dropped (free, their inputs constant)")
+    parser.add_argument("--moving", action="store_true",
+                        help="about the steady motion the servos impose at --at (gyroscopic and centrifugal terms) "
+                        "instead of a static equilibrium; --frame BODY: the turning frame it is seen from")
+    parser.add_argument("--frame", metavar="BODY", help="with --moving: the body whose turning frame the model is "
+                        "seen from ('world': not turning; default: the body the servos turn fastest)")
     parser.add_argument("--out", type=Path, metavar="DIR",
                         help="folder for the files (default: results/<case>_linearize); an existing folder is "
                         "replaced only if it is empty or an earlier linearize folder (has linearize.json)")
@@ -69,7 +78,7 @@ def handle(args):
     out = output_folder(args.out or default_folder(case.path, "linearize"), SUMMARY, "an earlier linearize folder",
                         force=args.force)
     try:
-        plant = case_plant(case, args.inputs, args.outputs, args.at, args.servos, args.result)
+        plant = case_plant(case, args.inputs, args.outputs, args.at, args.servos, args.result, args.moving, args.frame)
     except (StaticsError, ModesError) as err:
         print(f"error: {case.path}: {' '.join(str(err).split())}", file=sys.stderr)
         return 1
@@ -78,7 +87,8 @@ def handle(args):
     except OSError as err:
         print(f"error: {out}: cannot write the linear model: {err}", file=sys.stderr)
         return 1
-    lines = [f"linear model at the static equilibrium at t = {args.at:g} s, servos {args.servos}: "
+    lines = [f"linear model at the {'steady motion' if args.moving else 'static equilibrium'} at t = {args.at:g} s, "
+             f"servos {args.servos}: "
              f"{len(plant.states)} states, {len(plant.inputs)} inputs, {len(plant.outputs)} outputs",
              f"{'pole':>4}  {'f [Hz]':>12}  {'damping ratio':>13}"]
     lines += [f"{k + 1:>4}  {p['frequency_hz']:>12.6g}  {p['damping_ratio']:>13.4g}"

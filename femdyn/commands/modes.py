@@ -16,6 +16,7 @@ from ..casefile.case import CaseError
 from ..post.equilibrium import MODES, pose_at, write_modes
 from ..post.folders import default_folder, output_folder, publish
 from ..studies.run import prepare_case
+from . import campbell
 from .arguments import finite_float, flexible_options, force_option, load, positive_int
 from .output import flexible_line, say
 
@@ -43,27 +44,42 @@ def add(commands):
     force_option(modes)
     modes.add_argument("--no-vtk", action="store_true", help="do not write the ParaView series")
     flexible_options(modes)
+    campbell.add_arguments(modes)  # --moving, --sweep, --frame: modes about a steady motion
     modes.set_defaults(handler=handle)
 
 
 def table(rows):
-    """The modes as a table with units (each mode by its three most moved bodies; all of them in
-    modes.json)."""
-    probe = next(iter(rows[0].get("deviation", {})), None) if rows else None
-    head = f"  {'deviation ' + probe + ' [m/m]':>22}" if probe else ""
+    """The modes as a table with units, the effector's part first (``model.participation``): the first
+    probe's amplitude |a| in the mass-normalised mode [kg^-1/2], the effective mass along each world axis
+    [kg] and the probe's deviation from the rigid mechanism per metre of the mode's largest motion; then
+    each mode by its three most moved bodies (all probes and bodies in modes.json)."""
+    probe = next(iter(rows[0].get("amplitude", {})), None) if rows else None
+    axes = list(rows[0].get("effective_mass", {})) if rows else []
+    head = f"  {'|a| ' + probe + ' [kg^-1/2]':>20}" if probe else ""
+    head += "".join(f"  {'m_eff ' + a + ' [kg]':>13}" for a in axes)
+    head += f"  {'deviation ' + probe + ' [m/m]':>22}" if probe and "deviation" in rows[0] else ""
     lines = [f"{'mode':>4}  {'omega [rad/s]':>14}  {'f [Hz]':>12}{head}  shape"]
     for r in rows:
         kind = " (zero: a free motion)" if r["zero"] else " (unstable)" if r["unstable"] else ""
-        felt = f"  {np.linalg.norm(r['deviation'][probe]['position']):>22.4g}" if probe else ""
+        felt = f"  {np.linalg.norm(r['amplitude'][probe]):>20.4g}" if probe else ""
+        felt += "".join(f"  {r['effective_mass'][a]:>13.4g}" for a in axes)
+        felt += f"  {np.linalg.norm(r['deviation'][probe]['position']):>22.4g}" if probe and "deviation" in r else ""
         lines.append(f"{r['mode']:>4}  {r['omega_rad_s']:>14.6g}  {r['frequency_hz']:>12.6g}{felt}  {r['summary']}{kind}")
     if probe:
-        lines.append(f"deviation {probe}: the length of the probe's deviation from the rigid mechanism per metre of "
-                     "the mode's largest motion (all probes in modes.json)")
+        lines.append(f"|a| {probe}: the probe's displacement in the mass-normalised mode (phi^T M phi = 1); m_eff: "
+                     "the mode's effective mass along the world axis, (phi^T M r)^2 / (phi^T M phi) with r a unit "
+                     f"rigid translation; deviation {probe}: the length of the probe's deviation from the rigid "
+                     "mechanism per metre of the mode's largest motion (all probes in modes.csv and modes.json)")
+    elif axes:
+        lines.append("m_eff: the mode's effective mass along the world axis, (phi^T M r)^2 / (phi^T M phi) with r a "
+                     "unit rigid translation")
     return lines
 
 
 def handle(args):
     case = load(args)
+    if campbell.wanted(args):
+        return campbell.handle(args, case)
     out = output_folder(args.out or default_folder(case.path, "modes"), MODES, "an earlier modes folder",
                         force=args.force)
     setup = prepare_case(case)

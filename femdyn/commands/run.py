@@ -22,6 +22,7 @@ from ..post.folders import check_state, check_unlocked, default_folder, output_f
 from ..post.plot_child import PlotChildren, drawers
 from ..post.plots import prepare_pyplot
 from ..post.probes import deflection_lines, deviation_lines
+from ..model.gauges import gauge_lines
 from ..post.progress import Progress
 from ..post.results import SAVE_SECONDS, TABLES, ResultWriter, draw_plots, fingerprint
 from ..studies.run import checked_settings, prepare_case, run_case
@@ -231,5 +232,6 @@ def report(s, out, flexible=None):
         f"dropped redundant constraints: {lost}",
         *deviation_lines(s),
         *deflection_lines(s.get("probes", {})),
+        *gauge_lines(s.get("gauges", {})),
         f"results in {out}: {', '.join(s['files'])}",
     ])

@@ -1,7 +1,8 @@
 """``femdyn static CASE``: the static equilibrium of a case under gravity and its loads at a time, the
 servos held at their targets (``integrators.statics``), written as the result folder of a run with one
-frame (``post.equilibrium``); it prints the servo inputs that hold the pose and every probe's deflection,
-the end effector's static deflection. Exit code 1 if there is no equilibrium (its reason on one line)."""
+frame (``post.equilibrium``); it prints the servo inputs that hold the pose, every probe's deflection
+(the end effector's static deflection) and every strain gauge's strain and stress. Exit code 1 if there
+is no equilibrium (its reason on one line)."""
 import dataclasses
 import sys
 from pathlib import Path
@@ -65,6 +66,11 @@ def report(case, static):
                 line += f", {_vector([entry[f'elastic_{a}'] for a in '123'], 'm')} (along the body's d1, d2, d3)"
             line += f", section rotation {_vector(turned, 'rad')}"
         lines.append(line)
+    for name, strain in static.get("gauges", {}).items():
+        if name.endswith(".strain"):
+            gauge = name.removesuffix(".strain")
+            lines.append(f"gauge {gauge}: strain {strain:.6g}, stress {static['gauges'][gauge + '.stress']:.6g} Pa "
+                         "(tension positive)")
     return lines
 
 

@@ -38,8 +38,15 @@ feedthrough D where a reaction responds to the input at once. Both bases come fr
 G (LAPACK): for models of up to some thousand coordinates. Mr = W^T M Z must be regular: a direction of T
 without mass (which no femdyn model has, ``modes``) is refused.
 
+About a motion (``motion``: a spinning link, a mechanism moving along a path) the same holds in the
+coordinates carried along with the motion's tangent space, with K and C replaced by
+K + C Lambda + M (Lambda' + Lambda^2) and C + 2 M Lambda (``motion`` eq. 3: the centrifugal and
+gyroscopic terms), K and C taken at the motion's velocity and multipliers; the descriptor form is that of
+the carried coordinates at the state's time, whose constraint G x = 0 the transport keeps constant.
+
 Poles are the eigenvalues s of A (frequency |s|/(2 pi) [Hz], damping ratio -Re s/|s|); the DC gains
--C A^-1 B + D (infinite where A is singular: a free motion); the transmission zeros of the pair
+-C A^-1 B + D (where A is singular, a free motion: the limit at s = 0 for the outputs blind to it,
+``LinearPlant.dc_gains``, infinite for the others); the transmission zeros of the pair
 (output i, input j) the finite generalised eigenvalues of the Rosenbrock pencil
 ([[A, b_j], [c_i, d_ij]], diag(I, 0)) ([EmamiNaeini1982]); the frequency response
 H(i w) = C (i w I - A)^-1 B + D.
@@ -51,11 +58,14 @@ import scipy.linalg
 
 from ..model.reactions import JointReactions
 from .modes import ModesError, path_dependent_forces, static_multipliers, unbalanced
+from .motion import carried, tangents
 from .saddle import SaddleSystem
 
 MASSLESS = 1e-12  # a singular value of W^T M Z below this share of the largest: a direction without mass
 RANK = 1e-10  # singular values of G below this share of the largest: dependent rows (a singular pose)
 INFINITE = 1e12  # a generalised eigenvalue of the Rosenbrock pencil beyond this times |A|: at infinity
+ZERO_POLE = 1e2  # eigenvalues of A below this times sqrt(eps |A|): a free motion's (``dc_gains``)
+UNSEEN = 1e-6  # an output row below this share of its largest on the free motions: blind to them
 
 
 class LinearizeError(ModesError):
@@ -95,7 +105,14 @@ class LinearPlant:
         return s[np.lexsort((s.imag, np.abs(s)))]
 
     def dc_gains(self):
-        """-C A^-1 B + D (outputs x inputs); infinite (inf) where A is singular (a free motion)."""
+        """-C A^-1 B + D (outputs x inputs). Where A is singular (a free motion), the limit of H(s) at s = 0
+        for the outputs that do not see the free motions (a deviation from the rigid mechanism): with
+        the real Schur form A = U [[T11, T12], [0, T22]] U^T, T11 holding the eigenvalues below ZERO_POLE
+        sqrt(eps |A|) (a free motion's double pole, a pair of about sqrt(eps |A|), ``poles``), an output row
+        with C U_1 = 0 has H(s) = C U_2 (s I - T22)^-1 U_2^T B + D; infinite (inf) for the others. A is
+        balanced first (LAPACK's gebal, a diagonal similarity of powers of 2): its entries span eps^-1
+        (the fastest modes' omega^2 against its identity block), which otherwise costs the free motions'
+        invariant subspace, and the gains, digits (4e-6 of them on the 3-PRR, 1e-10 balanced)."""
         try:
             with np.errstate(all="ignore"):
                 gains = -self.C @ np.linalg.solve(self.A, self.B) + self.D
@@ -103,7 +120,14 @@ class LinearPlant:
                 raise np.linalg.LinAlgError
             return gains
         except np.linalg.LinAlgError:
-            return np.full(self.D.shape, np.inf)
+            zero = ZERO_POLE * np.sqrt(np.finfo(float).eps * np.abs(self.A).max())
+            A, (scale, _) = scipy.linalg.matrix_balance(self.A, permute=False, separate=True)  # exact: powers of 2
+            T, U, k = scipy.linalg.schur(A, sort=lambda re, im: np.hypot(re, im) <= zero)
+            C, B = (self.C * scale) @ U, U.T @ (self.B / scale[:, None])
+            blind = np.abs(C[:, :k]).max(axis=1, initial=0.0) <= UNSEEN * np.abs(C).max(axis=1, initial=0.0)
+            gains = np.full(self.D.shape, np.inf)
+            gains[blind] = (self.D - C[:, k:] @ np.linalg.solve(T[k:, k:], B[k:]))[blind]
+            return gains
 
     def zeros(self, output, input):
         """The transmission zeros of the pair (output index, input index), by frequency: the finite
@@ -198,15 +222,19 @@ def _null_space(matrix, n):
     return vt[matrix.shape[0]:].T
 
 
-def linearize(setup, q, lam=None, t=0.0, inputs=(), outputs=(), servos="held"):
+def linearize(setup, q, lam=None, t=0.0, inputs=(), outputs=(), servos="held", motion=None):
     """The ``LinearPlant`` of the model of ``setup`` (``setup.prepare``) at the static equilibrium q, lam
     (default: lam of the equilibrium at q, ``modes.static_multipliers``) at time t; ``inputs``: (name,
     generalised force (n,), unit) each, ``outputs``: (name, row, unit) each, the row on q (n,)
     (``coordinate_row``, ``point_rows``) or on q and the m multipliers (n + m,) (``reaction_rows``);
     ``servos``: "held" (their rows kept, the inputs that hold them free to respond) or
-    "free" (dropped: the inputs constant). Refuses friction, a pose off the constraints or out of
-    equilibrium and directions without mass (``LinearizeError``)."""
+    "free" (dropped: the inputs constant); ``motion``: a ``motion.Motion`` about which to linearise
+    instead (its q, lam and t taken; the transport terms of ``motion`` eq. 3 added: gyroscopic and
+    centrifugal). Refuses friction, a pose off the constraints or out of equilibrium and directions
+    without mass (``LinearizeError``)."""
     model, n = setup.model, setup.model.n
+    if motion is not None:
+        q, lam, t = motion.q, motion.lam, motion.t
     q = np.asarray(q, dtype=float)
     if servos not in ("held", "free"):
         raise ValueError(f"servos must be 'held' or 'free', got {servos!r}")
@@ -217,22 +245,21 @@ def linearize(setup, q, lam=None, t=0.0, inputs=(), outputs=(), servos="held"):
     off = np.abs(model.phi(q, t)[setup.active_rows]).max(initial=0.0)
     if off > 1e-8 * max(1.0, np.abs(q).max()):
         raise LinearizeError(f"the pose violates the constraints by {off:.3g}: linearise on the constraint manifold")
-    lam, residual, scale = static_multipliers(SaddleSystem(model, setup.active_rows), q, t, lam)
+    if motion is None:
+        lam, residual, scale = static_multipliers(SaddleSystem(model, setup.active_rows), q, t, lam)
     rows = setup.active_rows if servos == "held" else np.setdiff1d(setup.active_rows, model.input_rows)
     system = SaddleSystem(model, rows)
-    states, starts = model.initial_states(q), system.begin_step(q, t, midpoint=False)
-    matrix = system.pattern.csc(system.static(q, lam, t, states, starts, 1.0, 0.0)[1]).toarray()
+    _, matrix, C = tangents(system, q, np.zeros(n) if motion is None else motion.v, lam, t)  # C = -dF/dv
     K, Gbar_T, G = matrix[:n, :n], matrix[:n, n:], matrix[n:, :n]
-    still = np.zeros(n)
-    with_rate, without = system.newton_values(0.0), system.newton_values(0.0)
-    system.continuous_forces(q, still, t, np.inf, states, system.varying, with_rate, 1.0)
-    system.continuous_forces(q, still, t, np.inf, states, system.varying, without, 0.0)
-    C = system.pattern.csc(with_rate - without).toarray()[:n, :n]  # -dF/dv
     M = system.mass.toarray()
     Z, W = _null_space(G, n), _null_space(Gbar_T.T, n)
     if Z.shape[1] != W.shape[1]:
         raise LinearizeError("the servo inputs and the servo rows held differ in rank: no square linearisation")
-    if unbalanced(Z, residual, scale + np.linalg.norm(np.abs(K) @ np.abs(q))).any():
+    floor = np.finfo(float).eps * np.abs(K).max(initial=0.0)  # round-off of forces at a unit motion: no loads
+    if motion is not None:  # about a motion: (C, K) of the carried coordinates (``motion``, eq. 3)
+        K_add, C_add = carried(model, rows, motion, M, C)
+        K, C = K + K_add, C + C_add
+    elif unbalanced(Z, residual, scale + np.linalg.norm(np.abs(K) @ np.abs(q)) + floor).any():
         raise LinearizeError("the pose is not a static equilibrium: the forces left unbalanced do work along "
                              "the motions the constraints allow; find one with statics.static_equilibrium")
     k = Z.shape[1]

@@ -326,14 +326,15 @@ class SaddleSystem:
                 _add(values, dF_at, dF, -1.0)
         return R
 
-    def static(self, q, lam, t, states, starts, scale, mass_factor=0.0, tangents=True):
+    def static(self, q, lam, t, states, starts, scale, mass_factor=0.0, tangents=True, v=None):
         """The static residual at rest, R = (-F(q, 0, t) + Gbar^T lam, scale Phi(q, t)), and (with
         ``tangents``, else None) the CSC data of [[mass_factor M + K, scale Gbar^T], [scale G, 0]],
         K = -dF/dq + d(Gbar^T lam)/dq the tangent stiffness; ``starts`` from
         ``begin_step(q, t, midpoint=False)`` hold the servo targets at t. The continuous forms at v = 0
-        with no step (dt = inf): a damper's force vanishes, a load is taken at t."""
+        with no step (dt = inf): a damper's force vanishes, a load is taken at t; with ``v`` (n,) the
+        forces and their dF/dq at that velocity instead (a moving state, ``motion``)."""
         values = self.newton_values(mass_factor) if tangents else None
-        F = self.continuous_forces(q, np.zeros(self.n), t, np.inf, states, self.varying, values)
+        F = self.continuous_forces(q, np.zeros(self.n) if v is None else v, t, np.inf, states, self.varying, values)
         R = np.empty(self.size)
         R[: self.n] = -(self.applied(q, q, t, np.inf, states, self.constant) + F)
         self.constrain(R, starts, q, q, lam, scale, 2.0 if tangents else None, values)

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from . import jsonfile
 
+GAUGES = {"strain": ("normal strain", "1"), "stress": ("normal stress", "Pa")}  # the columns G.<quantity> of gauges.csv
 COORDINATES = {"angle": ("joint angle", "rad"), "slide": ("joint slide", "m")}  # kind -> quantity, unit
 INPUTS = {"angle": ("servo torque", "N m"), "slide": ("servo force", "N")}
 
@@ -43,13 +44,40 @@ PROBES = {  # quantity and SI unit of every column NAME.QUANTITY of probes.csv (
 }
 BODIES = {**dict.fromkeys("xyz", "m"), "angle": "rad", **{f"d{i}{a}": "1" for i in "123" for a in "xyz"}}
 REACTIONS = {**{f"force_{a}": "N" for a in "xyz123"}, **{f"moment_{a}": "N m" for a in "xyz123"}}
-MODES = {"mode": "1", "omega_rad_s": "rad/s", "frequency_hz": "Hz"}
+MODES = {"mode": "1", "omega_rad_s": "rad/s", "frequency_hz": "Hz",  # and P.amplitude_x .. (``model.participation``)
+         **{f"amplitude_{a}": "kg^-1/2" for a in "xyz"}, **{f"effective_mass_{a}": "kg" for a in "xyz"}}
+
+
+FIELDS = {  # SI unit of a case file's numeric field by its key (``field_unit``: the sweep's parameters)
+    **dict.fromkeys(("length", "b", "h", "size", "point", "points", "position", "slide", "free_length", "radius",
+                     "fibre", "s", "ax", "ay"), "m"),
+    "area": "m^2", **dict.fromkeys(("iz", "iy", "j"), "m^4"), **dict.fromkeys(("young", "shear"), "Pa"),
+    "density": "kg/m^3", "mass": "kg", **dict.fromkeys(("euler", "inertia"), "kg m^2"),
+    **dict.fromkeys(("velocity", "slide_rate"), "m/s"), **dict.fromkeys(("angular_velocity", "angle_rate",
+                                                                        "angular_speed", "rate"), "rad/s"),
+    **dict.fromkeys(("angle", "relative_rotation"), "rad"), "gravity": "m/s^2", "force": "N", "max_force": "N",
+    "torque": "N m", **dict.fromkeys(("dt", "t_end", "t_ramp", "t1", "t2", "t3", "pre", "post", "beta"), "s"),
+    "alpha": "1/s", **dict.fromkeys(("poisson", "ratio", "fraction", "rho_inf", "tolerance", "initial_tolerance"),
+                                    "1"),
+}
+
+
+def field_unit(path):
+    """The SI unit of the case file's numeric field at the dotted ``path`` (``bodies.leg1.beam.h``,
+    ``gravity.1``, ``solver.dt``: ``casefile.overrides``) by its last key that is not an index, from
+    ``FIELDS``; a spring's stiffness N/m and damping N s/m; "SI" where the key alone does not tell
+    (a trajectory's amplitude, a time function's value)."""
+    keys = [key for key in str(path).split(".") if not key.isdigit()]
+    key = keys[-1] if keys else ""
+    if keys and keys[0] == "springs" and key in ("stiffness", "damping"):
+        return {"stiffness": "N/m", "damping": "N s/m"}[key]
+    return FIELDS.get(key, "SI")
 
 
 def column_unit(model, table, column):
     """The SI unit of ``column`` of the CSV ``table`` (its file name) of a result folder of ``model``:
     ``history.csv`` (energies, momenta, joint coordinates and their rates), ``inputs.csv`` (the servo
-    input on each coordinate), ``bodies.csv``, ``probes.csv``, ``reactions.csv`` (by the quantity after
+    input on each coordinate), ``bodies.csv``, ``probes.csv``, ``reactions.csv``, ``gauges.csv`` (by the quantity after
     the last dot of ``NAME.QUANTITY``), ``modes.csv``; the time ``t`` in s. KeyError for a column
     without a known unit."""
     if column == "t":
@@ -63,10 +91,12 @@ def column_unit(model, table, column):
     if table == "inputs.csv":
         return INPUTS[coordinate_kind(model, column)][1]
     if table == "modes.csv":
-        return MODES[column]
+        return MODES[column.rpartition(".")[2]]
     quantity = column.rpartition(".")[2]
     if table == "probes.csv":
         return PROBES[quantity][1]
+    if table == "gauges.csv":
+        return GAUGES[quantity][1]
     return {"bodies.csv": BODIES, "reactions.csv": REACTIONS}[table][quantity]
 
 

@@ -1,6 +1,8 @@
 """Building a model: bodies, joints, loads, servos and inputs are collected by ``ModelBuilder`` as
 frozen records (``spec``), checked as they come; ``build()`` hands the frozen ``spec.ModelSpec`` to
 ``model.Model``, which numbers everything into an immutable model."""
+import warnings
+
 import numpy as np
 
 from ..joints.registry import JOINT_TYPES
@@ -81,7 +83,9 @@ class ModelBuilder:
         embedded by world vectors (``beam.world``: FEM bodies of the cubic axial shape) or by carriers
         (``beam.ffr``, ``beam.spatial_ffr``: Rayleigh-Ritz, modal and linear-axial bodies); ``stiffening``
         adds the geometric stiffening; None (the default) as a case file's ``geometric_stiffening``
-        default: on for a body with nodal elastic coordinates, off for a modal one (``modal_frequencies``).
+        default: on for a FEM body with nodal elastic coordinates, off for a modal one
+        (``modal_frequencies``) and a Rayleigh-Ritz one (``BeamBody.rayleigh_ritz``; with a
+        ``DeprecationWarning``: it was on for those from 0.1.0's first change until issue 36).
         A straight spatial beam lies along d_1, its section's depth h along d_2 and width b along d_3; along a polyline each section turns with its element by the
         minimal rotation from d_1 to the element's tangent (``beam.spatial``). ``segments`` = k > 1
         splits the body into k floating-frame segments welded end to end (``segments.SegmentedLink``),
@@ -99,7 +103,12 @@ class ModelBuilder:
         if beam.dim != self.dim:
             raise ModelError(f"body '{name}'", f"a {beam.dim}D beam in a {self.dim}D model")
         if stiffening is None:
-            stiffening = beam.modal_frequencies is None
+            stiffening = beam.modal_frequencies is None and not beam.ritz
+            if beam.ritz:
+                warnings.warn(f"ModelBuilder.add_beam('{name}'): a Rayleigh-Ritz body now has no geometric stiffening "
+                              "by default, as in a case file (geometric_stiffening defaults to true for FEM bodies "
+                              "only); pass stiffening=True for the earlier default, stiffening=False to silence this",
+                              DeprecationWarning, stacklevel=2)
         if stiffening and beam.modal_frequencies is not None:
             raise ModelError(f"body '{name}'.geometric_stiffening",
                              "needs nodal elastic coordinates (FEM or Rayleigh-Ritz), not modes")
@@ -275,11 +284,19 @@ class ModelBuilder:
         self._servos.append(ServoSpec(name, "polar", trajectory, body=body, point=frozen_array(point),
                                       relative=relative, on=on))
 
-    def add_servo_orientation(self, name, body, rotation, relative=False, on="frame"):
+    def add_servo_orientation(self, name, body, rotation, relative=None, on="frame"):
         """Servo (spatial): the body's directors -- on a flexible body the floating frame's (``on`` =
         "frame", the only choice) -- follow the target rotation, given by a callable
         ``rotation(t) -> (R, omega)`` (3 rows; ``trajectories.EulerAngles``, ``AxisAngle``), absolute or,
-        if ``relative``, applied to the body's initial orientation (``servo.ServoOrientation``)."""
+        if ``relative``, applied to the body's initial orientation (``servo.ServoOrientation``).
+        ``relative`` None (the default) is True, as a case file's ``relative``, with a
+        ``DeprecationWarning``: it was False until issue 36 (the same motion where the body starts at
+        ``rotation(0)``)."""
+        if relative is None:
+            warnings.warn(f"ModelBuilder.add_servo_orientation('{name}'): relative now defaults to True (the "
+                          "rotation since t = 0 applied to the initial orientation), as in a case file; pass "
+                          "relative=False for the earlier absolute target", DeprecationWarning, stacklevel=2)
+            relative = True
         self._check_frame_only(name, on, "orientation")
         self._servos.append(ServoSpec(name, "orientation", rotation, body=body, relative=relative, on=on))
 

@@ -6,7 +6,8 @@ with one frame (``Results.at_rest``, ``results.write_results``): ``history.csv``
 ``inputs.csv`` and ``reactions.csv`` (the joints' static reactions, ``model.reactions``) and the
 ParaView frame at the equilibrium's time t, ``summary.json`` with ``"static"``: Newton's iterations,
 the residuals, the servo inputs that hold the pose (000 eq. 84: the multipliers of the servo rows,
-in N or N m by the actuated coordinate) and every probe's deflection (``deflections``). A probe's
+in N or N m by the actuated coordinate), every probe's deflection (``deflections``) and every strain
+gauge's strain and stress (``gauges``: {``G.strain``, ``G.stress``}, ``model.gauges``). A probe's
 deflection is first its deviation from the rigid mechanism (``model.deviation``: its position and
 orientation minus the same material point's in the rigid limit assembled at the equilibrium's actuated
 coordinates -- the static sag as a designer means it), then its displacement from the configuration
@@ -14,8 +15,11 @@ the equilibrium started from (the case's initial state) and, on a flexible body,
 displacement and section rotation from its body frame (``probes``).
 
 Modes. ``modes.csv`` and ``modes.json`` list the natural modes (``integrators.modes.NaturalModes``):
-angular frequency [rad/s], frequency [Hz], whether zero (a free motion) or unstable, and the mode in
-words, and each probe's deviation shape: the linearised deviation from the rigid mechanism
+angular frequency [rad/s], frequency [Hz], first the effector's part in each (``model.participation``):
+every probe's amplitude ``P.amplitude_x`` .. [kg^-1/2], its world displacement in the mass-normalised
+mode, and the mode's effective mass ``effective_mass_x`` .. [kg] along each world axis; then (in
+``modes.json``) whether zero (a free motion) or unstable, the mode in words, and each probe's deviation
+shape: the linearised deviation from the rigid mechanism
 (``model.deviation.deviation_shapes``) per metre of the mode's largest motion of a body's box corner or
 centre-line point (m/m, rotations rad/m) -- how much of the mode the effector feels; ``mode_<k>.pvd``
 animates mode k over one period: F frames q = q_eq + a sin(2 pi s) x_k with
@@ -34,6 +38,8 @@ import numpy as np
 from ..integrators.time_loop import Results
 from ..model.deviation import Deviation, column_names, deviation_shapes
 from ..model.motion import body_motion, largest_motion, model_size, rigid_coordinates
+from ..model.gauges import gauge_table
+from ..model.participation import effective_masses, probe_amplitudes, total_mass
 from ..numerics import kinematics as kin
 from ..io import jsonfile
 from .probes import ELASTIC, centre_lines, probe_table
@@ -87,6 +93,7 @@ def write_static(folder, case, equilibrium, start):
                    for name, u in zip(model.inputs, equilibrium.inputs)},
         "probes": deflections(case, equilibrium.q, start),
         "deviation": Deviation(model, case.probes, start).describe() if case.probes else None,
+        "gauges": {name: float(value[0]) for name, value in gauge_table(model, case.gauges, equilibrium.q).items()},
         "dropped_constraints": [{"constraint": row, "depends_on": list(on)} for row, on in equilibrium.dropped],
     }
     Path(folder).mkdir(parents=True, exist_ok=True)
@@ -137,20 +144,33 @@ def write_modes(folder, case, modes, vtk=True):
     rows = [{"mode": i + 1, "omega_rad_s": float(w), "frequency_hz": float(f), "zero": bool(z), "unstable": bool(u),
              "description": modes.describe(i), "summary": modes.describe(i, most=3)}
             for i, (w, f, z, u) in enumerate(zip(modes.omega, modes.frequency, modes.zero, modes.unstable))]
+    dim, axes = model.dim, "xyz"[: model.dim]
+    amplitudes = probe_amplitudes(model, case.probes, modes.shapes)  # (k, P, dim) [kg^-1/2]
+    masses = effective_masses(model, modes.shapes)  # (k, dim) [kg]
+    for row, amplitude, mass in zip(rows, amplitudes, masses):
+        row["amplitude"] = {name: a.tolist() for (name, _, _), a in zip(case.probes, amplitude)}
+        row["effective_mass"] = dict(zip(axes, mass.tolist()))
     if case.probes and len(rows):
         shapes = deviation_shapes(model, case.probes, modes.q, modes.shapes)
-        dim = model.dim
         for row, shape, x in zip(rows, shapes, modes.shapes):
             largest = largest_motion(model, x) or 1.0
             row["deviation"] = {name: {"position": (values[:dim] / largest).tolist(),
                                        "rotation": (values[dim:] / largest).tolist()}
                                 for (name, _, _), values in zip(case.probes, shape)}
-    write_csv(folder / "modes.csv", {"mode": [r["mode"] for r in rows], "omega_rad_s": modes.omega,
-                                     "frequency_hz": modes.frequency})
+    table = {"mode": [r["mode"] for r in rows], "omega_rad_s": modes.omega, "frequency_hz": modes.frequency}
+    for p, (name, _, _) in enumerate(case.probes):
+        table.update({f"{name}.amplitude_{a}": amplitudes[:, p, i] for i, a in enumerate(axes)})
+    table.update({f"effective_mass_{a}": masses[:, i] for i, a in enumerate(axes)})
+    write_csv(folder / "modes.csv", table)
     write_units(model, folder, ("modes.csv",))
     (folder / MODES).write_text(jsonfile.dumps({
         "case": str(case.path), "t": modes.t, "servos": modes.servos, "coordinates": model.n,
         "active_constraints": int(len(modes.rows)), "modes": rows,
+        "amplitude": "per mode and probe: the probe's world displacement a = J phi in the mass-normalised mode "
+                     "(phi^T M phi = 1) [kg^-1/2]",
+        "effective_mass": "per mode and world axis a: (phi^T M r_a)^2 / (phi^T M phi) [kg], r_a a unit rigid "
+                          "translation of the whole model (model.participation)",
+        "total_mass_kg": total_mass(model),
         "deviation": "per mode and probe: the deviation from the rigid mechanism per metre of the mode's largest "
                      "motion (position m/m, rotation rad/m)",
         "series": "mode_<k>.pvd: one period, time = fraction of the period"}))

@@ -7,6 +7,8 @@ the run goes (``ResultWriter``).
 ``bodies.csv``   body centres and orientations (2D: angle of d1; 3D: the directors)
 ``probes.csv``   the case's probes: position and orientation of the deformed material point and, on
                  flexible bodies, its elastic displacement (``probes``), with ``probes.png``
+``gauges.csv``   the case's strain gauges: ``G.strain`` [1] and ``G.stress`` [Pa] (``model.gauges``), with
+                 ``gauges.png``
 ``energy.png``, ``joint_coordinates.png`` [, ``joint_coordinates_dt.png`` with other time steps]
 ``motion.pvd`` + ``vtk/`` + ``bodies.txt``  every ``every``-th frame and the last: rigid bodies as
                  boxes with velocities, flexible bodies as their deformed centre lines with velocity,
@@ -61,6 +63,7 @@ from .folders import (
 from .nodes import INPUTS, REACTIONS, NodeTables
 from ..model.deviation import Deviation
 from ..model.motion import body_motion
+from ..model.gauges import gauge_statistics, gauge_table
 from .probes import centre_lines, chunk_states, conditioning_statistics, deviation_statistics, elastic_statistics, probe_table
 from ..casefile.reader import CaseError
 from .run_plots import PlotSpec, write_plots
@@ -68,10 +71,11 @@ from ..io.tables import append_csv, read_csv
 from ..io.units import write_units
 from ..io.vtk import write_bodies, write_pvd, write_vtk_frames
 
-HISTORY, BODIES, PROBES = "history.csv", "bodies.csv", "probes.csv"
-TABLES = (HISTORY, BODIES, PROBES, INPUTS, REACTIONS)  # a run's tables, the history first (``folders.read_checkpoint``)
+HISTORY, BODIES, PROBES, GAUGES = "history.csv", "bodies.csv", "probes.csv", "gauges.csv"
+TABLES = (HISTORY, BODIES, PROBES, INPUTS, REACTIONS, GAUGES)  # a run's tables, the history first
+# (``folders.read_checkpoint``)
 PLOTS = ("energy.png", "joint_coordinates.png", "joint_coordinates_dt.png", "inputs.png", "probes.png", "path.png",
-         "reactions.png")  # every plot of ``run_plots.write_plots``
+         "reactions.png", "gauges.png")  # every plot of ``run_plots.write_plots``
 SERIES = "motion.pvd"
 SAVE_SECONDS = 2.0  # wall time between the chunks written (femdyn run --save-every)
 CHUNK_BYTES = 64 * 2**20  # q and v of a chunk held in memory at most
@@ -273,6 +277,8 @@ class ResultWriter:
                 deviation = self._deviation()
                 self._append(PROBES, {"t": chunk.t, **probe_table(model, case.probes, chunk.q, self.unwraps,
                                                                   deviation, chunk.v, chunk.t)})
+            if case.gauges:
+                self._append(GAUGES, {"t": chunk.t, **gauge_table(model, case.gauges, chunk.q)})
             steps = first + np.arange(len(chunk.t))
             frames = np.flatnonzero(steps % case.output_every == 0)
             if case.vtk and frames.size:
@@ -337,8 +343,10 @@ class ResultWriter:
             conditioning = conditioning_statistics(probes, deviation)
             if conditioning:
                 summary["conditioning"] = conditioning
+        if GAUGES in rows:
+            summary["gauges"] = gauge_statistics(read_csv(folder / GAUGES, rows[GAUGES]), case.gauges)
         stopped = last.message.startswith("interrupted")
-        write_units(model, folder, (HISTORY, BODIES, PROBES, INPUTS, REACTIONS))
+        write_units(model, folder, TABLES)
         if stopped:
             summary["resume"] = self.meta["command"]
         if self.plotter is not None:  # the child's plots are in the folder before its files are listed
@@ -414,9 +422,9 @@ def draw_plots(folder, spec, rows, compare, part=0, parts=1):
     drawer ``part``'s share of them (``run_plots.write_plots``)."""
     folder = Path(folder)
     tables = {name: read_csv(folder / name, rows[name]) if name in rows else None
-              for name in (HISTORY, PROBES, INPUTS, REACTIONS)}
+              for name in (HISTORY, PROBES, INPUTS, REACTIONS, GAUGES)}
     write_plots(folder, spec, tables[HISTORY], tables[PROBES] or {}, tables[INPUTS], tables[REACTIONS], compare,
-                part, parts)
+                part, parts, tables[GAUGES])
 
 
 def write_results(folder, case, results, wall_time=0.0, compare=None):

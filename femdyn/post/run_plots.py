@@ -1,7 +1,8 @@
 """The plots of a run's result folder (``plots``), from its tables: ``energy.png``,
 ``joint_coordinates.png`` (joint angles and slides on their own axes) [``joint_coordinates_dt.png``
 with other time steps], ``inputs.png`` (servo torques and forces on their own axes), ``probes.png``
-and ``path.png`` (every probe's path in space, rigid and flexible overlaid), ``reactions.png``.
+and ``path.png`` (every probe's path in space, rigid and flexible overlaid), ``reactions.png``,
+``gauges.png`` (the strain gauges' strain and stress).
 
 What the plots take from the case is a ``PlotSpec``: small and picklable, so that a child process
 that never saw the case draws them (``plot_child``)."""
@@ -10,7 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .plots import label, plot_energy_momentum, plot_lines, plot_paths, plot_probes, plot_reactions, plot_series
-from ..io.units import COORDINATES, INPUTS, coordinate_kind
+from ..io.units import COORDINATES, GAUGES, INPUTS, coordinate_kind
 
 
 @dataclass(frozen=True)
@@ -37,12 +38,13 @@ class PlotSpec:
                    case.settings.step, tuple(tuple(side) for side in sides))
 
 
-def figures(folder, spec, history, probes, inputs, reactions, compare=None):
+def figures(folder, spec, history, probes, inputs, reactions, compare=None, gauges=None):
     """The plots of a run (``spec``) as (axes, function, arguments): ``function(*arguments)`` draws one
     PNG file into ``folder`` from the columns of the run's tables (``history``, ``probes`` ({} without
     probes), ``inputs`` (None without servos), ``reactions`` (None without joints)); ``axes``, the
     number of its axes, measures its cost. ``compare``: (label, t, {coordinate: values}) of runs with
-    other time steps, for ``joint_coordinates_dt.png``."""
+    other time steps, for ``joint_coordinates_dt.png``; ``gauges``: the columns of ``gauges.csv`` (None without
+    gauges), for ``gauges.png``: the strains [1] and stresses [Pa] on their own axes, one line per gauge."""
     title, t = spec.title, history["t"]
     axes = "xyz"
     angular = np.column_stack([history[f"angular_momentum_{a}"] for a in axes if f"angular_momentum_{a}" in history])
@@ -67,6 +69,11 @@ def figures(folder, spec, history, probes, inputs, reactions, compare=None):
     if probes:
         out.append((6, plot_probes, (folder / "probes.png", t, probes, spec.names, title)))
         out.append((1, plot_paths, (folder / "path.png", probes, spec.names, spec.dim, title)))
+    if gauges is not None:
+        gauges = dict(gauges)
+        times = gauges.pop("t")
+        labels = {name: label(*GAUGES[name.rpartition(".")[2]]) for name in gauges}
+        out.append((2, plot_series, (folder / "gauges.png", times, gauges, labels, title)))
     if reactions is not None:
         out.append((2, plot_reactions, (folder / "reactions.png", reactions, spec.sides, spec.dim, title)))
     return out
@@ -84,10 +91,10 @@ def share(costs, part, parts):
     return sorted(mine)
 
 
-def write_plots(folder, spec, history, probes, inputs, reactions, compare=None, part=0, parts=1):
+def write_plots(folder, spec, history, probes, inputs, reactions, compare=None, part=0, parts=1, gauges=None):
     """Draw the plots of ``figures`` (same arguments) into ``folder``; with ``parts`` > 1 only those of
     drawer ``part`` (``share``)."""
-    drawn = figures(folder, spec, history, probes, inputs, reactions, compare)
+    drawn = figures(folder, spec, history, probes, inputs, reactions, compare, gauges)
     for i in share([cost for cost, *_ in drawn], part, parts):
         _, function, arguments = drawn[i]
         function(*arguments)

@@ -6,6 +6,7 @@ magnitude in the pair's SI unit and phase in degrees over the frequency in Hz.""
 import numpy as np
 
 from ..integrators.linearize import coordinate_row, frequency_and_damping, point_rows, reaction_names, reaction_rows
+from ..model.deviation import UNITS, column_names, deviation_shapes
 from ..io import jsonfile
 from .plots import _save, label, pyplot
 from ..io.units import COORDINATES, INPUTS, coordinate_kind
@@ -93,7 +94,7 @@ def write_plant(folder, plant, case_path=None, plots=True):
     return data
 
 
-FORCES = {"fx": 0, "fy": 1, "fz": 2}  # a probe's input: a world force at its point along x, y, z
+FORCES = {"fx": 0, "fy": 1, "fz": 2}  # a probe's or point force's input: a world force at its point along x, y, z
 POSITIONS = {"x": 0, "y": 1, "z": 2}  # a probe's output: the world position of its point
 
 
@@ -107,34 +108,85 @@ def default_signals(case):
     return inputs, outputs
 
 
+def case_loads(case) -> dict:
+    """{name: (type, spec)} of the case file's loads (``[[loads]]``): its ``name``, else ``loads.K`` (K
+    its index from 0, as overrides address it), and its entry of the model's spec (``CoordinateLoadSpec``,
+    ``PointForceSpec`` or ``TorqueSpec``: the builder keeps each type's loads in the file's order, the
+    points resolved); none for a model built in Python (no case file)."""
+    spec, loads = case.model.spec, {}
+    entries = {"joint": iter(spec.coordinate_loads), "point_force": iter(spec.point_forces),
+               "torque": iter(spec.torques)}
+    for k, item in enumerate((case.data or {}).get("loads", [])):
+        loads[item.get("name", f"loads.{k}")] = (item["type"], next(entries[item["type"]]))
+    return loads
+
+
+def deviation_rows(model, probes, q: np.ndarray) -> dict:
+    """{``P.deviation_x`` ..: row (n,)} of the deviation from the rigid mechanism (``model.deviation``) of
+    every probe (name, body, point) of ``model`` linearised at q: dD/dq by central differences along
+    each coordinate (``deviation_shapes``) with the step h = 1e-6, which balances the round-off
+    eps |x| / h (|x| the points' positions) and the truncation h^2 |D_qqq| / 6: errors of about 5e-10 in
+    the rows (measured on the 3-PRR against h = 1e-5: 4e-10)."""
+    values = deviation_shapes(model, probes, q, np.eye(model.n), step=1e-6)  # (n, P, columns)
+    rows = {}
+    for p, (name, _, _) in enumerate(probes):
+        rows.update({column: values[:, p, c] for c, column in enumerate(column_names(name, model.dim))})
+    return rows
+
+
 def signals(case, names, kind, q=None, lam=None):
-    """(name, vector, unit) of each named input (``kind`` "inputs") or output ("outputs"): a joint
-    coordinate (a torque in N m on an angle, a force in N on a slide; as an output the angle in rad or
-    the slide in m), a probe with the suffix .fx/.fy/.fz (input: a world force in N at its point) or
-    .x/.y/.z (output: the world position of its point in m), or as an output a joint's reaction column
-    ``J.B.force_x`` .. (N, N m; as in reactions.csv), whose row (n + m,) is taken at the equilibrium q,
-    lam (None until they are known: the name is only checked). ValueError for an unknown name."""
+    """(name, vector, unit) of each named input (``kind`` "inputs") or output ("outputs"), ValueError for
+    an unknown name. Inputs: a joint coordinate or a joint load of the case by name (a torque in N m on
+    an angle, a force in N on a slide), a probe or a point-force load of the case (``case_loads``) with
+    the suffix .fx/.fy/.fz (a world force in N at its point). Outputs, deviations from the
+    equilibrium: a joint coordinate (rad, m), a probe with .x/.y/.z (the world position of its point,
+    m) or with .deviation_x .. .deviation_angle / .deviation_rx .. (its deviation from the rigid
+    mechanism, m and rad, as in probes.csv; ``deviation_rows``), a joint's reaction column
+    ``J.B.force_x`` .. (N, N m; as in reactions.csv). Rows that depend on the pose are taken at the
+    equilibrium q, lam (None until they are known: the name is only checked)."""
     model, probes = case.model, {name: (body, point) for name, body, point in case.probes}
-    suffixes = FORCES if kind == "inputs" else POSITIONS
+    loads = case_loads(case) if kind == "inputs" else {}
     reactions = reaction_names(model) if kind == "outputs" else {}
+    deviations = {column: UNITS[column.rpartition("_")[2]] for name in probes
+                  for column in column_names(name, model.dim)} if kind == "outputs" else {}
+    suffixes = FORCES if kind == "inputs" else POSITIONS
+    axes = {axis: k for axis, k in suffixes.items() if k < model.dim}
+    rows = None  # the deviation rows, once one is asked for at a known pose
     out = []
     for name in names:
+        prefix, _, axis = name.rpartition(".")
         if name in reactions:
             out.append(reaction_rows(model, q, lam, [name])[0] if q is not None else (name, None, reactions[name]))
-            continue
-        if name in model.joint_coordinates:
-            quantity = coordinate_kind(model, name)
+        elif name in deviations:
+            if q is not None and rows is None:
+                rows = deviation_rows(model, case.probes, q)
+            out.append((name, None if q is None else rows[name], deviations[name]))
+        elif name in model.joint_coordinates or loads.get(name, ("",))[0] == "joint":
+            coordinate = name if name in model.joint_coordinates else loads[name][1].coordinate
+            quantity = coordinate_kind(model, coordinate)
             unit = INPUTS[quantity][1] if kind == "inputs" else COORDINATES[quantity][1]
-            out.append((name, coordinate_row(model, name), unit))
-            continue
-        probe, _, axis = name.rpartition(".")
-        if probe in probes and axis in suffixes and suffixes[axis] < model.dim:
-            rows = point_rows(model, *probes[probe])
-            out.append((name, rows[suffixes[axis]], "N" if kind == "inputs" else "m"))
-            continue
-        axes = "/".join(f".{s}" for s, k in suffixes.items() if k < model.dim)
-        also = " or a joint reaction (J.B.force_x .. as in reactions.csv)" if kind == "outputs" else ""
-        coordinates = ", ".join(model.joint_coordinates) or "none"
-        raise ValueError(f"unknown {kind[:-1]} '{name}': a joint coordinate ({coordinates}) "
-                         f"or a probe ({', '.join(probes) or 'none'}) with {axes}{also}")
+            out.append((name, coordinate_row(model, coordinate), unit))
+        elif axis in axes and loads.get(prefix, ("",))[0] == "point_force":
+            force = loads[prefix][1]
+            out.append((name, point_rows(model, force.body, force.point)[axes[axis]], "N"))
+        elif axis in axes and prefix in probes:
+            out.append((name, point_rows(model, *probes[prefix])[axes[axis]], "N" if kind == "inputs" else "m"))
+        else:
+            raise ValueError(_unknown(case, name, kind, loads))
     return out
+
+
+def _unknown(case, name, kind, loads):
+    """The message for an unknown input or output ``name``: what it could have been."""
+    model = case.model
+    axes = "/".join(f".{s}" for s, k in (FORCES if kind == "inputs" else POSITIONS).items() if k < model.dim)
+    coordinates = ", ".join(model.joint_coordinates) or "none"
+    probes = ", ".join(p[0] for p in case.probes) or "none"
+    if kind == "inputs":
+        usable = [n for n, (t, _) in loads.items() if t != "torque"]
+        also = f", a joint load or a point-force load with {axes} ({', '.join(usable) or 'none'}; torque loads are " \
+               "not inputs)"
+    else:
+        also = (" or .deviation_x .. (from the rigid mechanism), or a joint reaction (J.B.force_x .. as in "
+                "reactions.csv)")
+    return f"unknown {kind[:-1]} '{name}': a joint coordinate ({coordinates}), a probe ({probes}) with {axes}{also}"

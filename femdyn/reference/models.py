@@ -218,7 +218,8 @@ def stewart_model(params=None, servo=False, trajectory=None, forces=None, axial_
             motion = lambda t: stewart.platform_trajectory(p, t, **kw)  # noqa: E731
         b.add_servo_point("centre", "platform", [0.0, 0.0, 0.0],
                           Function(lambda t: motion(t)[0], lambda t: motion(t)[2][3:], 3), relative=False)
-        b.add_servo_orientation("orientation", "platform", lambda t: (motion(t)[1], motion(t)[2][:3]))
+        b.add_servo_orientation("orientation", "platform", lambda t: (motion(t)[1], motion(t)[2][:3]),
+                                relative=False)
         b.set_inputs([f"L{i}" for i in range(1, n + 1)])
     return b.build()
 

@@ -212,7 +212,8 @@ def _compare(study_args, wanted, runs, finer, given, reference, order, steps, st
         notes.append(f"errors not above Newton's error bound {bound:.2g} (solver.tolerance x max(1, |q|)), "
                      f"which the nonlinear solve may have set rather than the discretisation: "
                      + "; ".join(unsure))
-    study = finish_study({**study_args, "descriptions": [q.description for q in wanted], "reference": described,
+    study = finish_study({**study_args, "descriptions": [q.description for q in wanted],
+                          "units": [q.unit for q in wanted], "reference": described,
                      "reference_values": ref, "wall_time": np.array([r.seconds for r in runs]), "notes": notes},
                     values, error_h, errors, floors)
     if strict:
@@ -366,26 +367,39 @@ def _meshed(make_case, n, refined="elements"):
 
 # --- output -----------------------------------------------------------------------------------
 
+PARAMETERS = {"dt": "time step dt [s]",  # the x axis labels
+              "h": "h = 1 / {counts}: the {count} length relative to its beam's [1]"}
+
+
 def plot_study(study, path):
-    """Log-log plot of the errors over the refinement parameter, with the least-squares lines."""
+    """Log-log plot of the errors over the refinement parameter, with the least-squares lines: every axis
+    in SI units (a quantity's unit in the legend where they differ), and only errors above their
+    round-off level (``floors``: below it they measure round-off, not the discretisation)."""
     from ..post import plots
 
     fig, ax = plots.pyplot().subplots(figsize=(7, 5))
+    units = list(study.units) or ["1"] * len(study.quantities)
+    single = len(set(units)) == 1
+    hidden = []
     for j, name in enumerate(study.quantities):
         e, h = study.errors[:, j], study.error_h
-        shown = e > 0
+        shown = e > study.floors[:, j]
+        if not shown.all():
+            hidden.append(name)
         if not shown.any():
             continue
+        tag = name if single else f"{name} [{units[j]}]"
         if np.isfinite(study.fitted[j]):
-            line, = ax.loglog(h[shown], e[shown], "o", label=name)
+            line, = ax.loglog(h[shown], e[shown], "o", label=tag)
             slope, intercept = fitted_order(h, e)
             ax.loglog(h, np.exp(intercept) * h**slope, "--", color=line.get_color(),
-                      label=f"{name}: fitted slope {slope:.2f}")
+                      label=f"{tag}: fitted slope {slope:.2f}")
         else:
-            ax.loglog(h[shown], e[shown], "x:", label=f"{name} (no order)")
-    ax.set_xlabel(study.parameter)
-    ax.set_ylabel(study.error_label)
-    ax.set_title(f"{study.title}\nreference: {study.reference}", fontsize=8)
+            ax.loglog(h[shown], e[shown], "x:", label=f"{tag} (no order)")
+    ax.set_xlabel(PARAMETERS[study.parameter].format(counts=study.count_label, count=study.count_label.rstrip("s")))
+    ax.set_ylabel(plots.label(study.error_label, units[0] if single else "SI unit of each quantity, in the legend"))
+    below = f"\nerrors at round-off left out: {', '.join(hidden)}" if hidden else ""
+    ax.set_title(f"{study.title}\nreference: {study.reference}{below}", fontsize=8)
     ax.grid(True, which="both", alpha=0.3)
     if ax.get_legend_handles_labels()[0]:
         ax.legend(fontsize=8)

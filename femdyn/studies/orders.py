@@ -122,6 +122,7 @@ class Study:
     # errors are the largest over the time nodes: the node of the finest level's largest error
     wall_time: np.ndarray | None = None  # (L,) seconds per run
     notes: list = field(default_factory=list)
+    units: list = field(default_factory=list)  # (nq,) the SI unit of each quantity (``quantities.Quantity.unit``)
 
     def order(self, quantity):
         """The observed orders of ``quantity``; ``ConvergenceError`` if the data cannot support one."""

@@ -35,6 +35,7 @@ class Quantity:
     scale: object  # callable(Results) -> float, the magnitude round-off is relative to
     exact_zero: bool = False  # its exact value is 0 (energy_error)
     solved: bool = True  # a coordinate, position or angle: Newton's tolerance on q bounds its error
+    unit: str = "1"  # its SI unit (the convergence plot's axis)
 
 
 def quantity_names(model, probes=()):
@@ -96,11 +97,12 @@ def resolve_quantity(model, name, probes=()):
             raise ValueError(f"'{name}' names an output of probe {probe[0]} and of the body of that name: "
                              f"rename the probe")
         from ..post.probes import probe_table
+        from ..io.units import PROBES
 
         def history(r):
             return probe_table(model, [probe], r.q)[name]
 
-        return Quantity(name, description, history, peak)
+        return Quantity(name, description, history, peak, unit=PROBES[name.rpartition(".")[2]][1])
     if name == ENERGY:
         def energy(r):
             return np.maximum.accumulate(np.abs(r.energy_balance))
@@ -110,7 +112,7 @@ def resolve_quantity(model, name, probes=()):
                              np.max(np.abs(r.dissipation))))
 
         return Quantity(name, "max |H - H0 - W|, exact value 0", energy, energy_scale, exact_zero=True,
-                        solved=False)
+                        solved=False, unit="J")
     if name.startswith(INPUT_PREFIX):
         coordinate = name[len(INPUT_PREFIX):]
         inputs = list(getattr(model, "inputs", []))
@@ -122,14 +124,19 @@ def resolve_quantity(model, name, probes=()):
         def history(r):
             return -r.node_lam[:, row]
 
-        return Quantity(name, f"servo input on {coordinate}", history, peak, solved=False)
+        from ..io.units import INPUTS, coordinate_kind
+
+        return Quantity(name, f"servo input on {coordinate}", history, peak, solved=False,
+                        unit=INPUTS[coordinate_kind(model, coordinate)][1])
     if name in model.joint_coordinates:
         i = model.joint_coordinates[name]
 
         def history(r):
             return r.q[:, i]
 
-        return Quantity(name, "joint coordinate", history, peak)
+        from ..io.units import COORDINATES, coordinate_kind
+
+        return Quantity(name, "joint coordinate", history, peak, unit=COORDINATES[coordinate_kind(model, name)][1])
     body, _, component = name.rpartition(".")
     index = {b.name: i for i, b in enumerate(model.bodies)}
     axes = "xyz"[: model.dim]
@@ -140,12 +147,12 @@ def resolve_quantity(model, name, probes=()):
                 _, rotation = model.frames(r.q)
                 return np.unwrap(np.arctan2(rotation[:, b, 1, 0], rotation[:, b, 0, 0]))
 
-            return Quantity(name, f"angle of body {body}", history, peak)
+            return Quantity(name, f"angle of body {body}", history, peak, unit="rad")
         a = axes.index(component)
 
         def history(r):
             return model.frames(r.q)[0][:, b, a]
 
-        return Quantity(name, f"{component} of the centre of body {body}", history, peak)
+        return Quantity(name, f"{component} of the centre of body {body}", history, peak, unit="m")
     known = quantity_names(model, probes)
     raise ValueError(f"unknown quantity '{name}' (known: {', '.join(known)})")

@@ -23,24 +23,28 @@ import numpy as np
 from ..io import jsonfile
 from ..casefile.case import CaseError
 from ..post.folders import mark, publish, replace
-from ..post.plots import DPI
+from ..post.plots import DPI, label
+from ..io.units import field_unit
 
 PLAN, TABLE, PARQUET = "sweep.json", "samples.csv", "samples.parquet"
 PLOTS = ("response.png", "scatter_matrix.png")
-RESPONSES = ("elastic_max", "elastic_rms", "max_stress", "energy_error")  # plotted outputs (``sweep.OUTPUTS``)
+RESPONSES = {"deviation_max": "m", "deviation_rms": "m", "elastic_max": "m", "max_stress": "Pa"}
+# the plotted outputs (``sweep.OUTPUTS``) and their units, the effector's deviation first; energy_error is
+# not plotted (the energy-momentum scheme holds it at round-off: no data), it is in samples.csv
 
 
 class Table:
     """``samples.csv``: a header of the sweep's columns and one line per sample, appended (and
-    flushed) as samples complete, so that an interrupted sweep keeps what it has done."""
+    flushed) as samples complete, so that an interrupted sweep keeps what it has done. ``text``: the
+    columns of words (the others are numbers; ``sample`` an integer)."""
 
-    def __init__(self, path, columns):
-        self.path, self.columns = Path(path), list(columns)
+    def __init__(self, path, columns, text=("error",)):
+        self.path, self.columns, self.text = Path(path), list(columns), ("sample", *text)
 
     def _line(self, row):
         buffer = io.StringIO()
         csv.writer(buffer, lineterminator="\n").writerow(
-            [row[c] if c in ("sample", "error") else repr(float(row[c])) for c in self.columns])
+            [row[c] if c in self.text else repr(float(row[c])) for c in self.columns])
         return buffer.getvalue()
 
     def append(self, row):
@@ -69,11 +73,18 @@ class Table:
             if len(line) != len(self.columns):
                 continue
             try:
-                rows.append({c: int(v) if c == "sample" else v if c == "error" else float(v)
+                rows.append({c: int(v) if c == "sample" else v if c in self.text else float(v)
                              for c, v in zip(self.columns, line)})
             except ValueError:
                 continue
         return rows
+
+
+def names(sweep):
+    """The plan's file, the table's file and the table's text columns of a study: a sweep's, or those
+    its plan names (``files``, ``text``: a workspace map's, ``map_plan.MapPlan``)."""
+    plan, table = getattr(sweep, "files", (PLAN, TABLE))
+    return plan, table, getattr(sweep, "text", ("error",))
 
 
 def earlier_rows(out, sweep, restart=False, retry_errors=False, force=False):
@@ -82,6 +93,7 @@ def earlier_rows(out, sweep, restart=False, retry_errors=False, force=False):
     folder that holds something else (unless ``force``: it is replaced), a different sweep (unless
     ``restart``) or files that cannot be read."""
     out = Path(out)
+    PLAN, TABLE, text = names(sweep)  # noqa: N806  (the study's files)
     if out.exists() and not out.is_dir():
         raise CaseError(out, "--out", "exists and is not a folder")
     if not (out.is_dir() and any(out.iterdir())):
@@ -99,7 +111,7 @@ def earlier_rows(out, sweep, restart=False, retry_errors=False, force=False):
         raise CaseError(out, "--out", f"holds a different sweep (other {', '.join(differ)}); give "
                         "another --out, or --restart to replace it")
     rows = {}
-    for row in _read_earlier(out / TABLE, Table(out / TABLE, sweep.columns).read, "samples"):
+    for row in _read_earlier(out / TABLE, Table(out / TABLE, sweep.columns, text).read, "samples"):
         # the last row of a sample wins
         if 0 <= row["sample"] < len(sweep.values) and \
                 [row[n] for n in sweep.names] == sweep.values[row["sample"]].tolist():
@@ -133,10 +145,11 @@ def write_folder(out, sweep, done, restart=False, force=False):
     ``restart`` discards an earlier sweep's files first (only those: what else the folder holds stays),
     ``force`` replaces a folder that is not a sweep's (``folders.output_folder``)."""
     out = Path(out)
+    PLAN, TABLE, text = names(sweep)  # noqa: N806  (the study's files)
 
     def write(folder):
         replace(folder / PLAN, lambda f: f.write(jsonfile.dumps(sweep.describe(), indent=1).encode()))
-        Table(folder / TABLE, sweep.columns).write(done)
+        Table(folder / TABLE, sweep.columns, text).write(done)
 
     try:
         if not (out / PLAN).is_file() and (force or not (out.is_dir() and any(out.iterdir()))):
@@ -148,19 +161,19 @@ def write_folder(out, sweep, done, restart=False, force=False):
             write(out)
             mark(out)
         else:
-            Table(out / TABLE, sweep.columns).write(done)
+            Table(out / TABLE, sweep.columns, text).write(done)
     except OSError as err:
         raise CaseError(out, "--out", f"cannot write the sweep's files ({err.strerror or err})") from None
 
 
-def write_parquet(path, columns, rows):
-    """The rows as a Parquet file (pyarrow); False if pyarrow is not installed."""
+def write_parquet(path, columns, rows, text=("error",)):
+    """The rows as a Parquet file (pyarrow), ``text`` columns as strings; False if pyarrow is not installed."""
     try:
         import pyarrow as pa
         import pyarrow.parquet as pq
     except ImportError:
         return False
-    types = {c: pa.int64() if c == "sample" else pa.string() if c == "error" else pa.float64() for c in columns}
+    types = {c: pa.int64() if c == "sample" else pa.string() if c in text else pa.float64() for c in columns}
     table = pa.table({c: pa.array([r[c] for r in rows], type=types[c]) for c in columns})
     partial = Path(path).with_name(f".{Path(path).name}.partial")
     pq.write_table(table, partial)
@@ -190,6 +203,11 @@ def _responses(rows):
     return [o for o in RESPONSES if any(math.isfinite(r[o]) for r in rows)]
 
 
+def _label(name):
+    """The axis label of a response or a swept case-file field: ``name [unit]``."""
+    return label(name, {**RESPONSES, "wall_time": "s"}.get(name) or field_unit(name))
+
+
 def plot_responses(path, sweep, rows):
     """Every response against every parameter: for a factorial design one curve per combination of
     the other parameters (at most 10, else points), for a Latin hypercube the points."""
@@ -211,15 +229,15 @@ def plot_responses(path, sweep, rows):
             if curves:
                 for key, members in groups.items():
                     members = sorted(members, key=lambda i: x[i, j])
-                    label = ", ".join(f"{names[k]}={v:.4g}" for k, v in zip(others, key)) or None
-                    ax.plot(x[members, j], y[members], "o-", ms=3, label=label)
+                    tag = ", ".join(f"{names[k]} = {v:.4g} {field_unit(names[k])}" for k, v in zip(others, key))
+                    ax.plot(x[members, j], y[members], "o-", ms=3, label=tag or None)
             else:
                 ax.plot(x[:, j], y, "o", ms=3)
             ax.grid(True, alpha=0.3)
             if j == 0:
-                ax.set_ylabel(output, fontsize=9)
+                ax.set_ylabel(_label(output), fontsize=9)
             if o == len(outs) - 1:
-                ax.set_xlabel(name, fontsize=9)
+                ax.set_xlabel(_label(name), fontsize=9)
         if curves and len(groups) > 1:
             axes[0, j].legend(fontsize=6)
     errors = sum(1 for r in rows if r["error"])
@@ -249,9 +267,9 @@ def plot_scatter_matrix(path, sweep, rows):
             for axis, shown in ((ax.xaxis, i == n - 1), (ax.yaxis, j == 0 and i > 0)):
                 axis.get_offset_text().set(visible=shown, fontsize=6)
             if j == 0:
-                ax.set_ylabel(names[i], fontsize=7)
+                ax.set_ylabel(_label(names[i]), fontsize=7)
             if i == n - 1:
-                ax.set_xlabel(names[j], fontsize=7)
+                ax.set_xlabel(_label(names[j]), fontsize=7)
     fig.suptitle(f"{sweep.case.title}: {len(data)} samples", fontsize=10)
     fig.subplots_adjust(left=0.1, right=0.98, bottom=0.08, top=0.94, wspace=0.12, hspace=0.12)
     fig.savefig(path, dpi=DPI)

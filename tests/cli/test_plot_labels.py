@@ -55,7 +55,7 @@ def test_every_axis_has_one_quantity_and_its_unit(name, figures, tmp_path, capsy
     expected = {"energy.png"}
     for files, present in (({"joint_coordinates.png", "joint_coordinates_dt.png"}, extra),
                            ({"inputs.png"}, case.model.inputs), ({"probes.png", "path.png"}, case.probes),
-                           ({"reactions.png"}, case.model.joints)):
+                           ({"reactions.png"}, case.model.joints), ({"gauges.png"}, case.gauges)):
         expected |= files if present else set()
     assert set(figures) == expected and {p.name for p in out.glob("*.png")} == expected
     for figure, axes in figures.items():

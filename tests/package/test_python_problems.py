@@ -292,7 +292,8 @@ def slender_cantilever():
     b.set_gravity([0.0, -9.81])
     return femdyn.Problem(b, femdyn.SolverSettings(dt=0.002, t_end=0.6),
                           bodies={"strip": {"position": [0.0, 0.0], "angle": 0.0}},
-                          probes={"tip": ("strip", [1.0, 0.0])}, name="slender_cantilever")
+                          probes={"tip": ("strip", [1.0, 0.0])},
+                          gauges={"root": {"body": "strip", "s": 0.0, "fibre": 0.0005}}, name="slender_cantilever")
 
 
 BUILT = {"double_pendulum": (double_pendulum, 1.0), "nm_logo": (nm_logo, None), "3prr_sine": (three_prr, 0.1),

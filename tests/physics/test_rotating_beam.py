@@ -61,13 +61,12 @@ import pytest
 import scipy.linalg as sl
 from scipy.optimize import least_squares
 
-from femdyn.beam.body import BeamBody, Section
+from femdyn.beam.body import Section
 from femdyn.integrators.settings import SolverSettings
 from femdyn.integrators.setup import prepare
 from femdyn.integrators.time_loop import simulate
-from femdyn.joints.trajectories import Polynomial
-from femdyn.model.builder import ModelBuilder
 from femdyn.model.initial import place
+from shared import rotating_blade
 
 L, SIDE = 1.0, 1e-3
 SECTION = Section.rectangle(SIDE, SIDE)
@@ -89,13 +88,8 @@ def lag_of(flap, speed):
 def rotating_cantilever(elements, speed):
     """The hub held at theta = Omega t by a servo, the beam in its relative equilibrium, both bending
     directions set moving (module docstring); returns the tip's local (flap, lag) history and t."""
-    body = BeamBody.straight(L, elements, SECTION, YOUNG, DENSITY, dim=3, axial="cubic", poisson=0.3)
-    b = ModelBuilder(3)
-    b.add_beam("blade", body, stiffening=True)
-    b.add_joint("hub", "revolute", "ground", "blade", angle="theta", axis=[0.0, 0.0, 1.0])
-    b.add_servo_coordinate("spin", "theta", Polynomial([[0.0, float(speed)]]))
-    b.set_inputs(["theta"])
-    model = b.build()
+    model = rotating_blade(elements, speed, SIDE)
+    body = model.worlds[0].beam
     q, v = place(model, {}, {"hub": {"angle": 0.0, "angle_rate": float(speed)}})
     world = model.worlds[0]
     x = body.nodes[1:, 0]  # the clamped first node has no unknowns
