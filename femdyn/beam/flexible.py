@@ -86,6 +86,12 @@ def embed(name: str, beam: Any, stiffening: bool, dim: int, offset: int, start: 
     return FlexibleBody(name, beam, stiffening, offset, start + np.arange(k), start + k + np.arange(2 * k))
 
 
+def world_beams(bodies: Sequence[Flexible]) -> list[Flexible]:
+    """The bodies embedded by world vectors (``world.WorldBeam``: the FEM bodies), in their order: what
+    outputs and tests read nodal quantities of (``psi``, ``w``, ``points``)."""
+    return [b for b in bodies if type(b) is WorldBeam]
+
+
 def _kinds(bodies: Sequence[Flexible]) -> list[tuple[Any, list[Flexible]]]:
     """The bodies grouped by embedding, in the order of ``EMBEDDINGS``."""
     return [(kind, group) for kind in EMBEDDINGS if (group := [b for b in bodies if type(b) is kind])]

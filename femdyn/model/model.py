@@ -20,7 +20,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..beam.damping import viscous_damping
-from ..beam.flexible import Flexible, constraint_families, elastic_forces, embed
+from ..beam.flexible import Flexible, constraint_families, elastic_forces, embed, world_beams
 from ..forces.friction import Friction
 from ..forces.loads import FollowerForce, FollowerTorque, Gravity, TimeLoad, TimeTorque
 from ..forces.spring_damper import SpringDamper
@@ -117,6 +117,7 @@ class Model:
                 self.coordinate_names += flexible.coordinate_names()
             self.bodies.append(Body(b.name, b.mass, b.euler, b.size, i * nb, flexible))
         self.flexible = [b.flexible for b in self.bodies if b.flexible is not None]
+        self.worlds = world_beams(self.flexible)  # the FEM bodies, for outputs and tests; the model never asks
         self.n = len(self.coordinate_names)
         self.gravity = spec.gravity
         self.inertia = self._inertia()
