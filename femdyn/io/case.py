@@ -102,12 +102,14 @@ from .beams import Options, read_beam, read_segments, read_settings
 from .initial_state import check_energy, elastic_states, read_assembly, read_equilibrium, read_initial
 from .motions import add_servos
 from .overrides import override
+from .progress import Notice
 from .reader import CaseError, Reader, describe
 from .results import RESERVED_COLUMNS
 
 FRAMES = 500  # default number of output frames
 MAX_EVERY = 10**9  # output.every and --every at most (more steps than any run can store)
 MAX_BYTES = 16 * 2**20  # largest case file read
+BUILD_NOTICE_S = 1.0  # a model build still running after this many seconds says so on stderr (progress.Notice)
 TOP_REQUIRED = ("dimension", "solver", "bodies")
 TOP_OPTIONAL = ("title", "source", "gravity", "output", "joints", "loads", "springs", "friction", "servos",
                 "control", "initial", "flexible", "probes", "attachments", "inversion")
@@ -370,6 +372,7 @@ def load_case(path, flexible=None, overrides=None, data=None):
     if type(dim) is not int or dim not in (2, 3):
         r.fail("dimension", f"must be 2 or 3, got {describe(dim)}")
     solver = _solver(r, data["solver"])
+    building = Notice(f"{path}: building the model (more than {BUILD_NOTICE_S:g} s so far) ...", BUILD_NOTICE_S)
     try:
         builder = ModelBuilder(dim)
         beams = read_settings(r, data.get("flexible", {}), flexible or Options(), dim)
@@ -405,6 +408,8 @@ def load_case(path, flexible=None, overrides=None, data=None):
                 r.fail(f"probes.{name}.point", str(err))
     except ModelError as err:
         r.fail(err.field, err.message)
+    finally:
+        building.end()
 
     output = r.table(data.get("output", {}), "output", optional=("every", "vtk", "plots"))
     case = Case(

@@ -1,6 +1,7 @@
-"""A small dependency-free progress bar for time-stepping loops."""
+"""A small dependency-free progress bar for time-stepping loops, and a line for work that turns out long."""
 
 import sys
+import threading
 import time
 
 _REFRESH = 0.1  # seconds between redraws on a terminal
@@ -74,3 +75,26 @@ class Progress:
             line = "\r" + padded
         self.stream.write(line + end)
         self.stream.flush()
+
+
+class Notice:
+    """One line ``message`` on stderr if the work between construction and ``end()`` is still running
+    ``after`` seconds on (a timer thread says it; quick work prints nothing): what a long model build
+    shows instead of silence. Use as ``notice = Notice(text, 1.0)``, then ``notice.end()`` in a ``finally``."""
+
+    def __init__(self, message: str, after: float) -> None:
+        self.stream = sys.stderr
+        self.said = threading.Event()
+        self._timer = threading.Timer(after, self._say, [message])
+        self._timer.daemon = True
+        self._timer.start()
+
+    def _say(self, message: str) -> None:
+        self.stream.write(message + "\n")
+        self.stream.flush()
+        self.said.set()
+
+    def end(self) -> None:
+        """The work is over: no line from now on (one being written is finished first)."""
+        self._timer.cancel()
+        self._timer.join()
