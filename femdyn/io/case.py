@@ -109,7 +109,10 @@ from .results import RESERVED_COLUMNS
 FRAMES = 500  # default number of output frames
 MAX_EVERY = 10**9  # output.every and --every at most (more steps than any run can store)
 MAX_BYTES = 16 * 2**20  # largest case file read
-BUILD_NOTICE_S = 1.0  # a model build still running after this many seconds says so on stderr (progress.Notice)
+# A model of BUILD_NOTICE_COORDINATES coordinates or more still building after BUILD_NOTICE_S says so on stderr
+# (progress.Notice; 20 000 elements take seconds); a smaller one builds in well under a second, silently.
+BUILD_NOTICE_S = 1.0
+BUILD_NOTICE_COORDINATES = 20_000
 TOP_REQUIRED = ("dimension", "solver", "bodies")
 TOP_OPTIONAL = ("title", "source", "gravity", "output", "joints", "loads", "springs", "friction", "servos",
                 "control", "initial", "flexible", "probes", "attachments", "inversion")
@@ -372,7 +375,6 @@ def load_case(path, flexible=None, overrides=None, data=None):
     if type(dim) is not int or dim not in (2, 3):
         r.fail("dimension", f"must be 2 or 3, got {describe(dim)}")
     solver = _solver(r, data["solver"])
-    building = Notice(f"{path}: building the model (more than {BUILD_NOTICE_S:g} s so far) ...", BUILD_NOTICE_S)
     try:
         builder = ModelBuilder(dim)
         beams = read_settings(r, data.get("flexible", {}), flexible or Options(), dim)
@@ -389,8 +391,11 @@ def load_case(path, flexible=None, overrides=None, data=None):
         if "gravity" in data:
             builder.set_gravity(r.vector(data["gravity"], "gravity", dim))
         meshed = beams.model == "fem" and any("beam" in spec for spec in data["bodies"])
-        _check_history(r, solver, builder.coordinate_count(), meshed)
-        model = builder.build()
+        size = builder.coordinate_count()
+        _check_history(r, solver, size, meshed)
+        with Notice(f"{path}: building a model of {size} coordinates (more than {BUILD_NOTICE_S:g} s so far) ...",
+                    BUILD_NOTICE_S if size >= BUILD_NOTICE_COORDINATES else None):
+            model = builder.build()
         try:
             solver.check_step(model.mass_matrix)
         except SettingsError as err:
@@ -408,8 +413,6 @@ def load_case(path, flexible=None, overrides=None, data=None):
                 r.fail(f"probes.{name}.point", str(err))
     except ModelError as err:
         r.fail(err.field, err.message)
-    finally:
-        building.end()
 
     output = r.table(data.get("output", {}), "output", optional=("every", "vtk", "plots"))
     case = Case(

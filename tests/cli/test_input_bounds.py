@@ -104,35 +104,41 @@ def test_a_mesh_file_over_the_limit_is_refused_before_it_is_read(tmp_path, capfd
     refused(capfd, main(["check", str(case)]), "huge.vtu", "larger than 64 MiB, the limit of a mesh file")
 
 
-def test_a_long_model_build_says_so_on_stderr_while_it_runs(tmp_path, monkeypatch, capsys):
-    """A build that runs past ``BUILD_NOTICE_S`` (here 0 s) prints one line on stderr while it runs, then
+@pytest.mark.parametrize("elements, says", [(40, True), (4, False)])
+def test_a_long_build_of_a_large_model_says_so_on_stderr_while_it_runs(monkeypatch, capsys, elements, says):
+    """A build past ``BUILD_NOTICE_S`` (here 0 s) of a model of ``BUILD_NOTICE_COORDINATES`` coordinates or
+    more (here 100: the link of 40 elements, not that of 4) prints one line on stderr while it runs, then
     ``check`` reports as usual. The build waits for the line (an event, not a time)."""
     notices = []
 
     class Recorded(Notice):
-        def __init__(self, *args):
-            super().__init__(*args)
+        def __enter__(self):
             notices.append(self)
+            return super().__enter__()
 
-    def held(self, build=ModelBuilder.build):
-        assert notices[-1].said.wait(timeout=60), "no line while the build ran"
+    def held(self, build=ModelBuilder.build):  # the large model's build (check builds its rigid limit too)
+        assert notices[-1].after is None or notices[-1].said.wait(timeout=60), "no line while the build ran"
         return build(self)
 
     monkeypatch.setattr(case_module, "Notice", Recorded)
     monkeypatch.setattr(case_module, "BUILD_NOTICE_S", 0.0)
-    monkeypatch.setattr(ModelBuilder, "build", held)
+    monkeypatch.setattr(case_module, "BUILD_NOTICE_COORDINATES", 100)
+    if says:
+        monkeypatch.setattr(ModelBuilder, "build", held)
     case = CASES / "flexible_link.toml"
-    assert main(["check", str(case), "--elements", "40"]) == 0
+    assert main(["check", str(case), "--elements", str(elements)]) == 0
     captured = capsys.readouterr()
-    assert captured.err.splitlines()[0] == f"{case}: building the model (more than 0 s so far) ..."
-    assert "beam of 40 elements" in captured.out
+    size = 4 * elements + 13  # coordinates: the hub's frame and angle, 4 per node of the beam
+    assert f"coordinates n = {size}," in captured.out
+    line = f"{case}: building a model of {size} coordinates (more than 0 s so far) ..."
+    timed = [n for n in notices if n.after is not None]
+    assert captured.err.splitlines() == [line] * len(timed) and len(timed) == says
 
 
-def test_a_quick_build_says_nothing():
-    """Work that ends before the notice's time: no line, and its timer thread is gone."""
-    notice = Notice("never", 3600.0)
-    notice.stream = stream = io.StringIO()
-    notice.end()
+def test_a_quick_block_says_nothing():
+    """A block that ends before the notice's time: no line, and its timer thread is gone."""
+    with Notice("never", 3600.0) as notice:
+        notice.stream = stream = io.StringIO()
     assert stream.getvalue() == "" and not notice.said.is_set() and not notice._timer.is_alive()
 
 
