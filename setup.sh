@@ -71,7 +71,9 @@ if [ -f "$STAMP" ] && [ "$(cat "$STAMP")" = "$WANT" ]; then
     echo "[setup] femdyn[test] already installed"
 else
     echo "[setup] installing femdyn[test] into .venv"
-    .venv/bin/pip install -q --disable-pip-version-check --only-binary=:all: -c constraints.txt -e '.[test]'
+    # --no-compile: Python compiles a module's bytecode when it is first imported, not the 7000 modules of
+    # the stack at install time (about 30 s of CPU, most of them never imported by femdyn or its tests)
+    .venv/bin/pip install -q --disable-pip-version-check --no-compile --only-binary=:all: -c constraints.txt -e '.[test]'
     echo "$WANT" > "$STAMP"
 fi
 

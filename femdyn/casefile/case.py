@@ -109,11 +109,16 @@ from .beams import Options, read_beam, read_segments, read_settings
 from .initial_state import check_energy, elastic_states, read_assembly, read_equilibrium, read_initial
 from .motions import add_servos
 from .overrides import override
+from .progress import Notice
 from .reader import CaseError, Reader, describe
 
 FRAMES = 500  # default number of output frames
 MAX_EVERY = 10**9  # output.every and --every at most (more steps than any run can store)
 MAX_BYTES = 16 * 2**20  # largest case file read
+# A model of BUILD_NOTICE_COORDINATES coordinates or more still building after BUILD_NOTICE_S says so on stderr
+# (progress.Notice; 20 000 elements take seconds); a smaller one builds in well under a second, silently.
+BUILD_NOTICE_S = 1.0
+BUILD_NOTICE_COORDINATES = 20_000
 TOP_REQUIRED = ("dimension", "solver", "bodies")
 TOP_OPTIONAL = ("title", "source", "gravity", "output", "joints", "loads", "springs", "friction", "servos",
                 "control", "initial", "flexible", "probes", "attachments", "inversion", "gauges")
@@ -414,8 +419,11 @@ def load_case(path, flexible=None, overrides=None, data=None):
         if "gravity" in data:
             builder.set_gravity(r.vector(data["gravity"], "gravity", dim))
         meshed = beams.model == "fem" and any("beam" in spec for spec in data["bodies"])
-        _check_history(r, solver, builder.coordinate_count(), meshed)
-        model = builder.build()
+        size = builder.coordinate_count()
+        _check_history(r, solver, size, meshed)
+        with Notice(f"{path}: building a model of {size} coordinates (more than {BUILD_NOTICE_S:g} s so far) ...",
+                    BUILD_NOTICE_S if size >= BUILD_NOTICE_COORDINATES else None):
+            model = builder.build()
         try:
             solver.check_step(model.mass_matrix)
         except SettingsError as err:

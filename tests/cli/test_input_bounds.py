@@ -4,6 +4,7 @@ iterations (so that a step ends), more elements than femdyn builds, mesh files o
 integers beyond their range (``--every``, ``output.every`` >= 2^63), arrays nested deeper than the parser
 can follow, and a ``--scheduler`` that answers nothing or something else than dask. Names, keys and values
 with control characters are shown escaped, on the one line."""
+import io
 import os
 import socket
 import subprocess
@@ -17,7 +18,10 @@ from test_resume import PACKAGE
 
 from femdyn.cli import main
 from femdyn.integrators.settings import MAX_ITERATIONS
+from femdyn.io import case as case_module
 from femdyn.io.meshes import MAX_MESH_BYTES
+from femdyn.io.progress import Notice
+from femdyn.model.builder import ModelBuilder
 
 PENDULUM = (CASES / "double_pendulum.toml").read_text()
 
@@ -98,6 +102,44 @@ def test_a_mesh_file_over_the_limit_is_refused_before_it_is_read(tmp_path, capfd
     case = tmp_path / "case.toml"
     case.write_text((CASES / "flexible_link.toml").read_text().replace("length = 1.0,", 'mesh = "huge.vtu",'))
     refused(capfd, main(["check", str(case)]), "huge.vtu", "larger than 64 MiB, the limit of a mesh file")
+
+
+@pytest.mark.parametrize("elements, says", [(40, True), (4, False)])
+def test_a_long_build_of_a_large_model_says_so_on_stderr_while_it_runs(monkeypatch, capsys, elements, says):
+    """A build past ``BUILD_NOTICE_S`` (here 0 s) of a model of ``BUILD_NOTICE_COORDINATES`` coordinates or
+    more (here 100: the link of 40 elements, not that of 4) prints one line on stderr while it runs, then
+    ``check`` reports as usual. The build waits for the line (an event, not a time)."""
+    notices = []
+
+    class Recorded(Notice):
+        def __enter__(self):
+            notices.append(self)
+            return super().__enter__()
+
+    def held(self, build=ModelBuilder.build):  # the large model's build (check builds its rigid limit too)
+        assert notices[-1].after is None or notices[-1].said.wait(timeout=60), "no line while the build ran"
+        return build(self)
+
+    monkeypatch.setattr(case_module, "Notice", Recorded)
+    monkeypatch.setattr(case_module, "BUILD_NOTICE_S", 0.0)
+    monkeypatch.setattr(case_module, "BUILD_NOTICE_COORDINATES", 100)
+    if says:
+        monkeypatch.setattr(ModelBuilder, "build", held)
+    case = CASES / "flexible_link.toml"
+    assert main(["check", str(case), "--elements", str(elements)]) == 0
+    captured = capsys.readouterr()
+    size = 4 * elements + 13  # coordinates: the hub's frame and angle, 4 per node of the beam
+    assert f"coordinates n = {size}," in captured.out
+    line = f"{case}: building a model of {size} coordinates (more than 0 s so far) ..."
+    timed = [n for n in notices if n.after is not None]
+    assert captured.err.splitlines() == [line] * len(timed) and len(timed) == says
+
+
+def test_a_quick_block_says_nothing():
+    """A block that ends before the notice's time: no line, and its timer thread is gone."""
+    with Notice("never", 3600.0) as notice:
+        notice.stream = stream = io.StringIO()
+    assert stream.getvalue() == "" and not notice.said.is_set() and not notice._timer.is_alive()
 
 
 @pytest.mark.parametrize("text, words", [

@@ -13,6 +13,7 @@ import textwrap
 from pathlib import Path
 
 import numpy as np
+import pytest
 from shared import CASES
 
 import femdyn
@@ -55,6 +56,14 @@ def femdyn_run(env, out):
     return (out / "history.csv").read_text(), child.stderr
 
 
+@pytest.fixture(scope="module")
+def expected(tmp_path_factory):
+    """The history.csv of the run from the writable checkout (its cache as it is): what the read-only
+    installs must give digit for digit; one run for the tests of this module."""
+    history, _ = femdyn_run(environment(), tmp_path_factory.mktemp("checkout") / "checkout")
+    return history
+
+
 def test_kernel_compiles_in_memory_where_no_cache_can_be_written(tmp_path):
     """``compiled.kernel`` of a quadratic energy V = sum k_i x_i^2 / 2 in a module whose ``__pycache__``,
     NUMBA_CACHE_DIR and user cache are all unwritable: compiled in memory (numba's NullCache), the value
@@ -93,11 +102,10 @@ def test_kernel_compiles_in_memory_where_no_cache_can_be_written(tmp_path):
         assert abs(value - 0.5 * float(np.sum(k * x * x))) <= 1e-15 * value
 
 
-def test_read_only_install_runs_from_the_user_cache(tmp_path):
+def test_read_only_install_runs_from_the_user_cache(expected, tmp_path):
     """The flexible 3-PRR from a package copy with no writable ``__pycache__``: numba caches in the user
     cache folder (XDG_CACHE_HOME/numba), the second run loads it without writing, both runs print
     nothing on stderr and give the history of the run from the writable checkout, digit for digit."""
-    expected, _ = femdyn_run(environment(), tmp_path / "checkout")
     install, cache = read_only_copy(tmp_path), tmp_path / "cache"
     env = environment(install, XDG_CACHE_HOME=str(cache))
     stamps = []
@@ -110,12 +118,11 @@ def test_read_only_install_runs_from_the_user_cache(tmp_path):
     assert not any((install / "femdyn").rglob("*.nbi"))
 
 
-def test_read_only_install_without_any_cache_compiles_in_memory(tmp_path):
+def test_read_only_install_without_any_cache_compiles_in_memory(expected, tmp_path):
     """The flexible 3-PRR from a package copy where no cache folder can be written at all (its
     ``__pycache__``, NUMBA_CACHE_DIR and the user cache): every kernel compiles in memory, the run
     prints nothing on stderr and gives the history of the run from the checkout, digit for digit, and
     nothing is written anywhere."""
-    expected, _ = femdyn_run(environment(), tmp_path / "checkout")
     install = read_only_copy(tmp_path)
     env = environment(install, NUMBA_CACHE_DIR=unwritable(tmp_path, "numba"), XDG_CACHE_HOME=unwritable(tmp_path, "xdg"))
     history, err = femdyn_run(env, tmp_path / "no-cache")
