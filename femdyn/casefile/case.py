@@ -109,14 +109,14 @@ from .beams import Options, read_beam, read_segments, read_settings
 from .initial_state import check_energy, elastic_states, read_assembly, read_equilibrium, read_initial
 from .motions import add_servos
 from .overrides import override
-from .progress import Notice
+from .notice import Notice
 from .reader import CaseError, Reader, describe
 
 FRAMES = 500  # default number of output frames
 MAX_EVERY = 10**9  # output.every and --every at most (more steps than any run can store)
 MAX_BYTES = 16 * 2**20  # largest case file read
 # A model of BUILD_NOTICE_COORDINATES coordinates or more still building after BUILD_NOTICE_S says so on stderr
-# (progress.Notice; 20 000 elements take seconds); a smaller one builds in well under a second, silently.
+# (notice.Notice; 20 000 elements take seconds); a smaller one builds in well under a second, silently.
 BUILD_NOTICE_S = 1.0
 BUILD_NOTICE_COORDINATES = 20_000
 TOP_REQUIRED = ("dimension", "solver", "bodies")

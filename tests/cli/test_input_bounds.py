@@ -18,9 +18,9 @@ from test_resume import PACKAGE
 
 from femdyn.cli import main
 from femdyn.integrators.settings import MAX_ITERATIONS
-from femdyn.io import case as case_module
+from femdyn.casefile import case as case_module
 from femdyn.io.meshes import MAX_MESH_BYTES
-from femdyn.io.progress import Notice
+from femdyn.casefile.notice import Notice
 from femdyn.model.builder import ModelBuilder
 
 PENDULUM = (CASES / "double_pendulum.toml").read_text()
