@@ -259,20 +259,23 @@ class Problem:
                            equilibrium)
 
     def motion_modes(self, count: int = 6, t: float = 0.0, servos: str = "held", result: str | Path | None = None,
-                     frame: str | None = None) -> MotionModesResult:
+                     observer: str | None = None, frame: int | None = None) -> MotionModesResult:
         """The ``count`` lowest modes about the steady motion that the servos impose at t (a link spinning at
         a servo-held speed; ``studies.campbell.case_motion_modes``, as ``femdyn modes --moving``): the
-        linearisation in the frame of the body named ``frame`` ("world": not turning; default: the body the
+        linearisation in the frame of the body named ``observer`` ("world": not turning; default: the body the
         servos turn fastest) with its gyroscopic and centrifugal terms (``integrators.motion``), eigenvalues
-        with frequency [Hz] and damping ratio; ``result``: a run's folder whose pose at t starts Newton.
+        with frequency [Hz] and damping ratio; ``result``: a run's folder whose pose at t starts Newton, or
+        with ``frame`` (an index, as ``femdyn modes --result DIR --frame K``) whose stored state (q, v) of
+        that frame is linearised at instead (at its time; ``t`` is not used).
 
         Raises:
-            ModesError: no steady motion, or a linearisation that is refused.
+            ModesError: no steady motion, or a linearisation that is refused; CaseError: a folder without
+            the states or a frame out of range.
         """
-        return MotionModesResult(self, case_motion_modes(self.case, count, t, servos, result, frame))
+        return MotionModesResult(self, case_motion_modes(self.case, count, t, servos, result, observer, frame))
 
     def campbell(self, parameter: str | Callable[[float], Problem], values: ArrayLike, count: int = 6,
-                 t: float = 0.0, servos: str = "held", frame: str | None = None, unit: str | None = None
+                 t: float = 0.0, servos: str = "held", observer: str | None = None, unit: str | None = None
                  ) -> CampbellResult:
         """The Campbell diagram (``studies.campbell.campbell``, as ``femdyn modes --sweep``): the modes about
         the steady motion at t for each of the ``values`` of ``parameter``, followed by their shapes (MAC).
@@ -282,7 +285,7 @@ class Problem:
                 (``servos.spin.trajectory.rate``, ``initial.joints.hub.angle``; as ``load``'s overrides), or
                 a function of the value that returns the ``Problem`` to take at it (a problem built in Python).
             values: the parameter's values.
-            count, t, servos, frame: as ``motion_modes``.
+            count, t, servos, observer: as ``motion_modes``.
             unit: the parameter's SI unit (default: found from the field's kind; "1" for a function).
 
         Raises:
@@ -297,11 +300,11 @@ class Problem:
                 raise ValueError("a problem built in Python takes a function of the value as the parameter")
             name, variant = parameter, case_variants(self.case, parameter, self._options)
             unit = unit or parameter_unit(self.case, parameter)
-        return CampbellResult(self, campbell(variant, values, name, unit, count, t, servos, frame))
+        return CampbellResult(self, campbell(variant, values, name, unit, count, t, servos, observer))
 
     def linearize(self, inputs: Sequence[str] | None = None, outputs: Sequence[str] | None = None, t: float = 0.0,
                   servos: str = "held", result: str | Path | None = None, moving: bool = False,
-                  frame: str | None = None) -> LinearResult:
+                  observer: str | None = None, frame: int | None = None) -> LinearResult:
         """The linear plant at the static equilibrium at t (``studies.linear.case_plant``, as ``femdyn
         linearize``): the model linearised there with the bodies' damping (``integrators.linearize``), the
         constraints eliminated by a null-space basis of their Jacobian, servos "held" or "free".
@@ -322,7 +325,9 @@ class Problem:
             result: a result folder of a run of this problem, whose pose at t starts Newton's search
                 for the equilibrium (``femdyn linearize --result``).
             moving: about the steady motion that the servos impose at t instead, seen from the turning frame
-                of the body ``frame`` (``femdyn linearize --moving``; ``motion_modes``).
+                of the body ``observer`` (``femdyn linearize --moving``; ``motion_modes``).
+            frame: with ``result``, at the stored state (q, v) of that frame of the run instead, at its time,
+                with the gyroscopic and centrifugal terms of its motion (``femdyn linearize --frame K``).
 
         Returns:
             The ``LinearResult`` (A, B, C, D, the descriptor form, poles, DC gains, zeros, ``to_scipy``).
@@ -332,7 +337,8 @@ class Problem:
             linearisation that is refused.
         """
         plant = case_plant(self.case, None if inputs is None else list(inputs),
-                           None if outputs is None else list(outputs), t, servos, result, moving, frame)
+                           None if outputs is None else list(outputs), t, servos, result, moving, observer,
+                           frame)
         return LinearResult(self, plant)
 
     def map(self, grid: Mapping[str, ArrayLike] | Sequence[str], *, probe: str | None = None, modes: int = 3,

@@ -11,12 +11,12 @@ from ..post.campbell import CAMPBELL, MOTION_MODES, write_campbell, write_motion
 from ..casefile.case import CaseError
 from ..post.folders import default_folder, output_folder, publish
 from ..studies.campbell import campbell, case_motion_modes, case_variants, parameter_unit, sweep_values
-from .arguments import options
+from .arguments import nonnegative_int, options
 from .output import flexible_line, say
 
 
 def add_arguments(parser):
-    """Add --moving, --sweep and --frame to the ``modes`` parser."""
+    """Add --moving, --sweep, --observer and --frame to the ``modes`` parser."""
     parser.add_argument("--moving", action="store_true",
                         help="the modes about the steady motion the servos impose at --at (a link spinning at a "
                         "servo-held speed: gyroscopic and centrifugal terms included) instead of a static "
@@ -26,17 +26,28 @@ def add_arguments(parser):
                         "NAME from a to b (a dotted path as for femdyn sweep --param, e.g. a servo's speed "
                         "servos.spin.trajectory.rate or a held coordinate initial.joints.hub.angle), followed by "
                         "their shapes (MAC); writes campbell.csv, campbell.json, campbell.png")
-    parser.add_argument("--frame", metavar="BODY",
+    parser.add_argument("--observer", metavar="BODY",
                         help="with --moving or --sweep: the body whose turning frame the modes are seen from "
                         "('world': not turning; default: the body the servos turn fastest)")
+    frame_option(parser)
+
+
+def frame_option(parser):
+    """Add --frame K (a stored state of the run in --result) to ``parser``."""
+    parser.add_argument("--frame", type=nonnegative_int, metavar="K",
+                        help="with --result DIR: linearise at the state (q, v) of frame K of that run (its "
+                        "states.csv; the ParaView frames' numbers, from 0), at its time, with the gyroscopic and "
+                        "centrifugal terms of its motion (implies --moving; --at is not used)")
 
 
 def wanted(args):
     """Whether the call is one for this module (--moving or --sweep)."""
-    return bool(args.moving or args.sweep)
+    return bool(args.moving or args.sweep or args.frame is not None)
 
 
 def handle(args, case):
+    if args.sweep and args.frame is not None:
+        raise CaseError(case.path, "--frame", "a stored state of a run is one point, not a --sweep")
     if args.sweep:
         try:
             parameter, values = sweep_values(args.sweep)
@@ -49,16 +60,16 @@ def handle(args, case):
     try:
         if args.sweep:
             result = campbell(case_variants(case, parameter, options(args)), values, parameter,
-                              parameter_unit(case, parameter), args.count, args.at, args.servos, args.frame)
+                              parameter_unit(case, parameter), args.count, args.at, args.servos, args.observer)
         else:
-            result = case_motion_modes(case, args.count, args.at, args.servos, args.result, args.frame)
+            result = case_motion_modes(case, args.count, args.at, args.servos, args.result, args.observer, args.frame)
     except ModesError as err:
         print(f"error: {case.path}: {' '.join(str(err).split())}", file=sys.stderr)
         return 1
     except CaseError:  # NAME of --sweep that is not a numeric field of the case: named by its path
         raise
     except ValueError as err:
-        raise CaseError(case.path, "--frame" if args.frame else "--count", str(err)) from None
+        raise CaseError(case.path, "--observer" if args.observer else "--count", str(err)) from None
     try:
         if args.sweep:
             publish(out, lambda folder: write_campbell(folder, result, case.title))
@@ -74,8 +85,9 @@ def handle(args, case):
         lines += [f"{value:>24.6g}  " + "  ".join(f"{f:>12.6g}" for f in row)
                   for value, row in zip(result.values, result.frequency)]
     else:
-        lines = [f"modes about the steady motion at t = {args.at:g} s ({result.motion.iterations} Newton "
-                 f"iterations), servos {args.servos}", f"{'mode':>4}  {'f [Hz]':>12}  {'damping ratio':>13}  shape"]
+        at = (f"the state of frame {args.frame} of {args.result} (t = {result.motion.t:g} s)" if args.frame is not None
+              else f"the steady motion at t = {args.at:g} s ({result.motion.iterations} Newton iterations)")
+        lines = [f"modes about {at}, servos {args.servos}", f"{'mode':>4}  {'f [Hz]':>12}  {'damping ratio':>13}  shape"]
         lines += [f"{r['mode']:>4}  {r['frequency_hz']:>12.6g}  {r['damping_ratio']:>13.4g}  {r['summary']}"
                   for r in rows]
     say("\n".join(filter(None, [flexible_line(case), *lines, f"results in {out}"])))

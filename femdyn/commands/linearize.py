@@ -14,6 +14,7 @@ from ..casefile.case import CaseError
 from ..post.folders import default_folder, output_folder, publish
 from ..post.statespace import SUMMARY, default_signals, signals, write_plant
 from ..studies.linear import case_plant
+from .campbell import frame_option
 from .arguments import finite_float, flexible_options, force_option, load
 from .output import flexible_line, say
 
@@ -52,9 +53,10 @@ def add(commands):
                         help="servo rows kept (held, default) or dropped (free, their inputs constant)")
     parser.add_argument("--moving", action="store_true",
                         help="about the steady motion the servos impose at --at (gyroscopic and centrifugal terms) "
-                        "instead of a static equilibrium; --frame BODY: the turning frame it is seen from")
-    parser.add_argument("--frame", metavar="BODY", help="with --moving: the body whose turning frame the model is "
-                        "seen from ('world': not turning; default: the body the servos turn fastest)")
+                        "instead of a static equilibrium; --observer BODY: the turning frame it is seen from")
+    parser.add_argument("--observer", metavar="BODY", help="with --moving or --frame: the body whose turning frame "
+                        "the model is seen from ('world': not turning; default: the body that turns fastest)")
+    frame_option(parser)
     parser.add_argument("--out", type=Path, metavar="DIR",
                         help="folder for the files (default: results/<case>_linearize); an existing folder is "
                         "replaced only if it is empty or an earlier linearize folder (has linearize.json)")
@@ -78,7 +80,8 @@ def handle(args):
     out = output_folder(args.out or default_folder(case.path, "linearize"), SUMMARY, "an earlier linearize folder",
                         force=args.force)
     try:
-        plant = case_plant(case, args.inputs, args.outputs, args.at, args.servos, args.result, args.moving, args.frame)
+        plant = case_plant(case, args.inputs, args.outputs, args.at, args.servos, args.result, args.moving, args.observer,
+                            args.frame)
     except (StaticsError, ModesError) as err:
         print(f"error: {case.path}: {' '.join(str(err).split())}", file=sys.stderr)
         return 1
@@ -87,7 +90,9 @@ def handle(args):
     except OSError as err:
         print(f"error: {out}: cannot write the linear model: {err}", file=sys.stderr)
         return 1
-    lines = [f"linear model at the {'steady motion' if args.moving else 'static equilibrium'} at t = {args.at:g} s, "
+    at = (f"the state of frame {args.frame} of {args.result} (t = {plant.t:g} s)" if args.frame is not None else
+          f"the {'steady motion' if args.moving else 'static equilibrium'} at t = {args.at:g} s")
+    lines = [f"linear model at {at}, "
              f"servos {args.servos}: "
              f"{len(plant.states)} states, {len(plant.inputs)} inputs, {len(plant.outputs)} outputs",
              f"{'pole':>4}  {'f [Hz]':>12}  {'damping ratio':>13}"]

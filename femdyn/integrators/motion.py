@@ -63,6 +63,12 @@ change of v(q) in the normal directions, so the iteration converges, linearly wh
 A link spinning at a servo-held constant speed is a steady motion: (4) stretches it by the
 centrifugal load, and its tension stiffens its bending (Wright et al.'s rotating-beam frequencies).
 
+A state of a run (``motion_at``: q, v at t, as ``states.csv`` stores each frame) is linearised the same
+way: its accelerations and multipliers are the consistent ones of the continuous equations at (q, v, t)
+(``SaddleSystem.consistent``), the observer's omega that of the fastest turning body at (q, v); where
+the run is at a steady motion this is the steady ``Motion`` (to the run's accuracy), elsewhere the frozen
+linearisation (3) of its state.
+
 The modes about a motion are the eigenvalues of the first-order form of (3) reduced to the tangent
 space (``campbell.motion_modes``: M s^2 + D s + K is quadratic, the gyroscopic D couples the modes).
 """
@@ -204,11 +210,16 @@ def _imposed(system, q, t, omega):
     _, pseudo = _pseudo(G)
     v = Omega @ q
     v -= pseudo @ (G @ v + model.phi_time_derivative(q, t)[rows])
+    a = Omega @ v
+    return v, a - pseudo @ (G @ a + system.constraint_acceleration(q, v, t, _difference_step(q, v)))
+
+
+def _difference_step(q, v):
+    """The dt of ``SaddleSystem.constraint_acceleration`` (which differences over dt/100) at (q, v):
+    ``STEP`` times the motion's time scale |q| / |v| (times 100)."""
     size = max(1.0, float(np.abs(q).max(initial=0.0)))
     rate = float(np.abs(v).max(initial=0.0)) / size
-    dt = 100.0 * STEP / rate if rate > STEP else 100.0  # ``constraint_acceleration`` differences over dt/100
-    a = Omega @ v
-    return v, a - pseudo @ (G @ a + system.constraint_acceleration(q, v, t, dt))
+    return 100.0 * STEP / rate if rate > STEP else 100.0
 
 
 def steady_motion(setup, t=0.0, q=None, frame=None):
@@ -245,3 +256,20 @@ def steady_motion(setup, t=0.0, q=None, frame=None):
             v, a = _imposed(system, q, t, omega)
             return Motion(q, v, a, lam, float(t), omega, iteration)
     raise ModesError(f"no steady motion found at t = {t:g} s: Newton did not converge in {ITERATIONS} iterations")
+
+
+def motion_at(setup, q, v, t, frame=None):
+    """The ``Motion`` of the state (q, v) at time t of the model of ``setup`` (a frame of a run): its
+    consistent accelerations and multipliers (module docstring), the servos held, seen from the turning
+    frame of the body named ``frame`` (``frame_spin``). ModesError where a force has an internal state
+    (friction) or the accelerations are not finite (a singular pose)."""
+    model = setup.model
+    q, v = np.array(q, dtype=float), np.array(v, dtype=float)
+    stateful = path_dependent_forces(model, q)
+    if stateful:
+        raise ModesError(f"{'; '.join(stateful)}: a force with an internal state (friction's slip history) is not "
+                         "part of a stored state")
+    a, lam = SaddleSystem(model, setup.active_rows).consistent(t, q, v, model.initial_states(q), _difference_step(q, v))
+    if not (np.isfinite(a).all() and np.isfinite(lam).all()):
+        raise ModesError("the state's accelerations are not finite (a singular pose)")
+    return Motion(q, v, a, lam, float(t), frame_spin(model, q, v, frame))

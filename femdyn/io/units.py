@@ -22,6 +22,7 @@ def coordinate_kind(model, coordinate):
 
 UNITS_FILE = "units.json"  # {table: {column: SI unit}} of every CSV table of a result folder (``write_units``)
 MIXED = "m or 1"  # the largest over constraints of several kinds (positions in m, director conditions in 1)
+STATE = "m or 1 or rad"  # a body's or beam's coordinate in states.csv: a position, a director or slope, a twist
 HISTORY = {"t": "s", **dict.fromkeys(("kinetic", "potential", "total", "work", "dissipation", "energy_balance"), "J"),
            **{f"momentum_{a}": "kg m/s" for a in "xyz"}, **{f"angular_momentum_{a}": "kg m^2/s" for a in "xyz"},
            "constraint_residual": MIXED, "newton_iterations": "1"}
@@ -77,7 +78,7 @@ def field_unit(path):
 def column_unit(model, table, column):
     """The SI unit of ``column`` of the CSV ``table`` (its file name) of a result folder of ``model``:
     ``history.csv`` (energies, momenta, joint coordinates and their rates), ``inputs.csv`` (the servo
-    input on each coordinate), ``bodies.csv``, ``probes.csv``, ``reactions.csv``, ``gauges.csv`` (by the quantity after
+    input on each coordinate), ``bodies.csv``, ``probes.csv``, ``reactions.csv``, ``gauges.csv``, ``states.csv`` (by the quantity after
     the last dot of ``NAME.QUANTITY``), ``modes.csv``; the time ``t`` in s. KeyError for a column
     without a known unit."""
     if column == "t":
@@ -88,6 +89,11 @@ def column_unit(model, table, column):
         name = column if column in model.joint_coordinates else column.removesuffix("_rate")
         unit = COORDINATES[coordinate_kind(model, name)][1]
         return unit if name == column else f"{unit}/s"
+    if table == "states.csv":  # q.<coordinate>, v.<coordinate>: a joint coordinate's unit, else positions [m],
+        # directors and slopes [1], twists [rad] (``MIXED``)
+        kind, _, name = column.partition(".")
+        unit = COORDINATES[coordinate_kind(model, name)][1] if name in model.joint_coordinates else STATE
+        return unit if kind == "q" else " or ".join(f"{u}/s" for u in unit.split(" or "))
     if table == "inputs.csv":
         return INPUTS[coordinate_kind(model, column)][1]
     if table == "modes.csv":

@@ -45,7 +45,7 @@ from ..io import jsonfile
 from .probes import ELASTIC, centre_lines, probe_table
 from ..casefile.reader import CaseError
 from .folders import valid_rows
-from .results import BODIES, HISTORY, write_results
+from .results import BODIES, HISTORY, STATES, write_results
 from ..io.tables import read_csv, write_csv
 from ..io.units import write_units
 from ..io.units import INPUTS, coordinate_kind
@@ -133,6 +133,36 @@ def pose_at(folder, model, t):
                               for body in model.bodies])
     joints = {name: history[name][min(k, len(history[name]) - 1)] for name in model.joint_coordinates}
     return rigid_coordinates(model, centres, rotations, joints)
+
+
+def state_at(folder, model, frame):
+    """(t, q, v) of frame ``frame`` (from 0, the ParaView frames' numbering) of the run in the result
+    ``folder``: its row of ``states.csv`` (``results.states_columns``), read as untrusted input -- a
+    regular file, its header t, q.<coordinate>, v.<coordinate> over exactly ``model``'s coordinates, the
+    valid rows (``folders.valid_rows``) all finite numbers. CaseError (--result) otherwise, or (--frame)
+    for a frame the run does not have."""
+    folder, path = Path(folder), Path(folder) / STATES
+    if not path.is_file() or path.is_symlink():
+        raise CaseError(folder, "--result", f"holds no {STATES} (the full state of each frame): not a run's folder, "
+                        "or one written before femdyn stored it; run the case again")
+    try:
+        table = read_csv(path, valid_rows(folder, STATES)[0])
+    except (OSError, ValueError, UnicodeDecodeError) as err:
+        raise CaseError(path, "--result", f"cannot be read as a table of numbers ({' '.join(str(err).split())})"
+                        ) from None
+    names = model.coordinate_names
+    want = ["t", *(f"q.{c}" for c in names), *(f"v.{c}" for c in names)]
+    if list(table) != want:
+        raise CaseError(path, "--result", f"holds {max(len(table) - 1, 0)} state columns, not t and q, v of this "
+                        f"case's {model.n} coordinates (a run of another case or mesh?)")
+    data = np.column_stack([table[name] for name in want]) if len(table["t"]) else np.empty((0, len(want)))
+    if not np.isfinite(data).all():
+        raise CaseError(path, "--result", "holds a value that is not a finite number")
+    if not 0 <= frame < len(data):
+        raise CaseError(folder, "--frame", f"must be between 0 and {len(data) - 1} (the run has {len(data)} frames), "
+                        f"got {frame}")
+    row = data[frame]
+    return float(row[0]), row[1 : 1 + model.n].copy(), row[1 + model.n :].copy()
 
 
 def write_modes(folder, case, modes, vtk=True):

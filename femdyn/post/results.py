@@ -13,6 +13,10 @@ the run goes (``ResultWriter``).
 ``motion.pvd`` + ``vtk/`` + ``bodies.txt``  every ``every``-th frame and the last: rigid bodies as
                  boxes with velocities, flexible bodies as their deformed centre lines with velocity,
                  displacement, elastic displacement, section forces and stress (``probes.centre_lines``)
+``states.csv``   the full state of every frame (the ParaView frames' steps, also without the series):
+                 ``t``, ``q.<coordinate>`` and ``v.<coordinate>`` over all the model's coordinates, 17
+                 digits (float64 exactly), from which ``femdyn linearize``/``modes --result DIR --frame K``
+                 linearise at frame K (``equilibrium.state_at``)
 ``units.json``    the SI unit of every column of every table ({table: {column: unit}})
 ``summary.json`` run statistics, max |.| and RMS of the probes' elastic displacements, the list of files
 
@@ -71,8 +75,8 @@ from ..io.tables import append_csv, read_csv
 from ..io.units import write_units
 from ..io.vtk import write_bodies, write_pvd, write_vtk_frames
 
-HISTORY, BODIES, PROBES, GAUGES = "history.csv", "bodies.csv", "probes.csv", "gauges.csv"
-TABLES = (HISTORY, BODIES, PROBES, INPUTS, REACTIONS, GAUGES)  # a run's tables, the history first
+HISTORY, BODIES, PROBES, GAUGES, STATES = "history.csv", "bodies.csv", "probes.csv", "gauges.csv", "states.csv"
+TABLES = (HISTORY, BODIES, PROBES, INPUTS, REACTIONS, GAUGES, STATES)  # a run's tables, the history first
 # (``folders.read_checkpoint``)
 PLOTS = ("energy.png", "joint_coordinates.png", "joint_coordinates_dt.png", "inputs.png", "probes.png", "path.png",
          "reactions.png", "gauges.png")  # every plot of ``run_plots.write_plots``
@@ -111,6 +115,14 @@ def bodies_columns(model, results, centres, rotations):
             for a in range(3):
                 for i, axis in enumerate("xyz"):
                     columns[f"{body.name}.d{a + 1}{axis}"] = rotations[:, b, i, a]
+    return columns
+
+
+def states_columns(model, t, q, v):
+    """The columns of ``states.csv``: t and every coordinate's value and rate at the frames (t, q, v)."""
+    columns = {"t": t}
+    columns.update({f"q.{name}": q[:, i] for i, name in enumerate(model.coordinate_names)})
+    columns.update({f"v.{name}": v[:, i] for i, name in enumerate(model.coordinate_names)})
     return columns
 
 
@@ -281,6 +293,8 @@ class ResultWriter:
                 self._append(GAUGES, {"t": chunk.t, **gauge_table(model, case.gauges, chunk.q)})
             steps = first + np.arange(len(chunk.t))
             frames = np.flatnonzero(steps % case.output_every == 0)
+            if frames.size:
+                self._append(STATES, states_columns(model, chunk.t[frames], chunk.q[frames], chunk.v[frames]))
             if case.vtk and frames.size:
                 meta["frames"] += self._frames(meta["frame_count"], chunk.t[frames], chunk.q[frames], chunk.v[frames])
                 meta["frame_count"] += frames.size
@@ -317,10 +331,14 @@ class ResultWriter:
         if self._resumed:
             self._take_up()
         wall_time = self.wall_time if wall_time is None else wall_time
-        if case.vtk and self.final is not None:
+        if self.final is not None:
             step, t, q, v = self.final
-            extra = [] if step % case.output_every == 0 else self._frames(self.meta["frame_count"], [t], q, v)
-            write_pvd(folder / SERIES, self.meta["frames"] + extra)
+            unsaved = step % case.output_every != 0  # the last step, a frame too
+            if unsaved:
+                self._append(STATES, states_columns(model, np.array([t]), q, v))
+            if case.vtk:
+                extra = self._frames(self.meta["frame_count"], [t], q, v) if unsaved else []
+                write_pvd(folder / SERIES, self.meta["frames"] + extra)
         rows = self.meta["rows"]
         plots = case.plots and HISTORY in rows
         if plots:

@@ -11,28 +11,37 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..integrators.campbell import EXTRA, MotionModes, motion_modes, track
-from ..integrators.motion import steady_motion
-from ..casefile.case import load_case
-from ..post.equilibrium import pose_at
+from ..integrators.motion import motion_at, steady_motion
+from ..casefile.case import CaseError, load_case
+from ..post.equilibrium import pose_at, state_at
 from ..io.units import coordinate_kind
 from .run import prepare_case
 
 
-def case_motion(case, t: float = 0.0, result=None, frame: str | None = None) -> tuple:
+def case_motion(case, t: float = 0.0, result=None, observer: str | None = None, frame: int | None = None) -> tuple:
     """The ``Setup`` of ``case`` and its steady ``Motion`` at time ``t`` (``motion.steady_motion``, the
-    servos held, in the frame of the body named ``frame``, "world" or by default the fastest turning
+    servos held, in the frame of the body named ``observer``, "world" or by default the fastest turning
     one), Newton starting from the prepared initial state or, with ``result`` (a result folder of a run
-    of the case), from the run's pose at t. Raises ``modes.ModesError`` where there is none."""
+    of the case), from the run's pose at t; with ``frame`` (an index) the run's stored state (q, v) of that
+    frame instead, at its time (``post.equilibrium.state_at``, ``motion.motion_at``). Raises
+    ``modes.ModesError`` where there is none, ``CaseError`` for a folder without the state or a frame
+    out of range."""
     setup = prepare_case(case)
+    if frame is not None:
+        if result is None:
+            raise CaseError(case.path, "--frame", "needs --result DIR: the run whose frame to linearise at")
+        t, q, v = state_at(result, setup.model, frame)
+        return setup, motion_at(setup, q, v, t, observer)
     if result is not None:
         setup = dataclasses.replace(setup, q0=pose_at(result, setup.model, t))
-    return setup, steady_motion(setup, t, frame=frame)
+    return setup, steady_motion(setup, t, frame=observer)
 
 
 def case_motion_modes(case, count: int = 6, t: float = 0.0, servos: str = "held", result=None,
-                      frame: str | None = None) -> MotionModes:
-    """The ``count`` lowest modes of ``case`` about its steady motion at t (``case_motion``)."""
-    setup, motion = case_motion(case, t, result, frame)
+                      observer: str | None = None, frame: int | None = None) -> MotionModes:
+    """The ``count`` lowest modes of ``case`` about its steady motion at t, or a run's state of ``frame``
+    (``case_motion``)."""
+    setup, motion = case_motion(case, t, result, observer, frame)
     return motion_modes(setup, motion, count, servos)
 
 
@@ -97,7 +106,7 @@ def case_variants(case, parameter: str, flexible=None):
 
 
 def campbell(variant, values, parameter: str, unit: str, count: int = 6, t: float = 0.0, servos: str = "held",
-             frame: str | None = None) -> Campbell:
+             observer: str | None = None) -> Campbell:
     """The Campbell diagram over the ``values`` of ``parameter`` [``unit``]: at each value the case
     ``variant(value)`` (``case_variants``, or any function of the value that returns a case), its steady
     motion at t (``motion.steady_motion``, Newton starting from the previous value's pose where the
@@ -109,7 +118,7 @@ def campbell(variant, values, parameter: str, unit: str, count: int = 6, t: floa
         setup = prepare_case(variant(value))
         if start is not None and start.shape == setup.q0.shape:
             setup = dataclasses.replace(setup, q0=start)
-        motion = steady_motion(setup, t, frame=frame)
+        motion = steady_motion(setup, t, frame=observer)
         modes = motion_modes(setup, motion, count + (EXTRA if previous is not None else 0), servos)
         if previous is None:
             kept = np.arange(min(count, len(modes.s)))

@@ -12,20 +12,21 @@ from .run import prepare_case
 
 
 def case_plant(case, inputs=None, outputs=None, t: float = 0.0, servos: str = "held", result=None,
-               moving: bool = False, frame: str | None = None) -> LinearPlant:
+               moving: bool = False, observer: str | None = None, frame: int | None = None) -> LinearPlant:
     """The ``LinearPlant`` of ``case`` (``casefile.case.load_case``) at its static equilibrium at time ``t``,
     Newton starting from the case's prepared initial state or, with ``result`` (a result folder of a run
     of the case), from the run's pose at ``t``. ``inputs`` and ``outputs``: names (``signals``; default
     ``default_signals``); ``servos`` "held" or "free"; ``moving``: about the steady motion at t instead
-    (``studies.campbell.case_motion``, in the frame of the body ``frame``). Raises ValueError for an unknown name, and
+    (``studies.campbell.case_motion``, in the frame of the body ``observer``); ``frame`` (an index): at the
+    state of that frame of the run in ``result`` instead (its time; gyroscopic and centrifugal terms included). Raises ValueError for an unknown name, and
     ``statics.StaticsError`` or ``modes.ModesError`` where there is no equilibrium or no linearisation."""
     default_inputs, default_outputs = default_signals(case)
     input_signals = signals(case, default_inputs if inputs is None else inputs, "inputs")
     output_names = default_outputs if outputs is None else outputs
     signals(case, output_names, "outputs")  # checked before any solve: reactions need the equilibrium
-    if moving:
-        setup, motion = case_motion(case, t, result, frame)
-        return linearize(setup, motion.q, motion.lam, t, input_signals,
+    if moving or frame is not None:
+        setup, motion = case_motion(case, t, result, observer, frame)
+        return linearize(setup, motion.q, motion.lam, motion.t, input_signals,
                          signals(case, output_names, "outputs", motion.q, motion.lam), servos, motion=motion)
     setup = prepare_case(case)
     if result is not None:
