@@ -1,6 +1,7 @@
 """``femdyn modes --moving`` and ``femdyn modes --sweep NAME=a:b:n``: the modes of a case's mechanism
 about the steady motion that its servos impose at --at (a link spinning at a servo-held speed; the
-gyroscopic and centrifugal terms included, ``integrators.motion``), and their Campbell diagram over a
+gyroscopic and centrifugal terms included, ``integrators.motion``) or the stored state of frame K of a
+run (``--result DIR --frame K``), and their Campbell diagram over a
 numeric field of the case (``studies.campbell``): ``motion_modes.csv``/``.json`` or ``campbell.csv``,
 ``campbell.json`` and ``campbell.png``, each with ``units.json`` (``post.campbell``). The options are
 added to ``modes``'s parser, which hands such a call here."""

@@ -1,6 +1,8 @@
 """``femdyn linearize CASE``: the linear plant of a case's mechanism at its static equilibrium
 (``integrators.statics``, ``integrators.linearize``), servos held or free, at the initial configuration
-or at a time of a run (``--at T --result DIR``: Newton starts from the run's pose there), with inputs
+or at a time of a run (``--at T --result DIR``: Newton starts from the run's pose there), or about the
+steady motion (``--moving``) or the stored state of frame K of a run (``--result DIR --frame K``,
+``integrators.motion``), with inputs
 (forces on joint coordinates, the case's loads by name, world forces at probes) and outputs (joint
 coordinates, probe positions, deviations from the rigid mechanism, reactions):
 ``statespace.npz``, ``linearize.json`` and a Bode plot per input-output pair (``post.statespace``). Exit
