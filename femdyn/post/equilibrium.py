@@ -158,6 +158,8 @@ def state_at(folder, model, frame):
     data = np.column_stack([table[name] for name in want]) if len(table["t"]) else np.empty((0, len(want)))
     if not np.isfinite(data).all():
         raise CaseError(path, "--result", "holds a value that is not a finite number")
+    if not len(data):
+        raise CaseError(path, "--result", "holds no frames")
     if not 0 <= frame < len(data):
         raise CaseError(folder, "--frame", f"must be between 0 and {len(data) - 1} (the run has {len(data)} frames), "
                         f"got {frame}")

@@ -293,7 +293,7 @@ class ResultWriter:
                 self._append(GAUGES, {"t": chunk.t, **gauge_table(model, case.gauges, chunk.q)})
             steps = first + np.arange(len(chunk.t))
             frames = np.flatnonzero(steps % case.output_every == 0)
-            if frames.size:
+            if frames.size and (first == 0 or STATES in meta["rows"]):  # not in a folder resumed from before it
                 self._append(STATES, states_columns(model, chunk.t[frames], chunk.q[frames], chunk.v[frames]))
             if case.vtk and frames.size:
                 meta["frames"] += self._frames(meta["frame_count"], chunk.t[frames], chunk.q[frames], chunk.v[frames])
@@ -334,7 +334,7 @@ class ResultWriter:
         if self.final is not None:
             step, t, q, v = self.final
             unsaved = step % case.output_every != 0  # the last step, a frame too
-            if unsaved:
+            if unsaved and STATES in self.meta["rows"]:
                 self._append(STATES, states_columns(model, np.array([t]), q, v))
             if case.vtk:
                 extra = self._frames(self.meta["frame_count"], [t], q, v) if unsaved else []
