@@ -93,7 +93,8 @@ class Problem:
             the centre line}}, as the case file's ``[[gauges]]`` (``model.gauges``): the normal strain
             and stress there, ``RunResult.gauges`` and gauges.csv.
         every: write every k-th step as a ParaView frame (default: about 500 frames).
-        vtk: write the ParaView series; plots: draw the PNG plots (in ``write``).
+        vtk: write the ParaView series; plots: draw the PNG plots; states: write states.csv, the full
+            state of every frame (in ``write``; ``linearize``/``motion_modes`` with ``result``, ``frame``).
         name: the problem's name (the ``case`` of ``summary.json``); title, source: free text.
         inversion: the settings of ``invert`` (default: stable, pre = post = 0.5 s).
 
@@ -107,7 +108,8 @@ class Problem:
                  equilibrium: bool = False, assemble: bool = False, hold: Sequence[str] | None = None,
                  probes: Mapping[str, tuple[str, ArrayLike]] | None = None,
                  gauges: Mapping[str, Mapping[str, Any]] | None = None,
-                 every: int | None = None, vtk: bool = True, plots: bool = True, name: str = "problem",
+                 every: int | None = None, vtk: bool = True, plots: bool = True, states: bool = False,
+                 name: str = "problem",
                  title: str | None = None, source: str = "", inversion: InversionSettings | None = None) -> None:
         builder = model if isinstance(model, ModelBuilder) else None
         built = builder.build() if builder is not None else model
@@ -140,7 +142,8 @@ class Problem:
             placed.append(make_gauge(built, gauge, entry["body"], entry["fibre"], entry.get("s"),
                                      entry.get("fraction")))
         case = Case(path=Path(name), title=title or name, source=source, model=built, q0=q0, v0=v0,
-                    settings=settings, every=every, vtk=vtk, plots=plots, probes=resolved, gauges=tuple(placed),
+                    settings=settings, every=every, vtk=vtk, plots=plots, states=states, probes=resolved,
+                    gauges=tuple(placed),
                     equilibrium=equilibrium,
                     assemble=assemble, hold=None if hold is None else tuple(hold))
         self._init(case, builder.spec() if builder is not None else None, inversion, None)
@@ -417,7 +420,7 @@ def _elastic_start(model: Model, q: NDArray[np.float64], v: NDArray[np.float64],
 def load(path: str | Path, *, overrides: Mapping[str, float] | None = None, flexible: str | None = None,
          elements: int | None = None, modes: int | None = None, segments: int | None = None,
          stiffening: bool | None = None, every: int | None = None, vtk: bool | None = None,
-         plots: bool | None = None, **settings: Any) -> Problem:
+         plots: bool | None = None, states: bool | None = None, **settings: Any) -> Problem:
     """The problem of the case file ``path`` (``casefile.case.load_case``; its format at the top of
     ``femdyn/casefile/case.py``).
 
@@ -427,8 +430,8 @@ def load(path: str | Path, *, overrides: Mapping[str, float] | None = None, flex
             ``solver.dt``; ``casefile.overrides``), as ``femdyn sweep --param``.
         flexible, elements, modes, segments, stiffening: the flexible bodies' settings, overriding the
             file's ``[flexible]`` (as ``femdyn run --flexible .. --elements .. --segments ..``).
-        every, vtk, plots: the output options overriding ``[output]`` (as ``--every``, ``--no-vtk``,
-            ``--no-plots``).
+        every, vtk, plots, states: the output options overriding ``[output]`` (as ``--every``, ``--no-vtk``,
+            ``--no-plots``, ``--states``).
         **settings: solver settings overriding ``[solver]`` (dt, t_end, integrator, rho_inf, newton).
 
     Returns:
@@ -439,7 +442,8 @@ def load(path: str | Path, *, overrides: Mapping[str, float] | None = None, flex
     """
     options = Options(model=flexible, elements=elements, modes=modes, stiffening=stiffening, segments=segments)
     case = load_case(path, options, dict(overrides) if overrides else None)
-    output = {key: value for key, value in (("every", every), ("vtk", vtk), ("plots", plots)) if value is not None}
+    output = {key: value for key, value in (("every", every), ("vtk", vtk), ("plots", plots), ("states", states))
+              if value is not None}
     case = replace(case, settings=checked_settings(case, **settings), **output)
     return Problem.from_case(case, options)
 

@@ -18,7 +18,7 @@ Schema::
               integrator = "energy-momentum" (default) | "generalized-alpha", rho_inf (default 0.9),
               early_stop (generalized-alpha only, default false: ``NewtonOptions.early_stop``),
               newton = "full" (default) | "modified" (``NewtonOptions.modified``; not with early_stop)
-    [output]  optional every, vtk, plots
+    [output]  optional every, vtk, plots, states
     [[bodies]]   name, mass, euler = [..] | inertia = [J1, J2, J3] (3D); optional size = [..]
                  (values >= 0: a point mass has all zero, a flat disc J2 = J1 + J3)
     [[attachments]] name, body, point, mass; optional euler | inertia (default: a point mass): a mass
@@ -155,6 +155,7 @@ class Case:
     equilibrium: bool = False  # [initial] equilibrium: start at rest in the static equilibrium (``prepare_case``)
     assemble: bool = False  # [initial] assemble: close the loops of the placed pose (``model.assembly``)
     hold: tuple | None = None  # [initial] hold: what the assembly holds (None: ``assembly.default_hold``)
+    states: bool = False  # [output] states: write states.csv, the full state q, v of every frame
     data: dict = None  # the parsed tables it was built from, overrides applied (a variant is built from them)
 
     @property
@@ -443,7 +444,7 @@ def load_case(path, flexible=None, overrides=None, data=None):
     except ModelError as err:
         r.fail(err.field, err.message)
 
-    output = r.table(data.get("output", {}), "output", optional=("every", "vtk", "plots"))
+    output = r.table(data.get("output", {}), "output", optional=("every", "vtk", "plots", "states"))
     case = Case(
         path=path,
         title=r.string(data.get("title", path.stem), "title"),
@@ -452,6 +453,7 @@ def load_case(path, flexible=None, overrides=None, data=None):
         every=r.integer(output["every"], "output.every", 1, MAX_EVERY) if "every" in output else None,
         vtk=r.boolean(output.get("vtk", True), "output.vtk"),
         plots=r.boolean(output.get("plots", True), "output.plots"), equilibrium=equilibrium, data=data,
+        states=r.boolean(output.get("states", False), "output.states"),
         assemble=assemble, hold=hold,
     )
     return case

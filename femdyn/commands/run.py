@@ -68,6 +68,10 @@ def add(commands):
                      help="write every K-th step as a ParaView frame, and the last (overrides "
                      "output.every; default: about 500 frames)")
     run.add_argument("--no-vtk", action="store_true", help="do not write the ParaView series")
+    run.add_argument("--states", action="store_true",
+                     help="also write states.csv, the full state (q, v) of every frame, at which "
+                     "`femdyn linearize`/`modes --result DIR --frame K` linearise (output.states; off by "
+                     "default: 2 n numbers a frame)")
     run.add_argument("--no-plots", action="store_true",
                      help="do not write the PNG plots (else drawn by child processes started with the run; "
                      "FEMDYN_PLOT_PROCESSES=N sets how many, 0 to 8, 0: by the run's own process)")
@@ -140,7 +144,7 @@ def _run(args, plotter):
     changes = {field: getattr(args, field) for field in OPTIONS if getattr(args, field) is not None}
     case = dataclasses.replace(case, settings=checked_settings(case, OPTIONS, **changes),
                                every=args.every or case.every, vtk=case.vtk and not args.no_vtk,
-                               plots=case.plots and not args.no_plots)
+                               plots=case.plots and not args.no_plots, states=case.states or args.states)
     if plotter is not None and not case.plots:
         plotter.close()
         plotter = None

@@ -143,8 +143,8 @@ def state_at(folder, model, frame):
     for a frame the run does not have."""
     folder, path = Path(folder), Path(folder) / STATES
     if not path.is_file() or path.is_symlink():
-        raise CaseError(folder, "--result", f"holds no {STATES} (the full state of each frame): not a run's folder, "
-                        "or one written before femdyn stored it; run the case again")
+        raise CaseError(folder, "--result", f"holds no {STATES} (the full state of each frame): run the case with --states "
+                        "(or [output] states = true)")
     try:
         table = read_csv(path, valid_rows(folder, STATES)[0])
     except (OSError, ValueError, UnicodeDecodeError) as err:

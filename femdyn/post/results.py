@@ -293,7 +293,7 @@ class ResultWriter:
                 self._append(GAUGES, {"t": chunk.t, **gauge_table(model, case.gauges, chunk.q)})
             steps = first + np.arange(len(chunk.t))
             frames = np.flatnonzero(steps % case.output_every == 0)
-            if frames.size and (first == 0 or STATES in meta["rows"]):  # not in a folder resumed from before it
+            if frames.size and (STATES in meta["rows"] or (first == 0 and case.states)):  # asked for at the start
                 self._append(STATES, states_columns(model, chunk.t[frames], chunk.q[frames], chunk.v[frames]))
             if case.vtk and frames.size:
                 meta["frames"] += self._frames(meta["frame_count"], chunk.t[frames], chunk.q[frames], chunk.v[frames])

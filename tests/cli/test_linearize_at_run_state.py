@@ -27,7 +27,7 @@ def spinning_run(folder, dt):
     path = folder / "blade.toml"
     path.write_text(BLADE.format(speed=30.0, damping=", damping = {ratio = 0.02}").replace(
         "dt = 0.001", f"dt = {dt}"))
-    case = dataclasses.replace(femdyn.load(path).case, every=5)
+    case = dataclasses.replace(femdyn.load(path).case, every=5, states=True)  # [output] states = true
     setup, motion = case_motion(case)
     run = run_case(case, setup=dataclasses.replace(setup, q0=motion.q, v0=motion.v))
     assert run.results.complete
