@@ -14,14 +14,14 @@ A flexible body's point is x = phi + (X_a + u_a) d_a with u = S(X) q_e and its s
 rotation rows of ``BeamBody.shape_at`` (003 eqs. 1-4): in the plane theta = angle(d_1) + theta_e(X), in
 space R = exp([r]) D with D = [d_1 d_2 d_3] and r = sum_a r_a d_a the small section rotation about the
 directors; a rigid body's point is phi + X_a d_a and its orientation D. Unlike the elastic displacement
-measured from the body's floating frame (``post.probes``), the deviation does not depend on which frame
+measured from the body's floating frame (``model.points``), the deviation does not depend on which frame
 the reference conditions choose, nor on the segments of a link (both are frames of one deformation),
 and it is defined for probes on rigid bodies too.
 """
 import numpy as np
 
-from ..numerics import kinematics as kin
 from .model import Model
+from .points import body_coordinates, point_positions, section_rotation
 from .rigid_mechanism import RigidMechanism
 
 AXES = "xyz"
@@ -40,12 +40,9 @@ def point_poses(model: Model, probes, Q):
     for _, body_name, point in probes:
         body = model.bodies[index[body_name]]
         X = np.asarray(point, dtype=float)[None]
-        frame = Q[:, body.offset + np.arange(kin.body_size(dim))]
-        f = body.flexible
-        positions.append(kin.material_points(frame, X)[:, 0] if f is None else f.positions(Q, X)[:, 0])
-        rotation = (np.zeros((len(Q), 1 if dim == 2 else 3)) if f is None or not f.beam.n_coordinates
-                    else f.elastic_coordinates(Q) @ f.beam.shape_at(X)[0, dim:].T)
-        D = frame[:, dim:].reshape(-1, dim, dim)  # rows d_a
+        positions.append(point_positions(body, X, Q, dim))
+        rotation = section_rotation(body, X, Q, dim)
+        D = body_coordinates(body, Q, dim)[:, dim:].reshape(-1, dim, dim)  # rows d_a
         if dim == 2:
             turns.append(np.arctan2(D[:, 0, 1], D[:, 0, 0]) + rotation[:, 0])
         else:

@@ -25,9 +25,12 @@ def body_motion(model, q, v):
 
 def rigid_coordinates(model, centres, rotations, joints):
     """Coordinates q (n,) with the bodies' centres (B, dim) and rotations (B, dim, dim; columns the
-    directors d_a, 000 eq. 8), the ground's frame the identity at the origin, the joint coordinates
-    ``joints`` {name: value} and the elastic coordinates zero: the inverse of ``model.frames``."""
+    directors d_a, 000 eq. 8; in the plane also the angles (B,) of d_1), the ground's frame the identity
+    at the origin, the joint coordinates ``joints`` {name: value} and the elastic coordinates zero: the
+    inverse of ``model.frames``."""
     dim, q = model.dim, np.zeros(model.n)
+    if dim == 2 and np.ndim(rotations) == 1:
+        rotations = [kin.rotation_2d(angle) for angle in rotations]
     for body, centre, rotation in zip(model.bodies, centres, rotations):
         q[body.offset:body.offset + kin.body_size(dim)] = np.concatenate([centre, np.asarray(rotation).T.ravel()])
     if model.ground is not None:

@@ -40,7 +40,6 @@ from ..model.deviation import Deviation, column_names, deviation_shapes
 from ..model.motion import body_motion, largest_motion, model_size, rigid_coordinates
 from ..model.gauges import gauge_table
 from ..model.participation import effective_masses, probe_amplitudes, total_mass
-from ..numerics import kinematics as kin
 from ..io import jsonfile
 from .probes import ELASTIC, centre_lines, probe_table
 from ..casefile.reader import CaseError
@@ -127,7 +126,7 @@ def pose_at(folder, model, t):
         raise CaseError(folder, "--at", f"t = {t:g} s is outside the run in it ({times[0]:g} to {times[-1]:g} s)")
     centres = np.array([[bodies[f"{body.name}.{a}"][k] for a in "xyz"[:dim]] for body in model.bodies])
     if dim == 2:
-        rotations = np.array([kin.rotation_2d(bodies[f"{body.name}.angle"][k]) for body in model.bodies])
+        rotations = np.array([bodies[f"{body.name}.angle"][k] for body in model.bodies])  # angles of d_1
     else:  # the columns d_a
         rotations = np.array([[[bodies[f"{body.name}.d{a}{c}"][k] for a in "123"] for c in "xyz"]
                               for body in model.bodies])

@@ -1,20 +1,16 @@
-"""Material points of the bodies over a run, all frames at once: the probes of a case (003 Figs. 8-11)
-and the deformed centre lines of the flexible bodies drawn in ParaView.
+"""The probes of a case over a run, all frames at once (``probes.csv``, 003 Figs. 8-11), and the deformed
+centre lines of the flexible bodies drawn in ParaView: this module selects, names and assembles the
+columns and fields; the mechanics is the model's and the beam's.
 
-A material point with body-frame position ``X`` has the rigid reference position ``phi + X_a d_a``
-(001 eq. 4, ``kinematics.material_points``). On a flexible body the elastic displacement ``u = S(X) q``
-moves it further by ``u_a d_a`` (003 eq. 4). Both embeddings of flexible bodies (carriers,
-``beam.ffr``; world vectors, ``beam.world``) give the deformed positions as linear maps of the
-coordinates (``positions``, ``element_points``: the same maps applied to the velocities give the
-material velocities) and the body's elastic coordinates q (``elastic_coordinates``); nothing here asks
-which embedding a body has. The elastic displacement reported is deformed minus rigid reference
-position, in the world frame and along the body's directors d_1, d_2 (, d_3) (``elastic_1``,
-``elastic_2`` (, ``elastic_3``): along the link and across it, what a designer calls its deflection). The section at ``X`` is turned by the rotation rows of
-``BeamBody.shape_at`` applied to q: ``theta(X)``, the slope of the centre line, in the plane (a
-probe's orientation is the angle of ``d_1`` plus ``theta(X)``, which 003 Figs. 10-11 plot); in space
-the small rotation (psi, theta_y, theta_z) about the directors (``elastic_r1``..``elastic_r3``: the
-twist and the two bending rotations), in the world frame psi d_1 + theta_y d_2 + theta_z d_3
-(``elastic_rx``..``elastic_rz``).
+A probe's columns are the motion of its material point (``model.points.point_motion``): its position
+``x``, ``y`` (, ``z``), in the plane its ``angle`` (the angle of ``d_1`` plus the section rotation
+``theta(X)``, which 003 Figs. 10-11 plot, unwrapped in time), and on a flexible body its elastic
+displacement from the body frame in the world frame (``elastic_x``, ``elastic_y`` (, ``elastic_z``))
+and along the body's directors d_1, d_2 (, d_3) (``elastic_1``, ``elastic_2`` (, ``elastic_3``): along
+the link and across it, what a designer calls its deflection), and its section rotation: in the plane
+``elastic_angle`` theta(X); in space about the directors (``elastic_r1``..``elastic_r3``: the twist and
+the two bending rotations) and in the world frame (``elastic_rx``..``elastic_rz``). A centre line's
+fields are those of ``beam.deflection`` and ``beam.sections``.
 
 The deviation from the rigid mechanism (``model.deviation``: the probe's position and orientation minus
 the same material point's in the rigid limit of the model assembled at the actuated coordinates, on
@@ -25,11 +21,11 @@ conditioning of the rigid mechanism's actuated-to-effector Jacobian, the effecto
 """
 import numpy as np
 
+from ..beam.deflection import centre_line_points, joint_deflection
 from ..beam.sections import section_forces
 from ..integrators.time_loop import two_rows
+from ..model.points import link_chain, point_motion, point_positions
 from ..model.rigid_mechanism import CONDITION_BOUND
-from ..model.segments import SEPARATOR, segment_name
-from ..numerics import kinematics as kin
 from ..io.vtk import Lines
 
 SUBDIVISIONS = 8  # segments per element of a drawn centre line (cubic Hermite shape, 003 eq. 46)
@@ -38,17 +34,6 @@ ELASTIC = {  # the elastic columns of a probe on a flexible body, by dimension
     3: ("elastic_x", "elastic_y", "elastic_z", "elastic_rx", "elastic_ry", "elastic_rz",
         "elastic_1", "elastic_2", "elastic_3", "elastic_r1", "elastic_r2", "elastic_r3"),
 }
-
-
-def _body_coordinates(body, q, dim):
-    """The coordinates [phi, d_1, .., d_dim] of ``body`` over the frames q (F, n): (F, dim (dim + 1))."""
-    return q[:, body.offset + np.arange(kin.body_size(dim))]
-
-
-def _angle(body, q):
-    """Angle in (-pi, pi] of the director d_1 of a planar body over the frames (F,)."""
-    d1 = q[:, body.offset + 2 : body.offset + 4]
-    return np.arctan2(d1[:, 1], d1[:, 0])
 
 
 class Unwrap:
@@ -76,69 +61,24 @@ class Unwrap:
         return raw + total
 
 
-def _link_chain(index, body):
-    """The segments of a segmented link (``model.segments``) from its first, whose frame is the link's,
-    up to ``body`` when ``body`` is a later one (``NAME#i``), and the link-frame coordinates of the origin
-    of ``body``'s frame (the sum of the earlier segments' end nodes: segment frames start parallel to the
-    link's); None for any other body."""
-    link, separator, number = body.name.partition(SEPARATOR)
-    if not separator or not number.isdigit() or link not in index:
-        return None
-    chain = [index[segment_name(link, i)] for i in range(int(number))]
-    return chain, sum(np.asarray(b.flexible.beam.nodes[-1], dtype=float) for b in chain[:-1])
-
-
 def _probe_columns(body, name, point, q, dim, chain=None):
     """Columns ``name.x``, ``name.y`` [, ``name.z``], in 2D ``name.angle`` and, on a flexible body, the
-    elastic columns ``ELASTIC[dim]`` (module docstring); the angle as the body's angle in (-pi, pi]
-    (``probe_table`` unwraps it and adds theta(X)). On a later segment of a segmented link (``chain``
-    from ``_link_chain``) the elastic columns are the link's, measured from the link frame (its first
-    segment's) at the link point start + X: in the plane the section rotation adds the segments' turns,
-    each wrapped to (-pi, pi] (continuous along the link however far it bends), and the angle column
-    is the link's; in space the rotation vector of the section's rotation relative to the link frame,
-    the segments' relative rotation composed with the local one."""
-    X = np.asarray(point, dtype=float)[None]
-    frame = _body_coordinates(body, q, dim)
-    rigid = kin.material_points(frame, X)[:, 0]
-    f = body.flexible
-    position = _point(body, X, q, dim)
-    columns = {f"{name}.{axis}": position[:, i] for i, axis in enumerate("xyz"[:dim])}
+    elastic columns ``ELASTIC[dim]`` of the material point's motion (``model.points.point_motion``; on a
+    later segment of a segmented link, ``chain``, the link's); the angle as the body's angle in (-pi, pi]
+    (``probe_table`` unwraps it and adds theta(X))."""
+    motion = point_motion(body, point, q, dim, chain)
+    columns = {f"{name}.{axis}": motion.position[:, i] for i, axis in enumerate("xyz"[:dim])}
     if dim == 2:
-        columns[f"{name}.angle"] = _angle(body if chain is None else chain[0][0], q)
-    if f is None:
+        columns[f"{name}.angle"] = motion.angle
+    e = motion.elastic
+    if e is None:
         return columns
-    rotation = f.elastic_coordinates(q) @ f.beam.shape_at(X)[0, dim:].T  # (F, 1) or (F, 3), on the directors
-    if chain is not None:
-        segments, start = chain
-        link = _body_coordinates(segments[0], q, dim)
-        rigid = kin.material_points(link, start + X)[:, 0]
-        if dim == 2:
-            angles = np.stack([_angle(b, q) for b in segments], axis=1)
-            turns = np.mod(np.diff(angles, axis=1) + np.pi, 2 * np.pi) - np.pi
-            rotation = rotation + turns.sum(axis=1)[:, None]
-        else:
-            D0, Di = link[:, 3:].reshape(-1, 3, 3), frame[:, 3:].reshape(-1, 3, 3)
-            relative = np.einsum("fai,fbi->fab", D0, Di)  # segment-frame components -> link-frame ones
-            from scipy.spatial.transform import Rotation  # here: scipy.spatial costs a run a tenth of a second
-            rotation = Rotation.from_matrix(relative @ Rotation.from_rotvec(rotation).as_matrix()).as_rotvec()
-        frame = link
-    elastic = position - rigid
-    directors = frame[:, dim:].reshape(-1, dim, dim)  # rows d_a
-    along = np.einsum("fab,fb->fa", directors, elastic)
     if dim == 2:
-        values = [elastic[:, 0], elastic[:, 1], rotation[:, 0], *along.T]
+        values = [e.displacement[:, 0], e.displacement[:, 1], e.rotation[:, 0], *e.along.T]
     else:
-        turned = np.einsum("fab,fa->fb", directors, rotation)
-        values = [*elastic.T, *turned.T, *along.T, *rotation.T]
+        values = [*e.displacement.T, *e.turned.T, *e.along.T, *e.rotation.T]
     columns.update({f"{name}.{column}": value for column, value in zip(ELASTIC[dim], values)})
     return columns
-
-
-def _point(body, X, q, dim):
-    """World position (F, dim) of the body-frame point X (1, dim) of ``body`` over the frames q: a
-    linear map of the coordinates (module docstring), so that the same map of v gives its velocity."""
-    f = body.flexible
-    return kin.material_points(_body_coordinates(body, q, dim), X)[:, 0] if f is None else f.positions(q, X)[:, 0]
 
 
 class Rates:
@@ -193,7 +133,7 @@ def probe_table(model, probes, q, unwraps=None, deviation=None, v=None, t=None):
     unwraps = {} if unwraps is None else unwraps
     columns = {}
     for name, body, point in probes:
-        columns_of = _probe_columns(index[body], name, point, two_rows(q), model.dim, _link_chain(index, index[body]))
+        columns_of = _probe_columns(index[body], name, point, two_rows(q), model.dim, link_chain(index, index[body]))
         part = {key: values[: len(q)] for key, values in columns_of.items()}
         if f"{name}.angle" in part:  # continuous in time: unwrapped from its value at the first frame
             angle = unwraps.setdefault(name, Unwrap())(part[f"{name}.angle"])
@@ -202,7 +142,7 @@ def probe_table(model, probes, q, unwraps=None, deviation=None, v=None, t=None):
         columns.update(part)
         if v is not None:
             axes = "xyz"[: model.dim]
-            velocity = _point(index[body], np.asarray(point, dtype=float)[None], two_rows(v), model.dim)[: len(v)]
+            velocity = point_positions(index[body], np.asarray(point, dtype=float)[None], two_rows(v), model.dim)[: len(v)]
             acceleration = unwraps.setdefault(name + RATES, Rates())(np.asarray(t, dtype=float), velocity)
             columns.update({f"{name}.v{a}": velocity[:, i] for i, a in enumerate(axes)})
             columns.update({f"{name}.a{a}": acceleration[:, i] for i, a in enumerate(axes)})
@@ -363,50 +303,19 @@ def _section_fields(beam, elastic, xi, stiffening):
     return fields
 
 
-def _deflection(f, q, X, points, joined):
-    """The deflection of a flexible body's centre-line points (F, N, dim) at the body-frame points X
-    (N, dim) from the reference that its joint points ``joined`` (body frame) move with: with two or
-    more, the rigid motion, stretched along the chord, that carries the two farthest apart, P_a and P_b,
-    onto their deformed places x_a, x_b -- x_a + Q R (Y + (s - 1) (Y.e) e), Y = X - P_a, R the floating
-    frame's rotation, Q the least rotation from R (P_b - P_a) to x_b - x_a, e = (P_b - P_a)/|P_b - P_a|,
-    s = |x_b - x_a| / |P_b - P_a|; with one, the frame's rotation about x_a; with none, the frame. The
-    deflection vanishes at those joint points, so magnifying it (``femdyn view --scale``, Warp By Vector)
-    leaves the links joined there."""
-    dim = f.beam.dim
-    D = q[:, f.rigid[dim:]].reshape(len(q), dim, dim)  # rows d_a: world = phi + D^T X
-    if not len(joined):
-        return points - kin.material_points(q[:, f.rigid], X)
-    P = np.asarray(joined, dtype=float)
-    far = np.linalg.norm(P[:, None] - P[None], axis=2)
-    a, b = np.unravel_index(np.argmax(far), far.shape)
-    x = f.positions(q, P[[a, b]])  # (F, 2, dim)
-    Y = X - P[a]
-    if far[a, b] <= 1e-12 * max(1.0, np.abs(X).max()):
-        return points - (x[:, :1] + np.einsum("fab,na->fnb", D, Y))
-    e = (P[b] - P[a]) / far[a, b]
-    chord = x[:, 1] - x[:, 0]
-    s = np.linalg.norm(chord, axis=1) / far[a, b]
-    unit = lambda x: x / np.linalg.norm(x, axis=1, keepdims=True)  # noqa: E731
-    Q = kin.least_rotations(unit(np.einsum("fab,a->fb", D, P[b] - P[a])), unit(chord))
-    stretched = Y[None] + (s[:, None, None] - 1.0) * (Y @ e)[None, :, None] * e
-    return points - (x[:, :1] + np.einsum("fij,fnj->fni", Q, np.einsum("fab,fna->fnb", D, stretched)))
-
-
 def _centre_line(body, q, v, xi, origin, joined=()):
     """Points (F, K P, dim) and point fields of the centre line of one flexible body, sampled at ``xi``
     in every element (element ends repeated, so fields may jump between elements); the displacement
     from the coordinates ``origin`` (1, n); ``joined``: the body-frame points where joints hold it
-    (``_deflection``)."""
+    (``beam.deflection.joint_deflection``)."""
     f = body.flexible
     dim = f.beam.dim
-    X = f.beam.elements.positions(xi).reshape(-1, dim)
-    rigid = kin.material_points(q[:, f.rigid], X)
-    points = f.element_points(q, xi).reshape(len(q), -1, dim)
+    X, points, elastic = centre_line_points(f, q, xi)
     fields = {
         "velocity": f.element_points(v, xi).reshape(len(v), -1, dim),
         "displacement": points - f.element_points(origin, xi).reshape(1, -1, dim),
-        "elastic_displacement": points - rigid,
-        "deflection": _deflection(f, q, X, points, joined),
+        "elastic_displacement": elastic,
+        "deflection": joint_deflection(f, q, X, points, joined),
         **_section_fields(f.beam, f.elastic_coordinates(q), xi, f.stiffening),
     }
     area, section = f.beam.elements.area, f.beam.section
@@ -431,7 +340,7 @@ def centre_lines(model, q, v, subdivisions=SUBDIVISIONS, origin=None):
     ``elastic_displacement`` (world frame: the deformed point minus the point the body's floating frame
     carries), ``deflection`` (from the reference that the body's joint points move with, zero at them:
     ``points + (K - 1) deflection`` draws the deformation magnified K times with the links still joined,
-    ``femdyn view --scale K``; ``_deflection``), the section forces (``axial_force``, in the plane
+    ``femdyn view --scale K``; ``beam.deflection.joint_deflection``), the section forces (``axial_force``, in the plane
     ``bending_moment``, in space ``torque``, ``bending_moment_y``, ``bending_moment_z``),
     ``max_bending_stress`` (``_section_fields``), ``section_radius``, the radius sqrt(A / pi) of a
     round section of the element's area A, and where the outer-fibre distances are known

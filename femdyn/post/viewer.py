@@ -6,7 +6,7 @@ solids about their deformed centre lines (``solid``: the rectangle ``section_dep
 ``section_width``, b x h for a rectangular section, swept along the line; for a section without
 outer-fibre distances a tube of radius ``section_radius``, sqrt(A / pi), of the element's area A), the
 deformation magnified K times (``--scale K``): every centre-line point moved by (K - 1) ``deflection``,
-its displacement from the reference that the body's joint points move with (``probes._deflection``:
+its displacement from the reference that the body's joint points move with (``beam.deflection.joint_deflection``:
 the rigid motion, stretched along the chord, carrying its two joint points farthest apart), which
 vanishes at the joint points, so the links stay joined there (a third joint point of one body may
 open by K times its deflection; series without that field are magnified about the floating frames

@@ -188,3 +188,27 @@ def test_io_holds_file_formats_only():
             if target.split(".")[1] not in ("io", "numerics"):
                 found.append(f"{path.relative_to(PACKAGE.parent)}:{line} imports {target}")
     assert not found, "io/ imports more than numerics:\n" + "\n".join(found)
+
+
+POST_PHYSICS = ("beam.sections", "beam.deflection")  # what post/ may import of beam and numerics
+
+
+def test_post_computes_no_mechanics():
+    """``post/`` selects, names, assembles and writes what the physics layers compute: none of its
+    modules imports numba, a joint or force module, or of ``beam/`` and ``numerics/`` more than the
+    section forces and the deformed centre lines (``POST_PHYSICS``): no element, embedding, kinematics or
+    kernel module (the mechanics of probes and centre lines is ``model.points`` and ``beam.deflection``)."""
+    found = []
+    for path in sorted((PACKAGE / "post").rglob("*.py")):
+        tree = ast.parse(path.read_text())
+        for node in _runtime_nodes(tree):
+            names = ([a.name for a in node.names] if isinstance(node, ast.Import) else
+                     [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level else [])
+            found += [f"{path.relative_to(PACKAGE.parent)}:{node.lineno} imports {n}" for n in names
+                      if n.split(".")[0] == "numba"]
+        for line, target in _imports(path):
+            package = target.split(".")[1]
+            inner = target.split(".", 1)[1]
+            if package in ("joints", "forces") or (package in ("beam", "numerics") and inner not in POST_PHYSICS):
+                found.append(f"{path.relative_to(PACKAGE.parent)}:{line} imports {target}")
+    assert not found, "post/ reaches into the mechanics:\n" + "\n".join(found)
