@@ -304,3 +304,74 @@ def rotating_blade(elements, speed, side=1e-3):
     b.add_servo_coordinate("spin", "theta", Polynomial([[0.0, float(speed)]]))
     b.set_inputs(["theta"])
     return b.build()
+
+
+# The planar two-link arm of the workspace-map tests (tests/physics/test_map.py has its closed form): a
+# flexible first link (aluminium, 0.5 m, clamped to its motor) and a rigid second link, both joints servo-held.
+TWO_LINK_ARM = """
+title = "two-link arm"
+dimension = 2
+gravity = [0.0, {gravity}]
+
+[solver]
+dt = 0.001
+t_end = 0.01
+
+[flexible]
+model = "fem"
+elements = 2
+
+[[bodies]]
+name = "link1"
+beam = {{length = 0.5, young = {young}, density = 2700.0, b = 0.02, h = 0.01}}
+
+[[bodies]]
+name = "link2"
+mass = 0.5
+euler = ["0.5*0.4**2/12", "0.5*0.02**2/12"]
+
+[[joints]]
+name = "shoulder"
+type = "revolute"
+bodies = ["ground", "link1"]
+angle = "theta1"
+
+[[joints]]
+name = "elbow"
+type = "revolute"
+bodies = ["link1", "link2"]
+points = [[0.5, 0.0], [-0.2, 0.0]]
+angle = "theta2"
+
+[[servos]]
+name = "m1"
+type = "coordinate"
+coordinate = "theta1"
+trajectory = {{type = "constant", value = [0.0]}}
+
+[[servos]]
+name = "m2"
+type = "coordinate"
+coordinate = "theta2"
+trajectory = {{type = "constant", value = [0.0]}}
+
+[control]
+inputs = ["theta1", "theta2"]
+
+[[probes]]
+name = "tip"
+body = "link2"
+point = [0.2, 0.0]
+
+[initial.joints.shoulder]
+angle = {theta1}
+[initial.joints.elbow]
+angle = {theta2}
+"""
+
+
+def two_link_arm(folder, gravity=-9.81, young=70e9, theta1=0.3, theta2=1.0):
+    """The case file of the two-link arm (``TWO_LINK_ARM``) written into ``folder``: its path."""
+    path = folder / f"arm_{gravity}_{young:g}_{theta1}_{theta2}.toml"
+    path.write_text(TWO_LINK_ARM.format(gravity=gravity, young=young, theta1=theta1, theta2=theta2))
+    return path

@@ -120,3 +120,10 @@ def check_overrides(args, case):
         if option in given and case.flexible.model != "fem":
             raise CaseError(case.path, option, f"sets the {option[2:]} of fem beams; the flexible bodies "
                             f"are {case.flexible.model}")
+
+
+def check_cluster(args):
+    """Refuse ``--workers`` beside ``--scheduler`` (``sweep``, ``map``): the scheduler has its own workers."""
+    if args.scheduler and args.workers:
+        raise CaseError(args.case, "--workers", "sets the size of the LocalCluster; the scheduler at "
+                        "--scheduler has its own workers")

@@ -18,7 +18,7 @@ from ..studies import sweep_files as files
 from ..studies.map_plan import complete_row, load_plan, parse_grid, point_row
 from ..studies.map_pose import SINGULAR
 from ..studies.run import check_elements
-from .arguments import flexible_options, force_option, options, positive_int
+from .arguments import check_cluster, flexible_options, force_option, options, positive_int
 from .extras import require
 from .output import say
 from .sweep import SAMPLES_FAILED, startup_summary
@@ -85,9 +85,7 @@ def handle(args):
     """The points of the map on dask.distributed, then its files and summary."""
     if require("sweep"):
         return 2
-    if args.scheduler and args.workers:
-        raise CaseError(args.case, "--workers", "sets the size of the LocalCluster; the scheduler at --scheduler "
-                        "has its own workers")
+    check_cluster(args)
     check_elements(args.case, args.flexible, args.elements)
     plan = load_plan(args.case, args.grid, args.probe, args.modes, args.payload, args.singular, options(args))
     out = output_folder(args.out or default_folder(Path(args.case), "map"), map_files.PLAN, "a femdyn map folder",

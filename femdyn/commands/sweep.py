@@ -20,6 +20,7 @@ from ..studies.run import check_elements
 from ..studies.sensitivity import SensitivityError, plan_study
 from ..studies.sweep import DESIGNS, plan_sweep
 from .arguments import (
+    check_cluster,
     check_overrides,
     flexible_options,
     force_option,
@@ -116,9 +117,7 @@ def handle(args):
     """The samples of a design, or the sensitivity study, on dask.distributed."""
     if require("sweep"):
         return 2
-    if args.scheduler and args.workers:
-        raise CaseError(args.case, "--workers", "sets the size of the LocalCluster; the scheduler at "
-                        "--scheduler has its own workers")
+    check_cluster(args)
     design = [o for o, v in (("--design", args.design), ("--samples", args.samples)) if v is not None]
     if args.sensitivity and design:
         raise CaseError(args.case, design[0], "sets the design of a sweep (--param), not of --sensitivity")

@@ -9,66 +9,16 @@ import xml.etree.ElementTree as ET
 
 import numpy as np
 import pytest
+from shared import two_link_arm
 
 import femdyn
 from femdyn.cli import main
 
-ARM = """
-title = "two-link arm"
-dimension = 2
-gravity = [0.0, -9.81]
-[solver]
-dt = 0.001
-t_end = 0.01
-[flexible]
-model = "fem"
-elements = 2
-[[bodies]]
-name = "link1"
-beam = {length = 0.5, young = 70e9, density = 2700.0, b = 0.02, h = 0.01}
-[[bodies]]
-name = "link2"
-mass = 0.5
-euler = ["0.5*0.4**2/12", "0.5*0.02**2/12"]
-[[joints]]
-name = "shoulder"
-type = "revolute"
-bodies = ["ground", "link1"]
-angle = "theta1"
-[[joints]]
-name = "elbow"
-type = "revolute"
-bodies = ["link1", "link2"]
-points = [[0.5, 0.0], [-0.2, 0.0]]
-angle = "theta2"
-[[servos]]
-name = "m1"
-type = "coordinate"
-coordinate = "theta1"
-trajectory = {type = "constant", value = [0.0]}
-[[servos]]
-name = "m2"
-type = "coordinate"
-coordinate = "theta2"
-trajectory = {type = "constant", value = [0.0]}
-[control]
-inputs = ["theta1", "theta2"]
-[[probes]]
-name = "tip"
-body = "link2"
-point = [0.2, 0.0]
-[initial.joints.shoulder]
-angle = 0.3
-[initial.joints.elbow]
-angle = 1.0
-"""
 
 
 @pytest.fixture
 def arm(tmp_path):
-    path = tmp_path / "arm.toml"
-    path.write_text(ARM)
-    return path
+    return two_link_arm(tmp_path)
 
 
 def read_vts(path):

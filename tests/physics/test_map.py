@@ -11,78 +11,16 @@ L1^2 + 2 L2^2 + 2 L1 L2 cos theta2 and det J = L1 L2 sin theta2.
 """
 import numpy as np
 import pytest
-from shared import CASES
+from shared import CASES, two_link_arm
 
 import femdyn
 
 L1, L2, YOUNG, B, H = 0.5, 0.4, 70e9, 0.02, 0.01
 
-ARM = """
-title = "two-link arm"
-dimension = 2
-gravity = [0.0, {gravity}]
-
-[solver]
-dt = 0.001
-t_end = 0.01
-
-[flexible]
-model = "fem"
-elements = 2
-
-[[bodies]]
-name = "link1"
-beam = {{length = 0.5, young = {young}, density = 2700.0, b = 0.02, h = 0.01}}
-
-[[bodies]]
-name = "link2"
-mass = 0.5
-euler = ["0.5*0.4**2/12", "0.5*0.02**2/12"]
-
-[[joints]]
-name = "shoulder"
-type = "revolute"
-bodies = ["ground", "link1"]
-angle = "theta1"
-
-[[joints]]
-name = "elbow"
-type = "revolute"
-bodies = ["link1", "link2"]
-points = [[0.5, 0.0], [-0.2, 0.0]]
-angle = "theta2"
-
-[[servos]]
-name = "m1"
-type = "coordinate"
-coordinate = "theta1"
-trajectory = {{type = "constant", value = [0.0]}}
-
-[[servos]]
-name = "m2"
-type = "coordinate"
-coordinate = "theta2"
-trajectory = {{type = "constant", value = [0.0]}}
-
-[control]
-inputs = ["theta1", "theta2"]
-
-[[probes]]
-name = "tip"
-body = "link2"
-point = [0.2, 0.0]
-
-[initial.joints.shoulder]
-angle = {theta1}
-[initial.joints.elbow]
-angle = {theta2}
-"""
 
 
 def arm(tmp_path, gravity=-9.81, young=YOUNG, theta1=0.3, theta2=1.0):
-    path = tmp_path / f"arm_{gravity}_{young:g}_{theta1}_{theta2}.toml"
-    path.write_text(ARM.format(gravity=gravity, young=young, theta1=theta1, theta2=theta2))
-    return femdyn.load(path)
+    return femdyn.load(two_link_arm(tmp_path, gravity, young, theta1, theta2))
 
 
 def closed_form_compliance(theta1, theta2):
