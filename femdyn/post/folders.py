@@ -241,7 +241,8 @@ def read_checkpoint(folder, tables):
                                 float(arrays["initial_total"]), solver)
         meta["origin"] = arrays["origin"]
     except (OSError, EOFError, ValueError, KeyError, TypeError, zipfile.BadZipFile) as err:  # damaged or foreign
-        reason = str(err).split(". ")[0] if "allow_pickle" in str(err) else err  # not NumPy's advice to unpickle
+        # not NumPy's advice to allow pickles: an object array in a folder handed over is code it would run
+        reason = "it holds Python objects, which femdyn never loads" if "allow_pickle" in str(err) else err
         raise CaseError(path, "file", f"cannot read the checkpoint ({' '.join(str(reason).split()) or type(err).__name__})") from None
     check_resumable(folder, meta, tables, checkpoint.step)
     return meta, checkpoint

@@ -170,6 +170,22 @@ def test_a_checkpoint_of_another_model_is_refused(stopped, capfd):
     assert err.count("\n") == 1 and "checkpoint.npz holds q of shape" in err, err
 
 
+def test_a_checkpoint_holding_pickled_objects_is_refused_without_numpys_advice(stopped, capfd):
+    """An object array in checkpoint.npz would be unpickled -- code run -- if loaded with pickles
+    allowed: it is refused in one line that does not pass on NumPy's advice to allow them."""
+    folder, _ = stopped
+    with np.load(folder / "checkpoint.npz") as data:
+        arrays = {name: data[name] for name in data.files}
+    arrays["q"] = np.array([{"q": 1.0}, "x"], dtype=object)
+    np.savez(folder / "checkpoint.npz", **arrays)
+    before = snapshot(folder)
+    capfd.readouterr()
+    assert main(["run", ARGV[0], "--resume", str(folder), "--quiet", "--no-plots"]) == 2
+    err = capfd.readouterr().err
+    assert err.count("\n") == 1 and "cannot read the checkpoint" in err and "allow_pickle" not in err, err
+    assert snapshot(folder) == before
+
+
 def test_resume_removes_only_femdyns_own_files(stopped):
     """The user's files in a run's folder stay through a resume; femdyn's plots and summary of the
     interruption are written anew."""
