@@ -4,7 +4,7 @@ writes the folder of ``femdyn run`` (every table, ParaView file and plot byte fo
 but for the wall time); ``femdyn.sweep`` of a Python-built flexible model on a LocalCluster gives the
 rows of the equivalent TOML sweep (``studies.sweep``, the engine of ``femdyn sweep``).
 
-The cases (16 of the 21 shipped): the double pendulum (rigid, gravity), the NM logo (000 section
+The cases (16 of the 24 shipped): the double pendulum (rigid, gravity), the NM logo (000 section
 4.1.4: a hat torque in free flight), the FEM 3-PRR (003 sections 8.1-8.2: four flexible links, slider
 loads, a probe at the end effector), the same built in space, under slider pulses, and with servos on
 its platform's reference motion from the static equilibrium ([Seifried2014]), the spatial four-bar (3D
@@ -13,9 +13,10 @@ and rates), the RPR figure-8 (000 section 5: servos and inputs) and with joint f
 the friction oscillator (001 section 4.2: stick-slip friction), the slender cantilever (a link in 8
 floating-frame segments), the flexible link turned by a servo on its reference motion, the 3-RRR under
 crank torques and with its platform on a circle by servos (002 section 4), and the five-bar with
-flexible distal links and a tool (coordinate servos, an attachment, a static-equilibrium start). Not
-here: the two non-minimum-phase servo cases (flexible_link, 3prr_inverse), whose step-by-step run fails
-by design and which ``invert`` solves, and the delta and Stewart-Gough cases (long to transcribe)."""
+flexible distal links and a tool (coordinate servos, an attachment, a static-equilibrium start); the
+flexible link's tip servo (flexible_link, non-minimum phase: its step-by-step run fails by design) is
+inverted as its file below. The others: ``test_python_cases_spatial`` (the Stewart-Gough and Delta
+cases) and ``test_python_servo_cases`` (3prr_inverse, 3prr_map and the two plants)."""
 import json
 import math
 import sys
