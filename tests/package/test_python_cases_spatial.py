@@ -12,107 +12,31 @@ round-off, every table column by column (``python_cases.same_tables``):
   joints on the forearm rods, the motor angles driven by harmonic coordinate servos, started in the
   static equilibrium.
 
-The geometry is computed here from the case files' stated data (radii, angles, lengths), not copied
-from their 17-digit numbers."""
+The geometry is computed from the case files' stated data (radii, angles, lengths), not copied from
+their 17-digit numbers; the rigid Stewart-Gough platform and its legs are the gallery's
+(docs/examples/stewart_gough.py)."""
+import runpy
 from dataclasses import replace
 
 import numpy as np
 import pytest
 from python_cases import ROUND_OFF, same_tables
 from scipy.spatial.transform import Rotation
-from shared import CASES
+from shared import CASES, ROOT
 
 import femdyn
 
 pi = np.pi
-Z = np.array([0.0, 0.0, 1.0])
-HOME = np.array([0.0, 0.0, 0.8])  # the Stewart platform's centre at home
-
-
-def ring(radius, degrees, z=0.0):
-    """Points on a circle about the z axis at the given angles (degrees), at height z."""
-    angles = np.radians(degrees)
-    return np.column_stack([radius * np.cos(angles), radius * np.sin(angles), np.full(len(angles), z)])
-
-
-BASE = ring(0.5, [-10, 10, 110, 130, 230, 250])  # A_i, the universal joints on the ground
-PLATFORM = ring(0.3, [-50, 50, 70, 170, 190, 290])  # B_i in the platform's frame
-
-
-def leg_frame(i):
-    """Leg i's home: its base point A, unit direction u from A to B and the directors [u, n x u, n] of
-    its cylinder and piston, n = e_z x u / |e_z x u| the universal joint's axis on the ground."""
-    a = BASE[i]
-    u = PLATFORM[i] + HOME - a
-    u /= np.linalg.norm(u)
-    n = np.cross(Z, u)
-    n /= np.linalg.norm(n)
-    return a, u, np.column_stack([u, np.cross(n, u), n])
-
-
-def add_leg_bodies(b, i):
-    """Leg i + 1's cylinder (2 kg) and piston (1 kg), slender 0.5 m bars (their axial inertia 1e-10 of
-    the transverse one: a director body needs each E_a > 0)."""
-    b.add_body(f"cylinder{i + 1}", 2.0, [(1 - 1e-10) / 24, 1e-10 / 24, 1e-10 / 24], size=[0.5, 0.06, 0.06])
-    b.add_body(f"piston{i + 1}", 1.0, [(1 - 1e-10) / 48, 1e-10 / 48, 1e-10 / 48], size=[0.5, 0.04, 0.04])
-
-
-def add_leg_joints(b, i):
-    """Leg i + 1's universal joint U on the ground (axes n and the cylinder's d_2: assembled with the
-    cylinder turned to the joint's frame) and its actuated prismatic joint P, whose slide L is the
-    leg's length."""
-    a, _, directors = leg_frame(i)
-    k = i + 1
-    n = directors[:, 2]
-    b.add_joint(f"U{k}", "universal", "ground", f"cylinder{k}", point1=a, point2=[-0.25, 0.0, 0.0],
-                axis=n, relative_rotation=femdyn.ModelBuilder.axis_frame(n))
-    b.add_joint(f"P{k}", "prismatic", f"cylinder{k}", f"piston{k}", point1=[-0.25, 0.0, 0.0],
-                point2=[0.25, 0.0, 0.0], slide=f"L{k}")
-
-
-def leg_poses():
-    """The cylinders' and pistons' poses at home: 0.25 m from each end of the leg."""
-    poses = {}
-    for i in range(6):
-        a, u, directors = leg_frame(i)
-        poses[f"cylinder{i + 1}"] = {"position": a + 0.25 * u, "rotation": directors}
-        poses[f"piston{i + 1}"] = {"position": PLATFORM[i] + HOME - 0.25 * u, "rotation": directors}
-    return poses
-
-
-def platform_motion():
-    """The platform's centre offset and Euler angles [roll, pitch, yaw] along the smooth phase psi:
-    (0.05 sin psi, 0.05 (1 - cos psi), 0.04 sin psi) m, roll 0.1 (1 - cos psi), yaw 0.15 sin psi."""
-    harmonic = femdyn.trajectories.Harmonic
-    return (harmonic([0.05, 0.0, 0.04], [0.0, 0.05, 0.0], 2 * pi, t_ramp=0.5),
-            harmonic([0.0, 0.0, 0.15], [0.1, 0.0, 0.0], 2 * pi, t_ramp=0.5))
-
-
-def stewart_gough():
-    """cases/stewart_gough.toml: a 10 kg disc on six UPS legs, moved by servos on its centre and
-    attitude, the leg forces the inputs."""
-    b = femdyn.ModelBuilder(3)
-    b.add_body("platform", 10.0, [0.225, 0.225, 4.5e-11], size=[0.6, 0.6, 0.02])
-    for i in range(6):
-        add_leg_bodies(b, i)
-    for i in range(6):
-        add_leg_joints(b, i)
-        b.add_joint(f"S{i + 1}", "spherical", f"piston{i + 1}", "platform", point1=[0.25, 0.0, 0.0],
-                    point2=PLATFORM[i])
-    centre, angles = platform_motion()
-    b.add_servo_point("centre", "platform", [0.0, 0.0, 0.0], centre)
-    b.add_servo_orientation("attitude", "platform", femdyn.trajectories.EulerAngles(angles), relative=True)
-    b.set_inputs([f"L{k}" for k in range(1, 7)])
-    b.set_gravity([0.0, 0.0, -9.81])
-    return femdyn.Problem(b, femdyn.SolverSettings(dt=0.002, t_end=2.0),
-                          bodies={"platform": {"position": HOME, "rotation": np.eye(3)}, **leg_poses()},
-                          probes={"centre": ("platform", [0.0, 0.0, 0.0])}, name="stewart_gough")
+GALLERY = runpy.run_path(str(ROOT / "docs" / "examples" / "stewart_gough.py"), run_name="gallery_stewart_gough")
+stewart_gough = GALLERY["stewart_gough"]  # cases/stewart_gough.toml, built in the gallery's example
+BASE, PLATFORM, HOME, Z = GALLERY["BASE"], GALLERY["PLATFORM"], GALLERY["HOME"], GALLERY["Z"]
+add_leg_bodies, add_leg_joints, leg_poses = GALLERY["add_leg_bodies"], GALLERY["add_leg_joints"], GALLERY["leg_poses"]
 
 
 def leg_lengths(times):
     """The legs' lengths |c(t) + R(t) B_i - A_i| along the rigid platform's motion (c the centre, R its
     rotation), (times, 6), to the 12 decimals the case file gives them with."""
-    centre, angles = platform_motion()
+    centre, angles = GALLERY["platform_motion"]()
     attitude = femdyn.trajectories.EulerAngles(angles)
     lengths = [np.linalg.norm(HOME + centre.value(t) + PLATFORM @ attitude(t)[0].T - BASE, axis=1) for t in times]
     return np.round(lengths, 12)
