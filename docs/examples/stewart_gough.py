@@ -118,14 +118,12 @@ def main(folder: Path) -> femdyn.RunResult:
     print(result)
     balance = np.abs(result["energy_balance"]).max()
     print(f"largest |H - H0 - W| {balance:.2e} J; the leg forces' work {result['work'][-1]:.3f} J")
+    legs = range(1, 7)
     fig, ax = plt.subplots(figsize=(7, 4))
-    for k in range(1, 7):
-        ax.plot(result.inputs["t"], result.inputs[f"L{k}"], label=f"leg {k}")
-    ax.set_xlabel("time t [s]")
-    ax.set_ylabel("leg force [N]")
-    ax.legend(loc="center left", bbox_to_anchor=(1.0, 0.5))
-    fig.tight_layout()
-    fig.savefig(folder / "leg_forces.png", dpi=100)
+    ax.plot(result.inputs["t"], np.column_stack([result.inputs[f"L{k}"] for k in legs]))
+    ax.set(xlabel="time t [s]", ylabel="leg force [N]", title="leg forces along the platform's motion")
+    ax.legend([f"leg {k}" for k in legs], ncols=2)
+    fig.savefig(folder / "leg_forces.png", dpi=100, bbox_inches="tight")
     plt.close(fig)
     return result
 
