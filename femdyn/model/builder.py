@@ -26,7 +26,8 @@ from .spec import (
 
 def axis_frame(axis):
     """Joint frame (columns) whose x axis is ``axis``: [n, n rotated by 90 deg] in the plane,
-    [n, y, z] right-handed in space."""
+    [n, y, z] right-handed in space, y the coordinate axis least aligned with n made orthogonal to it
+    (``kinematics.perpendicular_frame``: equal axes give equal frames)."""
     n = np.asarray(axis, dtype=float)
     n = n / np.linalg.norm(n)
     if n.size == 2:
@@ -47,6 +48,8 @@ def euler_from_inertia(J):
 class ModelBuilder:
     """Collects bodies, joints and loads as frozen records (``spec``); ``build()`` numbers them and
     returns a ``Model``."""
+
+    axis_frame = staticmethod(axis_frame)  # the joint frame of an axis (``add_joint``), public for relative rotations
 
     def __init__(self, dim):
         if dim not in (2, 3):
@@ -150,7 +153,10 @@ class ModelBuilder:
         point1/point2: joint point in each body's frame (default: centre of mass).
         axis: joint axis in body-1 coordinates (rotation axis in space, sliding axis; default e_1).
         relative_rotation: orientation of body 2 relative to body 1 at which the pair is assembled
-            (planar: an angle; spatial: a 3x3 rotation), default identity.
+            (planar: an angle; spatial: a 3x3 rotation), default identity. The joint's frame is
+            ``ModelBuilder.axis_frame(axis)`` (columns [axis, y, z]) on body 1 and that frame turned back
+            by ``relative_rotation`` on body 2; a universal joint's second axis is its y on body 2, so
+            ``relative_rotation = ModelBuilder.axis_frame(axis)`` puts it along body 2's d_2.
         angle/slide: name of an augmented coordinate for the joint angle / slide (000 eqs. 27, 49).
         """
         cls = JOINT_TYPES.get(type)

@@ -10,6 +10,10 @@ written to a temporary folder, and what each shows holds.
 - ``flexible_link_inverse``: the stable inversion's torque turns the link rest to rest, so its impulse
   (the hub's angular momentum at the end) is zero; the forward run with it follows the path; the
   problem is non-minimum phase.
+- ``stewart_gough``: the leg forces' work is the change of the energy (the balance H - H0 - W at
+  round-off), the servos keep the platform's centre on its path, and at the start, at rest at home
+  (the smooth start has no acceleration there), the leg forces are those of the static equilibrium,
+  equal in the six legs by the pose's symmetry.
 - ``sweep_python_model``: the strip's tip deflection falls like 1/E, its largest bending stress (set by
   the loads, not by E) stays within 10 %."""
 import runpy
@@ -17,6 +21,8 @@ import runpy
 import numpy as np
 import pytest
 from shared import ROOT
+
+import femdyn
 
 EXAMPLES = ROOT / "docs" / "examples"
 
@@ -61,6 +67,22 @@ def test_flexible_link_inverse(tmp_path):
     assert inverse.path_error <= 1e-9
     assert not inverse.minimum_phase
     assert np.abs(torque[t < 0]).max() > 0  # pre-actuation: the torque acts before the tip moves
+
+
+def test_stewart_gough(tmp_path):
+    result = run_example("stewart_gough", tmp_path)
+    assert (tmp_path / "leg_forces.png").stat().st_size > 0
+    assert result.complete
+    scale = max(np.abs(result["total"]).max(), result["kinetic"].max())
+    assert np.abs(result["energy_balance"]).max() <= 1e-10 * scale
+    psi = 2 * np.pi * femdyn.trajectories.smooth_start(result.t, 0.5)[0]
+    path = {"x": 0.05 * np.sin(psi), "y": 0.05 * (1 - np.cos(psi)), "z": 0.8 + 0.04 * np.sin(psi)}
+    for axis, expected in path.items():
+        assert np.abs(result[f"centre.{axis}"] - expected).max() <= 1e-9, axis
+    held = result.problem.static().servo_inputs  # at rest at home: the forces that hold the weight
+    for k in range(1, 7):
+        assert result.inputs[f"L{k}"][0] == pytest.approx(held[f"L{k}"], rel=1e-9)
+        assert held[f"L{k}"] == pytest.approx(held["L1"], rel=1e-12)  # the home pose's symmetry
 
 
 def test_sweep_python_model(tmp_path):

@@ -4,7 +4,7 @@ writes the folder of ``femdyn run`` (every table, ParaView file and plot byte fo
 but for the wall time); ``femdyn.sweep`` of a Python-built flexible model on a LocalCluster gives the
 rows of the equivalent TOML sweep (``studies.sweep``, the engine of ``femdyn sweep``).
 
-The cases (16 of the 21 shipped): the double pendulum (rigid, gravity), the NM logo (000 section
+The cases (16 of the 24 shipped): the double pendulum (rigid, gravity), the NM logo (000 section
 4.1.4: a hat torque in free flight), the FEM 3-PRR (003 sections 8.1-8.2: four flexible links, slider
 loads, a probe at the end effector), the same built in space, under slider pulses, and with servos on
 its platform's reference motion from the static equilibrium ([Seifried2014]), the spatial four-bar (3D
@@ -13,9 +13,10 @@ and rates), the RPR figure-8 (000 section 5: servos and inputs) and with joint f
 the friction oscillator (001 section 4.2: stick-slip friction), the slender cantilever (a link in 8
 floating-frame segments), the flexible link turned by a servo on its reference motion, the 3-RRR under
 crank torques and with its platform on a circle by servos (002 section 4), and the five-bar with
-flexible distal links and a tool (coordinate servos, an attachment, a static-equilibrium start). Not
-here: the two non-minimum-phase servo cases (flexible_link, 3prr_inverse), whose step-by-step run fails
-by design and which ``invert`` solves, and the delta and Stewart-Gough cases (long to transcribe)."""
+flexible distal links and a tool (coordinate servos, an attachment, a static-equilibrium start); the
+flexible link's tip servo (flexible_link, non-minimum phase: its step-by-step run fails by design) is
+inverted as its file below. The others: ``test_python_cases_spatial`` (the Stewart-Gough and Delta
+cases) and ``test_python_servo_cases`` (3prr_inverse, 3prr_map and the two plants)."""
 import json
 import math
 import sys
@@ -24,6 +25,8 @@ from pathlib import Path
 import cloudpickle
 import numpy as np
 import pytest
+import python_cases
+from python_cases import THREE_PRR_POSE, same_tables, three_prr_mechanism
 from shared import CASES
 
 import femdyn
@@ -55,45 +58,6 @@ def nm_logo():
     return femdyn.Problem(b, femdyn.SolverSettings(dt=0.05, t_end=2.0),
                           bodies={"N": {"position": [0.0, 0.0], "angle": 0.0}}, joints={"NM": {"angle": pi}},
                           name="nm_logo")
-
-
-LEGS = {"leg1": (0.486, 8.5), "leg2": (0.5, 9.847), "leg3": (0.507, 10.842), "platform": (0.315, 15.2425)}
-
-
-def three_prr_mechanism(b=0.15, reference="fixed-free", dim=2):
-    """The 3-PRR of cases/3prr_sine.toml without its loads: sliders on the x axis, three legs and the
-    platform FEM beams of 4 elements (``reference`` conditions, geometric stiffening), gravity; ``b`` the
-    links' width (their densities those of the file, made with b = 0.15 m); ``dim = 3``: the same built
-    in space (cases/3prr_3d.toml: revolute axes along z, Poisson's ratio 0.33)."""
-    m = femdyn.ModelBuilder(dim)
-    pad = [0.0] * (dim - 2)
-    for k in (1, 2, 3):
-        m.add_body(f"slider{k}", 7.0, [0.005833, 0.001458, 0.001458][:dim], size=[0.1, 0.05, 0.05][:dim])
-    for name, (length, mass) in LEGS.items():
-        beam = femdyn.BeamBody.straight(length, 4, femdyn.Section.rectangle(b, 0.05), 70e9,
-                                        mass / (length * 0.15 * 0.05), dim=dim, reference=reference,
-                                        **({"poisson": 0.33} if dim == 3 else {}))
-        m.add_beam(name, beam, stiffening=True)
-    for k in (1, 2, 3):
-        m.add_joint(f"P{k}", "prismatic", "ground", f"slider{k}", slide=f"s{k}")
-    axis = [0.0, 0.0, 1.0] if dim == 3 else None
-    for joint, k in zip("ABC", (1, 2, 3)):
-        m.add_joint(joint, "revolute", f"slider{k}", f"leg{k}", point1=[0.0, 0.0, *pad], point2=[0.0, 0.0, *pad],
-                    axis=axis, angle=f"alpha{k}")
-    m.add_joint("D", "revolute", "leg2", "platform", point1=[0.5, 0.0, *pad], point2=[0.0, 0.0, *pad], axis=axis)
-    m.add_joint("E", "revolute", "leg1", "platform", point1=[0.486, 0.0, *pad], point2=[0.315, 0.0, *pad], axis=axis)
-    m.add_joint("F", "revolute", "leg3", "platform", point1=[0.507, 0.0, *pad], point2=[0.315, 0.0, *pad], axis=axis)
-    m.set_gravity([0.0, -9.81, *pad])
-    return m
-
-
-X1, X3 = 0.615 - np.sqrt(0.486**2 - 0.16), 0.615 + np.sqrt(0.507**2 - 0.16)
-THREE_PRR_POSE = {"slider1": {"position": [X1, 0.0], "angle": 0.0}, "slider2": {"position": [0.6, 0.0], "angle": 0.0},
-                  "slider3": {"position": [X3, 0.0], "angle": 0.0},
-                  "leg1": {"position": [X1, 0.0], "angle": np.arctan(0.4 / np.sqrt(0.486**2 - 0.16))},
-                  "leg2": {"position": [0.6, 0.0], "angle": pi - np.arctan(0.4 / 0.3)},
-                  "leg3": {"position": [X3, 0.0], "angle": pi - np.arctan(0.4 / np.sqrt(0.507**2 - 0.16))},
-                  "platform": {"position": [0.3, 0.4], "angle": 0.0}}  # the case files' initial pose
 
 
 def _spatial(pose):
@@ -314,11 +278,7 @@ def test_a_case_built_in_python_runs_the_history_of_its_file(case):
     ours, theirs = build().run(**changes), femdyn.load(CASES / f"{case}.toml").run(**changes)
     assert ours.complete and theirs.complete
     assert np.array_equal(ours.t, theirs.t)
-    for name, table in theirs.tables.items():  # every table of the result folder, column by column
-        assert list(ours.tables[name]) == list(table), name
-        for column, values in table.items():
-            scale = max(1.0, np.abs(values).max(initial=0.0))
-            assert np.abs(ours.tables[name][column] - values).max(initial=0.0) <= 1e-10 * scale, (name, column)
+    same_tables(ours.tables, theirs.tables)  # every table of the result folder, column by column
     model = ours.problem.model
     if case == "3prr_sine":  # the elastic deflection of the end effector is resolved, not round-off
         assert np.abs(ours["effector.elastic_y"]).max() > 1e-6
@@ -358,7 +318,8 @@ def test_a_python_built_flexible_model_swept_on_dask_gives_the_rows_of_the_toml_
     """The 3-PRR's links' width b at 0.12 and 0.18 m, 0.02 s: ``femdyn.sweep`` of ``three_prr`` (2
     LocalCluster workers) against the samples of the TOML sweep of cases/3prr_sine.toml with
     --param b=0.12,0.18 (``studies.sweep.run_sample``, what femdyn sweep's workers run)."""
-    cloudpickle.register_pickle_by_value(sys.modules[__name__])  # the workers cannot import this test file
+    for module in (sys.modules[__name__], python_cases):  # the workers cannot import the test files
+        cloudpickle.register_pickle_by_value(module)
     t_end = 0.02
     plan = plan_sweep(CASES / "3prr_sine.toml", [parse_parameter("b=0.12,0.18")], t_end=t_end)
     rows = run_local(plan)  # the rows of femdyn sweep's samples, here run one after the other
