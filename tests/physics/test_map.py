@@ -14,6 +14,7 @@ import pytest
 from shared import CASES, two_link_arm
 
 import femdyn
+from femdyn.model.motion import body_motion
 
 L1, L2, YOUNG, B, H = 0.5, 0.4, 70e9, 0.02, 0.01
 # the spatial cantilever: length, Poisson's ratio, area, second moments about d_2 and d_3, torsion constant
@@ -141,7 +142,9 @@ def test_spatial_compliance_of_force_and_torque_equals_the_cantilevers(tmp_path)
 def test_a_map_point_equals_static_and_modes_alone(tmp_path):
     """A point of the map (set by its joint angles, and one set by its tool point through the inverse
     kinematics) gives the deviation, servo inputs and frequencies that ``static`` and ``modes`` give for
-    the case started at that pose, to 1e-9 relative."""
+    the case started at that pose, to 1e-9 relative, and each mode's participation is the share of its
+    kinetic energy in the effector's body, found from that body's velocity and angular velocity in the
+    mode (``body_motion``) rather than from the mass matrix's block."""
     problem = arm(tmp_path)
     by_angles = problem.map({"theta1": [0.2], "theta2": [1.3]}, modes=3, workers=0)
     by_point = problem.map({"tip.x": [0.55], "tip.y": [0.35]}, modes=3, workers=0)
@@ -157,6 +160,14 @@ def test_a_map_point_equals_static_and_modes_alone(tmp_path):
         for name, value in static.servo_inputs.items():
             assert result[f"input:{name}"][0, 0] == pytest.approx(value, rel=1e-9)
         assert np.allclose([result[f"frequency_{k}"][0, 0] for k in (1, 2, 3)], modes.frequency, rtol=1e-9, atol=0)
+        # P's body, the rigid link2 (0.5 kg, polar moment m (0.4^2 + 0.02^2)/12), carries of each
+        # mass-normalised mode x (x^T M x = 1) the kinetic energy m |v_c|^2 + J omega^2 of its frame's motion
+        model = modes.modes.model
+        index = [b.name for b in model.bodies].index("link2")
+        _, _, velocity, omega = body_motion(model, np.repeat(modes.modes.q[None], 3, axis=0), modes.shapes)
+        share = 0.5 * np.sum(velocity[:, index] ** 2, axis=1) + 0.5 * (0.4**2 + 0.02**2) / 12 * omega[:, index] ** 2
+        participation = [result[f"participation_{k}"][0, 0] for k in (1, 2, 3)]
+        assert np.allclose(participation, share, rtol=1e-9, atol=0)
     assert by_point["pose_x"][0, 0] == pytest.approx(0.55, abs=1e-12)
     assert by_point["pose_y"][0, 0] == pytest.approx(0.35, abs=1e-12)
 
