@@ -1,8 +1,9 @@
 """Workspace map of the flexible Delta robot: wall time of an N x N map of ``cases/delta_flexible.toml``
 over the tool plane (tcp.x, tcp.y from -0.15 to 0.15 m, 3 modes), as ``femdyn map`` runs it on a
-LocalCluster, and the cost per point: the median of the points' own times on their workers (one static
-solve, the compliance solves, one Lanczos eigen-solve, the inverse kinematics), the wall time per point
-of the whole map (workers' start-up and the files included) and the points per second.
+LocalCluster, and the cost per point: the median and 90th percentile of the points' own times on their
+workers (one static solve, the compliance solves, one Lanczos eigen-solve, the inverse kinematics), the
+wall time per point of the whole map (workers' start-up and the files included), the points per second,
+the workers' start-up (the command's own line) and the machine's load average before and after.
 
 The README states the 40 x 40 map's time as measured here on the project's 2-core machine; a smaller
 ``--size`` gives the per-point cost, from which the 40 x 40 time is extrapolated: this map's time plus
@@ -12,7 +13,9 @@ load average, and marked as extrapolated in the JSON).
 Usage: python benchmarks/map_delta.py [--size 40] [--workers N] [--elements 4] [--json FILE]
 """
 import argparse
+import contextlib
 import csv
+import io
 import json
 import os
 import pathlib
@@ -34,9 +37,14 @@ def run(size, workers, elements):
                 "--modes", "3", "--out", str(out), "--quiet", "--elements", str(elements)]
         if workers:
             argv += ["--workers", str(workers)]
+        load_before = os.getloadavg()
+        printed = io.StringIO()
         start = time.perf_counter()
-        code = main(argv)
+        with contextlib.redirect_stdout(printed):
+            code = main(argv)
         wall = time.perf_counter() - start
+        load_after = os.getloadavg()
+        print(printed.getvalue(), end="")
         with open(out / "map.csv") as f:
             rows = list(csv.DictReader(f))
     points = len(rows)
@@ -49,9 +57,13 @@ def run(size, workers, elements):
     full = wall + (FULL * FULL - points) * statistics.median(own) / count
     return {"size": size, "points": points, "exit_code": code, "elements": elements, "workers": workers,
             "wall_s": wall, "wall_per_point_s": per_point, "points_per_s": points / wall,
-            "point_median_s": statistics.median(own), "point_max_s": max(own), "statuses": statuses,
+            "point_median_s": statistics.median(own), "point_p90_s": statistics.quantiles(own, n=10)[-1],
+            "point_max_s": max(own), "statuses": statuses,
+            "worker_startup": next((line for line in printed.getvalue().splitlines()
+                                    if line.startswith("worker start-up")), None),
             "full_points": FULL * FULL, "full_wall_s": wall if size == FULL else None,
-            "full_wall_extrapolated_s": full, "extrapolated": size != FULL, "load_average": os.getloadavg()}
+            "full_wall_extrapolated_s": full, "extrapolated": size != FULL, "load_average_before": load_before,
+            "load_average_after": load_after}
 
 
 def main_():
@@ -64,8 +76,10 @@ def main_():
     result = run(args.size, args.workers, args.elements)
     print(f"{result['points']} points ({args.size} x {args.size}) in {result['wall_s']:.1f} s: "
           f"{result['wall_per_point_s']:.3f} s per point of the map's wall time, {result['points_per_s']:.2f} "
-          f"points/s; a point's own time {result['point_median_s']:.3f} s median, {result['point_max_s']:.3f} s max "
-          f"on its worker; statuses {result['statuses']}")
+          f"points/s; a point's own time {result['point_median_s']:.3f} s median, {result['point_p90_s']:.3f} s p90, "
+          f"{result['point_max_s']:.3f} s max "
+          f"on its worker; statuses {result['statuses']}; load average (1, 5, 15 min) "
+          f"{result['load_average_before']} before, {result['load_average_after']} after")
     if result["extrapolated"]:
         print(f"{FULL} x {FULL} = {FULL * FULL} points extrapolated (this map's time, the further points at the "
               f"median point's time on the workers in parallel): {result['full_wall_extrapolated_s']:.0f} s "

@@ -76,6 +76,9 @@ def add(commands):
     parser.add_argument("--out", type=Path, metavar="OUT", help="result folder (default: results/<case>_map)")
     force_option(parser)
     parser.add_argument("--restart", action="store_true", help="discard an earlier map in OUT instead of resuming it")
+    parser.add_argument("--retry-errors", action="store_true",
+                        help="when resuming, run the failed points again (unreachable and singular points are "
+                        "results and stay)")
     parser.add_argument("--no-plots", action="store_true", help="do not write the PNG plots")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     parser.set_defaults(handler=handle)
@@ -91,6 +94,8 @@ def handle(args):
     out = output_folder(args.out or default_folder(Path(args.case), "map"), map_files.PLAN, "a femdyn map folder",
                         published=False, force=args.force)
     rows = files.earlier_rows(out, plan, args.restart, False, args.force)
+    if args.retry_errors:
+        rows = [r for r in rows if r["status"] != "failed"]
     done = {r["sample"] for r in rows}
     todo = [i for i in range(len(plan.values)) if i not in done]
     say(f"map of {len(plan.values)} points ({' x '.join(map(str, plan.shape))}) over {', '.join(plan.names)} at "

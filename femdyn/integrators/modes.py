@@ -114,11 +114,11 @@ def path_dependent_forces(model, q):
 class TangentPencil:
     """The pencil (1) of ``model`` at (q, lam, t) over the active constraint ``rows``: the tangent
     stiffness K, the mass matrix M and the active Jacobian G in the fixed pattern of a
-    ``SaddleSystem`` (module docstring)."""
+    ``SaddleSystem`` (module docstring; ``system``: one of ``model`` over ``rows`` to use, default a new one)."""
 
-    def __init__(self, model, q, lam, t, rows):
+    def __init__(self, model, q, lam, t, rows, system=None):
         self.model, self.q, self.lam, self.t = model, q, lam, t
-        self.system = system = SaddleSystem(model, rows)
+        self.system = system = SaddleSystem(model, rows) if system is None else system
         self.states = model.initial_states(q)
         self.starts = system.begin_step(q, t, midpoint=False)
         n = model.n
@@ -377,7 +377,7 @@ def _check_collocated(model, q, t, rows):
                          "coordinate itself")
 
 
-def natural_modes(setup, q=None, lam=None, k=6, t=0.0, servos="held", method="auto"):
+def natural_modes(setup, q=None, lam=None, k=6, t=0.0, servos="held", method="auto", system=None):
     """The k lowest natural modes (``NaturalModes``) of the model of ``setup`` (``setup.prepare``)
     linearised at the pose q (default ``setup.q0``), a static equilibrium at time t, with its
     multipliers lam (default: those of the equilibrium at q, ``static_multipliers``); all of them where
@@ -385,7 +385,8 @@ def natural_modes(setup, q=None, lam=None, k=6, t=0.0, servos="held", method="au
     "held" (their rows kept) or "free" (dropped); ``method``: "dense", "sparse" or "auto" (module
     docstring). Refuses a pose off the constraints or out of equilibrium (forces left unbalanced that do
     work along one of the modes found, relative to the forces balanced there: ``unbalanced``),
-    path-dependent forces (friction) and servos that cannot be held."""
+    path-dependent forces (friction) and servos that cannot be held. ``system``: the ``SaddleSystem`` of
+    the model over ``setup.active_rows`` to solve in (default: new ones), e.g. the static solve's."""
     model = setup.model
     q = setup.q0 if q is None else np.asarray(q, dtype=float)
     if servos not in ("held", "free"):
@@ -400,11 +401,12 @@ def natural_modes(setup, q=None, lam=None, k=6, t=0.0, servos="held", method="au
     off = np.abs(model.phi(q, t)[setup.active_rows]).max(initial=0.0)
     if off > 1e-8 * size:
         raise ModesError(f"the pose violates the constraints by {off:.3g}: linearise on the constraint manifold")
-    lam, residual, scale = static_multipliers(SaddleSystem(model, setup.active_rows), q, t, lam)
+    lam, residual, scale = static_multipliers(SaddleSystem(model, setup.active_rows) if system is None else system,
+                                              q, t, lam)
     rows = setup.active_rows if servos == "held" else np.setdiff1d(setup.active_rows, model.input_rows)
     if servos == "held":
         _check_collocated(model, q, t, rows)
-    pencil = TangentPencil(model, q, lam, t, rows)
+    pencil = TangentPencil(model, q, lam, t, rows, system if servos == "held" else None)
     k = min(k, pencil.dimension)
     if k:
         omega2, X, zero = pencil.lowest(k, method)

@@ -81,18 +81,19 @@ class Equilibrium:
     dropped: list
 
 
-def static_equilibrium(setup, t=0.0, tolerance=1e-12, max_iterations=50):
+def static_equilibrium(setup, t=0.0, tolerance=1e-12, max_iterations=50, system=None):
     """The static equilibrium (``Equilibrium``) of the model of ``setup`` (``setup.prepare``) reached by
     Newton's method from ``setup.q0`` (module docstring); ``tolerance`` on the error of q relative to
-    max(1, |q|_inf) (``newton.newton_converged``). Raises ``StaticsError`` with the reason where there
-    is none."""
+    max(1, |q|_inf) (``newton.newton_converged``); ``system``: the ``SaddleSystem`` of that model and
+    ``setup.active_rows`` to solve in (default: a new one; a caller that goes on to more solves at the
+    pose shares its one). Raises ``StaticsError`` with the reason where there is none."""
     model, q0, n = setup.model, setup.q0, setup.model.n
     stateful = path_dependent_forces(model, q0)
     if stateful:
         raise StaticsError(f"{'; '.join(stateful)}: the static state of a force with an internal state "
                            "depends on the loading history (friction's slip), not on the configuration; "
                            "run the dynamics instead")
-    system = SaddleSystem(model, setup.active_rows)
+    system = SaddleSystem(model, setup.active_rows) if system is None else system
     states, starts = model.initial_states(q0), system.begin_step(q0, t, midpoint=False)
     lam, _, _ = static_multipliers(system, q0, t)
     scale = float(np.abs(system.static(q0, lam, t, states, starts, 1.0)[1]).max(initial=0.0)) or 1.0

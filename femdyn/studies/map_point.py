@@ -103,19 +103,19 @@ class PointStudy:
 
     def __post_init__(self):
         self.deviation = Deviation(self.model, [self.probe], self.q_start)
+        self.model.phi(self.q_start)  # builds the model's constraint batch once: the points' run models share it
 
     @property
     def columns(self) -> dict:
         return columns(self.model, self.probe[0], self.modes)
 
     def state(self, pose: Pose) -> np.ndarray:
-        """The flexible state at the pose: its rigid coordinates, every flexible link undeformed."""
-        q = self.q_start.copy()
+        """The flexible state at the pose: its rigid coordinates, every flexible link undeformed -- the
+        model's coordinates after the rigid mechanism's (``rigid_mechanism``: the rigid ones come first)
+        are the links' elastic part, zero where they are undeformed in either embedding (world-vector
+        unknowns u_a d_a and their carriers, floating-frame elastic coordinates: ``with_elastic`` of zero)."""
+        q = np.zeros(self.model.n)
         q[: len(pose.q_rigid)] = pose.q_rigid
-        scratch = np.zeros_like(q)
-        for body in self.model.bodies:
-            if body.flexible is not None:
-                q, _ = body.flexible.with_elastic(q, scratch, np.zeros(body.flexible.beam.n_coordinates))
         return q
 
     def __call__(self, values) -> dict:
@@ -145,14 +145,15 @@ class PointStudy:
         """The quantities of a pose (module docstring)."""
         model, (name, body, point) = self.model, self.probe
         setup = prepare(model, self.state(pose), np.zeros(model.n))
-        equilibrium = static_equilibrium(setup)
+        system = SaddleSystem(setup.model, setup.active_rows)  # one for the static, compliance and modes solves
+        equilibrium = static_equilibrium(setup, system=system)
         q = equilibrium.q
         deviation = self.deviation(q)
         out = {c.replace(f"{name}.deviation_", "sag_"): float(v[0]) for c, v in deviation.items()}
         out.update({f"input:{n}": float(u) for n, u in zip(model.inputs, equilibrium.inputs)})
-        out.update(self._compliance(setup, equilibrium, pose))
+        out.update(self._compliance(system, equilibrium, pose))
         method = "sparse" if model.n > SPARSE_FROM else "auto"
-        modes = natural_modes(setup, q, equilibrium.lam, k=self.modes, servos="held", method=method)
+        modes = natural_modes(setup, q, equilibrium.lam, k=self.modes, servos="held", method=method, system=system)
         if len(modes.omega2) < self.modes:
             raise RuntimeError(f"the mechanism has {len(modes.omega2)} degrees of freedom with its servos held, "
                                f"fewer than the {self.modes} modes asked")
@@ -188,10 +189,9 @@ class PointStudy:
             D.append(((turned[:n] - turned[n:]) / (2 * h)).T)
         return np.vstack(D)
 
-    def _compliance(self, setup, equilibrium, pose):
-        model, dim = self.model, self.model.dim
+    def _compliance(self, system, equilibrium, pose):
+        model, dim = system.model, self.model.dim
         n, q, lam = model.n, equilibrium.q, equilibrium.lam
-        system = SaddleSystem(model, setup.active_rows)
         states, starts = model.initial_states(q), system.begin_step(q, 0.0, midpoint=False)
         data = system.static(q, lam, 0.0, states, starts, 1.0)[1]
         K = system.pattern.csc(data)[:n, :n]

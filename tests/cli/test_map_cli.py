@@ -1,5 +1,6 @@
 """``femdyn map`` (``commands.map``) and the map's result folder (``studies.map_files``): the command on a
-LocalCluster gives the rows of the in-process map, resumes a finished map without running a point, and
+LocalCluster gives the rows of the in-process map, resumes a finished map without running a point (a
+failed point is run again with --retry-errors), and
 writes map.csv with units.json, map.parquet, map.vts (a structured grid whose point fields are the
 table's columns) and the plots; bad input is one line."""
 import base64
@@ -66,6 +67,20 @@ def test_the_command_gives_the_in_process_map_and_its_files(arm, tmp_path, capsy
     assert (out / "map_frequency_1.png").stat().st_size > 0 and (out / "map_input_theta2.png").exists()
     assert main(argv) == 0  # resumed: every point done, no cluster started
     assert "resuming: 6 done, 0 to run" in capsys.readouterr().out
+    # a point that failed (its worker lost, say) stays failed on resume, and is run again with --retry-errors
+    blank = next(r for r in rows if r["status"] == "unreachable")
+    failed = {**rows[0], **{c: blank[c] for c in expected.quantities}, "status": "failed", "message": "worker lost"}
+    with open(out / "map.csv", "w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=list(rows[0]))
+        writer.writeheader()
+        writer.writerows([failed, *rows[1:]])
+    assert main(argv) != 0
+    assert "resuming: 6 done, 0 to run" in capsys.readouterr().out
+    assert main([*argv, "--retry-errors"]) == 0
+    assert "resuming: 5 done, 1 to run" in capsys.readouterr().out
+    with open(out / "map.csv") as f:  # the same rows, the point run again included (its own wall time aside)
+        again = list(csv.DictReader(f))
+    assert [{**r, "wall_time": ""} for r in again] == [{**r, "wall_time": ""} for r in rows]
 
 
 @pytest.mark.parametrize("argv, message", [

@@ -14,8 +14,45 @@ import pytest
 from shared import CASES, two_link_arm
 
 import femdyn
+from femdyn.model.motion import body_motion
 
 L1, L2, YOUNG, B, H = 0.5, 0.4, 70e9, 0.02, 0.01
+# the spatial cantilever: length, Poisson's ratio, area, second moments about d_2 and d_3, torsion constant
+LENGTH, POISSON, AREA, IY, IZ, TORSION = 0.5, 0.33, 2e-4, 1.6e-9, 6.7e-9, 4.5e-9
+CANTILEVER = f"""
+title = "a cantilever on a held hub"
+dimension = 3
+gravity = [0.0, 0.0, 0.0]
+[solver]
+dt = 0.001
+t_end = 0.01
+[flexible]
+model = "fem"
+elements = 2
+[[bodies]]
+name = "link"
+beam = {{length = {LENGTH}, young = {YOUNG}, density = 2700.0, area = {AREA}, iy = {IY}, iz = {IZ}, \
+j = {TORSION}, poisson = {POISSON}}}
+[[joints]]
+name = "hub"
+type = "revolute"
+bodies = ["ground", "link"]
+axis = [0.0, 0.0, 1.0]
+angle = "theta"
+[[servos]]
+name = "motor"
+type = "coordinate"
+coordinate = "theta"
+trajectory = {{type = "constant", value = [0.0]}}
+[control]
+inputs = ["theta"]
+[[probes]]
+name = "tip"
+body = "link"
+point = [{LENGTH}, 0.0, 0.0]
+[initial.joints.hub]
+angle = 0.2
+"""
 
 
 
@@ -64,10 +101,50 @@ def test_compliance_and_conditioning_equal_the_closed_form(tmp_path):
             assert abs(result["sag_x"][i, j]) + abs(result["sag_y"][i, j]) < 1e-14  # no load: round-off of 1 m
 
 
+def test_spatial_compliance_of_force_and_torque_equals_the_cantilevers(tmp_path):
+    """In space the compliance of P is 6 x 6, its deviation and turn per unit force and torque at P. A
+    beam clamped to a hub whose servo holds it (no gravity: unloaded) is a cantilever, whose tip
+    compliance in the beam's frame (d_1 along it) is, Euler-Bernoulli and exact for end loads on cubic
+    Hermite elements: L/(EA) along it, L/(GJ) in torsion, and in each bending plane L^3/(3EI),
+    L^2/(2EI) (deflection per torque, turn per force) and L/(EI) (turn per torque) -- with I_z for the
+    d_1-d_2 plane and I_y, the coupling's sign turned, for the d_1-d_3 plane; at the hub's angle theta
+    it is that matrix turned by R_z(theta) in both blocks. Agreement to 1e-6 relative per block, and
+    ``compliance_max`` with its direction is the force block's largest eigenvalue and eigenvector; the
+    beam, P's body, carries all of a mode's kinetic energy (participation 1)."""
+    path = tmp_path / "cantilever.toml"
+    path.write_text(CANTILEVER)
+    angles = [0.0, 0.7]
+    result = femdyn.load(path).map({"theta": angles}, modes=1, workers=0)
+    assert (result.status == "ok").all(), result.messages
+    shear = YOUNG / (2 * (1 + POISSON))
+    local = np.zeros((6, 6))  # rows and columns: force x, y, z, torque x, y, z in the beam's frame
+    local[0, 0], local[3, 3] = LENGTH / (YOUNG * AREA), LENGTH / (shear * TORSION)
+    local[1, 1], local[5, 5] = LENGTH**3 / (3 * YOUNG * IZ), LENGTH / (YOUNG * IZ)
+    local[1, 5] = local[5, 1] = LENGTH**2 / (2 * YOUNG * IZ)
+    local[2, 2], local[4, 4] = LENGTH**3 / (3 * YOUNG * IY), LENGTH / (YOUNG * IY)
+    local[2, 4] = local[4, 2] = -LENGTH**2 / (2 * YOUNG * IY)
+    names = ["x", "y", "z", "rx", "ry", "rz"]
+    for i, theta in enumerate(angles):
+        C = np.array([[result[f"compliance_{a}{b}"][i] for b in names] for a in names])
+        turn = np.array([[np.cos(theta), -np.sin(theta), 0], [np.sin(theta), np.cos(theta), 0], [0, 0, 1]])
+        T = np.kron(np.eye(2), turn)
+        expected = T @ local @ T.T
+        for rows, cols in [(slice(0, 3), slice(0, 3)), (slice(0, 3), slice(3, 6)), (slice(3, 6), slice(3, 6))]:
+            block = expected[rows, cols]
+            assert np.abs(C[rows, cols] - block).max() <= 1e-6 * np.abs(block).max()
+        w, V = np.linalg.eigh(expected[:3, :3])
+        assert result["compliance_max"][i] == pytest.approx(w[-1], rel=1e-6)
+        direction = np.array([result[f"compliance_dir_{a}"][i] for a in "xyz"])
+        assert abs(direction @ V[:, -1]) == pytest.approx(1.0, abs=1e-9)
+        assert result["participation_1"][i] == pytest.approx(1.0, rel=1e-12)  # P's body is all that moves
+
+
 def test_a_map_point_equals_static_and_modes_alone(tmp_path):
     """A point of the map (set by its joint angles, and one set by its tool point through the inverse
     kinematics) gives the deviation, servo inputs and frequencies that ``static`` and ``modes`` give for
-    the case started at that pose, to 1e-9 relative."""
+    the case started at that pose, to 1e-9 relative, and each mode's participation is the share of its
+    kinetic energy in the effector's body, found from that body's velocity and angular velocity in the
+    mode (``body_motion``) rather than from the mass matrix's block."""
     problem = arm(tmp_path)
     by_angles = problem.map({"theta1": [0.2], "theta2": [1.3]}, modes=3, workers=0)
     by_point = problem.map({"tip.x": [0.55], "tip.y": [0.35]}, modes=3, workers=0)
@@ -83,6 +160,14 @@ def test_a_map_point_equals_static_and_modes_alone(tmp_path):
         for name, value in static.servo_inputs.items():
             assert result[f"input:{name}"][0, 0] == pytest.approx(value, rel=1e-9)
         assert np.allclose([result[f"frequency_{k}"][0, 0] for k in (1, 2, 3)], modes.frequency, rtol=1e-9, atol=0)
+        # P's body, the rigid link2 (0.5 kg, polar moment m (0.4^2 + 0.02^2)/12), carries of each
+        # mass-normalised mode x (x^T M x = 1) the kinetic energy m |v_c|^2 + J omega^2 of its frame's motion
+        model = modes.modes.model
+        index = [b.name for b in model.bodies].index("link2")
+        _, _, velocity, omega = body_motion(model, np.repeat(modes.modes.q[None], 3, axis=0), modes.shapes)
+        share = 0.5 * np.sum(velocity[:, index] ** 2, axis=1) + 0.5 * (0.4**2 + 0.02**2) / 12 * omega[:, index] ** 2
+        participation = [result[f"participation_{k}"][0, 0] for k in (1, 2, 3)]
+        assert np.allclose(participation, share, rtol=1e-9, atol=0)
     assert by_point["pose_x"][0, 0] == pytest.approx(0.55, abs=1e-12)
     assert by_point["pose_y"][0, 0] == pytest.approx(0.35, abs=1e-12)
 
