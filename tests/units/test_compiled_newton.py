@@ -1,6 +1,6 @@
 """Newton's iteration compiled whole (``integrators.kernels.newton_loop``) for the energy-momentum and
 generalized-alpha steps of models whose residual is all compiled (rigid bodies, quadratic joints,
-constant loads):
+constant loads, the world beams' elasticity evaluated inside the loop):
 its steps are those of the interpreted iteration (``Newton.solve``'s loop over ``SaddleSystem.assemble``,
 KLU's ``factor`` and the compiled solves) bit for bit -- q, v, multipliers, iterations, the work, KLU's
 refactorisation count and the state a checkpoint saves -- also where a refactorisation is refused and
@@ -8,6 +8,7 @@ KLU pivots anew in the interpreter, and both fail alike where Newton cannot conv
 import numpy as np
 import pytest
 
+from femdyn.beam.body import BeamBody, Section
 from femdyn.integrators.energy_momentum import EnergyMomentum
 from femdyn.integrators.generalized_alpha import GeneralizedAlpha
 from femdyn.integrators.newton import NewtonFailure, NewtonOptions
@@ -54,9 +55,24 @@ def run(model, setup, compiled, steps=60, dt=2e-3, options=None, refuse=False, s
     return results, stepper
 
 
-@pytest.fixture(params=[2, 3], ids=["planar", "spatial"])
+def beam(dim, elements=4):
+    """A pinned steel beam of 0.5 m (world-vector elements with geometric stiffening) released
+    horizontal from rest under gravity, in space tilted out of the first plane."""
+    b = ModelBuilder(dim)
+    b.add_beam("beam", BeamBody.straight(0.5, elements, Section.rectangle(0.01, 0.01), 2.1e11, 7850.0, dim=dim,
+                                         **({"poisson": 0.3} if dim == 3 else {})), stiffening=True)
+    b.add_joint("pin", "revolute" if dim == 2 else "spherical", "ground", "beam")
+    b.set_gravity([0.0, -9.81] + [3.0] * (dim - 2))
+    model = b.build()
+    q, v = place(model, {}, {"pin": {"angle": 0.0}}) if dim == 2 else place(model, {"beam": {"position": [0.0] * 3}}, {})
+    return model, prepare(model, q, v)
+
+
+@pytest.fixture(params=[(chain, 2), (chain, 3), (beam, 2), (beam, 3)],
+                ids=["planar", "spatial", "planar-beam", "spatial-beam"])
 def model_setup(request):
-    return chain(request.param)
+    build, dim = request.param
+    return build(dim)
 
 
 def test_the_chains_residual_is_all_compiled(model_setup):
