@@ -32,9 +32,10 @@ mass entries (``newton_values``) and each contributor adds its entries at their 
 goes to KLU's refactorisation without a list of contributions to gather: the steppers' iterations
 evaluate the varying forces through their ``Force`` interface and hand them, with the mass, the
 constant forces and the batch, to one compiled call (``assemble``, ``kernels.assemble``); the other
-families add theirs in their own kernels. Where nothing is left to the interpreter -- no varying
-forces, no families outside the batch (rigid bodies, quadratic joints, constant loads) -- the whole
-iteration runs compiled (``compiled_residual``, ``kernels.newton_loop``).
+families add theirs in their own kernels. Where nothing is left to the interpreter -- no families
+outside the batch, no varying forces but the world beams' elasticity, which the loop evaluates itself
+(rigid bodies, quadratic joints, constant loads, world-vector beams) -- the whole iteration runs
+compiled (``compiled_residual``, ``loop_force``, ``kernels.newton_loop``).
 """
 
 import numpy as np

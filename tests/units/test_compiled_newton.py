@@ -123,3 +123,15 @@ def test_compiled_iteration_fails_as_the_interpreted_one(model_setup):
     nan = np.full(model.n, np.nan)
     messages = [failure(model, setup, compiled, velocity=nan) for compiled in (True, False)]
     assert messages[0] == messages[1] and "not finite" in messages[0]
+
+
+def test_rigid_and_beam_models_share_one_compiled_loop():
+    """The world beams' arguments of ``newton_loop`` (``WorldElasticity.loop_arguments``) have the
+    types of the stand-ins of a rigid model (``NO_STEP``): one machine code for both integrators and
+    both kinds of model, so the rigid case of ``femdyn warm-up`` compiles it for the flexible ones."""
+    from femdyn.numerics.lazy import compiled
+    for build, dim in ((chain, 2), (beam, 2), (beam, 3)):
+        model, setup = build(dim)
+        for scheme in (EnergyMomentum, GeneralizedAlpha):
+            run(model, setup, True, steps=3, scheme=scheme)
+    assert len(compiled("femdyn.integrators.kernels").newton_loop.signatures) == 1
