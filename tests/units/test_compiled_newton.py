@@ -135,3 +135,56 @@ def test_rigid_and_beam_models_share_one_compiled_loop():
         for scheme in (EnergyMomentum, GeneralizedAlpha):
             run(model, setup, True, steps=3, scheme=scheme)
     assert len(compiled("femdyn.integrators.kernels").newton_loop.signatures) == 1
+
+
+@pytest.mark.parametrize("scheme", [EnergyMomentum, GeneralizedAlpha], ids=["energy-momentum", "generalized-alpha"])
+@pytest.mark.parametrize("dim", [2, 3], ids=["planar-beam", "spatial-beam"])
+def test_compiled_loops_matrix_is_the_derivative_of_its_own_residual(dim, scheme):
+    """The Newton matrix that ``newton_loop`` factors for a beam model, at an iterate off the
+    solution and random multipliers, against central differences of the residual that the loop
+    itself evaluates (one iteration from each point): its columns of q_n+1 are the differences in qb,
+    those of the scaled multipliers lam/s the differences in lam/s (the residual is linear in them).
+    The bound 1e-9 max|K|, as for the interpreted assembly (tests/units/test_newton_assembly.py), is
+    above the differences' round-off eps max|K| |q| / h and far below the beams' own entries."""
+    from femdyn.numerics.lazy import compiled
+    kernels = compiled("femdyn.integrators.kernels")
+    model, setup = beam(dim)
+    stepper = scheme(model, 2e-3, setup.active_rows)
+    taken = {}
+    solve = stepper.newton.solve
+
+    def capture(system, qb, lam, t1, stop=None, compiled_loop=None):
+        taken.update(loop=compiled_loop, qb=qb.copy(), lam=lam.copy())
+        return solve(system, qb, lam, t1, stop, compiled_loop)
+
+    states = model.initial_states(setup.q0)
+    r = stepper.step(0.0, setup.q0, setup.v0, np.zeros(model.m), states)  # the factorisation to refactor
+    stepper.newton.solve = capture
+    stepper.step(2e-3, r.q, r.v, r.lam, r.states)
+    lu, newton, system = stepper.system.lu, stepper.newton, stepper.system
+    rng = np.random.default_rng(dim)
+    qb = taken["qb"] + 1e-5 * rng.normal(size=model.n)
+    lam = rng.normal(size=model.m)
+
+    def loop(q, multipliers):
+        """(residual, matrix values) of one iteration of the loop from (q, multipliers); the kept
+        pivots accepted whatever KLU's condition estimate (the matrix is what is checked)."""
+        out = kernels.newton_loop(*taken["loop"](), q, multipliers.copy(), 1e-10, 1, *lu.pattern, lu.handles,
+                                  lu.rcond, 0.0, newton.active, newton.scale, np.zeros(2), 1, 15)  # any pivots
+        assert out[0] in (kernels.CONVERGED, kernels.LIMIT) and out[4] == 1  # refactored and solved
+        return out[6], out[5]
+
+    R, values = loop(qb, lam)
+    K = system.pattern.csc(values).toarray()
+    h = 1e-6 * max(1.0, np.abs(qb).max())
+    columns = []
+    for j in range(system.n):
+        e = np.zeros(system.n)
+        e[j] = h
+        columns.append((loop(qb + e, lam)[0] - loop(qb - e, lam)[0]) / (2 * h))
+    for i in system.active:
+        e = np.zeros(model.m)
+        e[i] = stepper.scale  # the unknown is lam/s
+        columns.append(loop(qb, lam + e)[0] - R)
+    numeric = np.column_stack(columns)
+    assert np.abs(K - numeric).max() <= 1e-9 * np.abs(K).max()
