@@ -16,7 +16,9 @@ its own, in ``--rounds`` rounds (default 3) alternating the order of N (up, down
   allocations (NumPy arrays included, KLU's C memory not) in a second fresh process.
 
 With ``--split`` a third fresh process per N and round repeats the run with timers around the parts
-of the iteration (``split_run``): ms per step of the assembly (residual and Newton matrix, the refill of
+of the iteration (``split_run``): ms per step of the whole iteration where it runs compiled
+(``kernels.newton_loop``: full Newton after the first step, its parts then not timed apart), of the
+assembly (residual and Newton matrix, the refill of
 the force tangents among it), KLU's refactorisations (also ms per refactorisation) and pivoting
 factorisations, the first solve, its refinement, the later solves, the end of step and the rest, and
 KLU's figures (unknowns, entries of the matrix and of L + U, the ordering kept).
@@ -56,7 +58,8 @@ def peak_rss_mib():
 
 
 # the parts of an iteration timed by ``split_run``: (module, owner or None for the module, attribute, label)
-SPLIT = [("femdyn.integrators.energy_momentum", "EnergyMomentum", "_system", "assembly"),
+SPLIT = [("femdyn.integrators.kernels", None, "newton_loop", "compiled Newton iteration (whole)"),
+         ("femdyn.integrators.energy_momentum", "EnergyMomentum", "_iterate", "assembly"),
          ("femdyn.integrators.saddle", "SaddleSystem", "add_tangent", "  refill of force tangents"),
          ("femdyn.numerics.klu", None, "refactor", "KLU refactorisation"),
          ("femdyn.numerics.linalg", "FixedPatternLU", "_pivoting_factor", "KLU pivoting factorisation"),

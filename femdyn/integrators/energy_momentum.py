@@ -100,12 +100,13 @@ class EnergyMomentum:
         constant_forces = system.applied(qa, qa, t_mid, dt, states, system.constant)
         starts = system.begin_step(qa, t + dt)
         lam = system.active_multipliers(lam_guess)
-        residual = partial(self._iterate, qa, [qa[f.dofs] for f in self._varying], t_mid, inertia, constant_forces,
-                           starts, states)
+        qa_local = [qa[f.dofs] for f in self._varying]
+        residual = partial(self._iterate, qa, qa_local, t_mid, inertia, constant_forces, starts, states)
         loop = None
-        if system.compiled_residual:  # ``kernels.newton_loop``'s arguments
+        if system.compiled_residual:  # ``kernels.newton_loop``'s arguments, where it runs
             head, tail = self._loop
-            loop = (*head, inertia, constant_forces, starts[0], *tail)
+            loop = lambda: (*head, inertia, constant_forces, starts[0], *tail,  # noqa: E731
+                            *system.loop_force(qa_local[0] if qa_local else None, False))
         qb, lam, iterations = self.newton.solve(residual, predicted, lam, t + dt, compiled_loop=loop)
         return self._finish(t, qa, va, qb, lam, iterations, constant_forces, states)
 

@@ -2,6 +2,7 @@
 ``numerics.lazy``)."""
 import numpy as np
 
+from ..beam.world import kernels as beams
 from ..joints import kernels as batch
 from ..numerics import klu
 from ..numerics.compiled import kernel
@@ -147,15 +148,22 @@ CONVERGED, REFUSED, NOT_FINITE, LIMIT = 0, 1, 2, 3
 @kernel
 def newton_loop(mass_factor, M_indptr, M_indices, M_data, mass_values, inertia, constant, G_a, scale, tangent, at,
                 G, g, c, slot_row, slot_col, G_indptr, H_indptr, H_indices, H_data, T_indptr, T_indices, T_data,
-                keep, phi_rows, phi_at, qb, lam, bound, max_iterations, Ap, Ai, handles, rcond, rcond_floor, active,
-                newton_scale, refinement, steps, pause):
-    """Full Newton for a step of a model whose residual is all compiled -- the mass, the constant forces
-    and the quadratic batch (no varying forces, no other families): per iteration ``assemble`` (M qb
-    from M's CSR arrays; ``G_a``, ``scale`` and ``tangent`` as there), ``refactor_solve`` (KLU's
+                keep, phi_rows, phi_at, tangents, F_at, dF_at, Qa, same, known, dim, index, R_e, t_e, beta, lam_e,
+                gamma, C_e, k_e, start, start_grad, qb, lam, bound, max_iterations, Ap, Ai, handles, rcond,
+                rcond_floor, active, newton_scale, refinement, steps, pause):
+    """Full Newton for a step of a model whose residual is all compiled -- the mass, the constant forces,
+    the quadratic batch and at most one varying force, the world beams' elasticity (no other varying
+    forces, no other families): per iteration the beams' force and tangent (``beam.world.kernels.step``
+    at the beams' coordinates ``F_at`` of qb, from their start ``Qa`` (1, F_at.size) or, with ``same``,
+    the continuous forms at qb; ``known``: the strains at Qa are in ``start``/``start_grad`` already;
+    the element data ``dim`` .. ``k_e`` as there; none where ``F_at`` is empty), ``assemble`` (M qb
+    from M's CSR arrays; the force's tangent at ``dF_at``, before or after the batch's entries
+    (``tangents``); ``G_a``, ``scale`` and ``tangent`` as there), ``refactor_solve`` (KLU's
     refactorisation, ``first_solve`` in the first iteration) and the stopping test ``converged`` --
-    the iteration of ``newton.Newton.solve`` without a return to the interpreter. ``lam`` (m,) is
-    updated in place. Returns (how it ended, the iteration it ended in, qb, the last increment or -1,
-    refactorisations done, the last values factored, the last residual)."""
+    the iteration of ``newton.Newton.solve`` over ``saddle.SaddleSystem.assemble`` without a return to
+    the interpreter, the same numbers bit for bit. ``lam`` (m,) is updated in place. Returns (how it
+    ended, the iteration it ended in, qb, the last increment or -1, refactorisations done, the last
+    values factored, the last residual)."""
     n = qb.size
     size = n + active.size  # the unknowns: q_n+1, then the active rows' multipliers
     previous = -1.0
@@ -163,7 +171,17 @@ def newton_loop(mass_factor, M_indptr, M_indices, M_data, mass_values, inertia, 
     last = mass_values
     R = np.zeros(0)
     Mq = np.empty(n)
+    nf = F_at.size
+    Qb, F, dF = np.empty((1, nf)), np.zeros((1, nf)), np.zeros((1, dF_at.size))
+    F_bounds = np.zeros(2 if nf else 1, np.int64)  # one force's values: from 0 to nf
+    F_bounds[-1] = nf
     for it in range(1, max_iterations + 1):
+        if nf:
+            for i in range(nf):
+                Qb[0, i] = qb[F_at[i]]
+            beams.step(Qb if same else Qa, Qb, same, dim, index, R_e, t_e, beta, lam_e, gamma, C_e, k_e, F, dF, start,
+                       start_grad, known)
+            known = True
         for i in range(n):
             acc = 0.0
             for k in range(M_indptr[i], M_indptr[i + 1]):
@@ -171,10 +189,9 @@ def newton_loop(mass_factor, M_indptr, M_indices, M_data, mass_values, inertia, 
             Mq[i] = acc
         values = mass_values.copy()
         R = np.empty(size)
-        no_places = np.zeros(0, np.int64)
-        assemble(R, values, qb, lam, Mq, mass_factor, inertia, constant, np.zeros(0), no_places, np.zeros(1, np.int64),
-                 np.zeros(0), no_places, TANGENTS_LAST, G_a, scale, tangent, at, G, g, c, slot_row, slot_col, G_indptr,
-                 H_indptr, H_indices, H_data, T_indptr, T_indices, T_data, keep, phi_rows, phi_at)
+        assemble(R, values, qb, lam, Mq, mass_factor, inertia, constant, F[0], F_at, F_bounds, dF[0], dF_at, tangents,
+                 G_a, scale, tangent, at, G, g, c, slot_row, slot_col, G_indptr, H_indptr, H_indices, H_data, T_indptr,
+                 T_indices, T_data, keep, phi_rows, phi_at)
         square = 0.0
         for i in range(size):
             square += R[i] * R[i]

@@ -182,10 +182,10 @@ class Newton:
         (with ``tangents``) the Newton matrix's CSC data on the fixed pattern of ``lu``; ``stop``: an optional
         ``QuadraticStop``. Returns (qb, lam, iterations); lam (all m multipliers) is updated in place.
 
-        ``compiled_loop``: the system's arguments of ``kernels.newton_loop`` (a tuple), the same
-        iteration compiled whole: full Newton without ``stop`` runs it once a factorisation exists to
-        refactor, and goes on here from the iteration where it returns (a refactorisation refused, a
-        residual not finite)."""
+        ``compiled_loop``: a function that gives the system's arguments of ``kernels.newton_loop`` (a
+        tuple; called only where the loop runs), the same iteration compiled whole: full Newton without
+        ``stop`` runs it once a factorisation exists to refactor, and goes on here from the iteration
+        where it returns (a refactorisation refused, a residual not finite)."""
         options, kernels = self.options, self._kernels
         if kernels is None:
             kernels = self._kernels = compiled(KERNELS)
@@ -198,7 +198,7 @@ class Newton:
         if compiled_loop is not None and not options.modified and stop is None and self.lu.refactorable:
             lu = self.lu
             how, first, qb, increment, count, values, R = kernels.newton_loop(
-                *compiled_loop, qb, lam, bound, options.max_iterations, *lu.pattern, lu.handles, lu.rcond,
+                *compiled_loop(), qb, lam, bound, options.max_iterations, *lu.pattern, lu.handles, lu.rcond,
                 lu.refactor_floor, self.active, self.scale, self._refinement, FIRST_SOLVE_REFINEMENT,
                 self.REFINEMENT_PAUSE)
             if count:

@@ -32,18 +32,20 @@ mass entries (``newton_values``) and each contributor adds its entries at their 
 goes to KLU's refactorisation without a list of contributions to gather: the steppers' iterations
 evaluate the varying forces through their ``Force`` interface and hand them, with the mass, the
 constant forces and the batch, to one compiled call (``assemble``, ``kernels.assemble``); the other
-families add theirs in their own kernels. Where nothing is left to the interpreter -- no varying
-forces, no families outside the batch (rigid bodies, quadratic joints, constant loads) -- the whole
-iteration runs compiled (``compiled_residual``, ``kernels.newton_loop``).
+families add theirs in their own kernels. Where nothing is left to the interpreter -- no families
+outside the batch, no varying forces but the world beams' elasticity, which the loop evaluates itself
+(rigid bodies, quadratic joints, constant loads, world-vector beams) -- the whole iteration runs
+compiled (``compiled_residual``, ``loop_force``, ``kernels.newton_loop``).
 """
 
 import numpy as np
 import scipy.sparse as sp
 
+from ..beam.world.elasticity import NO_STEP
 from ..forces.base import Force
 from ..joints.batch import NO_PLACES, NONE, AffineConstraints
 from ..numerics.lazy import compiled
-from ..numerics.linalg import FixedPatternLU, SingularMatrixError, operator
+from ..numerics.linalg import CsrOperator, FixedPatternLU, SingularMatrixError, operator
 from ..numerics.pattern import SparsePattern, block_entries
 
 SCATTER = "femdyn.numerics.scatter"  # numba: imported where the refill runs
@@ -221,13 +223,30 @@ class SaddleSystem:
                             join([self._force_at[k] for k in self.varying]))
         self._kernels = None  # ``KERNELS``, looked up on the first call of ``assemble``
         # the whole Newton iteration is compiled (``kernels.newton_loop``) where the residual is: no
-        # varying forces, no families outside the batch; M in CSR arrays for it (its products are those of
+        # families outside the batch, no varying force but one that the loop evaluates itself (the world
+        # beams' elasticity, ``loop_force``); M in CSR arrays for it (its products are those of
         # ``mass_operator`` bit for bit where M is diagonal, as for rigid bodies, or a ``CsrOperator``)
-        self.compiled_residual = not self.varying and not self.families
+        looped = [self.forces[k] for k in self.varying if hasattr(self.forces[k], "loop_arguments")]
+        self._looped = looped[0] if looped else None
+        self.compiled_residual = not self.families and len(self.varying) == len(looped) <= 1
+        if self.compiled_residual and looped:  # M of beams is not diagonal: its products those of the loop's
+            self.mass_operator = CsrOperator(self.mass)
         self.batch_arguments = (self._batch_at, *self.affine.arguments)  # its places in the matrix, then its data
         mass = sp.csr_matrix(self.mass)
         mass.sum_duplicates()
         self.mass_csr = (mass.indptr.astype(np.int64), mass.indices.astype(np.int64), mass.data.astype(np.float64))
+
+    def loop_force(self, qa_local, tangents_first):
+        """``kernels.newton_loop``'s arguments of the varying force (``compiled_residual``): where its
+        tangent goes (before the batch's entries with ``tangents_first``, else after them), its
+        coordinates and Newton-matrix places, and its ``loop_arguments`` from the step's start
+        ``qa_local`` (its local coordinates, None for the continuous forms); ``NO_STEP`` without one."""
+        kernels = self._kernels
+        if kernels is None:
+            kernels = self._kernels = compiled(KERNELS)
+        F_at, _, dF_at = self._varying_at
+        force = NO_STEP if self._looped is None else self._looped.loop_arguments(qa_local)
+        return (kernels.TANGENTS_FIRST if tangents_first else kernels.TANGENTS_LAST, F_at, dF_at, *force)
 
     @property
     def factorisations(self):

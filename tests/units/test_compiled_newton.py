@@ -1,6 +1,6 @@
 """Newton's iteration compiled whole (``integrators.kernels.newton_loop``) for the energy-momentum and
 generalized-alpha steps of models whose residual is all compiled (rigid bodies, quadratic joints,
-constant loads):
+constant loads, the world beams' elasticity evaluated inside the loop):
 its steps are those of the interpreted iteration (``Newton.solve``'s loop over ``SaddleSystem.assemble``,
 KLU's ``factor`` and the compiled solves) bit for bit -- q, v, multipliers, iterations, the work, KLU's
 refactorisation count and the state a checkpoint saves -- also where a refactorisation is refused and
@@ -8,6 +8,7 @@ KLU pivots anew in the interpreter, and both fail alike where Newton cannot conv
 import numpy as np
 import pytest
 
+from femdyn.beam.body import BeamBody, Section
 from femdyn.integrators.energy_momentum import EnergyMomentum
 from femdyn.integrators.generalized_alpha import GeneralizedAlpha
 from femdyn.integrators.newton import NewtonFailure, NewtonOptions
@@ -54,9 +55,24 @@ def run(model, setup, compiled, steps=60, dt=2e-3, options=None, refuse=False, s
     return results, stepper
 
 
-@pytest.fixture(params=[2, 3], ids=["planar", "spatial"])
+def beam(dim, elements=4):
+    """A pinned steel beam of 0.5 m (world-vector elements with geometric stiffening) released
+    horizontal from rest under gravity, in space tilted out of the first plane."""
+    b = ModelBuilder(dim)
+    b.add_beam("beam", BeamBody.straight(0.5, elements, Section.rectangle(0.01, 0.01), 2.1e11, 7850.0, dim=dim,
+                                         **({"poisson": 0.3} if dim == 3 else {})), stiffening=True)
+    b.add_joint("pin", "revolute" if dim == 2 else "spherical", "ground", "beam")
+    b.set_gravity([0.0, -9.81] + [3.0] * (dim - 2))
+    model = b.build()
+    q, v = place(model, {}, {"pin": {"angle": 0.0}}) if dim == 2 else place(model, {"beam": {"position": [0.0] * 3}}, {})
+    return model, prepare(model, q, v)
+
+
+@pytest.fixture(params=[(chain, 2), (chain, 3), (beam, 2), (beam, 3)],
+                ids=["planar", "spatial", "planar-beam", "spatial-beam"])
 def model_setup(request):
-    return chain(request.param)
+    build, dim = request.param
+    return build(dim)
 
 
 def test_the_chains_residual_is_all_compiled(model_setup):
@@ -107,3 +123,68 @@ def test_compiled_iteration_fails_as_the_interpreted_one(model_setup):
     nan = np.full(model.n, np.nan)
     messages = [failure(model, setup, compiled, velocity=nan) for compiled in (True, False)]
     assert messages[0] == messages[1] and "not finite" in messages[0]
+
+
+def test_rigid_and_beam_models_share_one_compiled_loop():
+    """The world beams' arguments of ``newton_loop`` (``WorldElasticity.loop_arguments``) have the
+    types of the stand-ins of a rigid model (``NO_STEP``): one machine code for both integrators and
+    both kinds of model, so the rigid case of ``femdyn warm-up`` compiles it for the flexible ones."""
+    from femdyn.numerics.lazy import compiled
+    for build, dim in ((chain, 2), (beam, 2), (beam, 3)):
+        model, setup = build(dim)
+        for scheme in (EnergyMomentum, GeneralizedAlpha):
+            run(model, setup, True, steps=3, scheme=scheme)
+    assert len(compiled("femdyn.integrators.kernels").newton_loop.signatures) == 1
+
+
+@pytest.mark.parametrize("scheme", [EnergyMomentum, GeneralizedAlpha], ids=["energy-momentum", "generalized-alpha"])
+@pytest.mark.parametrize("dim", [2, 3], ids=["planar-beam", "spatial-beam"])
+def test_compiled_loops_matrix_is_the_derivative_of_its_own_residual(dim, scheme):
+    """The Newton matrix that ``newton_loop`` factors for a beam model, at an iterate off the
+    solution and random multipliers, against central differences of the residual that the loop
+    itself evaluates (one iteration from each point): its columns of q_n+1 are the differences in qb,
+    those of the scaled multipliers lam/s the differences in lam/s (the residual is linear in them).
+    The bound 1e-9 max|K|, as for the interpreted assembly (tests/units/test_newton_assembly.py), is
+    above the differences' round-off eps max|K| |q| / h and far below the beams' own entries."""
+    from femdyn.numerics.lazy import compiled
+    kernels = compiled("femdyn.integrators.kernels")
+    model, setup = beam(dim)
+    stepper = scheme(model, 2e-3, setup.active_rows)
+    taken = {}
+    solve = stepper.newton.solve
+
+    def capture(system, qb, lam, t1, stop=None, compiled_loop=None):
+        taken.update(loop=compiled_loop, qb=qb.copy(), lam=lam.copy())
+        return solve(system, qb, lam, t1, stop, compiled_loop)
+
+    states = model.initial_states(setup.q0)
+    r = stepper.step(0.0, setup.q0, setup.v0, np.zeros(model.m), states)  # the factorisation to refactor
+    stepper.newton.solve = capture
+    stepper.step(2e-3, r.q, r.v, r.lam, r.states)
+    lu, newton, system = stepper.system.lu, stepper.newton, stepper.system
+    rng = np.random.default_rng(dim)
+    qb = taken["qb"] + 1e-5 * rng.normal(size=model.n)
+    lam = rng.normal(size=model.m)
+
+    def loop(q, multipliers):
+        """(residual, matrix values) of one iteration of the loop from (q, multipliers); the kept
+        pivots accepted whatever KLU's condition estimate (the matrix is what is checked)."""
+        out = kernels.newton_loop(*taken["loop"](), q, multipliers.copy(), 1e-10, 1, *lu.pattern, lu.handles,
+                                  lu.rcond, 0.0, newton.active, newton.scale, np.zeros(2), 1, 15)  # any pivots
+        assert out[0] in (kernels.CONVERGED, kernels.LIMIT) and out[4] == 1  # refactored and solved
+        return out[6], out[5]
+
+    R, values = loop(qb, lam)
+    K = system.pattern.csc(values).toarray()
+    h = 1e-6 * max(1.0, np.abs(qb).max())
+    columns = []
+    for j in range(system.n):
+        e = np.zeros(system.n)
+        e[j] = h
+        columns.append((loop(qb + e, lam)[0] - loop(qb - e, lam)[0]) / (2 * h))
+    for i in system.active:
+        e = np.zeros(model.m)
+        e[i] = stepper.scale  # the unknown is lam/s
+        columns.append(loop(qb, lam + e)[0] - R)
+    numeric = np.column_stack(columns)
+    assert np.abs(K - numeric).max() <= 1e-9 * np.abs(K).max()

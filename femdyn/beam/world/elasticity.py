@@ -90,9 +90,22 @@ class WorldElasticity(Force):
         self._at_start = (np.zeros((E, ns)), np.zeros((E, ns, nz)))
         self._arguments = (dim, self.index, *self.data)  # the kernels' element data, one tuple for every call
         self._no_tangent = np.zeros((1, 0))
+        self._no_start = np.zeros((1, columns.size))  # ``loop_arguments``' qa of the continuous forms
 
     def tangent_pattern(self):
         return self._pattern
+
+    def loop_arguments(self, qa):
+        """What ``integrators.kernels.newton_loop`` takes to evaluate this force in its iterations
+        (``kernels.step``'s arguments but the iterate's and the outputs): the step's start qa (1, n),
+        or None for the continuous forms at each iterate, then whether the strains at qa are held
+        already, and the element data. As ``_evaluate``, it records qa as the start whose strains the
+        first iteration leaves held (the loop always evaluates the force in its first iteration)."""
+        if qa is None:
+            return (self._no_start, True, False, *self._arguments, *self._at_start)
+        start = qa.tobytes()
+        known, self._start = start == self._start, start
+        return (qa, False, known, *self._arguments, *self._at_start)
 
     def _evaluate(self, qa, qb, same, tangent=True, start=None):
         """F (1, n) and the tangent's values (1, nnz) of ``kernels.step``, discrete from qa to qb or, with
@@ -133,3 +146,9 @@ class WorldElasticity(Force):
     def potential_history(self, Q, states):
         kernels = compiled(KERNELS)
         return kernels.energies(np.ascontiguousarray(Q[:, 0, :]), self.dim, self.index, *self.data)
+
+
+# ``WorldElasticity.loop_arguments`` of no force, of the same types: a step without beams in the loop
+NO_STEP = (np.zeros((1, 0)), True, False, 2, np.zeros((0, 0), dtype=np.int64), np.zeros((0, 0, 0, 0)),
+           np.zeros((0, 0, 0)), np.zeros((0, 0, 0)), np.zeros((0, 0, 0)), np.zeros((0, 0)), np.zeros((0, 0, 0)),
+           np.zeros((0, 0)), np.zeros((0, 0)), np.zeros((0, 0, 0)))
