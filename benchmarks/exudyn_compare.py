@@ -74,8 +74,6 @@ from spatial_pendulum import SpatialPendulum
 
 from femdyn.casefile.beams import Options
 from femdyn.casefile.case import load_case
-from femdyn.integrators.generalized_alpha import GeneralizedAlpha
-from femdyn.integrators.newton import NewtonOptions
 from femdyn.integrators.settings import SolverSettings
 from femdyn.integrators.setup import prepare
 from femdyn.integrators.time_loop import simulate
@@ -373,7 +371,7 @@ def markdown(results):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true",
-                        help="a short check: planar N = 16, 64, spatial N = 16, 3 dts, one round, coarser references, "
+                        help="a short check: planar N = 16, 64, spatial N = 16, one round, coarser references (dt 2.5e-4), "
                              "the 3-PRR over 0.2 s")
     parser.add_argument("--rounds", type=int, default=None, help="interleaved rounds, medians (default 3; --quick 1)")
     parser.add_argument("--scan", action="store_true", help="the pendulums' errors over SCAN instead (one round): "
