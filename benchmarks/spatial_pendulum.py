@@ -30,7 +30,7 @@ Prints a table per N, the 3D/planar ratio (target: at most 3), the growth of the
 N = 256 to 4096 (linear: 16) and its fitted exponent, and the peak memory at N = 4096 (target:
 < 1 GiB); writes JSON. A benchmark, not a test: nothing is asserted.
 
-``SpatialPendulum`` is also the problem class of ``exudyn_spatial.py``.
+``SpatialPendulum`` is also the problem class of ``exudyn_compare.py``.
 
 Usage: python benchmarks/spatial_pendulum.py [--elements 16 32 .. 4096] [--steps 200] [--dt 1e-3]
                                              [--rounds 3] [--with-ffr] [--json FILE]
@@ -90,8 +90,8 @@ def pendulum(kind, n_elements):
 
 
 class SpatialPendulum:
-    """The spatial pendulum as a problem class of ``exudyn_spatial.py``: ``model``, ``setup``,
-    ``tip(q)`` (world position of the free end), and the data Exudyn's model needs."""
+    """The spatial pendulum as a problem class of ``exudyn_compare.py``: ``model``, ``setup``,
+    ``tip(q)`` (world position of the free end), and its Exudyn twin (``exudyn_build``)."""
 
     title, point = "spatial flexible pendulum", "tip"
 
@@ -109,6 +109,27 @@ class SpatialPendulum:
 
     def tip(self, q):
         return self.model.worlds[0].positions(q, self.tip_point)[0]
+
+    def exudyn_build(self, exu):
+        """The same pendulum in Exudyn (``exudyn_compare.py``): N 3D ANCF cable elements (``ObjectANCFCable``
+        on ``NodePointSlope1``: axial strain and bending, no shear, no torsion, no rotary inertia: the
+        Euler-Bernoulli physics of femdyn's element for a square section, which twists hardly at all here)
+        with the same EA, EI, rho A, the first node's position held by three ``CoordinateConstraint``s (its
+        slope free: a ball joint), every node moving with the rigid rotation at the release (omega x r,
+        omega x e_x). Returns (system container, mbs, the tip node)."""
+        from exudyn.beams import GenerateBeamElementsAlongLine
+        from exudyn.itemInterface import ObjectANCFCable
+        sc = exu.SystemContainer()
+        mbs = sc.AddSystem()
+        cable = ObjectANCFCable(massPerLength=self.mass_per_length, bendingStiffness=self.bending,
+                                axialStiffness=self.axial)
+        beam = GenerateBeamElementsAlongLine(mbs, [0.0, 0.0, 0.0], [self.length, 0.0, 0.0], self.n_elements, cable,
+                                             gravity=list(self.gravity), groundConstraintsStart=[1, 1, 1, 0, 0, 0])
+        slope_rate = np.cross(self.spin, [1.0, 0.0, 0.0])
+        for node, position in zip(beam["nodes"], beam["nodePositions"]):
+            mbs.SetNodeParameter(node, "initialVelocities", [*np.cross(self.spin, position), *slope_rate])
+        mbs.Assemble()
+        return sc, mbs, beam["nodes"][-1]
 
 
 def peak_rss_mib():
