@@ -11,14 +11,12 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ..post.campbell import CAMPBELL, MOTION_MODES, write_campbell, write_motion_modes
-from ..post.folders import output_folder, publish
-from .results import _pandas
+from .results import Analysed, _pandas, _publish
 
 if TYPE_CHECKING:
     from ..integrators.campbell import MotionModes
     from ..integrators.motion import Motion
     from ..studies.campbell import Campbell
-    from .problem import Problem
 
 
 class MotionModesResult:
@@ -26,7 +24,7 @@ class MotionModesResult:
     [Hz], ``damping_ratio``, complex ``shapes`` (k, n) in q; ``motion`` the steady state (q, v, a, the
     observer frame's angular velocity ``omega`` [rad/s])."""
 
-    def __init__(self, problem: Problem, modes: MotionModes) -> None:
+    def __init__(self, problem: Analysed, modes: MotionModes) -> None:
         self.problem, self.modes = problem, modes
 
     @property
@@ -57,10 +55,11 @@ class MotionModesResult:
         hz = ", ".join(f"{f:.4g}" for f in self.frequency)
         return f"<MotionModesResult {self.problem.case.title!r} at t = {self.motion.t:g} s: f = [{hz}] Hz>"
 
-    def write(self, folder: str | Path) -> list[dict[str, Any]]:
-        """Write the folder of ``femdyn modes --moving`` (``post.campbell.write_motion_modes``); returns its rows."""
-        return publish(output_folder(Path(folder), MOTION_MODES, "an earlier motion_modes folder"),
-                       lambda path: write_motion_modes(path, self.problem.case, self.modes))
+    def write(self, folder: str | Path, force: bool = False) -> list[dict[str, Any]]:
+        """Write the folder of ``femdyn modes --moving`` (``post.campbell.write_motion_modes``; ``force``: a
+        folder whatever it holds); returns its rows."""
+        return _publish(folder, lambda path: write_motion_modes(path, self.problem.case, self.modes), force,
+                        MOTION_MODES, "an earlier motion_modes folder")
 
 
 class CampbellResult:
@@ -68,7 +67,7 @@ class CampbellResult:
     [Hz] and ``damping_ratio`` (p, k), ``mac`` (p, k) of each mode with its shape at the previous value,
     ``mode(k)`` the frequencies of mode k (from 1) over the values."""
 
-    def __init__(self, problem: Problem, campbell: Campbell) -> None:
+    def __init__(self, problem: Analysed, campbell: Campbell) -> None:
         self.problem, self.campbell = problem, campbell
 
     @property
@@ -112,8 +111,9 @@ class CampbellResult:
         return (f"<CampbellResult {self.problem.case.title!r}: {self.frequency.shape[1]} modes over "
                 f"{len(self.values)} values of {self.parameter} [{self.unit}]>")
 
-    def write(self, folder: str | Path) -> dict[str, Any]:
+    def write(self, folder: str | Path, force: bool = False) -> dict[str, Any]:
         """Write the folder of ``femdyn modes --sweep`` (``post.campbell.write_campbell``: campbell.csv,
-        units.json, campbell.json, campbell.png); returns the JSON summary."""
-        return publish(output_folder(Path(folder), CAMPBELL, "an earlier campbell folder"),
-                       lambda path: write_campbell(path, self.campbell, self.problem.case.title))
+        units.json, campbell.json, campbell.png; ``force``: a folder whatever it holds); returns the JSON
+        summary."""
+        return _publish(folder, lambda path: write_campbell(path, self.campbell, self.problem.case.title), force,
+                        CAMPBELL, "an earlier campbell folder")

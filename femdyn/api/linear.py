@@ -14,12 +14,11 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from ..integrators.linearize import frequency_and_damping
-from ..post.folders import output_folder, publish
 from ..post.statespace import SUMMARY, summary, write_plant
+from .results import Analysed, _publish
 
 if TYPE_CHECKING:
     from ..integrators.linearize import LinearPlant
-    from .problem import Problem
 
 Array = NDArray[np.float64]
 
@@ -31,7 +30,7 @@ class LinearResult:
     deviations from the rigid mechanism [m, rad] or joint reactions [N, N m], as deviations from their
     values at the equilibrium; the state is (y, y'), y the coordinates along the null-space basis ``Z``."""
 
-    def __init__(self, problem: Problem, plant: LinearPlant) -> None:
+    def __init__(self, problem: Analysed, plant: LinearPlant) -> None:
         self.problem, self.plant = problem, plant
 
     @property
@@ -148,9 +147,9 @@ class LinearResult:
                 f"{len(self.states)} states; inputs {', '.join(self.inputs) or 'none'}; outputs "
                 f"{', '.join(self.outputs) or 'none'}; lowest oscillating poles [{hz}] Hz>")
 
-    def write(self, folder: str | Path, plots: bool = True) -> dict[str, Any]:
+    def write(self, folder: str | Path, plots: bool = True, force: bool = False) -> dict[str, Any]:
         """Write the folder of ``femdyn linearize`` (``post.statespace.write_plant``: statespace.npz,
         linearize.json, the Bode plots unless ``plots`` is False) into ``folder``, which must be new, empty
-        or an earlier linearize folder (replaced). Returns the JSON summary."""
-        out = output_folder(Path(folder), SUMMARY, "an earlier linearize folder")
-        return publish(out, lambda path: write_plant(path, self.plant, self.problem.case.path, plots=plots))
+        or an earlier linearize folder (replaced), or with ``force`` anything. Returns the JSON summary."""
+        return _publish(folder, lambda path: write_plant(path, self.plant, self.problem.case.path, plots=plots),
+                        force, SUMMARY, "an earlier linearize folder")

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from contextlib import nullcontext
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -17,10 +17,7 @@ from ..studies import map_files
 from ..studies.map_plan import MapPlan, complete_row, parse_grid, plan_map, point_row, run_local
 from ..studies.sweep import Parameter
 from ..studies.sweep_cluster import connect, run_on_cluster
-from .results import _pandas
-
-if TYPE_CHECKING:
-    from .problem import Problem
+from .results import Analysed, _pandas
 
 
 class MapResult:
@@ -102,7 +99,7 @@ def _axes(grid: Mapping[str, ArrayLike] | Sequence[str]) -> list[Parameter]:
     return [parse_grid(text) for text in grid]
 
 
-def workspace_map(problem: Problem, grid: Mapping[str, ArrayLike] | Sequence[str], *, probe: str | None = None,
+def workspace_map(problem: Analysed, grid: Mapping[str, ArrayLike] | Sequence[str], *, probe: str | None = None,
                   modes: int = 3, payload: float | ArrayLike | None = None, singular: float | None = None,
                   workers: int | None = None, scheduler: str | None = None, client: Any = None) -> MapResult:
     """The workspace map of ``problem`` (``Problem.map``: the arguments there)."""

@@ -7,7 +7,10 @@ case file (``load``), and the analyses of it: ``run`` (the dynamics, ``integrato
 ``studies.linear``) and ``invert`` (the stable inversion of its servo problem,
 ``integrators.inversion``). Each returns a result object of ``api.results`` (``api.linear``,
 ``api.campbell``, ``api.map``) with named access and ``write(folder)``, which writes the result folder
-of the command line's ``femdyn run``, ``static``, ``modes``, ``map``, ``linearize`` or ``invert``.
+of the command line's ``femdyn run``, ``static``, ``modes``, ``map``, ``linearize`` or ``invert``: the
+commands are thin clients of this class (``commands``: they parse, print and choose exit codes). An
+analysis imports its modules when it is first called, so that ``femdyn run`` (``run``, with the streaming
+``output`` of its result folder) starts without them.
 
 A problem holds an ``casefile.case.Case`` (``Problem.case``), the object every study and command runs, so a
 problem built in Python and the same problem read from a case file run the same steps: the initial state
@@ -26,13 +29,9 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from ..integrators.modes import natural_modes
 from ..integrators.settings import SolverSettings
-from ..integrators.statics import static_equilibrium
-from ..integrators.zero_dynamics import zero_dynamics
 from ..casefile.beams import Options
 from ..casefile.case import Case, load_case
-from ..post.equilibrium import pose_at
 from ..casefile.initial_state import mode_state
 from ..model.builder import ModelBuilder
 from ..model.errors import ModelError
@@ -40,17 +39,17 @@ from ..model.gauges import make_gauge
 from ..model.initial import place
 from ..model.model import Model
 from ..model.spec import ModelSpec
-from ..studies.campbell import campbell, case_motion_modes, case_variants, parameter_unit
-from ..studies.inversion import InversionSettings, invert_case, inversion_settings
-from ..studies.linear import case_plant
 from ..studies.run import checked_settings, prepare_case, run_case
-from .campbell import CampbellResult, MotionModesResult
-from .linear import LinearResult
-from .map import MapResult, workspace_map
-from .results import InversionResult, ModesResult, RunResult, StaticResult
+from .results import RunResult
 
 if TYPE_CHECKING:
     from ..integrators.setup import Setup
+    from ..integrators.time_loop import Checkpoint
+    from ..studies.inversion import InversionSettings
+    from .campbell import CampbellResult, MotionModesResult
+    from .linear import LinearResult
+    from .map import MapResult
+    from .results import InversionResult, ModesResult, StaticResult
 
 Pose = Mapping[str, Any]  # {"position", "angle" (2D) | "rotation" (3x3, 3D), "velocity", "angular_velocity"}
 Elastic = tuple[int, float]  # (mode k from 1, largest nodal translation in m, or m/s for a rate)
@@ -195,14 +194,24 @@ class Problem:
         return (f"<Problem {self.case.title!r}: {self.model!r}; {s.integrator}, dt = {s.dt:g} s to t_end = "
                 f"{s.t_end:g} s{start}; probes: {probes}>")
 
-    def with_settings(self, **changes: Any) -> Problem:
+    def with_settings(self, names: Mapping[str, str] | None = None, **changes: Any) -> Problem:
         """The problem with its solver settings changed (``SolverSettings.replace``: dt, t_end,
-        integrator, rho_inf, newton, ...), checked for its model.
+        integrator, rho_inf, newton, ...), checked for its model; ``names``: what a refused setting is
+        called in the error, {field: name} (default ``solver.<field>``; the command line's options).
 
         Raises:
             CaseError: a setting that cannot be used (its field and why).
         """
-        return self._with(replace(self.case, settings=checked_settings(self.case, **changes)))
+        return self._with(replace(self.case, settings=checked_settings(self.case, names, **changes)))
+
+    def with_output(self, every: int | None = None, vtk: bool | None = None, plots: bool | None = None,
+                    states: bool | None = None) -> Problem:
+        """The problem with the output options that are given (not None) replaced: ``every`` (a ParaView
+        frame every k-th step), ``vtk`` (the ParaView series), ``plots`` (the PNG plots), ``states``
+        (states.csv)."""
+        output = {key: value for key, value in (("every", every), ("vtk", vtk), ("plots", plots), ("states", states))
+                  if value is not None}
+        return self._with(replace(self.case, **output)) if output else self
 
     def _with(self, case: Case) -> Problem:
         problem = Problem.__new__(Problem)
@@ -215,12 +224,17 @@ class Problem:
         return prepare_case(self.case)
 
     # --- analyses --------------------------------------------------------------------------------
-    def run(self, progress: Any = None, **changes: Any) -> RunResult:
+    def run(self, progress: Any = None, *, setup: Setup | None = None, output: Any = None,
+            resume: Checkpoint | None = None, **changes: Any) -> RunResult:
         """Simulate from t = 0 to t_end (``integrators.time_loop.simulate``: the energy-momentum scheme,
         000 eqs. 5-7, or generalized-alpha, [Arnold2007]).
 
         Args:
             progress: an object with ``update(step, t)`` told after every step, or None.
+            setup: the prepared initial state to start from (default: ``setup()``).
+            output: where the history goes in chunks as the run goes (``post.results.ResultWriter``, as
+                ``femdyn run`` writes its folder), or None (all of it in the result).
+            resume: the ``time_loop.Checkpoint`` of an interrupted run of this problem to go on from.
             **changes: solver settings changed for this run (dt, t_end, integrator, rho_inf, newton, ...).
 
         Returns:
@@ -229,7 +243,7 @@ class Problem:
         unknown = sorted(set(changes) - set(SOLVER))
         if unknown:
             raise TypeError(f"run() got unknown settings {', '.join(unknown)} (known: {', '.join(SOLVER)})")
-        run = run_case(self.case, progress, **changes)
+        run = run_case(self.case, progress, setup, output, resume, **changes)
         case = self.case if run.settings is self.settings else replace(self.case, settings=run.settings)
         return RunResult(self._with(case), run.results, run.setup, run.wall_time)
 
@@ -241,8 +255,11 @@ class Problem:
         Raises:
             StaticsError: there is no equilibrium (the free motions the loads drive).
         """
+        from ..integrators.statics import static_equilibrium
+        from .results import StaticResult
+
         setup = self.setup()
-        return StaticResult(self, static_equilibrium(setup, t=t), setup.start)
+        return StaticResult(self, static_equilibrium(setup, t=t), setup)
 
     def modes(self, count: int = 6, t: float = 0.0, servos: str = "held", result: str | Path | None = None
               ) -> ModesResult:
@@ -254,6 +271,11 @@ class Problem:
         Raises:
             StaticsError, ModesError: no equilibrium, or a linearisation that is refused.
         """
+        from ..integrators.modes import natural_modes
+        from ..integrators.statics import static_equilibrium
+        from ..post.equilibrium import pose_at
+        from .results import ModesResult
+
         setup = self.setup()
         if result is not None:
             setup = replace(setup, q0=pose_at(result, setup.model, t))
@@ -275,6 +297,9 @@ class Problem:
             ModesError: no steady motion, or a linearisation that is refused; CaseError: a folder without
             the states or a frame out of range.
         """
+        from ..studies.campbell import case_motion_modes
+        from .campbell import MotionModesResult
+
         return MotionModesResult(self, case_motion_modes(self.case, count, t, servos, result, observer, frame))
 
     def campbell(self, parameter: str | Callable[[float], Problem], values: ArrayLike, count: int = 6,
@@ -295,6 +320,9 @@ class Problem:
             CaseError: a parameter that is not a numeric field of the file; ModesError: no steady motion, or
             a linearisation that is refused.
         """
+        from ..studies.campbell import campbell, case_variants, parameter_unit
+        from .campbell import CampbellResult
+
         if callable(parameter):
             name, variant = getattr(parameter, "__name__", "parameter"), lambda value: parameter(value).case
             unit = unit or "1"
@@ -339,6 +367,9 @@ class Problem:
             ValueError: an unknown input or output name; StaticsError, ModesError: no equilibrium, or a
             linearisation that is refused.
         """
+        from ..studies.linear import case_plant
+        from .linear import LinearResult
+
         plant = case_plant(self.case, None if inputs is None else list(inputs),
                            None if outputs is None else list(outputs), t, servos, result, moving, observer,
                            frame)
@@ -367,8 +398,27 @@ class Problem:
         Raises:
             CaseError: a grid, probe or option that cannot be used.
         """
+        from .map import workspace_map
+
         return workspace_map(self, grid, probe=probe, modes=modes, payload=payload, singular=singular,
                              workers=workers, scheduler=scheduler, client=client)
+
+    def inversion_settings(self, pre: float | None = None, post: float | None = None) -> InversionSettings:
+        """The settings ``invert`` takes: the problem's ``inversion``, else the case file's ``[inversion]``,
+        else stable with pre = post = 0.5 s; ``pre``, ``post`` [s] replace its horizons where given.
+
+        Raises:
+            CaseError: a case file's ``[inversion]`` that cannot be used (its field and why).
+        """
+        from ..studies.inversion import InversionSettings, inversion_settings
+
+        if self._inversion is not None:
+            settings = self._inversion
+        elif self.case.data is not None:
+            settings = inversion_settings(self.case)
+        else:
+            settings = InversionSettings("stable", 0.5, 0.5)
+        return InversionSettings(settings.method, pre or settings.pre, post or settings.post)
 
     def invert(self, pre: float | None = None, post: float | None = None, check_dt: float | None = None
                ) -> InversionResult:
@@ -385,18 +435,16 @@ class Problem:
             ModelError: the problem has no servos; InversionError, StaticsError, ModesError: the
             inversion or its check failed.
         """
+        from ..integrators.zero_dynamics import zero_dynamics
+        from ..studies.inversion import invert_case
+        from .results import InversionResult
+
         if not self.model.inputs:
             raise ModelError("servos", "the problem has no servo constraints to invert")
         if self.spec is None and self.case.data is None:
             raise ModelError("model", "the inversion's check rebuilds the model without its servos: give the "
                              "Problem the ModelBuilder, not the built Model")
-        if self._inversion is not None:
-            settings = self._inversion
-        elif self.case.data is not None:
-            settings = inversion_settings(self.case)
-        else:
-            settings = InversionSettings("stable", 0.5, 0.5)
-        settings = InversionSettings(settings.method, pre or settings.pre, post or settings.post)
+        settings = self.inversion_settings(pre, post)
         setup, inversion, check = invert_case(self.case, settings, self._options, check_dt,
                                               spec=self.spec if self.case.data is None else None)
         return InversionResult(self, settings, inversion, check, zero_dynamics(setup))
@@ -442,8 +490,6 @@ def load(path: str | Path, *, overrides: Mapping[str, float] | None = None, flex
     """
     options = Options(model=flexible, elements=elements, modes=modes, stiffening=stiffening, segments=segments)
     case = load_case(path, options, dict(overrides) if overrides else None)
-    output = {key: value for key, value in (("every", every), ("vtk", vtk), ("plots", plots), ("states", states))
-              if value is not None}
-    case = replace(case, settings=checked_settings(case, **settings), **output)
-    return Problem.from_case(case, options)
+    case = replace(case, settings=checked_settings(case, **settings))
+    return Problem.from_case(case, options).with_output(every, vtk, plots, states)
 

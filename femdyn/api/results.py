@@ -15,39 +15,57 @@ that ``femdyn run`` (``post.results.write_results``), ``femdyn static``, ``femdy
 """
 from __future__ import annotations
 
-from collections.abc import Mapping
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from ..integrators.time_loop import Results
-from ..post.equilibrium import deflections, write_modes, write_static
 from ..post.folders import output_folder, publish
 from ..post.nodes import NodeTables
 from ..post.probes import conditioning_statistics, deviation_statistics, probe_table
 from ..post.results import (BODIES, GAUGES, HISTORY, INPUTS, PROBES, REACTIONS, bodies_columns, history_columns,
                           write_results)
 from ..model.gauges import gauge_statistics, gauge_table
-from ..model.participation import effective_masses, probe_amplitudes, total_mass
 from ..model.deviation import UNITS, Deviation, column_names
-from ..studies.inversion import write_inversion
 
 if TYPE_CHECKING:
+    from ..casefile.case import Case
     from ..integrators.inversion import ForwardCheck, Inversion
     from ..integrators.modes import NaturalModes
     from ..integrators.setup import Setup
     from ..integrators.statics import Equilibrium
     from ..integrators.zero_dynamics import ZeroDynamics
+    from ..model.model import Model
     from ..studies.inversion import InversionSettings
-    from .problem import Problem
 
 Columns = dict[str, NDArray[np.float64]]
 TABLES = {"history": HISTORY, "bodies": BODIES, "probes": PROBES, "inputs": INPUTS, "reactions": REACTIONS,
           "gauges": GAUGES}
+
+
+class Analysed(Protocol):
+    """What a result needs of the problem it came from (``problem.Problem``): the case it ran and its
+    model. A protocol, so that the result modules do not import ``problem``, which imports them."""
+
+    @property
+    def case(self) -> Case: ...
+
+    @property
+    def model(self) -> Model: ...
+
+
+def _publish(folder: str | Path, write: Callable[[Path], Any], force: bool, *kind: Any) -> Any:
+    """``write`` the result folder ``folder`` beside it and move it there (``post.folders.publish``), once
+    ``post.folders.output_folder`` has checked it as the folder of a new result of ``kind`` (its marker
+    file and words; default a run's): new, empty or an earlier one of that kind, or with ``force``
+    whatever it holds. Returns what ``write`` returns."""
+    return publish(output_folder(Path(folder), *kind, force=force), write)
 
 
 def _pandas(columns: Mapping[str, ArrayLike]) -> Any:
@@ -59,7 +77,7 @@ def _pandas(columns: Mapping[str, ArrayLike]) -> Any:
     return pandas.DataFrame(columns)
 
 
-def _tables(problem: Problem, results: Results, deviation: Deviation | None) -> dict[str, Columns]:
+def _tables(problem: Analysed, results: Results, deviation: Deviation | None) -> dict[str, Columns]:
     """The tables of a result folder for ``results`` of ``problem`` (``post.results``' columns), the
     probes' with the columns of their ``deviation`` from the rigid mechanism."""
     model, case = problem.model, problem.case
@@ -106,10 +124,10 @@ class ProbeDeviation:
         return _pandas({"t": self.t, **self.components})
 
 
-class Tabled:
+class Tabled(ABC):
     """Named access to the tables of a result (module docstring)."""
 
-    problem: Problem
+    problem: Analysed
 
     @cached_property
     def tables(self) -> dict[str, Columns]:
@@ -148,10 +166,10 @@ class Tabled:
         return {"probes": deviation_statistics(probes, self.problem.case.probes), "deviation": deviation.describe(),
                 "conditioning": conditioning_statistics(probes, deviation)}
 
+    @abstractmethod
     def _results(self) -> Results:
         """The history the tables are made of: each result type gives its own (a run's, or the
         equilibrium's one frame)."""
-        raise NotImplementedError
 
     @property
     def history(self) -> Columns:
@@ -212,7 +230,7 @@ class RunResult(Tabled):
     """A run of a problem (``Problem.run``): its ``Results`` (``results``: t, q, v, energies, work,
     momenta, residual, Newton iterations), the tables by name, and the result folder ``write`` writes."""
 
-    def __init__(self, problem: Problem, results: Results, setup: Setup, wall_time: float) -> None:
+    def __init__(self, problem: Analysed, results: Results, setup: Setup, wall_time: float) -> None:
         self.problem, self.results, self.setup, self.wall_time = problem, results, setup, wall_time
 
     def _results(self) -> Results:
@@ -243,20 +261,26 @@ class RunResult(Tabled):
         return (f"<RunResult {self.problem.case.title!r}: t = {r.t[0]:g} .. {r.t[-1]:g} s, {len(r.t) - 1} steps "
                 f"of dt = {r.dt:g} s, {state}; joint coordinates {coordinates}; {tables}>")
 
-    def write(self, folder: str | Path) -> dict[str, Any]:
+    def write(self, folder: str | Path, force: bool = False) -> dict[str, Any]:
         """Write the result folder of ``femdyn run`` (``post.results.write_results``: the tables, plots,
         ParaView series and summary.json) into ``folder``, which must be new, empty or an earlier
-        result folder (replaced). Returns the summary."""
-        out = output_folder(Path(folder))
-        return publish(out, lambda path: write_results(path, self.problem.case, self.results, self.wall_time))
+        result folder (replaced), or with ``force`` anything. Returns the summary."""
+        return _publish(folder, lambda path: write_results(path, self.problem.case, self.results, self.wall_time),
+                        force)
 
 
 class StaticResult(Tabled):
     """A static equilibrium (``Problem.static``): ``equilibrium`` (q, lam, inputs, residuals), the servo
-    inputs and probe deflections by name, the one-frame tables, and the folder of ``femdyn static``."""
+    inputs and probe deflections by name, the one-frame tables, and the folder of ``femdyn static``; the
+    ``setup`` it was reached from (its ``start``, and its ``assembly`` where the pose was assembled)."""
 
-    def __init__(self, problem: Problem, equilibrium: Equilibrium, start: NDArray[np.float64]) -> None:
-        self.problem, self.equilibrium, self.start = problem, equilibrium, start
+    def __init__(self, problem: Analysed, equilibrium: Equilibrium, setup: Setup) -> None:
+        self.problem, self.equilibrium, self.setup = problem, equilibrium, setup
+
+    @property
+    def start(self) -> NDArray[np.float64]:
+        """The prepared initial coordinates the displacements are measured from."""
+        return self.setup.start
 
     def _results(self) -> Results:
         e = self.equilibrium
@@ -275,6 +299,8 @@ class StaticResult(Tabled):
     def deflections(self) -> dict[str, dict[str, Any]]:
         """Every probe's displacement from the initial state and, on a flexible body, its elastic
         displacement and section rotation (``post.equilibrium.deflections``)."""
+        from ..post.equilibrium import deflections
+
         return deflections(self.problem.case, self.equilibrium.q, self.start)
 
     def coordinate(self, name: str) -> float:
@@ -286,10 +312,13 @@ class StaticResult(Tabled):
                 f"force residual {e.force_residual:.3g}; servo inputs {self.servo_inputs}; "
                 f"probes {', '.join(self.deflections) or 'none'}>")
 
-    def write(self, folder: str | Path) -> dict[str, Any]:
-        """Write the folder of ``femdyn static`` (``post.equilibrium.write_static``); returns its static part."""
+    def write(self, folder: str | Path, force: bool = False) -> dict[str, Any]:
+        """Write the folder of ``femdyn static`` (``post.equilibrium.write_static``; ``force`` as
+        ``RunResult.write``); returns its static part."""
+        from ..post.equilibrium import write_static
+
         case = replace(self.problem.case, plots=False)  # as femdyn static: a one-frame run has no curves to plot
-        return publish(output_folder(Path(folder)), lambda path: write_static(path, case, self.equilibrium, self.start))
+        return _publish(folder, lambda path: write_static(path, case, self.equilibrium, self.start), force)
 
 
 class ModesResult:
@@ -297,7 +326,7 @@ class ModesResult:
     mode shapes, the effector's part in them (``amplitude`` of every probe, ``effective_mass`` along the
     world axes), ``describe(i)`` in words; ``write`` writes the folder of ``femdyn modes``."""
 
-    def __init__(self, problem: Problem, modes: NaturalModes, equilibrium: Equilibrium) -> None:
+    def __init__(self, problem: Analysed, modes: NaturalModes, equilibrium: Equilibrium) -> None:
         self.problem, self.modes, self.equilibrium = problem, modes, equilibrium
 
     @property
@@ -321,6 +350,8 @@ class ModesResult:
     def amplitude(self) -> dict[str, NDArray[np.float64]]:
         """Every probe's world displacement a = J phi [kg^-1/2] in each mass-normalised mode, {probe:
         (modes, dim)} (``model.participation.probe_amplitudes``): how much of the mode the effector takes part in."""
+        from ..model.participation import probe_amplitudes
+
         probes = self.problem.case.probes
         values = probe_amplitudes(self.problem.model, probes, self.shapes)
         return {name: values[:, p] for p, (name, _, _) in enumerate(probes)}
@@ -330,11 +361,15 @@ class ModesResult:
         """(modes, dim) [kg]: each mode's effective mass (phi^T M r_a)^2 / (phi^T M phi) along the world axes,
         r_a a unit rigid translation (``model.participation.effective_masses``); over all modes they add up
         to ``total_mass`` along a free translation."""
+        from ..model.participation import effective_masses
+
         return effective_masses(self.problem.model, self.shapes)
 
     @property
     def total_mass(self) -> float:
         """The model's mass [kg]."""
+        from ..model.participation import total_mass
+
         return total_mass(self.problem.model)
 
     def to_pandas(self) -> Any:
@@ -352,10 +387,13 @@ class ModesResult:
         title, count = self.problem.case.title, len(self.omega)
         return f"<ModesResult {title!r}: {count} modes at t = {self.modes.t:g} s, f = [{hz}] Hz>"
 
-    def write(self, folder: str | Path, vtk: bool = True) -> list[dict[str, Any]]:
-        """Write the folder of ``femdyn modes`` (``post.equilibrium.write_modes``); returns its rows."""
-        return publish(output_folder(Path(folder), "modes.json", "an earlier modes folder"),
-                       lambda path: write_modes(path, self.problem.case, self.modes, vtk=vtk))
+    def write(self, folder: str | Path, vtk: bool = True, force: bool = False) -> list[dict[str, Any]]:
+        """Write the folder of ``femdyn modes`` (``post.equilibrium.write_modes``; ``vtk``: the ParaView
+        series of the modes; ``force`` as ``RunResult.write``); returns its rows."""
+        from ..post.equilibrium import MODES, write_modes
+
+        return _publish(folder, lambda path: write_modes(path, self.problem.case, self.modes, vtk=vtk), force, MODES,
+                        "an earlier modes folder")
 
 
 class InversionResult:
@@ -363,7 +401,7 @@ class InversionResult:
     ``t_mid`` over [-pre, t_end + post], the zero dynamics, the closed-loop check's ``path_error``;
     ``write`` writes the folder of ``femdyn invert``."""
 
-    def __init__(self, problem: Problem, settings: InversionSettings, inversion: Inversion, check: ForwardCheck,
+    def __init__(self, problem: Analysed, settings: InversionSettings, inversion: Inversion, check: ForwardCheck,
                  zero: ZeroDynamics) -> None:
         self.problem, self.settings, self.inversion, self.check, self.zero = problem, settings, inversion, check, zero
 
@@ -394,7 +432,10 @@ class InversionResult:
                 f"{', '.join(self.problem.model.inputs)}; path error {self.path_error:.3g}; "
                 f"{'minimum' if self.minimum_phase else 'non-minimum'} phase>")
 
-    def write(self, folder: str | Path) -> None:
-        """Write the folder of ``femdyn invert`` (``studies.inversion.write_inversion``)."""
-        publish(output_folder(Path(folder)), lambda path: write_inversion(
-            path, self.problem.case, self.zero, self.inversion, self.check, self.settings))
+    def write(self, folder: str | Path, force: bool = False) -> None:
+        """Write the folder of ``femdyn invert`` (``studies.inversion.write_inversion``; ``force`` as
+        ``RunResult.write``)."""
+        from ..studies.inversion import write_inversion
+
+        _publish(folder, lambda path: write_inversion(path, self.problem.case, self.zero, self.inversion, self.check,
+                                                      self.settings), force)

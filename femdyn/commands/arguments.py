@@ -1,10 +1,12 @@
 """Argument types and options shared by the subcommands: finite and positive numbers, integers, the
-sensitivity and sweep parameters, and ``--flexible``/``--elements``/``--segments`` with the case loaded under
-them (``load``).
+sensitivity and sweep parameters, ``--at``/``--result``/``--servos`` of an equilibrium, ``--out`` with
+``--force``, and ``--flexible``/``--elements``/``--segments`` with the case loaded under them (``load``; as
+an ``api.problem.Problem``: ``problem``).
 A type refuses its text with ``argparse.ArgumentTypeError``, which the parser reports as a usage error
 (exit code 2)."""
 import argparse
 import math
+from pathlib import Path
 
 from ..casefile.beams import MAX_ELEMENTS, MODELS, Options
 from ..casefile.case import MAX_EVERY, CaseError, load_case
@@ -77,6 +79,27 @@ parameters = parsed(parse_parameters)  # sensitivity parameters E,rho,b,h
 sweep_parameter = parsed(parse_parameter)  # a swept parameter NAME=SPEC
 
 
+def at_option(parser):
+    """--at T: the time of the loads and servo targets of a static equilibrium."""
+    parser.add_argument("--at", type=finite_float, default=0.0, metavar="T",
+                        help="time [s] of the loads and servo targets of the equilibrium (default 0)")
+
+
+def equilibrium_options(parser):
+    """--at T, --result DIR (the run whose pose at T starts Newton) and --servos held|free."""
+    at_option(parser)
+    parser.add_argument("--result", type=Path, metavar="DIR",
+                        help="a result folder of a run of the case: the equilibrium starts from its pose at --at")
+    parser.add_argument("--servos", choices=("held", "free"), default="held",
+                        help="servo rows kept (held, default) or dropped (free, their inputs constant)")
+
+
+def out_options(parser, help):
+    """--out DIR (described by ``help``) and --force."""
+    parser.add_argument("--out", type=Path, metavar="DIR", help=help)
+    force_option(parser)
+
+
 def force_option(parser):
     """--force: write into --out even if it is a folder that femdyn did not make (``folders.output_folder``)."""
     parser.add_argument("--force", action="store_true",
@@ -108,6 +131,14 @@ def load(args):
     case = load_case(args.case, options(args))
     check_overrides(args, case)
     return case
+
+
+def load_problem(args):
+    """The ``api.problem.Problem`` of the case that ``load`` reads (its flexible bodies' options kept for
+    the analyses that read the case again: ``invert``, ``campbell``)."""
+    from ..api.problem import Problem
+
+    return Problem.from_case(load(args), options(args))
 
 
 def check_overrides(args, case):

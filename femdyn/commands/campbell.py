@@ -8,11 +8,11 @@ added to ``modes``'s parser, which hands such a call here."""
 import sys
 
 from ..integrators.modes import ModesError
-from ..post.campbell import CAMPBELL, MOTION_MODES, write_campbell, write_motion_modes
+from ..post.campbell import CAMPBELL, MOTION_MODES
 from ..casefile.case import CaseError
-from ..post.folders import default_folder, output_folder, publish
-from ..studies.campbell import campbell, case_motion_modes, case_variants, parameter_unit, sweep_values
-from .arguments import nonnegative_int, options
+from ..post.folders import default_folder, output_folder
+from ..studies.campbell import sweep_values
+from .arguments import nonnegative_int
 from .output import flexible_line, say
 
 
@@ -46,7 +46,9 @@ def wanted(args):
     return bool(args.moving or args.sweep or args.frame is not None)
 
 
-def handle(args, case):
+def handle(args, problem):
+    """Run ``femdyn modes --moving`` or ``--sweep`` (module docstring) on the ``api.problem.Problem``."""
+    case = problem.case
     if args.sweep and args.frame is not None:
         raise CaseError(case.path, "--frame", "a stored state of a run is one point, not a --sweep")
     if args.sweep:
@@ -60,10 +62,9 @@ def handle(args, case):
                         force=args.force)
     try:
         if args.sweep:
-            result = campbell(case_variants(case, parameter, options(args)), values, parameter,
-                              parameter_unit(case, parameter), args.count, args.at, args.servos, args.observer)
+            result = problem.campbell(parameter, values, args.count, args.at, args.servos, args.observer)
         else:
-            result = case_motion_modes(case, args.count, args.at, args.servos, args.result, args.observer, args.frame)
+            result = problem.motion_modes(args.count, args.at, args.servos, args.result, args.observer, args.frame)
     except ModesError as err:
         print(f"error: {case.path}: {' '.join(str(err).split())}", file=sys.stderr)
         return 1
@@ -72,17 +73,14 @@ def handle(args, case):
     except ValueError as err:
         raise CaseError(case.path, "--observer" if args.observer else "--count", str(err)) from None
     try:
-        if args.sweep:
-            publish(out, lambda folder: write_campbell(folder, result, case.title))
-        else:
-            rows = publish(out, lambda folder: write_motion_modes(folder, case, result))
+        written = result.write(out, force=args.force)
     except OSError as err:
         print(f"error: {out}: cannot write the modes: {err}", file=sys.stderr)
         return 1
     if args.sweep:
         lines = [f"Campbell diagram over {parameter} [{result.unit}]: {len(values)} values, modes followed by "
                  "their shapes", f"{parameter:>24}  " + "  ".join(f"{'f' + str(k + 1) + ' [Hz]':>12}"
-                                                             for k in range(result.s.shape[1]))]
+                                                             for k in range(result.frequency.shape[1]))]
         lines += [f"{value:>24.6g}  " + "  ".join(f"{f:>12.6g}" for f in row)
                   for value, row in zip(result.values, result.frequency)]
     else:
@@ -90,6 +88,6 @@ def handle(args, case):
               else f"the steady motion at t = {args.at:g} s ({result.motion.iterations} Newton iterations)")
         lines = [f"modes about {at}, servos {args.servos}", f"{'mode':>4}  {'f [Hz]':>12}  {'damping ratio':>13}  shape"]
         lines += [f"{r['mode']:>4}  {r['frequency_hz']:>12.6g}  {r['damping_ratio']:>13.4g}  {r['summary']}"
-                  for r in rows]
+                  for r in written]
     say("\n".join(filter(None, [flexible_line(case), *lines, f"results in {out}"])))
     return 0

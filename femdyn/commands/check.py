@@ -10,8 +10,7 @@ from ..post.probes import near_singular
 from ..model.deviation import Deviation
 from ..model.errors import GROUND
 from ..model.rigid_mechanism import CONDITION_BOUND
-from ..studies.run import prepare_case
-from .arguments import flexible_options, load
+from .arguments import flexible_options, load_problem
 from .output import dropped, flexible_line, say
 
 
@@ -28,8 +27,8 @@ def add(commands):
 
 
 def handle(args):
-    case = load(args)
-    setup = prepare_case(case)
+    problem = load_problem(args)
+    case, setup = problem.case, problem.setup()
     model = case.model
     names = [b.name for b in model.bodies] + [GROUND]
     active = len(setup.active_rows)

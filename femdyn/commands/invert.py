@@ -5,15 +5,12 @@ inputs.csv (t_mid and one column per input coordinate), check.csv (t and the ser
 the forward run) and summary.json into the result folder. Exit codes: 0 done, 1 the inversion or the
 forward run failed (the reason on one line), 2 bad input."""
 import sys
-from pathlib import Path
 
 from ..integrators.inversion import InversionError, MovingTarget
 from ..integrators.modes import ModesError
 from ..integrators.statics import StaticsError
-from ..integrators.zero_dynamics import zero_dynamics
-from ..post.folders import default_folder, output_folder, publish
-from ..studies.inversion import invert_case, inversion_settings, write_inversion
-from .arguments import flexible_options, force_option, load, options, positive_float
+from ..post.folders import default_folder, output_folder
+from .arguments import flexible_options, load_problem, out_options, positive_float
 from .output import flexible_line, say
 
 
@@ -31,23 +28,21 @@ def add(commands):
                         help="horizon after t_end (overrides inversion.post)")
     invert.add_argument("--check-dt", type=positive_float, metavar="DT",
                         help="time step of the forward check (default the case's dt)")
-    invert.add_argument("--out", type=Path, metavar="DIR", help="result folder (default: results/<case>_inverse)")
-    force_option(invert)
+    out_options(invert, "result folder (default: results/<case>_inverse)")
     flexible_options(invert)
     invert.set_defaults(handler=handle)
 
 
 def handle(args):
-    case = load(args)
-    settings = inversion_settings(case)
-    settings = type(settings)(settings.method, args.pre or settings.pre, args.post or settings.post)
+    problem = load_problem(args)
+    case = problem.case
+    problem.inversion_settings()  # a wrong [inversion] is refused first
     out = output_folder(args.out or default_folder(case.path, "inverse"), force=args.force)
     if not case.model.inputs:
         print(f"error: {case.path}: servos: the case has no servo constraints to invert", file=sys.stderr)
         return 2
     try:
-        setup, inversion, check = invert_case(case, settings, options(args), args.check_dt)
-        z = zero_dynamics(setup)
+        result = problem.invert(args.pre, args.post, args.check_dt)
     except MovingTarget as err:
         print(f"error: {case.path}: servos.{err.servo}.trajectory: {' '.join(str(err).split())}", file=sys.stderr)
         return 2
@@ -55,15 +50,16 @@ def handle(args):
         print(f"error: {case.path}: {' '.join(str(err).split())}", file=sys.stderr)
         return 1
     try:
-        publish(out, lambda folder: write_inversion(folder, case, z, inversion, check, settings))
+        result.write(out, force=args.force)
     except OSError as err:
         print(f"error: {out}: cannot write the results: {err}", file=sys.stderr)
         return 1
+    inversion, z = result.inversion, result.zero
     say("\n".join(filter(None, [
         flexible_line(case),
         f"stable inversion over [{inversion.t[0]:g}, {inversion.t[-1]:g}] s: {len(inversion.inputs)} steps, "
         f"{inversion.iterations} Newton iterations; zero dynamics: "
         + ("minimum phase" if z.minimum_phase else f"non-minimum phase, {z.sigma_text()}"),
-        f"closed-loop check (forward run with these inputs): path error {check.max_error:.3g}",
+        f"closed-loop check (forward run with these inputs): path error {result.path_error:.3g}",
         f"results in {out}"])))
     return 0

@@ -8,16 +8,14 @@ coordinates, probe positions, deviations from the rigid mechanism, reactions):
 ``statespace.npz``, ``linearize.json`` and a Bode plot per input-output pair (``post.statespace``). Exit
 code 1 if there is no equilibrium or the linearisation is refused (its reason on one line)."""
 import sys
-from pathlib import Path
 
 from ..integrators.modes import ModesError
 from ..integrators.statics import StaticsError
 from ..casefile.case import CaseError
-from ..post.folders import default_folder, output_folder, publish
-from ..post.statespace import SUMMARY, default_signals, signals, write_plant
-from ..studies.linear import case_plant
+from ..post.folders import default_folder, output_folder
+from ..post.statespace import SUMMARY, default_signals, signals
 from .campbell import frame_option
-from .arguments import finite_float, flexible_options, force_option, load
+from .arguments import equilibrium_options, flexible_options, load_problem, out_options
 from .output import flexible_line, say
 
 
@@ -36,10 +34,7 @@ def add(commands):
         "(poles in Hz with damping ratios, DC gains, transmission zeros per pair) and bode_<output>_<input>.png. "
         "Exit code 1 if there is no equilibrium or the linearisation is refused.")
     parser.add_argument("case", metavar="CASE", help="case file (TOML)")
-    parser.add_argument("--at", type=finite_float, default=0.0, metavar="T",
-                        help="time [s] of the loads and servo targets of the equilibrium (default 0)")
-    parser.add_argument("--result", type=Path, metavar="DIR",
-                        help="a result folder of a run of the case: the equilibrium starts from its pose at --at")
+    equilibrium_options(parser)
     parser.add_argument("--inputs", type=_names, metavar="NAMES",
                         help="comma-separated inputs: joint coordinates and joint loads by name (a torque [N m] on an "
                         "angle, a force [N] on a slide), PROBE.fx, .fy, .fz (a world force [N] at a probe's point) "
@@ -51,25 +46,22 @@ def add(commands):
                         "deviation from the rigid mechanism [m, rad], as in probes.csv) and joint reactions "
                         "J.B.force_x .. [N, N m] (as in reactions.csv); default: every probe's position, else "
                         "every joint coordinate")
-    parser.add_argument("--servos", choices=("held", "free"), default="held",
-                        help="servo rows kept (held, default) or dropped (free, their inputs constant)")
     parser.add_argument("--moving", action="store_true",
                         help="about the steady motion the servos impose at --at (gyroscopic and centrifugal terms) "
                         "instead of a static equilibrium; --observer BODY: the turning frame it is seen from")
     parser.add_argument("--observer", metavar="BODY", help="with --moving or --frame: the body whose turning frame "
                         "the model is seen from ('world': not turning; default: the body that turns fastest)")
     frame_option(parser)
-    parser.add_argument("--out", type=Path, metavar="DIR",
-                        help="folder for the files (default: results/<case>_linearize); an existing folder is "
-                        "replaced only if it is empty or an earlier linearize folder (has linearize.json)")
+    out_options(parser, "folder for the files (default: results/<case>_linearize); an existing folder is replaced "
+                "only if it is empty or an earlier linearize folder (has linearize.json)")
     parser.add_argument("--no-plots", action="store_true", help="do not draw the Bode plots")
-    force_option(parser)
     flexible_options(parser)
     parser.set_defaults(handler=handle)
 
 
 def handle(args):
-    case = load(args)
+    problem = load_problem(args)
+    case = problem.case
     try:  # the names are checked before anything is solved
         default_inputs, default_outputs = default_signals(case)
         signals(case, args.inputs if args.inputs is not None else default_inputs, "inputs")
@@ -82,16 +74,17 @@ def handle(args):
     out = output_folder(args.out or default_folder(case.path, "linearize"), SUMMARY, "an earlier linearize folder",
                         force=args.force)
     try:
-        plant = case_plant(case, args.inputs, args.outputs, args.at, args.servos, args.result, args.moving, args.observer,
-                            args.frame)
+        result = problem.linearize(args.inputs, args.outputs, args.at, args.servos, args.result, args.moving,
+                                   args.observer, args.frame)
     except (StaticsError, ModesError) as err:
         print(f"error: {case.path}: {' '.join(str(err).split())}", file=sys.stderr)
         return 1
     try:
-        data = publish(out, lambda folder: write_plant(folder, plant, case.path, plots=not args.no_plots))
+        data = result.write(out, plots=not args.no_plots, force=args.force)
     except OSError as err:
         print(f"error: {out}: cannot write the linear model: {err}", file=sys.stderr)
         return 1
+    plant = result.plant
     at = (f"the state of frame {args.frame} of {args.result} (t = {plant.t:g} s)" if args.frame is not None else
           f"the {'steady motion' if args.moving else 'static equilibrium'} at t = {args.at:g} s")
     lines = [f"linear model at {at}, "

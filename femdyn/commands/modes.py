@@ -4,20 +4,17 @@ initial configuration or at a time of a run (``--at T --result DIR``: Newton sta
 there); the table printed with units, ``modes.csv``, ``modes.json`` and one ParaView series per mode
 that animates it (``post.equilibrium``). Exit code 1 if there is no equilibrium or the linearisation is
 refused (its reason on one line)."""
-import dataclasses
 import sys
-from pathlib import Path
 
 import numpy as np
 
-from ..integrators.modes import ModesError, natural_modes
-from ..integrators.statics import StaticsError, static_equilibrium
+from ..integrators.modes import ModesError
+from ..integrators.statics import StaticsError
 from ..casefile.case import CaseError
-from ..post.equilibrium import MODES, pose_at, write_modes
-from ..post.folders import default_folder, output_folder, publish
-from ..studies.run import prepare_case
+from ..post.equilibrium import MODES
+from ..post.folders import default_folder, output_folder
 from . import campbell
-from .arguments import finite_float, flexible_options, force_option, load, positive_int
+from .arguments import equilibrium_options, flexible_options, load_problem, out_options, positive_int
 from .output import flexible_line, say
 
 
@@ -32,16 +29,9 @@ def add(commands):
         "k over one period). Exit code 1 if there is no equilibrium or the linearisation is refused.")
     modes.add_argument("case", metavar="CASE", help="case file (TOML)")
     modes.add_argument("--count", type=positive_int, default=6, metavar="K", help="number of modes (default 6)")
-    modes.add_argument("--at", type=finite_float, default=0.0, metavar="T",
-                       help="time [s] of the loads and servo targets of the equilibrium (default 0)")
-    modes.add_argument("--result", type=Path, metavar="DIR",
-                       help="a result folder of a run of the case: the equilibrium starts from its pose at --at")
-    modes.add_argument("--servos", choices=("held", "free"), default="held",
-                       help="servo rows kept (held, default) or dropped (free, their inputs constant)")
-    modes.add_argument("--out", type=Path, metavar="DIR",
-                       help="folder for the files (default: results/<case>_modes); an existing folder is "
-                       "replaced only if it is empty or an earlier modes folder (has .femdyn and modes.json), unless --force")
-    force_option(modes)
+    equilibrium_options(modes)
+    out_options(modes, "folder for the files (default: results/<case>_modes); an existing folder is replaced only "
+                "if it is empty or an earlier modes folder (has .femdyn and modes.json), unless --force")
     modes.add_argument("--no-vtk", action="store_true", help="do not write the ParaView series")
     flexible_options(modes)
     campbell.add_arguments(modes)  # --moving, --sweep, --frame: modes about a steady motion
@@ -77,28 +67,27 @@ def table(rows):
 
 
 def handle(args):
-    case = load(args)
+    problem = load_problem(args)
+    case = problem.case
     if campbell.wanted(args):
-        return campbell.handle(args, case)
+        return campbell.handle(args, problem)
     out = output_folder(args.out or default_folder(case.path, "modes"), MODES, "an earlier modes folder",
                         force=args.force)
-    setup = prepare_case(case)
-    if args.result is not None:
-        setup = dataclasses.replace(setup, q0=pose_at(args.result, setup.model, args.at))
     try:
-        equilibrium = static_equilibrium(setup, t=args.at)
-        modes = natural_modes(setup, equilibrium.q, equilibrium.lam, k=args.count, t=args.at, servos=args.servos)
+        modes = problem.modes(args.count, args.at, args.servos, args.result)
     except (StaticsError, ModesError) as err:
         print(f"error: {case.path}: {' '.join(str(err).split())}", file=sys.stderr)
         return 1
+    except CaseError:  # the case's initial state, or --result and --at
+        raise
     except ValueError as err:
         raise CaseError(case.path, "--count", str(err)) from None
     try:
-        rows = publish(out, lambda folder: write_modes(folder, case, modes, vtk=not args.no_vtk))
+        rows = modes.write(out, vtk=not args.no_vtk, force=args.force)
     except OSError as err:
         print(f"error: {out}: cannot write the modes: {err}", file=sys.stderr)
         return 1
-    head = (f"natural modes at the static equilibrium at t = {args.at:g} s ({equilibrium.iterations} Newton "
+    head = (f"natural modes at the static equilibrium at t = {args.at:g} s ({modes.equilibrium.iterations} Newton "
             f"iterations), servos {args.servos}: {len(rows)} of {args.count} asked")
     say("\n".join(filter(None, [flexible_line(case), head, *table(rows), f"results in {out}"])))
     return 0

@@ -6,7 +6,6 @@ its option. Exit codes: 0 done, 1 the run stopped early (a Newton failure, a ste
 the steps so far are written) or its results could not be written, 2 bad input (nothing written),
 128 + the signal's number after Ctrl-C, SIGTERM or SIGHUP (130, 143, 129: the steps so far are written
 and the run can be resumed)."""
-import dataclasses
 import math
 import shlex
 import sys
@@ -25,15 +24,7 @@ from ..post.probes import deflection_lines, deviation_lines
 from ..model.gauges import gauge_lines
 from ..post.progress import Progress
 from ..post.results import SAVE_SECONDS, TABLES, ResultWriter, draw_plots, fingerprint
-from ..studies.run import checked_settings, prepare_case, run_case
-from .arguments import (
-    every,
-    finite_float,
-    flexible_options,
-    force_option,
-    load,
-    positive_float,
-)
+from .arguments import every, finite_float, flexible_options, force_option, load_problem, positive_float
 from .output import dropped, flexible_line, say
 
 OPTIONS = {"dt": "--dt", "t_end": "--t-end", "integrator": "--integrator", "rho_inf": "--rho-inf",
@@ -140,21 +131,22 @@ def _run(args, plotter):
     if args.resume is not None:
         meta, checkpoint = read_checkpoint(args.resume, TABLES)
         _saved_options(args, meta)
-    case = load(args)
     changes = {field: getattr(args, field) for field in OPTIONS if getattr(args, field) is not None}
-    case = dataclasses.replace(case, settings=checked_settings(case, OPTIONS, **changes),
-                               every=args.every or case.every, vtk=case.vtk and not args.no_vtk,
-                               plots=case.plots and not args.no_plots, states=case.states or args.states)
+    problem = load_problem(args).with_settings(OPTIONS, **changes)
+    given = problem.case  # the case file's output options, which the command line's narrow
+    problem = problem.with_output(args.every, given.vtk and not args.no_vtk, given.plots and not args.no_plots,
+                                  given.states or args.states)
+    case = problem.case
     if plotter is not None and not case.plots:
         plotter.close()
         plotter = None
     for dt in args.compare_dt or ():  # refused before the run, not after it
-        checked_settings(case, {"dt": "--compare-dt"}, dt=dt)
+        problem.with_settings({"dt": "--compare-dt"}, dt=dt)
     if args.resume is not None and args.out is not None and args.out.resolve() != args.resume.resolve():
         raise CaseError(args.out, "--out", f"a resumed run is written into its folder {args.resume}")
     out = args.resume or output_folder(args.out or default_folder(case.path), force=args.force)
     check_unlocked(out, "--out" if args.resume is None else "--resume")
-    setup = prepare_case(case)
+    setup = problem.setup()
     if setup.assembly and meta is None:
         say(setup.assembly.line())
     warning = step_check(case.settings, case.model).get("step_warning")
@@ -181,7 +173,7 @@ def _run(args, plotter):
     try:
         with Progress(case.settings.steps, case.path.stem, enabled=not args.quiet) as bar, signals.deferred():
             bar.update(first, first * case.settings.step)
-            results = run_case(case, bar, setup, output=writer, resume=checkpoint).results
+            results = problem.run(bar, setup=setup, output=writer, resume=checkpoint).results
     except OSError as err:
         print(f"error: {out}: cannot write the results: {err}", file=sys.stderr)
         return 1
@@ -191,7 +183,7 @@ def _run(args, plotter):
     compare = []
     try:
         for dt in () if signals.seen else args.compare_dt or ():
-            other = run_case(case, setup=setup, dt=dt).results
+            other = problem.run(setup=setup, dt=dt).results
             if not other.complete:
                 print(f"note: the comparison run with dt = {dt:g} stopped early: {other.message}", file=sys.stderr)
             coords = {name: other.q[:, i] for name, i in case.model.joint_coordinates.items()}

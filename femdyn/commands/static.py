@@ -3,16 +3,12 @@ servos held at their targets (``integrators.statics``), written as the result fo
 frame (``post.equilibrium``); it prints the servo inputs that hold the pose, every probe's deflection
 (the end effector's static deflection) and every strain gauge's strain and stress. Exit code 1 if there
 is no equilibrium (its reason on one line)."""
-import dataclasses
 import sys
-from pathlib import Path
 
-from ..integrators.statics import StaticsError, static_equilibrium
-from ..post.equilibrium import write_static
-from ..post.folders import default_folder, output_folder, publish
+from ..integrators.statics import StaticsError
+from ..post.folders import default_folder, output_folder
 from ..post.probes import ELASTIC
-from ..studies.run import prepare_case
-from .arguments import finite_float, flexible_options, force_option, load
+from .arguments import at_option, flexible_options, load_problem, out_options
 from .output import flexible_line, say
 
 
@@ -27,12 +23,9 @@ def add(commands):
         "the pose and every probe's displacement from the initial configuration and elastic deflection. "
         "Exit code 1 if there is no equilibrium.")
     static.add_argument("case", metavar="CASE", help="case file (TOML)")
-    static.add_argument("--at", type=finite_float, default=0.0, metavar="T",
-                        help="time [s] of the loads and the servo targets (default 0)")
-    static.add_argument("--out", type=Path, metavar="DIR",
-                        help="result folder (default: results/<case>_static); an existing folder is replaced "
-                        "only if it is empty or an earlier result folder femdyn made, unless --force")
-    force_option(static)
+    at_option(static)
+    out_options(static, "result folder (default: results/<case>_static); an existing folder is replaced only if it "
+                "is empty or an earlier result folder femdyn made, unless --force")
     static.add_argument("--no-vtk", action="store_true", help="do not write the ParaView frame")
     flexible_options(static)
     static.set_defaults(handler=handle)
@@ -75,20 +68,20 @@ def report(case, static):
 
 
 def handle(args):
-    case = load(args)
-    case = dataclasses.replace(case, plots=False, vtk=case.vtk and not args.no_vtk)
+    problem = load_problem(args)
+    problem = problem.with_output(vtk=problem.case.vtk and not args.no_vtk)
+    case = problem.case
     out = output_folder(args.out or default_folder(case.path, "static"), force=args.force)
-    setup = prepare_case(case)
     try:
-        equilibrium = static_equilibrium(setup, t=args.at)
+        result = problem.static(t=args.at)
     except StaticsError as err:
         print(f"error: {case.path}: {' '.join(str(err).split())}", file=sys.stderr)
         return 1
     try:
-        static = publish(out, lambda folder: write_static(folder, case, equilibrium, setup.start))
+        written = result.write(out, force=args.force)
     except OSError as err:
         print(f"error: {out}: cannot write the results: {err}", file=sys.stderr)
         return 1
-    assembled = setup.assembly and setup.assembly.line()
-    say("\n".join(filter(None, [flexible_line(case), assembled, *report(case, static), f"results in {out}"])))
+    assembled = result.setup.assembly and result.setup.assembly.line()
+    say("\n".join(filter(None, [flexible_line(case), assembled, *report(case, written), f"results in {out}"])))
     return 0

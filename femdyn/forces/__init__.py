@@ -1,2 +1,3 @@
 """Applied forces behind one interface (``base.Force``): gravity and time loads, spring-dampers,
-joint friction, and the scalar functions of time that scale loads."""
+joint friction, the material damping of flexible bodies (``viscous``), and the scalar functions of time
+that scale loads."""

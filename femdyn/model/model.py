@@ -8,9 +8,11 @@ carriers (``beam.world``: FEM bodies).
 Constraints are stacked family by family: internal orthonormality, the flexible bodies' carriers, the
 world beams' slope, held and section rows, the ground anchor, the joint pairs, the augmentation
 rows, then the servo rows. A ``Model`` is built from
-a frozen ``spec.ModelSpec`` and is immutable once built; integrators keep their own workspace. The
-relative servo targets of a run depend on its initial configuration: the run steps its own model,
-``with_servo_references(q0)``, which shares everything with the built one but its servo families.
+a frozen ``spec.ModelSpec`` and is immutable once built: its constructor sets every attribute (the
+families' ``rows`` too, numbered there once), and setting one afterwards is an AttributeError;
+integrators keep their own workspace. The relative servo targets of a run depend on its initial
+configuration: the run steps its own model, ``with_servo_references(q0)``, which shares everything with
+the built one but its servo families (made anew; the built model and its families stay as they are).
 """
 import copy
 import functools
@@ -135,6 +137,12 @@ class Model:
         for family, order in zip(servos, orders):
             self.input_rows[order] = family.rows[:, 0]
         self.forces = self._forces(spec, body_index)
+        self._built = True  # from here on nothing is set (``__setattr__``)
+
+    def __setattr__(self, name, value):
+        if getattr(self, "_built", False):
+            raise AttributeError(f"a built Model is immutable: cannot set {name} (build another from its spec)")
+        object.__setattr__(self, name, value)
 
     def __repr__(self):
         flexible = f" ({len(self.flexible)} flexible)" if self.flexible else ""
@@ -410,8 +418,8 @@ class Model:
         gamma(t) = b(q0) + trajectory(t) - trajectory(0) (``Servo.referenced``; 000 eqs. 78-82).
         This model is unchanged: runs prepared from different initial states do not share targets."""
         run = copy.copy(self)
-        run.constraints = [c.referenced(q[c.dofs]) if isinstance(c, Servo) else c for c in self.constraints]
-        return run
+        vars(run)["constraints"] = [c.referenced(q[c.dofs]) if isinstance(c, Servo) else c for c in self.constraints]
+        return run  # its own list of families, set before anyone holds it
 
     def jacobian(self, q, rows=None, t=0.0):
         """Constraint Jacobian G(q) as a sparse CSR matrix (m, n), optionally only ``rows``: for

@@ -4,6 +4,8 @@
   annihilators (002 section 4).
 * :mod:`femdyn.reference.stewart` -- the Stewart-Gough platform by Gauss' principle in Appell's form,
   inverse and direct dynamics from one constrained quadratic program (004 section V).
+* :mod:`femdyn.reference.models` -- both as femdyn DAE models built from the same parameters, with
+  consistent initial states, against which the solver is checked.
 
 Both report near-singular Jacobians as :class:`SingularPoseError` instead of returning numbers that
 have blown up.  Their trajectories start from rest by ``femdyn.joints.trajectories.smooth_start``.
