@@ -19,19 +19,42 @@ home) has none of these: there ``numba.njit(cache=True)`` raises RuntimeError ("
 memory instead (``cache=False``): the run is the same, each process pays the compilation once on its
 first call, and nothing is written or printed. Pointing ``NUMBA_CACHE_DIR`` at a writable folder gives
 such an install a persistent cache again.
+
+A cached kernel is loaded without the implementations numba compiles with (``KernelCache``): numba itself (0.68,
+``Cache.load_overload``) first "refreshes" its target context, which on the first load of a process
+imports every implementation module of the language (about 50 modules: 0.3-0.4 s of CPU, a fifth of a
+small ``femdyn run``), although only compiling needs them.
 """
 from numba import njit
+from numba.core.caching import FunctionCache
+from numba.core.runtime import rtsys
+
+
+class KernelCache(FunctionCache):
+    """numba's on-disk cache of one kernel (``FunctionCache``: the same files, the same index), whose
+    ``load_overload`` initialises numba's runtime (NRT: the allocation functions the machine code links
+    to) instead of refreshing the whole target context (module docstring). What a loaded kernel runs is
+    the machine code the cache holds, whichever way it is loaded; numba refreshes the context itself where
+    it compiles (``compiler.CompilerBase``) and where a look-up misses (``BaseContext.get_function``)."""
+
+    def load_overload(self, sig, target_context):
+        rtsys.initialize(target_context)
+        with self._guard_against_spurious_io_errors():
+            return self._load_overload(sig, target_context)
 
 
 def kernel(function=None, **options):
-    """``numba.njit(cache=True, **options)`` of ``function``, or ``njit(cache=False, **options)`` when
-    numba finds no writable cache directory for its source file (module docstring). Use it as
+    """``numba.njit(cache=True, **options)`` of ``function`` with its cache a ``KernelCache``, or
+    ``njit(cache=False, **options)`` when numba finds no writable cache directory for its source file
+    (module docstring). Use it as
     ``@kernel`` or ``@kernel(fastmath=False)``."""
 
     def compile_(function):
+        dispatcher = njit(**options)(function)
         try:
-            return njit(cache=True, **options)(function)
+            dispatcher._cache = KernelCache(function)  # what ``njit(cache=True)`` sets, a FunctionCache
         except RuntimeError:  # no cache locator: NUMBA_CACHE_DIR, __pycache__ and the user cache unwritable
-            return njit(cache=False, **options)(function)
+            pass  # numba's NullCache: compiled in memory
+        return dispatcher
 
     return compile_ if function is None else compile_(function)

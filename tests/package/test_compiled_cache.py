@@ -96,7 +96,7 @@ def test_kernel_compiles_in_memory_where_no_cache_can_be_written(tmp_path):
         assert child.returncode == 0 and child.stderr == "", child.stderr
         value, cache = child.stdout.split()
         results[kind] = (float(value), cache)
-    assert results["read-only"][1] == "NullCache" and results["writable"][1] == "FunctionCache"
+    assert results["read-only"][1] == "NullCache" and results["writable"][1] == "KernelCache"
     assert list((tmp_path / "writable" / "__pycache__").glob("probe.energy-*.nbi"))
     for value, _ in results.values():
         assert abs(value - 0.5 * float(np.sum(k * x * x))) <= 1e-15 * value
