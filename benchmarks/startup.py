@@ -17,14 +17,21 @@ Python's own bytecode is warm in both.) The runs are interleaved: in each of ``-
 case runs cold and warm, the order alternating from round to round (C W / W C); medians. Reported: the
 wall time of the command (from starting the process to its exit), its CPU time (user + system: less
 sensitive to other processes on a shared machine than the wall time), the cold - warm difference (the
-compilation), and the run's own time for its steps from its summary.json (``wall_time_s``). The target: nm_logo warm
-within 1.5 s wall and 2 s CPU on an idle machine. The load average is printed at the start and the end (the CPU
-time of a run grows with the load too, but less than its wall time).
+compilation), and the run's own time for its steps from its summary.json (``wall_time_s``). The CPU time is
+that of the whole process tree: ``getrusage(RUSAGE_CHILDREN)`` of this process counts every descendant
+that was waited for, the plot children the run forks (and reaps) included. The target: nm_logo warm
+within 1.5 s wall and 2 s CPU on an idle machine. The load average (1 min) is printed with every run and at
+the start and the end (the CPU time of a run grows with the load too, but less than its wall time).
+
+``--trees OLD NEW``: the same rounds for each source tree (a checkout of femdyn, imported through
+PYTHONPATH; each its own numba cache next to its sources, filled before the rounds), interleaved, to
+compare two versions on a shared machine. Python's bytecode is written and used (PYTHONDONTWRITEBYTECODE
+is removed from the runs' environment), as for an installed package; ``--kinds`` picks the kinds run.
 
 A benchmark (a table and JSON in SI units), not a test.
 
 Usage: python benchmarks/startup.py [--cases cases/nm_logo.toml cases/3prr_sine.toml] [--rounds 5]
-                                    [--json results/startup.json]
+                                    [--kinds cold warm bare] [--trees OLD NEW] [--json results/startup.json]
 """
 import argparse
 import json
@@ -47,14 +54,18 @@ KINDS = ("cold", "warm", "bare")
 FLAGS = dict(cold=(), warm=(), bare=("--no-plots", "--no-vtk"))
 
 
-def femdyn_run(case, cache, out, *flags):
+def femdyn_run(case, cache, out, *flags, tree=ROOT):
     """Wall time and CPU time (user + system, s, of the process and its children) of ``femdyn run case``
-    (with ``flags``) in a fresh process with NUMBA_CACHE_DIR = cache, and its summary."""
-    env = dict(os.environ, NUMBA_CACHE_DIR=str(cache))
+    (with ``flags``) in a fresh process with NUMBA_CACHE_DIR = cache (None: the tree's own cache) and the
+    femdyn of ``tree``, and its summary."""
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONDONTWRITEBYTECODE", "NUMBA_CACHE_DIR")}
+    env["PYTHONPATH"] = str(tree)
+    if cache is not None:
+        env["NUMBA_CACHE_DIR"] = str(cache)
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     child = subprocess.run([sys.executable, "-m", "femdyn", "run", str(case), "--out", str(out), "--quiet", *flags],
-                           env=env, cwd=ROOT, capture_output=True, text=True)
+                           env=env, cwd=tree, capture_output=True, text=True)
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
@@ -74,57 +85,56 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cases", nargs="+", type=Path, default=CASES)
     parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--kinds", nargs="+", choices=KINDS, default=list(KINDS))
+    parser.add_argument("--trees", nargs="+", type=Path, default=[ROOT])
     parser.add_argument("--json", type=Path, default=ROOT / "benchmarks" / "results" / "startup.json")
     args = parser.parse_args()
+    trees = [tree.resolve() for tree in args.trees]
     load = os.getloadavg()
     print(f"Python {platform.python_version()}, {os.cpu_count()} CPUs (load average {load[0]:.2f}); "
-          f"{args.rounds} interleaved rounds, fresh processes; wall time of `femdyn run CASE` (s)", flush=True)
-    walls = {(c.name, kind): [] for c in args.cases for kind in KINDS}
-    cpus, steps = {key: [] for key in walls}, {key: [] for key in walls}
+          f"{args.rounds} interleaved rounds, fresh processes; `femdyn run CASE` of {', '.join(map(str, trees))}",
+          flush=True)
+    keys = [(tree, c.name, kind) for tree in trees for c in args.cases for kind in args.kinds]
+    walls, cpus, steps = ({key: [] for key in keys} for _ in range(3))
     with tempfile.TemporaryDirectory(prefix="femdyn-startup-") as tmp:
         tmp = Path(tmp)
-        warm_cache = tmp / "warm"
-        for case in args.cases:  # fills the warm cache
-            femdyn_run(case, warm_cache, tmp / "out")
+        warm_caches = {tree: tmp / f"warm-{i}" for i, tree in enumerate(trees)}
+        for tree in trees:  # fills each warm cache (and writes the tree's bytecode)
+            for case in args.cases:
+                femdyn_run(case, warm_caches[tree], tmp / "out", tree=tree)
         for k in range(args.rounds):
             for i, case in enumerate(args.cases):
-                kinds = KINDS if (k + i) % 2 == 0 else KINDS[::-1]
-                for kind in kinds:
-                    cache = tmp / f"cold-{k}-{i}" if kind == "cold" else warm_cache
-                    wall, cpu, summary = femdyn_run(case, cache, tmp / "out", *FLAGS[kind])
-                    walls[(case.name, kind)].append(wall)
-                    cpus[(case.name, kind)].append(cpu)
-                    steps[(case.name, kind)].append(step_seconds(summary))
+                order = [(tree, kind) for tree in trees for kind in args.kinds]
+                for tree, kind in order if (k + i) % 2 == 0 else order[::-1]:
+                    cache = tmp / f"cold-{k}-{i}" if kind == "cold" else warm_caches[tree]
+                    wall, cpu, summary = femdyn_run(case, cache, tmp / "out", *FLAGS[kind], tree=tree)
+                    walls[(tree, case.name, kind)].append(wall)
+                    cpus[(tree, case.name, kind)].append(cpu)
+                    steps[(tree, case.name, kind)].append(step_seconds(summary))
                     if kind == "cold":
                         shutil.rmtree(cache, ignore_errors=True)
-                    print(f"  round {k + 1}: {case.name:18s} {kind}  wall {wall:7.3f} s, CPU {cpu:7.3f} s", flush=True)
+                    print(f"  round {k + 1}: {tree.name:10s} {case.name:18s} {kind}  wall {wall:7.3f} s, CPU {cpu:7.3f} s"
+                          f"  (load {os.getloadavg()[0]:.2f})", flush=True)
     rows = []
-    print(f"\n{'case':18s} {'cold s':>8s} {'warm s':>8s} {'bare s':>8s} {'cold - warm':>12s} {'CPU cold':>9s} "
-          f"{'CPU warm':>9s} {'CPU bare':>9s}   (medians; wall of all runs)")
-    for case in args.cases:
-        cold, warm, bare = (statistics.median(walls[(case.name, k)]) for k in KINDS)
-        cpu_cold, cpu_warm, cpu_bare = (statistics.median(cpus[(case.name, k)]) for k in KINDS)
-        rows.append(dict(case=case.name, cold_seconds=cold, warm_seconds=warm, compile_seconds=cold - warm,
-                         cold_cpu_seconds=cpu_cold, warm_cpu_seconds=cpu_warm,
-                         bare_seconds=bare, bare_cpu_seconds=cpu_bare, bare_runs=walls[(case.name, "bare")],
-                         bare_cpu_runs=cpus[(case.name, "bare")],
-                         cold_runs=walls[(case.name, "cold")], warm_runs=walls[(case.name, "warm")],
-                         cold_cpu_runs=cpus[(case.name, "cold")], warm_cpu_runs=cpus[(case.name, "warm")],
-                         cold_step_seconds=steps[(case.name, "cold")], warm_step_seconds=steps[(case.name, "warm")]))
-        print(f"{case.name:18s} {cold:8.3f} {warm:8.3f} {bare:8.3f} {cold - warm:12.3f} {cpu_cold:9.3f} {cpu_warm:9.3f} "
-              f"{cpu_bare:9.3f}   cold "
-              + " ".join(f"{t:.2f}" for t in walls[(case.name, 'cold')]) + "; warm "
-              + " ".join(f"{t:.2f}" for t in walls[(case.name, 'warm')]))
-    logo = next((r for r in rows if r["case"] == "nm_logo.toml"), None)
-    if logo:
-        print(f"nm_logo warm: {logo['warm_seconds']:.3f} s wall (target <= {TARGET_WARM} s), {logo['warm_cpu_seconds']:.3f} s "
-              f"CPU (target <= {TARGET_CPU} s; {logo['bare_cpu_seconds']:.3f} s without plots and VTK)")
+    print(f"\n{'tree':10s} {'case':18s} {'kind':5s} {'wall s':>8s} {'CPU s':>8s}   (medians; all runs' wall / CPU)")
+    for tree, name, kind in keys:
+        wall, cpu = statistics.median(walls[(tree, name, kind)]), statistics.median(cpus[(tree, name, kind)])
+        rows.append(dict(tree=str(tree), case=name, kind=kind, wall_seconds=wall, cpu_seconds=cpu,
+                         wall_runs=walls[(tree, name, kind)], cpu_runs=cpus[(tree, name, kind)],
+                         step_seconds=steps[(tree, name, kind)]))
+        print(f"{tree.name:10s} {name:18s} {kind:5s} {wall:8.3f} {cpu:8.3f}   "
+              + " ".join(f"{t:.2f}" for t in walls[(tree, name, kind)]) + " / "
+              + " ".join(f"{t:.2f}" for t in cpus[(tree, name, kind)]))
+    for row in rows:
+        if row["case"] == "nm_logo.toml" and row["kind"] == "warm":
+            print(f"nm_logo warm ({Path(row['tree']).name}): {row['wall_seconds']:.3f} s wall (target <= {TARGET_WARM} s), "
+                  f"{row['cpu_seconds']:.3f} s CPU (target <= {TARGET_CPU} s)")
     print(f"load average at the end {os.getloadavg()[0]:.2f}")
     args.json.parent.mkdir(parents=True, exist_ok=True)
     args.json.write_text(json.dumps(dict(rounds=args.rounds, load_average_start=load, load_average_end=os.getloadavg(),
                                          python=platform.python_version(), cpus=os.cpu_count(),
                                          target_warm_seconds_nm_logo=TARGET_WARM,
-                                         target_warm_cpu_seconds_nm_logo=TARGET_CPU, cases=rows), indent=2))
+                                         target_warm_cpu_seconds_nm_logo=TARGET_CPU, runs=rows), indent=2))
     print(f"wrote {args.json}")
     return 0
 

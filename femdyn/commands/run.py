@@ -19,7 +19,7 @@ from ..casefile.beams import MAX_ELEMENTS, MODELS
 from ..casefile.case import MAX_EVERY, CaseError
 from ..post.folders import check_state, check_unlocked, default_folder, output_folder, read_checkpoint
 from ..post.plot_child import PlotChildren, drawers
-from ..post.plots import prepare_pyplot
+from ..post.plots import prepare
 from ..post.probes import deflection_lines, deviation_lines
 from ..model.gauges import gauge_lines
 from ..post.progress import Progress
@@ -117,7 +117,7 @@ def _saved_option(field, value):
 def handle(args):
     """Run the case (module docstring). The plots are drawn by child processes forked now, before numba
     and the case are loaded (``post.plot_child``), unless there are none to draw."""
-    plotter = None if args.no_plots else PlotChildren.start(prepare_pyplot, draw_plots, drawers())
+    plotter = None if args.no_plots else PlotChildren.start(prepare, draw_plots, drawers())
     try:
         return _run(args, plotter)
     finally:

@@ -18,7 +18,7 @@ import numpy as np
 
 from ..integrators.modes import describe_motion
 from ..io import jsonfile
-from .plots import label, legend, pyplot, _save
+from .plots import label, legend, subplots, _save
 from ..io.tables import write_csv
 from ..io.units import UNITS_FILE
 
@@ -69,7 +69,7 @@ def write_campbell(folder, campbell, title=""):
             "columns": "f<k>_hz, zeta<k>: frequency and damping ratio of mode k, followed over the parameter by its "
                        "shape; mac<k>: its MAC with its shape at the previous value"}
     (folder / CAMPBELL).write_text(jsonfile.dumps(data))
-    fig, ax = pyplot().subplots(figsize=(7, 5))
+    fig, ax = subplots(figsize=(7, 5))
     for i in range(k):
         ax.plot(campbell.values, campbell.frequency[:, i], marker="o", markersize=3, label=f"mode {i + 1}")
     ax.set_xlabel(label(name, unit))

@@ -6,8 +6,8 @@ their sum (benchmarks/README.md, "Start-up"). The children, forked before the pa
 and loads its kernels, import matplotlib while the parent simulates, and then wait. When the tables
 are written, the parent sends each the job -- the arguments of ``draw``, pickled, no model in them
 (``run_plots.PlotSpec``) -- goes on with the summary, and waits for them before it lists the folder's
-files; with two children (where two cores can run them) each draws its share of the figures
-(``run_plots.share``). The plots are the same images as drawn in the parent
+files; with several children (``FEMDYN_PLOT_PROCESSES``; one by default) each draws its share of the
+figures (``run_plots.share``). The plots are the same images as drawn in the parent
 (``tests/cli/test_plot_child.py``).
 
 The child never outlives the parent's interest in it: it reads its job from a pipe (its length first),
@@ -196,12 +196,14 @@ PROCESSES = "FEMDYN_PLOT_PROCESSES"  # environment variable: how many children d
 
 def drawers():
     """How many children draw a run's plots: ``FEMDYN_PLOT_PROCESSES`` where it is set (0: none, the
-    run's own process draws them), else two where this process may run on two cores or more, else one.
-    CaseError naming the variable where it is not a whole number from 0 to 8."""
+    run's own process draws them), else one. One child, not one per core: each child pays matplotlib's
+    import (0.3-0.8 s of CPU), which is most of what the figures cost, once they are drawn once each
+    (``plots._save``); a second child would save a short run about 0.3 s of wall time on an idle machine
+    for as much CPU time more (benchmarks/README.md, "Start-up"). CaseError naming the variable where it
+    is not a whole number from 0 to 8."""
     given = os.environ.get(PROCESSES)
     if given is not None:
         if not (given.strip().isdigit() and int(given) <= 8):
             raise CaseError("environment", PROCESSES, f"must be a whole number from 0 to 8, got {given!r}")
         return int(given)
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
-    return 2 if cores >= 2 else 1
+    return 1

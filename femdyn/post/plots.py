@@ -1,14 +1,13 @@
-"""Diagnostic plots saved as PNG files (matplotlib, non-interactive).
+"""Diagnostic plots saved as PNG files (matplotlib's Agg canvas, non-interactive).
 
 Every axis is labelled ``quantity [SI unit]`` and holds one kind of quantity (``label``): a figure of
 quantities of several kinds gets one axis per kind. Legends stand to the right of the axes, outside
 the data.
 
-matplotlib is imported on first use (``pyplot``), not with this module: importing it takes most of a
-second, which a run without plots should not spend."""
-
-import functools
-import io
+matplotlib is imported on first use (``subplots``), not with this module: importing it takes most of a
+second, which a run without plots should not spend; pyplot is not imported at all (its figure manager
+and backend selection are no use to files, 0.1-0.2 s more). A figure is drawn once (``_save``): its
+margins are fixed in inches, its legends' widths measured, and the image cropped to what was drawn."""
 
 import numpy as np
 
@@ -17,29 +16,32 @@ from ..io.units import PROBES
 DPI = 120
 TIME = "time t [s]"
 LEGEND = dict(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8, borderaxespad=0.0)
+# the margins of ``_save`` in inches: left of the first column (tick labels and the axis label), below the
+# last row, above the first (a title), right of the last column (a tick label's overhang), between rows
+# (which share their x axis: no tick labels between them) and between columns; PAD around the drawing
+LEFT, BOTTOM, TOP, RIGHT, ROW_GAP, COLUMN_GAP, PAD = 1.0, 0.6, 0.45, 0.3, 0.35, 1.2, 0.08
 
 
-@functools.cache
-def pyplot():
-    """matplotlib.pyplot with the non-interactive Agg backend."""
-    import matplotlib
+def subplots(*args, figsize, **kwargs):
+    """A figure of ``figsize`` inches on matplotlib's Agg canvas (no pyplot) and its axes:
+    ``Figure.subplots(*args, **kwargs)``."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    fig = Figure(figsize=figsize, dpi=DPI)
+    FigureCanvasAgg(fig)
+    return fig, fig.subplots(*args, **kwargs)
 
-    return plt
 
+def prepare():
+    """Import what drawing and saving a figure needs and load the font of its texts: what the first
+    plot pays once is then paid ahead of it (``plot_child``), with nothing drawn in vain."""
+    from matplotlib import font_manager
+    from matplotlib.backends import backend_agg  # noqa: F401 (the canvas)
+    from matplotlib import figure  # noqa: F401
+    from PIL import PngImagePlugin  # noqa: F401 (the PNG writer)
 
-def prepare_pyplot():
-    """Import pyplot and draw a small figure of every part the plots have (lines, grid, legend, tight
-    layout, PNG), thrown away: what the first plot pays once (fonts, caches; 0.1-0.2 s) is then paid
-    ahead of it (``plot_child``)."""
-    fig, ax = pyplot().subplots(figsize=(2, 2))
-    ax.plot([0.0, 1.0], [0.0, 1.0], label="x")
-    ax.set_xlabel(TIME)
-    ax.grid(True, alpha=0.3)
-    legend(ax)
-    _save(fig, io.BytesIO())
+    font_manager.get_font(font_manager.findfont(font_manager.FontProperties()))
 
 
 def label(quantity, unit):
@@ -54,12 +56,55 @@ def legend(ax):
 
 
 def _save(fig, path):
-    """Save ``fig`` to ``path`` as PNG (the outside legends included) and release it. The tight box at
-    saving is not redundant with ``tight_layout``: the layout changes the axes' sizes, their ticks
-    with them, and a wider tick label can then stand out of the figure (tests/cli/test_plot_labels.py)."""
-    fig.tight_layout()
-    fig.savefig(path, dpi=DPI, bbox_inches="tight")
-    pyplot().close(fig)
+    """Save ``fig`` to ``path`` as PNG, drawn once: its axes (of one grid) placed with the margins in
+    inches of this module, the widest legend's measured width added to the right one; once drawn, the
+    image is cropped to its pixels that are not background, plus ``PAD``. Where they reach the edge,
+    something stands out of the figure (a long axis label): the figure grows by as much
+    (``Figure.get_tightbbox``), its axes keeping their size in inches (so their ticks), and is drawn
+    again. This is what tight_layout and a tight bounding box at saving gave, without their two extra
+    passes over every text of the figure."""
+    from PIL import Image
+
+    width, height = fig.get_size_inches()
+    renderer = fig.canvas.get_renderer()
+    legends = [ax.get_legend() for ax in fig.axes if ax.get_visible() and ax.get_legend() is not None]
+    right = max([RIGHT] + [RIGHT + legend.get_window_extent(renderer).width / DPI for legend in legends])
+    margins = [LEFT, BOTTOM, right, TOP]
+    area = (max(width - LEFT - right, 0.4 * width), height - BOTTOM - TOP)  # a wider legend grows the figure
+    _place(fig, margins, area)
+    pixels, ink = _draw(fig)
+    if ink[0].any() or ink[-1].any() or ink[:, 0].any() or ink[:, -1].any():
+        box = fig.get_tightbbox(renderer)
+        out = [max(0.0, PAD - box.x0), max(0.0, PAD - box.y0), max(0.0, box.x1 + PAD - width),
+               max(0.0, box.y1 + PAD - height)]  # inches beyond the figure: left, bottom, right, top
+        margins = [m + o for m, o in zip(margins, out)]
+        fig.set_size_inches(area[0] + margins[0] + margins[2], area[1] + margins[1] + margins[3])
+        _place(fig, margins, area)
+        pixels, ink = _draw(fig)
+    pad = int(PAD * DPI)
+    rows, columns = np.flatnonzero(ink.any(axis=1)), np.flatnonzero(ink.any(axis=0))
+    pixels = pixels[max(0, rows[0] - pad): rows[-1] + pad + 1, max(0, columns[0] - pad): columns[-1] + pad + 1]
+    Image.fromarray(pixels).save(path, format="png", dpi=(DPI, DPI))
+
+
+def _draw(fig):
+    """Draw ``fig``: its pixels (RGB: the figure is opaque) and where they are not its background."""
+    fig.canvas.draw()
+    pixels = np.asarray(fig.canvas.buffer_rgba())[:, :, :3]
+    background = np.round(255 * np.asarray(fig.get_facecolor()[:3])).astype(np.uint8)
+    return pixels, (pixels != background).any(axis=2)
+
+
+def _place(fig, margins, area):
+    """Place the grid of ``fig``'s axes in an ``area`` (width, height, inches) with ``margins`` (left,
+    bottom, right, top, inches) around it, ``ROW_GAP`` and ``COLUMN_GAP`` between its axes."""
+    width, height = fig.get_size_inches()
+    rows, columns = fig.axes[0].get_subplotspec().get_gridspec().get_geometry()
+    left, bottom, _, _ = margins
+    axes_w = (area[0] - (columns - 1) * COLUMN_GAP) / columns
+    axes_h = (area[1] - (rows - 1) * ROW_GAP) / rows
+    fig.subplots_adjust(left=left / width, right=(left + area[0]) / width, bottom=bottom / height,
+                        top=(bottom + area[1]) / height, wspace=COLUMN_GAP / axes_w, hspace=ROW_GAP / axes_h)
 
 
 def plot_energy_momentum(path, t, kinetic, potential, total, angular_momentum, momentum, title):
@@ -67,7 +112,7 @@ def plot_energy_momentum(path, t, kinetic, potential, total, angular_momentum, m
 
     ``angular_momentum`` is (N,) for planar systems or (N, 3) in space; ``momentum`` is (N, dim).
     """
-    fig, (ax_e, ax_l, ax_p) = pyplot().subplots(3, 1, sharex=True, figsize=(8, 8))
+    fig, (ax_e, ax_l, ax_p) = subplots(3, 1, sharex=True, figsize=(8, 8))
     ax_e.plot(t, kinetic, label="T")
     ax_e.plot(t, potential, label="V")
     ax_e.plot(t, total, label="H")
@@ -92,7 +137,7 @@ def plot_lines(path, lines, title, xlabel=TIME):
     """Lines given as (legend label, x, y, axis label): one axis per axis label (each a quantity with
     its unit), stacked in the order they first appear, sharing x."""
     kinds = list(dict.fromkeys(axis for *_, axis in lines))
-    fig, axes = pyplot().subplots(len(kinds), 1, sharex=True, squeeze=False, figsize=(8, 1.2 + 2.8 * len(kinds)))
+    fig, axes = subplots(len(kinds), 1, sharex=True, squeeze=False, figsize=(8, 1.2 + 2.8 * len(kinds)))
     axes = dict(zip(kinds, axes[:, 0]))
     for name, x, y, axis in lines:
         axes[axis].plot(x, y, label=name)
@@ -124,7 +169,7 @@ def plot_probes(path, t, columns, names, title):
                                  ("elastic_rx", "elastic_ry", "elastic_rz"))]
     panels = [p for p in panels if p]  # three rows each: x, y, angle (2D) or x, y, z (3D)
     rows = max(len(p) for p in panels)
-    fig, axes = pyplot().subplots(rows, len(panels), sharex=True, squeeze=False,
+    fig, axes = subplots(rows, len(panels), sharex=True, squeeze=False,
                                   figsize=(6.5 * len(panels) + 1, 2.4 * rows + 0.6))
     for col, quantities in enumerate(panels):
         for row, quantity in enumerate(quantities):
@@ -173,7 +218,7 @@ def plot_paths(path, columns, names, dim, title):
     every = np.concatenate(list(paths.values()) + list(rigid.values()))
     shown = [0, 1] if dim == 2 else sorted(np.argsort(np.ptp(every, axis=0))[-2:])
     extent = float(np.ptp(every[:, shown], axis=0).max())
-    fig, ax = pyplot().subplots(figsize=(8, 6.5))
+    fig, ax = subplots(figsize=(8, 6.5))
     for name, points in paths.items():
         line, = ax.plot(*points[:, shown].T, label=f"{name} (flexible)" if name in rigid else name)
         if name in rigid:
@@ -196,7 +241,7 @@ def plot_reactions(path, columns, sides, dim, title):
     """``reactions.png``: the magnitudes of the force [N] and of the moment about the joint's point
     [N m] of every joint on its second body (on the first they are opposite), over time; the legend
     outside the axes."""
-    fig, (top, bottom) = pyplot().subplots(2, 1, sharex=True, figsize=(9, 6))
+    fig, (top, bottom) = subplots(2, 1, sharex=True, figsize=(9, 7.4))
     t = columns["t"]
     axes = "xyz"[:dim]
     moments = ["z"] if dim == 2 else axes

@@ -8,7 +8,7 @@ import numpy as np
 from ..integrators.linearize import coordinate_row, frequency_and_damping, point_rows, reaction_names, reaction_rows
 from ..model.deviation import UNITS, column_names, deviation_shapes
 from ..io import jsonfile
-from .plots import _save, label, pyplot
+from .plots import _save, label, subplots
 from ..io.units import COORDINATES, INPUTS, coordinate_kind
 
 STATESPACE, SUMMARY = "statespace.npz", "linearize.json"
@@ -57,7 +57,7 @@ def bode_frequencies(plant):
 
 def plot_bode(path, omega, response, output, input, unit):
     """Bode plot of one pair: |H| [unit] and phase [deg] over the frequency [Hz]."""
-    fig, (top, bottom) = pyplot().subplots(2, 1, sharex=True, figsize=(7, 6))
+    fig, (top, bottom) = subplots(2, 1, sharex=True, figsize=(7, 6))
     frequency = omega / (2 * np.pi)
     top.loglog(frequency, np.abs(response))
     top.set_ylabel(label(f"|{output} / {input}|", unit))

@@ -377,7 +377,7 @@ def plot_study(study, path):
     round-off level (``floors``: below it they measure round-off, not the discretisation)."""
     from ..post import plots
 
-    fig, ax = plots.pyplot().subplots(figsize=(7, 5))
+    fig, ax = plots.subplots(figsize=(7, 5))
     units = list(study.units) or ["1"] * len(study.quantities)
     single = len(set(units)) == 1
     hidden = []

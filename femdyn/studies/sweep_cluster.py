@@ -174,7 +174,7 @@ def _startup_recorder():
             from numba.core import event
 
             from . import sweep  # noqa: F401  (what a sample imports first)
-            record = dict(import_s=time.perf_counter() - start, kernel_load_s=0.0, compiled=[])
+            record = dict(import_s=time.perf_counter() - start, kernel_load_s=0.0, compiled=[], **_cache_key())
             worker.femdyn_startup = record
 
             class Lock(event.Listener):
@@ -204,11 +204,32 @@ def _startup_recorder():
     return StartupRecorder()
 
 
+def _cache_key():
+    """What decides whether this process finds a kernel in numba's cache, besides the kernel itself:
+    ``cache`` (the folder numba chose for the beam kernels: NUMBA_CACHE_DIR, the package's
+    ``__pycache__`` or the user cache), ``source_stamp`` (of their source file, which the index must match:
+    numba 0.68 hashes its contents, earlier versions took its modification time and size) and ``cpu`` (numba's codegen key: the CPU name and a hash of the CPU
+    features LLVM reports). A worker that differs from the others in any of them misses the cache the
+    others wrote."""
+    import hashlib
+
+    from numba.core.registry import cpu_target
+
+    from ..beam.world import kernels
+    triple, name, features = cpu_target.target_context.codegen().magic_tuple()
+    cache = getattr(kernels.step, "_cache", None)
+    path = cache.cache_path if hasattr(cache, "cache_path") else None
+    stamp = cache._impl.locator.get_source_stamp() if hasattr(cache, "_impl") else None
+    stamp = stamp.hex()[:12] if isinstance(stamp, bytes) else repr(stamp)
+    return dict(cache=path, source_stamp=stamp, cpu=f"{triple} {name} {hashlib.sha256(features.encode()).hexdigest()[:12]}")
+
+
 def worker_startup(client):
     """Each worker's start-up as recorded by its plugin (LocalCluster workers; workers of an external
     scheduler have none, and workers that cannot be reached are left out): a list of dicts ``worker`` (address), ``import_s`` (s), ``kernel_load_s``
-    (s, so far) and ``compiled`` (the kernels it compiled, with their argument types; empty when every
-    kernel came from the cache)."""
+    (s, so far), ``compiled`` (the kernels it compiled, with their argument types; empty when every
+    kernel came from the cache) and the worker's cache key (``cache``, ``source_stamp``, ``cpu``:
+    ``_cache_key``)."""
     def report(dask_worker):
         return getattr(dask_worker, "femdyn_startup", None)
 

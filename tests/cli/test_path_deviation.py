@@ -5,6 +5,7 @@ twentieth of the path's extent (K a 1-2-5 step, so within a factor 2.5 below it)
 import re
 
 import numpy as np
+from matplotlib.axes import Axes
 from shared import CASES
 
 from femdyn.cli import main
@@ -15,14 +16,14 @@ from femdyn.io.tables import read_csv
 
 def test_path_shows_the_deviation_magnified_by_its_stated_factor(tmp_path, capsys, monkeypatch):
     drawn = {}
-    plot = plots.pyplot().Axes.plot
+    plot = Axes.plot
 
     def keep(ax, *args, **kwargs):
         lines = plot(ax, *args, **kwargs)
         drawn[kwargs.get("label")] = lines[0].get_xydata()
         return lines
 
-    monkeypatch.setattr(plots.pyplot().Axes, "plot", keep)
+    monkeypatch.setattr(Axes, "plot", keep)
     monkeypatch.setenv(PROCESSES, "0")  # drawn here, where the lines are seen
     out = tmp_path / "out"
     assert main(["run", str(CASES / "five_bar_flexible.toml"), "--t-end", "0.1", "--out", str(out), "--quiet",

@@ -1,10 +1,13 @@
 """The plots of runs of the shipped cases: every axis labelled ``quantity [SI unit]``, one kind of
 quantity per axis (joint angles apart from slides, servo torques apart from forces, as the joints say),
-legends outside the data, and a path plot of the probes with the rigid (floating frame) and flexible
-paths overlaid. The figures are read as ``femdyn run`` makes them (``plots._save`` recorded)."""
+legends outside the data, every text inside the image and off the other axes' data, and a path plot of
+the probes with the rigid (floating frame) and flexible paths overlaid. The figures are read as
+``femdyn run`` makes them (``plots._save`` recorded)."""
 import re
 
 import numpy as np
+from matplotlib.axes import Axes
+from matplotlib.transforms import Bbox
 import pytest
 from shared import CASES
 
@@ -18,24 +21,53 @@ UNIT = re.compile(r"^[^\[\]]+ \[[^\[\]]+\]$")  # one quantity, one unit in brack
 SHIPPED = sorted(p.name for p in CASES.glob("*.toml"))
 
 
+class Seen(dict):
+    """{file name: [(x label, y label, line labels, legend box, axes box)]}, and ``misplaced``: {file name:
+    what of its texts stands out of the image or on another axes' data (``misplaced``)}."""
+
+    def __init__(self):
+        super().__init__()
+        self.misplaced = {}
+
+
 @pytest.fixture
 def figures(monkeypatch):
-    """{file name: [(x label, y label, line labels, legend box, axes box)]} of every plot saved,
-    drawn by the run's process (``plot_child.PROCESSES`` = 0), so that they are seen."""
-    seen = {}
+    """``Seen`` of every plot saved, drawn by the run's process (``plot_child.PROCESSES`` = 0), so that
+    they are seen; read as the file has them (after ``plots._save``'s layout)."""
+    seen = Seen()
     save = plots._save
     monkeypatch.setenv(PROCESSES, "0")
 
     def record(fig, path):
-        fig.canvas.draw()
+        save(fig, path)
         renderer = fig.canvas.get_renderer()
         seen[path.name] = [(ax.get_xlabel(), ax.get_ylabel(), [line.get_label() for line in ax.get_lines()],
                             None if ax.get_legend() is None else ax.get_legend().get_window_extent(renderer).frozen(),
                             ax.get_window_extent(renderer).frozen()) for ax in fig.axes if ax.get_visible()]
-        save(fig, path)
+        seen.misplaced[path.name] = misplaced(fig, renderer)
 
     monkeypatch.setattr(plots, "_save", record)
     return seen
+
+
+def misplaced(fig, renderer):
+    """What of ``fig``'s texts a reader would not see whole, as drawn: anything beyond the figure (its tight
+    box, inches), and any axis's tick labels and label, title or legend on the data area of another axes."""
+    problems = []
+    box, (width, height) = fig.get_tightbbox(renderer), fig.get_size_inches()
+    if box.x0 < 0 or box.y0 < 0 or box.x1 > width or box.y1 > height:
+        problems.append(f"drawn over {box.extents} in, beyond the figure of {width} x {height} in")
+    shown = [ax for ax in fig.axes if ax.get_visible()]
+    for ax in shown:
+        texts = {"x axis": ax.xaxis.get_tightbbox(renderer), "y axis": ax.yaxis.get_tightbbox(renderer),
+                 "title": ax.title.get_window_extent(renderer) if ax.get_title() else None,
+                 "legend": ax.get_legend().get_window_extent(renderer) if ax.get_legend() else None}
+        for other in shown:
+            for name, text in texts.items():
+                common = None if other is ax or text is None else Bbox.intersection(text, other.get_window_extent(renderer))
+                if common is not None and common.width > 1 and common.height > 1:  # pixels
+                    problems.append(f"{name} of {ax.get_ylabel()!r} on the axes of {other.get_ylabel()!r}")
+    return problems
 
 
 def kinds(model):
@@ -58,6 +90,7 @@ def test_every_axis_has_one_quantity_and_its_unit(name, figures, tmp_path, capsy
                            ({"reactions.png"}, case.model.joints), ({"gauges.png"}, case.gauges)):
         expected |= files if present else set()
     assert set(figures) == expected and {p.name for p in out.glob("*.png")} == expected
+    assert all(problems == [] for problems in figures.misplaced.values()), figures.misplaced
     for figure, axes in figures.items():
         assert any(x for x, *_ in axes), figure  # the time or position axis is labelled
         for x, y, lines, legend, box in axes:
@@ -88,14 +121,14 @@ def test_path_plot_overlays_the_rigid_and_the_flexible_path(tmp_path, capsys, mo
     """The rigid path is the floating frame's point: the deformed point minus the elastic displacement
     (probes.csv), drawn for the 3-PRR's end effector next to its deformed path."""
     drawn = {}
-    plot = plots.pyplot().Axes.plot
+    plot = Axes.plot
 
     def keep(ax, *args, **kwargs):
         lines = plot(ax, *args, **kwargs)
         drawn[kwargs.get("label")] = lines[0].get_xydata()
         return lines
 
-    monkeypatch.setattr(plots.pyplot().Axes, "plot", keep)
+    monkeypatch.setattr(Axes, "plot", keep)
     monkeypatch.setenv(PROCESSES, "0")  # drawn here, where the lines are seen
     out = tmp_path / "out"
     assert main(["run", str(CASES / "3prr_sine.toml"), "--t-end", "0.05", "--out", str(out), "--quiet", "--no-vtk"]) == 0

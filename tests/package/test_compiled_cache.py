@@ -96,7 +96,7 @@ def test_kernel_compiles_in_memory_where_no_cache_can_be_written(tmp_path):
         assert child.returncode == 0 and child.stderr == "", child.stderr
         value, cache = child.stdout.split()
         results[kind] = (float(value), cache)
-    assert results["read-only"][1] == "NullCache" and results["writable"][1] == "FunctionCache"
+    assert results["read-only"][1] == "NullCache" and results["writable"][1] == "KernelCache"
     assert list((tmp_path / "writable" / "__pycache__").glob("probe.energy-*.nbi"))
     for value, _ in results.values():
         assert abs(value - 0.5 * float(np.sum(k * x * x))) <= 1e-15 * value
@@ -155,3 +155,35 @@ def test_dask_worker_loads_the_kernels_from_the_cache(tmp_path):
     for column, value in here.items():
         if column != "wall_time":
             assert rows[0][column] == value, column
+
+
+def test_processes_that_miss_at_once_compile_a_kernel_once(tmp_path):
+    """Three processes call a kernel no cache holds at the same moment (released together by a byte on
+    their standard input): one compiles and saves it (numba's "data saved" once in all three outputs),
+    the others wait for it and load it ("data loaded"), and all three get the closed form of
+    V = sum k_i x_i^2 / 2 (``compiled.KernelCache``: the cache is written once, not once per process)."""
+    (tmp_path / "probe.py").write_text(textwrap.dedent("""\
+        from femdyn.numerics.compiled import kernel
+
+        @kernel
+        def energy(k, x):
+            total = 0.0
+            for i in range(x.size):
+                total += 0.5 * k[i] * x[i] * x[i]
+            return total
+        """))
+    code = ("import sys, numpy as np, probe; sys.stdin.read(1); "
+            "print(repr(probe.energy(np.linspace(1.0, 3.0, 7), np.linspace(-0.5, 0.7, 7))), flush=True)")
+    env = environment(tmp_path, NUMBA_CACHE_DIR=str(tmp_path / "cache"), NUMBA_DEBUG_CACHE="1")
+    children = [subprocess.Popen([sys.executable, "-c", code], env=env, cwd=tmp_path, stdin=subprocess.PIPE,
+                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(3)]
+    for child in children:  # every one has imported numba and femdyn by the time it reads the byte
+        child.stdin.write("x")
+        child.stdin.flush()
+    outputs = [child.communicate(timeout=600) for child in children]
+    assert all(child.returncode == 0 for child in children), [err for _, err in outputs]
+    k, x = np.linspace(1.0, 3.0, 7), np.linspace(-0.5, 0.7, 7)
+    for out, _ in outputs:
+        assert abs(float(out.strip().splitlines()[-1]) - 0.5 * float(np.sum(k * x * x))) <= 1e-15
+    text = "".join(out for out, _ in outputs)
+    assert text.count("data saved") == 1 and text.count("data loaded") == 2, text
