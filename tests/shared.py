@@ -375,3 +375,21 @@ def two_link_arm(folder, gravity=-9.81, young=70e9, theta1=0.3, theta2=1.0):
     path = folder / f"arm_{gravity}_{young:g}_{theta1}_{theta2}.toml"
     path.write_text(TWO_LINK_ARM.format(gravity=gravity, young=young, theta1=theta1, theta2=theta2))
     return path
+
+
+def newton_matrix_by_differences(residual, qb, lam, active, scale):
+    """The saddle Newton matrix from its residual R(q, lam): columns of q by central differences (step
+    1e-6 max(1, |q|)), those of the scaled multipliers lam/s (``active`` rows, s = ``scale``) by one
+    difference each, exact since R is linear in them."""
+    R = residual(qb, lam)
+    h = 1e-6 * max(1.0, np.abs(qb).max())
+    columns = []
+    for j in range(qb.size):
+        e = np.zeros(qb.size)
+        e[j] = h
+        columns.append((residual(qb + e, lam) - residual(qb - e, lam)) / (2 * h))
+    for i in active:
+        e = np.zeros(lam.size)
+        e[i] = scale  # the unknown is lam/s
+        columns.append(residual(qb, lam + e) - R)
+    return np.column_stack(columns)

@@ -24,6 +24,19 @@ PACKAGE_ROOT = Path(femdyn.__file__).resolve().parents[1]  # the femdyn under te
 FLEXIBLE = CASES / "3prr_sine.toml"  # FEM links of world-vector beams: the compiled kernels run
 
 
+
+# a module of one kernel, V = sum k_i x_i^2 / 2, that no cache holds yet
+ENERGY_MODULE = textwrap.dedent("""\
+    from femdyn.numerics.compiled import kernel
+
+    @kernel
+    def energy(k, x):
+        total = 0.0
+        for i in range(x.size):
+            total += 0.5 * k[i] * x[i] * x[i]
+        return total
+    """)
+
 def environment(*paths, **variables):
     env = {k: v for k, v in os.environ.items() if k not in ("NUMBA_CACHE_DIR", "XDG_CACHE_HOME", "PYTHONPATH")}
     env["PYTHONPATH"] = os.pathsep.join(str(p) for p in (*paths, PACKAGE_ROOT))
@@ -68,16 +81,7 @@ def test_kernel_compiles_in_memory_where_no_cache_can_be_written(tmp_path):
     """``compiled.kernel`` of a quadratic energy V = sum k_i x_i^2 / 2 in a module whose ``__pycache__``,
     NUMBA_CACHE_DIR and user cache are all unwritable: compiled in memory (numba's NullCache), the value
     equal to the closed form, nothing printed; the same module in a writable folder is cached on disk."""
-    module = textwrap.dedent("""\
-        from femdyn.numerics.compiled import kernel
-
-        @kernel
-        def energy(k, x):
-            total = 0.0
-            for i in range(x.size):
-                total += 0.5 * k[i] * x[i] * x[i]
-            return total
-        """)
+    module = ENERGY_MODULE
     k, x = np.linspace(1.0, 3.0, 7), np.linspace(-0.5, 0.7, 7)
     code = ("import numpy as np, probe; k, x = np.linspace(1.0, 3.0, 7), np.linspace(-0.5, 0.7, 7); "
             "print(repr(probe.energy(k, x)), type(probe.energy._cache).__name__)")
@@ -162,16 +166,7 @@ def test_processes_that_miss_at_once_compile_a_kernel_once(tmp_path):
     their standard input): one compiles and saves it (numba's "data saved" once in all three outputs),
     the others wait for it and load it ("data loaded"), and all three get the closed form of
     V = sum k_i x_i^2 / 2 (``compiled.KernelCache``: the cache is written once, not once per process)."""
-    (tmp_path / "probe.py").write_text(textwrap.dedent("""\
-        from femdyn.numerics.compiled import kernel
-
-        @kernel
-        def energy(k, x):
-            total = 0.0
-            for i in range(x.size):
-                total += 0.5 * k[i] * x[i] * x[i]
-            return total
-        """))
+    (tmp_path / "probe.py").write_text(ENERGY_MODULE)
     code = ("import sys, numpy as np, probe; sys.stdin.read(1); "
             "print(repr(probe.energy(np.linspace(1.0, 3.0, 7), np.linspace(-0.5, 0.7, 7))), flush=True)")
     env = environment(tmp_path, NUMBA_CACHE_DIR=str(tmp_path / "cache"), NUMBA_DEBUG_CACHE="1")

@@ -6,7 +6,7 @@ spring-dampers, friction), constraint families outside the batch, a flexible bea
 energy-momentum matrix against central differences of its residual (000 eqs. 5-7)."""
 import numpy as np
 import pytest
-from shared import damped_free_bodies, flexible_pendulum
+from shared import damped_free_bodies, flexible_pendulum, newton_matrix_by_differences
 from test_components import all_joints_builder
 
 from femdyn.integrators.energy_momentum import EnergyMomentum
@@ -115,17 +115,7 @@ def test_energy_momentum_matrix_is_the_derivative_of_its_residual(case):
     def residual(q, multipliers):
         return stepper._system(qa, q, multipliers, t_mid, inertia, constant, starts, states, False)[0]
 
-    R, values = stepper._system(qa, qb, lam, t_mid, inertia, constant, starts, states)
+    _, values = stepper._system(qa, qb, lam, t_mid, inertia, constant, starts, states)
     K = system.pattern.csc(values).toarray()
-    h = 1e-6 * max(1.0, np.abs(qb).max())
-    columns = []
-    for j in range(system.n):
-        e = np.zeros(system.n)
-        e[j] = h
-        columns.append((residual(qb + e, lam) - residual(qb - e, lam)) / (2 * h))
-    for i in system.active:
-        e = np.zeros(model.m)
-        e[i] = stepper.scale  # the unknown is lam/s
-        columns.append(residual(qb, lam + e) - R)
-    numeric = np.column_stack(columns)
+    numeric = newton_matrix_by_differences(residual, qb, lam, system.active, stepper.scale)
     assert np.abs(K - numeric).max() <= 1e-9 * np.abs(K).max()
