@@ -88,7 +88,8 @@ class QuadraticStop:
     |dx_k+1| / |dx_k|^2 measured over the last ``window`` pairs of iterations (increments at the
     round-off ``floor`` measure nothing and are left out). Every ``refresh``-th step (and every step
     until a ratio is known) runs to the plain test, so C stays measured; a Newton that converges only
-    linearly shows a large C and is never stopped early."""
+    linearly shows a large C and is never stopped early. Inside ``kernels.newton_loop`` the same test
+    is ``kernels.early_stop`` (``loop_arguments``, ``loop_ended``)."""
 
     def __init__(self, safety=10.0, window=32, refresh=16):
         self.safety, self.refresh = safety, refresh
@@ -118,7 +119,7 @@ class QuadraticStop:
             return True
         return not self.measuring and self.safety * max(self.ratios) * (size * size) <= limit
 
-    def loop_arguments(self, floor, iterations):
+    def loop_arguments(self, floor: float, iterations: int) -> tuple:
         """``kernels.early_stop``'s ``stop`` for a step of at most ``iterations`` iterations in
         ``kernels.newton_loop`` (from the start of a step); ``loop_ended`` takes its record back."""
         ratios = np.empty(len(self.ratios) + iterations)
@@ -126,7 +127,7 @@ class QuadraticStop:
         return (True, self.measuring, float(self.safety), self.ratios.maxlen, float(floor), ratios,
                 np.array([len(self.ratios)], dtype=np.int64))
 
-    def loop_ended(self, stop, increment):
+    def loop_ended(self, stop: tuple, increment: float) -> None:
         """Takes the ratios that ``newton_loop`` measured with ``stop`` (``loop_arguments``) and its
         last increment (< 0: none), as if ``converged`` had been called in its iterations."""
         _, _, _, _, _, ratios, count = stop

@@ -253,7 +253,7 @@ class SaddleSystem:
         later = kernels.TANGENTS_LATER if self.families else kernels.TANGENTS_LAST  # after the family's
         return (kernels.TANGENTS_FIRST if tangents_first else later, F_at, dF_at, *force)
 
-    def loop_family(self, starts, qa=None):
+    def loop_family(self, starts: list, qa: np.ndarray | None = None) -> tuple:
         """``kernels.newton_loop``'s ``family``: the joint-angle family's ``loop_arguments`` (``starts``
         from ``begin_step``, ``qa`` the step's start, None for the continuous forms), or ``NO_FAMILY``."""
         fam = self._looped_family

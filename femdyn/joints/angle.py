@@ -98,7 +98,7 @@ class JointAngle(Constraint):
                                      R, _NO_VALUES if values is None else values, self.dofs, rows, *self._kernel_data,
                                      phi_at, T_at, F_at, G_at)
 
-    def loop_arguments(self, start, qa, places):
+    def loop_arguments(self, start: tuple | None, qa: np.ndarray | None, places: tuple) -> tuple:
         """What ``integrators.kernels.newton_loop`` takes to add this family in its iterations
         (``contribute``'s arguments but the iterate's, the multipliers and the outputs), a tuple of the
         types of ``NO_FAMILY``: the global step's start qa and the values there (``begin_step``), or
