@@ -3,6 +3,7 @@
 import numpy as np
 
 from ..beam.world import kernels as beams
+from ..joints import angle_kernels as angles
 from ..joints import kernels as batch
 from ..numerics import klu
 from ..numerics.compiled import kernel
@@ -139,6 +140,31 @@ def refactor_solve(Ap, Ai, values, handles, rcond, rcond_floor, R, qb, lam, acti
     return True, q, increment
 
 
+@kernel
+def early_stop(increment, previous, bound, stop):
+    """``newton.QuadraticStop.converged`` of the increment ``increment`` after ``previous`` (< 0: none)
+    with ``stop`` = (whether it is on, whether the step is measuring, safety, window, the round-off
+    floor, the ratios (the last ``count[0]`` measured, oldest first, room for the step's own),
+    count): records the ratio increment / previous^2 and tests as there, max over the window in the
+    order of Python's ``max``."""
+    on, measuring, safety, window, floor, ratios, count = stop
+    if not on:
+        return False
+    if not previous <= 0.0 and increment > floor:  # Python's truth of previous: not None, not 0
+        ratios[count[0]] = increment / (previous * previous)
+        count[0] += 1
+    if increment <= bound:
+        return True
+    if measuring:
+        return False
+    k = max(0, count[0] - window)
+    top = ratios[k]
+    for i in range(k + 1, count[0]):
+        if ratios[i] > top:
+            top = ratios[i]
+    return safety * top * (increment * increment) <= bound
+
+
 # how ``newton_loop`` ends: converged, or back to the interpreter at the start of an iteration that it
 # cannot do (a refactorisation refused: KLU chooses the pivots anew; a residual not finite) or without
 # convergence within the iteration limit
@@ -149,21 +175,23 @@ CONVERGED, REFUSED, NOT_FINITE, LIMIT = 0, 1, 2, 3
 def newton_loop(mass_factor, M_indptr, M_indices, M_data, mass_values, inertia, constant, G_a, scale, tangent, at,
                 G, g, c, slot_row, slot_col, G_indptr, H_indptr, H_indices, H_data, T_indptr, T_indices, T_data,
                 keep, phi_rows, phi_at, tangents, F_at, dF_at, Qa, same, known, dim, index, R_e, t_e, beta, lam_e,
-                gamma, C_e, k_e, start, start_grad, qb, lam, bound, max_iterations, Ap, Ai, handles, rcond,
-                rcond_floor, active, newton_scale, refinement, steps, pause):
+                gamma, C_e, k_e, start, start_grad, family, qb, lam, bound, max_iterations, Ap, Ai, handles, rcond,
+                rcond_floor, active, newton_scale, refinement, steps, pause, stop):
     """Full Newton for a step of a model whose residual is all compiled -- the mass, the constant forces,
     the quadratic batch and at most one varying force, the world beams' elasticity (no other varying
     forces, no other families): per iteration the beams' force and tangent (``beam.world.kernels.step``
     at the beams' coordinates ``F_at`` of qb, from their start ``Qa`` (1, F_at.size) or, with ``same``,
     the continuous forms at qb; ``known``: the strains at Qa are in ``start``/``start_grad`` already;
     the element data ``dim`` .. ``k_e`` as there; none where ``F_at`` is empty), ``assemble`` (M qb
-    from M's CSR arrays; the force's tangent at ``dF_at``, before or after the batch's entries
-    (``tangents``); ``G_a``, ``scale`` and ``tangent`` as there), ``refactor_solve`` (KLU's
-    refactorisation, ``first_solve`` in the first iteration) and the stopping test ``converged`` --
-    the iteration of ``newton.Newton.solve`` over ``saddle.SaddleSystem.assemble`` without a return to
-    the interpreter, the same numbers bit for bit. ``lam`` (m,) is updated in place. Returns (how it
-    ended, the iteration it ended in, qb, the last increment or -1, refactorisations done, the last
-    values factored, the last residual)."""
+    from M's CSR arrays; the force's tangent at ``dF_at``, before or after the batch's entries or after
+    the family's (``tangents``); ``G_a``, ``scale`` and ``tangent`` as there), at most one family of
+    joint angles (``family``: ``joints.angle.JointAngle.loop_arguments``, its ``contribute``; none
+    where it has no instances), ``refactor_solve`` (KLU's refactorisation, ``first_solve`` in the first
+    iteration) and the stopping tests: ``early_stop`` with ``stop`` (``newton.QuadraticStop``), then
+    ``converged`` -- the iteration of ``newton.Newton.solve`` over ``saddle.SaddleSystem.assemble``
+    without a return to the interpreter, the same numbers bit for bit. ``lam`` (m,) is updated in
+    place, and so is ``stop``'s record of ratios. Returns (how it ended, the iteration it ended in, qb,
+    the last increment or -1, refactorisations done, the last values factored, the last residual)."""
     n = qb.size
     size = n + active.size  # the unknowns: q_n+1, then the active rows' multipliers
     previous = -1.0
@@ -192,6 +220,14 @@ def newton_loop(mass_factor, M_indptr, M_indices, M_data, mass_values, inertia, 
         assemble(R, values, qb, lam, Mq, mass_factor, inertia, constant, F[0], F_at, F_bounds, dF[0], dF_at, tangents,
                  G_a, scale, tangent, at, G, g, c, slot_row, slot_col, G_indptr, H_indptr, H_indices, H_data, T_indptr,
                  T_indices, T_data, keep, phi_rows, phi_at)
+        if family[6].shape[0]:
+            angles.contribute(qb if family[1] else family[0], qb, family[1], family[2], family[3], family[4],
+                              family[5], lam, scale, tangent, R, values, family[6], family[7], family[8], family[9],
+                              family[10], family[11], family[12], family[13], family[14], family[15], family[16],
+                              family[17], family[18])
+        if tangents == TANGENTS_LATER:
+            for i in range(dF_at.size):
+                values[dF_at[i]] += -1.0 * dF[0, i]
         square = 0.0
         for i in range(size):
             square += R[i] * R[i]
@@ -204,7 +240,7 @@ def newton_loop(mass_factor, M_indptr, M_indices, M_data, mass_values, inertia, 
         count += 1
         last = values
         qb = q
-        if converged(increment, previous, bound):
+        if early_stop(increment, previous, bound, stop) or converged(increment, previous, bound):
             return CONVERGED, it, qb, increment, count, last, R
         previous = increment
     return LIMIT, max_iterations, qb, previous, count, last, R

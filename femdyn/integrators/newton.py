@@ -76,6 +76,8 @@ def newton_converged(increment, previous, bound):
 
 
 ROUND_OFF = 64 * np.finfo(float).eps  # relative size of an increment that measures only round-off
+# ``kernels.early_stop``'s ``stop`` of no early stop (``QuadraticStop.loop_arguments``' types)
+NO_STOP = (False, False, 0.0, 1, 0.0, np.zeros(0), np.zeros(1, dtype=np.int64))
 
 
 class QuadraticStop:
@@ -86,7 +88,8 @@ class QuadraticStop:
     |dx_k+1| / |dx_k|^2 measured over the last ``window`` pairs of iterations (increments at the
     round-off ``floor`` measure nothing and are left out). Every ``refresh``-th step (and every step
     until a ratio is known) runs to the plain test, so C stays measured; a Newton that converges only
-    linearly shows a large C and is never stopped early."""
+    linearly shows a large C and is never stopped early. Inside ``kernels.newton_loop`` the same test
+    is ``kernels.early_stop`` (``loop_arguments``, ``loop_ended``)."""
 
     def __init__(self, safety=10.0, window=32, refresh=16):
         self.safety, self.refresh = safety, refresh
@@ -110,11 +113,26 @@ class QuadraticStop:
 
     def converged(self, size, limit, floor):
         if self.previous and size > floor:
-            self.ratios.append(size / self.previous**2)
+            self.ratios.append(size / (self.previous * self.previous))
         self.previous = size
         if size <= limit:
             return True
-        return not self.measuring and self.safety * max(self.ratios) * size**2 <= limit
+        return not self.measuring and self.safety * max(self.ratios) * (size * size) <= limit
+
+    def loop_arguments(self, floor: float, iterations: int) -> tuple:
+        """``kernels.early_stop``'s ``stop`` for a step of at most ``iterations`` iterations in
+        ``kernels.newton_loop`` (from the start of a step); ``loop_ended`` takes its record back."""
+        ratios = np.empty(len(self.ratios) + iterations)
+        ratios[: len(self.ratios)] = self.ratios
+        return (True, self.measuring, float(self.safety), self.ratios.maxlen, float(floor), ratios,
+                np.array([len(self.ratios)], dtype=np.int64))
+
+    def loop_ended(self, stop: tuple, increment: float) -> None:
+        """Takes the ratios that ``newton_loop`` measured with ``stop`` (``loop_arguments``) and its
+        last increment (< 0: none), as if ``converged`` had been called in its iterations."""
+        _, _, _, _, _, ratios, count = stop
+        self.ratios.extend(ratios[len(self.ratios) : count[0]].tolist())
+        self.previous = None if increment < 0.0 else increment
 
 
 class Newton:
@@ -183,9 +201,10 @@ class Newton:
         ``QuadraticStop``. Returns (qb, lam, iterations); lam (all m multipliers) is updated in place.
 
         ``compiled_loop``: a function that gives the system's arguments of ``kernels.newton_loop`` (a
-        tuple; called only where the loop runs), the same iteration compiled whole: full Newton without
-        ``stop`` runs it once a factorisation exists to refactor, and goes on here from the iteration
-        where it returns (a refactorisation refused, a residual not finite)."""
+        tuple; called only where the loop runs), the same iteration compiled whole: full Newton (with
+        ``stop`` evaluated inside, ``kernels.early_stop``) runs it once a factorisation exists to
+        refactor, and goes on here from the iteration where it returns (a refactorisation refused, a
+        residual not finite)."""
         options, kernels = self.options, self._kernels
         if kernels is None:
             kernels = self._kernels = compiled(KERNELS)
@@ -195,12 +214,15 @@ class Newton:
         size = max(1.0, np.abs(qb).max())
         bound, floor = options.tolerance * size, ROUND_OFF * size
         first = 1
-        if compiled_loop is not None and not options.modified and stop is None and self.lu.refactorable:
+        if compiled_loop is not None and not options.modified and self.lu.refactorable:
             lu = self.lu
+            early = NO_STOP if stop is None else stop.loop_arguments(floor, options.max_iterations)
             how, first, qb, increment, count, values, R = kernels.newton_loop(
                 *compiled_loop(), qb, lam, bound, options.max_iterations, *lu.pattern, lu.handles, lu.rcond,
                 lu.refactor_floor, self.active, self.scale, self._refinement, FIRST_SOLVE_REFINEMENT,
-                self.REFINEMENT_PAUSE)
+                self.REFINEMENT_PAUSE, early)
+            if stop is not None:
+                stop.loop_ended(early, increment)
             if count:
                 lu.refactored(values, count)
                 self.factorised = True

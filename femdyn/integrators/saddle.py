@@ -35,7 +35,7 @@ constant forces and the batch, to one compiled call (``assemble``, ``kernels.ass
 families add theirs in their own kernels. Where nothing is left to the interpreter -- no families
 outside the batch, no varying forces but the world beams' elasticity, which the loop evaluates itself
 (rigid bodies, quadratic joints, constant loads, world-vector beams) -- the whole iteration runs
-compiled (``compiled_residual``, ``loop_force``, ``kernels.newton_loop``).
+compiled (``compiled_residual``, ``loop_force``, ``kernels.newton_loop``), also with one joint-angle family.
 """
 
 import numpy as np
@@ -43,6 +43,7 @@ import scipy.sparse as sp
 
 from ..beam.world.elasticity import NO_STEP
 from ..forces.base import Force
+from ..joints.angle import NO_FAMILY
 from ..joints.batch import NO_PLACES, NONE, AffineConstraints
 from ..numerics.lazy import compiled
 from ..numerics.linalg import CsrOperator, FixedPatternLU, SingularMatrixError, operator
@@ -223,12 +224,15 @@ class SaddleSystem:
                             join([self._force_at[k] for k in self.varying]))
         self._kernels = None  # ``KERNELS``, looked up on the first call of ``assemble``
         # the whole Newton iteration is compiled (``kernels.newton_loop``) where the residual is: no
-        # families outside the batch, no varying force but one that the loop evaluates itself (the world
-        # beams' elasticity, ``loop_force``); M in CSR arrays for it (its products are those of
-        # ``mass_operator`` bit for bit where M is diagonal, as for rigid bodies, or a ``CsrOperator``)
+        # families outside the batch but one that the loop adds itself (joint angles, ``loop_family``), no
+        # varying force but one that it evaluates itself (the world beams' elasticity, ``loop_force``); M in
+        # CSR arrays for it (its products are those of ``mass_operator`` bit for bit where M is diagonal, as
+        # for rigid bodies, or a ``CsrOperator``)
         looped = [self.forces[k] for k in self.varying if hasattr(self.forces[k], "loop_arguments")]
         self._looped = looped[0] if looped else None
-        self.compiled_residual = not self.families and len(self.varying) == len(looped) <= 1
+        self._looped_family = next((fam for fam in self.families if hasattr(fam.c, "loop_arguments")), None)
+        self.compiled_residual = len(self.families) == (self._looped_family is not None) and len(looped) <= 1 \
+            and len(self.varying) == len(looped)
         if self.compiled_residual and looped:  # M of beams is not diagonal: its products those of the loop's
             self.mass_operator = CsrOperator(self.mass)
         self.batch_arguments = (self._batch_at, *self.affine.arguments)  # its places in the matrix, then its data
@@ -246,7 +250,14 @@ class SaddleSystem:
             kernels = self._kernels = compiled(KERNELS)
         F_at, _, dF_at = self._varying_at
         force = NO_STEP if self._looped is None else self._looped.loop_arguments(qa_local)
-        return (kernels.TANGENTS_FIRST if tangents_first else kernels.TANGENTS_LAST, F_at, dF_at, *force)
+        later = kernels.TANGENTS_LATER if self.families else kernels.TANGENTS_LAST  # after the family's
+        return (kernels.TANGENTS_FIRST if tangents_first else later, F_at, dF_at, *force)
+
+    def loop_family(self, starts: list, qa: np.ndarray | None = None) -> tuple:
+        """``kernels.newton_loop``'s ``family``: the joint-angle family's ``loop_arguments`` (``starts``
+        from ``begin_step``, ``qa`` the step's start, None for the continuous forms), or ``NO_FAMILY``."""
+        fam = self._looped_family
+        return NO_FAMILY if fam is None else fam.c.loop_arguments(starts[1], qa, fam.places)
 
     @property
     def factorisations(self):

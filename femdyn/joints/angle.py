@@ -35,6 +35,10 @@ KERNELS = __package__ + ".angle_kernels"  # numba: imported where the kernels ru
 _NO_START = (np.zeros(0), np.zeros(0), np.zeros((0, 0)), np.zeros((0, 0)))  # continuous forms: no q_n
 _NO_PLACES = np.zeros((0, 0), dtype=np.int64)
 _NO_VALUES = np.zeros(0)
+# ``JointAngle.loop_arguments`` of no family, of the same types: a Newton loop without joint angles
+NO_FAMILY = (_NO_VALUES, True, *_NO_START, _NO_PLACES, np.zeros(0, dtype=np.int64), np.zeros((0, 2, 0, 0)),
+             np.zeros(0, dtype=np.int64), np.zeros((0, 0)), np.zeros((0, 0)), *(np.zeros(0, dtype=np.int64),) * 4,
+             *(_NO_PLACES,) * 3)
 
 
 class JointAngle(Constraint):
@@ -93,6 +97,19 @@ class JointAngle(Constraint):
         compiled(KERNELS).contribute(qa, qb, same, *start, lam, float(scale), 0.0 if tangent is None else float(tangent),
                                      R, _NO_VALUES if values is None else values, self.dofs, rows, *self._kernel_data,
                                      phi_at, T_at, F_at, G_at)
+
+    def loop_arguments(self, start: tuple | None, qa: np.ndarray | None, places: tuple) -> tuple:
+        """What ``integrators.kernels.newton_loop`` takes to add this family in its iterations
+        (``contribute``'s arguments but the iterate's, the multipliers and the outputs), a tuple of the
+        types of ``NO_FAMILY``: the global step's start qa and the values there (``begin_step``), or
+        qa None for the continuous forms at each iterate; ``places`` from ``places``."""
+        same = qa is None
+        if same:
+            qa, start = _NO_VALUES, _NO_START
+        elif start is None:
+            start = self._start(qa[self.dofs])
+        T_at, F_at, G_at, phi_at, rows = places
+        return (qa, same, *start, self.dofs, rows, *self._kernel_data, phi_at, T_at, F_at, G_at)
 
     @cached_property
     def _coordinate_indices(self):

@@ -1,17 +1,21 @@
 """Newton's iteration compiled whole (``integrators.kernels.newton_loop``) for the energy-momentum and
 generalized-alpha steps of models whose residual is all compiled (rigid bodies, quadratic joints,
-constant loads, the world beams' elasticity evaluated inside the loop):
+constant loads, the world beams' elasticity and a joint-angle family evaluated inside the loop, as in
+the FEM 3-PRR), with generalized-alpha's early stop (``QuadraticStop``) inside it too:
 its steps are those of the interpreted iteration (``Newton.solve``'s loop over ``SaddleSystem.assemble``,
 KLU's ``factor`` and the compiled solves) bit for bit -- q, v, multipliers, iterations, the work, KLU's
 refactorisation count and the state a checkpoint saves -- also where a refactorisation is refused and
 KLU pivots anew in the interpreter, and both fail alike where Newton cannot converge."""
 import numpy as np
 import pytest
+from shared import CASES
 
 from femdyn.beam.body import BeamBody, Section
+from femdyn.casefile.beams import Options
+from femdyn.casefile.case import load_case
 from femdyn.integrators.energy_momentum import EnergyMomentum
 from femdyn.integrators.generalized_alpha import GeneralizedAlpha
-from femdyn.integrators.newton import NewtonFailure, NewtonOptions
+from femdyn.integrators.newton import NO_STOP, NewtonFailure, NewtonOptions
 from femdyn.integrators.setup import prepare
 from femdyn.model.builder import ModelBuilder
 from femdyn.model.initial import place
@@ -68,8 +72,15 @@ def beam(dim, elements=4):
     return model, prepare(model, q, v)
 
 
-@pytest.fixture(params=[(chain, 2), (chain, 3), (beam, 2), (beam, 3)],
-                ids=["planar", "spatial", "planar-beam", "spatial-beam"])
+def prr(dim=2):
+    """The FEM 3-PRR of cases/3prr_sine.toml (beam links, sliders, a joint-angle family) with one
+    element per link."""
+    case = load_case(CASES / "3prr_sine.toml", Options(elements=1))
+    return case.model, prepare(case.model, case.q0, case.v0)
+
+
+@pytest.fixture(params=[(chain, 2), (chain, 3), (beam, 2), (beam, 3), (prr, 2)],
+                ids=["planar", "spatial", "planar-beam", "spatial-beam", "3prr"])
 def model_setup(request):
     build, dim = request.param
     return build(dim)
@@ -80,12 +91,14 @@ def test_the_chains_residual_is_all_compiled(model_setup):
     assert EnergyMomentum(model, 1e-3, setup.active_rows).system.compiled_residual
 
 
-@pytest.mark.parametrize("scheme", [EnergyMomentum, GeneralizedAlpha], ids=["energy-momentum", "generalized-alpha"])
+@pytest.mark.parametrize("scheme,early", [(EnergyMomentum, False), (GeneralizedAlpha, False), (GeneralizedAlpha, True)],
+                         ids=["energy-momentum", "generalized-alpha", "generalized-alpha-early-stop"])
 @pytest.mark.parametrize("refuse", [False, True], ids=["refactored", "pivoted"])
-def test_compiled_iteration_gives_the_interpreted_steps_bit_for_bit(model_setup, refuse, scheme):
+def test_compiled_iteration_gives_the_interpreted_steps_bit_for_bit(model_setup, refuse, scheme, early):
     model, setup = model_setup
-    compiled, fast = run(model, setup, True, refuse=refuse, scheme=scheme)
-    interpreted, slow = run(model, setup, False, refuse=refuse, scheme=scheme)
+    options = NewtonOptions(early_stop=early)
+    compiled, fast = run(model, setup, True, refuse=refuse, scheme=scheme, options=options)
+    interpreted, slow = run(model, setup, False, refuse=refuse, scheme=scheme, options=options)
     for a, b in zip(compiled, interpreted):
         assert a.iterations == b.iterations
         for name in ("q", "v", "lam"):
@@ -99,6 +112,18 @@ def test_compiled_iteration_gives_the_interpreted_steps_bit_for_bit(model_setup,
     assert state_a.keys() == state_b.keys()
     for key in state_a:
         assert np.array_equal(state_a[key], state_b[key]), key
+    if early:  # it never iterates longer than the plain test
+        plain, _ = run(model, setup, True, refuse=refuse, scheme=scheme)
+        assert all(a.iterations <= b.iterations for a, b in zip(compiled, plain))
+
+
+def test_compiled_early_stop_saves_iterations_on_the_3prr():
+    """On the 3-PRR the early stop inside the loop stops before the plain test in some steps (the
+    steps themselves are the interpreted ones, bit for bit, above)."""
+    model, setup = prr()
+    early, _ = run(model, setup, True, scheme=GeneralizedAlpha, options=NewtonOptions(early_stop=True))
+    plain, _ = run(model, setup, True, scheme=GeneralizedAlpha)
+    assert sum(r.iterations for r in early) < sum(r.iterations for r in plain)
 
 
 def failure(model, setup, compiled, options=None, velocity=None, steps=5, dt=2e-3):
@@ -130,25 +155,27 @@ def test_rigid_and_beam_models_share_one_compiled_loop():
     types of the stand-ins of a rigid model (``NO_STEP``): one machine code for both integrators and
     both kinds of model, so the rigid case of ``femdyn warm-up`` compiles it for the flexible ones."""
     from femdyn.numerics.lazy import compiled
-    for build, dim in ((chain, 2), (beam, 2), (beam, 3)):
+    for build, dim in ((chain, 2), (beam, 2), (beam, 3), (prr, 2)):
         model, setup = build(dim)
         for scheme in (EnergyMomentum, GeneralizedAlpha):
             run(model, setup, True, steps=3, scheme=scheme)
+        run(model, setup, True, steps=20, scheme=GeneralizedAlpha, options=NewtonOptions(early_stop=True))
     assert len(compiled("femdyn.integrators.kernels").newton_loop.signatures) == 1
 
 
 @pytest.mark.parametrize("scheme", [EnergyMomentum, GeneralizedAlpha], ids=["energy-momentum", "generalized-alpha"])
-@pytest.mark.parametrize("dim", [2, 3], ids=["planar-beam", "spatial-beam"])
-def test_compiled_loops_matrix_is_the_derivative_of_its_own_residual(dim, scheme):
-    """The Newton matrix that ``newton_loop`` factors for a beam model, at an iterate off the
-    solution and random multipliers, against central differences of the residual that the loop
-    itself evaluates (one iteration from each point): its columns of q_n+1 are the differences in qb,
+@pytest.mark.parametrize("build,dim", [(beam, 2), (beam, 3), (prr, 2)], ids=["planar-beam", "spatial-beam", "3prr"])
+def test_compiled_loops_matrix_is_the_derivative_of_its_own_residual(build, dim, scheme):
+    """The Newton matrix that ``newton_loop`` factors for a beam model and the 3-PRR (beams, joint
+    angles), at an iterate off the solution and random multipliers, against central differences of
+    the residual that the loop itself evaluates (one iteration from each point): its columns of
+    q_n+1 are the differences in qb,
     those of the scaled multipliers lam/s the differences in lam/s (the residual is linear in them).
     The bound 1e-9 max|K|, as for the interpreted assembly (tests/units/test_newton_assembly.py), is
     above the differences' round-off eps max|K| |q| / h and far below the beams' own entries."""
     from femdyn.numerics.lazy import compiled
     kernels = compiled("femdyn.integrators.kernels")
-    model, setup = beam(dim)
+    model, setup = build(dim)
     stepper = scheme(model, 2e-3, setup.active_rows)
     taken = {}
     solve = stepper.newton.solve
@@ -170,7 +197,8 @@ def test_compiled_loops_matrix_is_the_derivative_of_its_own_residual(dim, scheme
         """(residual, matrix values) of one iteration of the loop from (q, multipliers); the kept
         pivots accepted whatever KLU's condition estimate (the matrix is what is checked)."""
         out = kernels.newton_loop(*taken["loop"](), q, multipliers.copy(), 1e-10, 1, *lu.pattern, lu.handles,
-                                  lu.rcond, 0.0, newton.active, newton.scale, np.zeros(2), 1, 15)  # any pivots
+                                  lu.rcond, 0.0, newton.active, newton.scale, np.zeros(2), 1, 15,
+                                  NO_STOP)  # any pivots
         assert out[0] in (kernels.CONVERGED, kernels.LIMIT) and out[4] == 1  # refactored and solved
         return out[6], out[5]
 
