@@ -8,7 +8,7 @@ refactorisation count and the state a checkpoint saves -- also where a refactori
 KLU pivots anew in the interpreter, and both fail alike where Newton cannot converge."""
 import numpy as np
 import pytest
-from shared import CASES
+from shared import CASES, newton_matrix_by_differences
 
 from femdyn.beam.body import BeamBody, Section
 from femdyn.casefile.beams import Options
@@ -202,17 +202,6 @@ def test_compiled_loops_matrix_is_the_derivative_of_its_own_residual(build, dim,
         assert out[0] in (kernels.CONVERGED, kernels.LIMIT) and out[4] == 1  # refactored and solved
         return out[6], out[5]
 
-    R, values = loop(qb, lam)
-    K = system.pattern.csc(values).toarray()
-    h = 1e-6 * max(1.0, np.abs(qb).max())
-    columns = []
-    for j in range(system.n):
-        e = np.zeros(system.n)
-        e[j] = h
-        columns.append((loop(qb + e, lam)[0] - loop(qb - e, lam)[0]) / (2 * h))
-    for i in system.active:
-        e = np.zeros(model.m)
-        e[i] = stepper.scale  # the unknown is lam/s
-        columns.append(loop(qb, lam + e)[0] - R)
-    numeric = np.column_stack(columns)
+    K = system.pattern.csc(loop(qb, lam)[1]).toarray()
+    numeric = newton_matrix_by_differences(lambda q, m: loop(q, m)[0], qb, lam, system.active, stepper.scale)
     assert np.abs(K - numeric).max() <= 1e-9 * np.abs(K).max()
