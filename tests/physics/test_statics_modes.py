@@ -499,8 +499,8 @@ def test_a_follower_load_is_refused():
     """A follower load along the hanging rod keeps the equilibrium (it pulls through the pivot) but makes
     the tangent stiffness non-symmetric: no symmetric modes, refused."""
     model, setup = pendulum(2, -np.pi / 2)
-    loaded = copy.copy(model)
-    loaded.forces = model.forces + [Follower(model.body_dofs(0)[None, :], 5.0)]
+    loaded = copy.copy(model)  # a built Model is frozen: the copy gets its own list of forces directly
+    vars(loaded)["forces"] = model.forces + [Follower(model.body_dofs(0)[None, :], 5.0)]
     with pytest.raises(ModesError, match="not symmetric"):
         natural_modes(prepare(loaded, setup.q0, setup.v0), k=1)
 
