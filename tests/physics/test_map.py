@@ -205,6 +205,30 @@ def test_unreachable_and_singular_points_are_marked(tmp_path):
         assert all(np.isfinite(result[c][ok]).all() for c in result.quantities)
 
 
+def test_the_heat_maps_leave_points_that_are_not_ok_blank(tmp_path, monkeypatch):
+    """The 2-D heat maps of a grid that leaves the arm's reach draw the ok points' values and mask the
+    unreachable ones (blank, never drawn as zero)."""
+    from matplotlib.axes import Axes
+
+    drawn = []
+    pcolormesh = Axes.pcolormesh
+
+    def record(self, *args, **options):
+        if self.get_label() != "<colorbar>":  # the maps, not their colour bars
+            drawn.append(np.ma.asarray(args[2]))
+        return pcolormesh(self, *args, **options)
+
+    monkeypatch.setattr(Axes, "pcolormesh", record)
+    result = arm(tmp_path).map({"tip.x": [0.4, 1.0], "tip.y": [0.1, 0.2]}, modes=1, workers=0)
+    ok = result.status == "ok"
+    assert ok.sum() == 2 and (result.status[~ok] == "unreachable").all()
+    result.write(tmp_path / "map")
+    assert drawn and all(values.count() == ok.sum() and np.ma.getmaskarray(values).sum() == (~ok).sum()
+                         for values in drawn)
+    frequency = np.sort(result["frequency_1"][ok])
+    assert any(np.array_equal(np.sort(values.compressed()), frequency) for values in drawn)
+
+
 def test_the_delta_map_has_the_robots_120_degree_symmetry():
     """The flexible Delta robot (one element per arm: the symmetry does not depend on the mesh) mapped
     over its tool plane at a point and its images turned by 120 and 240 degrees about the base's axis:
