@@ -4,7 +4,6 @@ Exit code 1 if an order cannot be observed (the table and the files are written 
 import argparse
 import math
 import sys
-from pathlib import Path
 
 from ..integrators.settings import SettingsError
 from ..casefile.case import CaseError
@@ -12,7 +11,7 @@ from ..post.folders import mark, output_folder
 from ..model.errors import ModelError
 from ..studies.convergence import FILES, convergence_benchmark, study_folder
 from ..studies.orders import ConvergenceError
-from .arguments import flexible_options, force_option, load, positive_float, positive_int
+from .arguments import flexible_options, load, out_options, positive_float, positive_int
 from .output import say
 
 
@@ -64,12 +63,10 @@ def add(commands):
                              "error over the time nodes all runs share, or the end against an exact --reference "
                              "value; in elements and segments: the end)")
     convergence.add_argument("--t-end", type=positive_float, metavar="T", help="end time (overrides solver.t_end)")
-    convergence.add_argument("--out", type=Path, metavar="DIR",
-                             help="folder for the files (default: results/<case>_convergence, with --refine "
-                             "elements results/<case>_elements_convergence, with --refine segments "
-                             "results/<case>_segments_convergence); an existing folder is used only if it is "
-                             "empty or an earlier study femdyn made, unless --force")
-    force_option(convergence)
+    out_options(convergence, "folder for the files (default: results/<case>_convergence, with --refine "
+                "elements results/<case>_elements_convergence, with --refine segments "
+                "results/<case>_segments_convergence); an existing folder is used only if it is "
+                "empty or an earlier study femdyn made, unless --force")
     flexible_options(convergence)
     convergence.set_defaults(handler=handle)
 

@@ -18,7 +18,7 @@ from ..studies import sweep_files as files
 from ..studies.map_plan import complete_row, load_plan, parse_grid, point_row
 from ..studies.map_pose import SINGULAR
 from ..studies.run import check_elements
-from .arguments import check_cluster, flexible_options, force_option, options, positive_int
+from .arguments import check_cluster, flexible_options, options, out_options, positive_int
 from .extras import require
 from .output import say
 from .sweep import SAMPLES_FAILED, startup_summary
@@ -73,9 +73,8 @@ def add(commands):
                         help="a running dask scheduler, e.g. tcp://10.0.0.5:8786 (default: start a LocalCluster)")
     parser.add_argument("--workers", type=positive_int, metavar="N",
                         help="worker processes of the LocalCluster (default: one per core)")
-    parser.add_argument("--out", type=Path, metavar="OUT", help="result folder (default: results/<case>_map)")
-    force_option(parser)
-    parser.add_argument("--restart", action="store_true", help="discard an earlier map in OUT instead of resuming it")
+    out_options(parser, "result folder (default: results/<case>_map)")
+    parser.add_argument("--restart", action="store_true", help="discard an earlier map in DIR instead of resuming it")
     parser.add_argument("--retry-errors", action="store_true",
                         help="when resuming, run the failed points again (unreachable and singular points are "
                         "results and stay)")

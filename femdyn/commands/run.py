@@ -24,7 +24,7 @@ from ..post.probes import deflection_lines, deviation_lines
 from ..model.gauges import gauge_lines
 from ..post.progress import Progress
 from ..post.results import SAVE_SECONDS, TABLES, ResultWriter, draw_plots, fingerprint
-from .arguments import every, finite_float, flexible_options, force_option, load_problem, positive_float
+from .arguments import every, finite_float, flexible_options, load_problem, out_options, positive_float
 from .output import dropped, flexible_line, say
 
 OPTIONS = {"dt": "--dt", "t_end": "--t-end", "integrator": "--integrator", "rho_inf": "--rho-inf",
@@ -50,11 +50,9 @@ def add(commands):
     run.add_argument("--newton", choices=NEWTON_METHODS,
                      help="full Newton, or modified Newton reusing the factorised matrix while it "
                      "contracts fast enough (overrides solver.newton; default full)")
-    run.add_argument("--out", type=Path, metavar="DIR",
-                     help="result folder (default: results/<case file stem>); an existing folder is "
-                     "replaced only if it is empty or an earlier result folder femdyn made (has .femdyn and "
-                     "summary.json), unless --force")
-    force_option(run)
+    out_options(run, "result folder (default: results/<case file stem>); an existing folder is "
+                "replaced only if it is empty or an earlier result folder femdyn made (has .femdyn and "
+                "summary.json), unless --force")
     run.add_argument("--every", type=every, metavar="K",
                      help="write every K-th step as a ParaView frame, and the last (overrides "
                      "output.every; default: about 500 frames)")

@@ -1,7 +1,6 @@
 """``femdyn sensitivity CASE``: the sensitivity study of ``studies.sensitivity`` (003 section 8.4), its
 table printed and its files published into a result folder. Exit code 1 if a run stops early."""
 import sys
-from pathlib import Path
 
 from ..casefile.beams import PARAMETERS
 from ..post.folders import default_folder, output_folder, publish
@@ -20,8 +19,8 @@ from ..studies.sensitivity import (
 from .arguments import (
     check_overrides,
     flexible_options,
-    force_option,
     options,
+    out_options,
     parameters,
     positive_float,
     relative_step,
@@ -45,11 +44,9 @@ def add(commands):
                              help="relative step of the central differences (default 1e-4, at most 0.1)")
     sensitivity.add_argument("--probe", metavar="NAME", help="probe to study (default: the first)")
     sensitivity.add_argument("--t-end", type=positive_float, metavar="T", help="end time (overrides solver.t_end)")
-    sensitivity.add_argument("--out", type=Path, metavar="DIR",
-                             help="folder for the files (default: results/<case>_sensitivity); an existing "
-                             "folder is replaced only if it is empty or an earlier study (has .femdyn and "
-                             "sensitivity.json), unless --force")
-    force_option(sensitivity)
+    out_options(sensitivity, "folder for the files (default: results/<case>_sensitivity); an existing "
+                "folder is replaced only if it is empty or an earlier study (has .femdyn and "
+                "sensitivity.json), unless --force")
     flexible_options(sensitivity)
     sensitivity.add_argument("--quiet", action="store_true", help="no progress bar")
     sensitivity.set_defaults(handler=handle)

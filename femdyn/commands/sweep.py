@@ -8,7 +8,6 @@ import contextlib
 import statistics
 import sys
 import time
-from pathlib import Path
 
 from ..casefile.beams import PARAMETERS
 from ..casefile.case import CaseError
@@ -23,9 +22,9 @@ from .arguments import (
     check_cluster,
     check_overrides,
     flexible_options,
-    force_option,
     nonnegative_int,
     options,
+    out_options,
     parameters,
     positive_float,
     positive_int,
@@ -74,10 +73,8 @@ def add(commands):
                        help="a running dask scheduler, e.g. tcp://10.0.0.5:8786 (default: start a LocalCluster)")
     sweep.add_argument("--workers", type=positive_int, metavar="N",
                        help="worker processes of the LocalCluster (default: one per core)")
-    sweep.add_argument("--out", type=Path, metavar="OUT",
-                       help="result folder (default: results/<case>_sweep, or results/<case>_sensitivity)")
-    force_option(sweep)
-    sweep.add_argument("--restart", action="store_true", help="discard an earlier sweep in OUT instead of resuming it")
+    out_options(sweep, "result folder (default: results/<case>_sweep, or results/<case>_sensitivity)")
+    sweep.add_argument("--restart", action="store_true", help="discard an earlier sweep in DIR instead of resuming it")
     sweep.add_argument("--retry-errors", action="store_true", help="when resuming, run the failed samples again")
     sweep.add_argument("--no-plots", action="store_true", help="do not write the PNG plots")
     sweep.add_argument("--quiet", action="store_true", help="no progress bar")
