@@ -86,9 +86,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..numerics.lazy import compiled
 from .energy_momentum import StepResult
 from .newton import Newton, NewtonFailure, NewtonOptions, QuadraticStop
 from .saddle import NONE, SaddleSystem
+from .stepping import STEP_KERNELS
 
 
 def chung_hulbert(rho_inf):
@@ -303,7 +305,7 @@ class GeneralizedAlpha:
         known = start.potential is not None and start.potential[0] is states
         v_a = start.potential[1] if known else system.worked_potential(qa, states)
         v_b = system.worked_potential(qb, new_states)
-        work = float(0.5 * (start.force + force) @ (qb - qa)) + v_b - v_a
+        work = compiled(STEP_KERNELS).step_work(start.force, force, qb, qa) + v_b - v_a  # in the compiled steps' order
         lam_start = start.lam
         self._carry = _Carry(t1, qb.copy(), vb.copy(), a, vd, lam.copy(), force, start.a, (new_states, v_b))
         return AlphaStepResult(qb, vb, lam, iterations, work, dissipation, new_states,

@@ -17,6 +17,7 @@ non-finite energy, work, momentum or constraint residual, or a constraint residu
 Newton tolerance (``RESIDUAL_LIMIT``), at the first row that has it; the run is then incomplete, its
 message names the quantity, and the rows before are kept.
 """
+import time
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -25,6 +26,7 @@ from .diagnostics import nonfinite_load
 from .energy_momentum import EnergyMomentum
 from .generalized_alpha import GeneralizedAlpha
 from .newton import NewtonFailure
+from .stepping import AlphaSteps
 from .settings import GENERALIZED_ALPHA
 
 # A converged step leaves a constraint residual of round-off, or of about the Newton tolerance times the
@@ -271,6 +273,21 @@ def _consistent(stepper, t, q, v, states, dt):
     return lam if np.isfinite(lam).all() else None
 
 
+class _Calls:
+    """The number of steps of the next compiled call (``stepping``): as many as take about ``SECONDS``
+    of wall time (the interrupt, the progress and the output wait for a call), from 8, at most
+    ``MOST``. The numbers do not depend on it: a step computes the same in any call."""
+
+    SECONDS, MOST = 0.05, 1024
+
+    def __init__(self):
+        self.size = 8
+
+    def took(self, seconds, steps):
+        if steps == self.size:
+            self.size = min(self.MOST, max(1, int(self.size * min(4.0, self.SECONDS / max(seconds, 1e-6)))))
+
+
 def simulate(setup, settings, progress=None, output=None, resume=None):
     """Integrate the model of ``setup`` (``setup.prepare``) from t = 0 to ``settings.t_end`` in
     ``settings.steps`` equal steps no larger than ``settings.dt`` (``settings.SolverSettings``); returns
@@ -315,31 +332,44 @@ def simulate(setup, settings, progress=None, output=None, resume=None):
     capacity = steps - first if output is None else max(1, min(steps - first, output.capacity(model.n)))
     chunk = _Chunk(model, capacity, *start, before)
     complete, message, clean = True, "", True
+    batch = AlphaSteps.of(stepper) if alpha else None  # many steps per compiled call (``stepping``)
+    calls = _Calls()
     try:
-        for k in range(first, steps):
-            try:
-                r = stepper.step(k * dt, q, v, lam, states)
-            except NewtonFailure as failure:  # named by the load whose function is not finite, if one is
-                complete, message = False, nonfinite_load(model, (k * dt, (k + 0.5) * dt, (k + 1) * dt)) or str(failure)
-                break
-            if not (np.isfinite(r.q).all() and np.isfinite(r.v).all()):
-                complete, message = False, f"the state (q, v) is not finite after the step to t = {(k + 1) * dt:.6g}"
-                break
-            chunk.add(r, -(0.5 * (r.lam_start + r.lam) if alpha else r.lam)[model.input_rows])
-            q, v, lam, states = r.q, r.v, r.lam, r.states
+        k = first
+        while k < steps:
+            done = 0
+            if batch is not None:
+                start_call = time.perf_counter()
+                done = batch.run(chunk, k, min(calls.size, steps - k, len(chunk.inputs) - chunk.rows), states)
+                calls.took(time.perf_counter() - start_call, done)
+            if done:
+                q, v, lam = chunk.Q[chunk.rows], chunk.V[chunk.rows], chunk.lam
+                k += done
+            else:
+                try:
+                    r = stepper.step(k * dt, q, v, lam, states)
+                except NewtonFailure as failure:  # named by the load whose function is not finite, if one is
+                    complete, message = False, nonfinite_load(model, (k * dt, (k + 0.5) * dt, (k + 1) * dt)) or str(failure)
+                    break
+                if not (np.isfinite(r.q).all() and np.isfinite(r.v).all()):
+                    complete, message = False, f"the state (q, v) is not finite after the step to t = {(k + 1) * dt:.6g}"
+                    break
+                chunk.add(r, -(0.5 * (r.lam_start + r.lam) if alpha else r.lam)[model.input_rows])
+                q, v, lam, states = r.q, r.v, r.lam, r.states
+                k += 1
             if progress is not None:
-                progress.update(k + 1, (k + 1) * dt)
+                progress.update(k, k * dt)
             if output is not None and (output.due() or chunk.full):
                 if output.stopping:
-                    complete, message = False, f"interrupted at t = {(k + 1) * dt:.6g}"
+                    complete, message = False, f"interrupted at t = {k * dt:.6g}"
                     break
-                if k + 1 < steps:
-                    done = _results(setup, settings, chunk, initial_total, True, "", stepper.factorisations)
-                    initial_total = done.total[0] if initial_total is None else initial_total
-                    output.write(done, chunk.checkpoint(initial_total, stepper.state()) if done.complete else None)
-                    if not done.complete:
-                        return done
-                    chunk = _Chunk(model, min(capacity, steps - k - 1), k + 1, q, v, lam, states,
+                if k < steps:
+                    part = _results(setup, settings, chunk, initial_total, True, "", stepper.factorisations)
+                    initial_total = part.total[0] if initial_total is None else initial_total
+                    output.write(part, chunk.checkpoint(initial_total, stepper.state()) if part.complete else None)
+                    if not part.complete:
+                        return part
+                    chunk = _Chunk(model, min(capacity, steps - k), k, q, v, lam, states,
                                    chunk.work[chunk.rows], chunk.dissipation[chunk.rows], lam)
     except KeyboardInterrupt:  # raised anywhere, even inside a step: the stepper's state may be half-way
         complete, message, clean = False, f"interrupted at t = {(chunk.start + chunk.rows) * dt:.6g}", False

@@ -1,0 +1,108 @@
+"""Many time steps in one compiled call (issue 37): for a model whose Newton iteration runs whole in
+``kernels.newton_loop`` the interpreter's share of a small model's step -- the step's begin and end,
+the call of the loop with its some 60 arguments, the history's row -- costs more than the step's
+arithmetic. ``AlphaSteps`` runs generalized-alpha steps of such a model in ``step_kernels.alpha_steps``
+instead, writing the rows of the time loop's chunk (``time_loop._Chunk``) there, and hands the state
+back to the stepper after each call, so that the time loop sees, between calls, what it saw after the
+step the call ended with: the same numbers bit for bit as step after step (the kernel computes every
+quantity in the order of the interpreted step), the same checkpoints, the same early stop.
+
+Where a step cannot be done so -- its Newton iteration ends other than converged, its state is not
+finite -- the call returns before it, undone, and the time loop does it step by step, with the messages
+and the recovery of the interpreted iteration (KLU's pivots chosen anew, a Newton failure).
+
+The steps of a call share the call's constant forces: the compiled steps take models whose constant
+forces are invariant (gravity), with no dissipation, no advancing force states and no families
+outside the batch (no servos), with full Newton. The others go step by step, as before.
+"""
+import numpy as np
+
+from ..forces.loads import Gravity
+from ..joints.batch import NONE
+from ..numerics.lazy import compiled
+from ..numerics.linalg import CsrOperator
+from .newton import FIRST_SOLVE_REFINEMENT, ROUND_OFF
+
+STEP_KERNELS = __package__ + ".step_kernels"  # numba: imported where the steps run
+
+
+def _eligible(stepper) -> bool:
+    """Whether ``step_kernels.alpha_steps`` does the steps of ``stepper`` (module docstring)."""
+    system = stepper.system
+    worked = [system.forces[k] for k, w in enumerate(system.worked) if w]
+    return (system.compiled_residual and not system.families and isinstance(system.mass_operator, CsrOperator)
+            and not stepper.options.modified and (not system.constant or system._invariant)
+            and all(isinstance(f, Gravity) for f in worked) and not system.dissipative
+            and not system.advancing_continuous and not system.varying_worked)
+
+
+class AlphaSteps:
+    """Compiled generalized-alpha steps of ``stepper`` (a ``GeneralizedAlpha``; module docstring)."""
+
+    @classmethod
+    def of(cls, stepper) -> "AlphaSteps | None":
+        """The compiled steps of ``stepper``, or None where its model goes step by step."""
+        return cls(stepper) if _eligible(stepper) else None
+
+    def __init__(self, stepper):
+        self.stepper = s = stepper
+        system, dt = s.system, s.dt
+        self.coefficients = (dt, dt * dt * (0.5 - s.beta), dt * (1.0 - s.gamma), s.alpha_m, s.alpha_f,
+                             1.0 - s.alpha_m, 1.0 - s.alpha_f, s.beta_p, s.beta * dt**2, s.beta * dt * dt,
+                             s.gamma * dt, s.options.tolerance, ROUND_OFF)
+        gravity = [system.forces[k] for k, w in enumerate(system.worked) if w]
+        parts = [np.broadcast_to(f.weights, f.dofs.shape) for f in gravity]
+        self.gravity = (np.concatenate([p.ravel() for p in parts]).astype(np.float64) if parts else NONE,
+                        np.concatenate([f.dofs.ravel() for f in gravity]).astype(np.int64) if parts else
+                        np.zeros(0, np.int64), np.cumsum([0] + [p.size for p in parts]).astype(np.int64))
+        self.input_rows = np.asarray(s.model.input_rows, dtype=np.int64).reshape(-1)
+
+    def run(self, chunk, k: int, count: int, states: list) -> int:
+        """Up to ``count`` steps from step k (t = k dt, the last row of ``chunk``, the forces' ``states``)
+        into ``chunk``; returns how many were done (0 where the stepper cannot continue from that row
+        compiled: the first step, no factorisation yet). The stepper's state is then that after them."""
+        s = self.stepper
+        system, newton, dt = s.system, s.newton, s.dt
+        lu = system.lu
+        row = chunk.rows
+        t = k * dt
+        if not (lu.refactorable and s._continues(t, chunk.Q[row], chunk.V[row])):
+            return 0
+        c = s._carry
+        constant = system.applied(c.q, c.q, t + dt, dt, states, system.constant)
+        known = c.potential is not None and c.potential[0] is states
+        potential = c.potential[1] if known else system.worked_potential(c.q, states)
+        options, stop = s.options, s._stop
+        if options.early_stop:
+            ratios = np.empty(len(stop.ratios) + count * options.max_iterations)
+            ratios[: len(stop.ratios)] = stop.ratios
+            early = (True, float(stop.safety), stop.ratios.maxlen, ratios,
+                     np.array([len(stop.ratios)], np.int64), stop.refresh, np.array([stop.steps], np.int64))
+        else:
+            early = (False, 0.0, 1, NONE, np.zeros(1, np.int64), 1, np.zeros(1, np.int64))
+        head = (s.beta_p, *system.mass_csr, s._mass_values)
+        tail = (NONE, s.scale, 2.0, *system.batch_arguments, *system.loop_force(None, True),
+                system.loop_family([None]))
+        solver = (options.max_iterations, *lu.pattern, lu.handles, lu.rcond, lu.refactor_floor, newton.active,
+                  newton.scale, newton._refinement, FIRST_SOLVE_REFINEMENT, newton.REFINEMENT_PAUSE)
+        before = c.a if c.a_previous is None else c.a_previous
+        carry = (c.q, c.v, c.a, c.vd, before, c.a_previous is not None, c.lam, c.force, potential)
+        rows = (chunk.Q, chunk.V, chunk.Lam, chunk.inputs, chunk.iterations, chunk.work, chunk.dissipation,
+                self.input_rows)
+        done, refactored, last, a, vd, a_before, lam, potential = compiled(STEP_KERNELS).alpha_steps(
+            count, self.coefficients, head, tail, solver, early, self.gravity, constant, carry, rows, row)
+        if not done:
+            return 0
+        if refactored:
+            lu.refactored(last, refactored)
+            newton.factorised = True
+        if options.early_stop:
+            ratios, recorded, steps = early[3], early[4], early[6]
+            stop.ratios.extend(ratios[len(stop.ratios) : recorded[0]].tolist())
+            stop.steps, stop.previous = int(steps[0]), None
+        end = row + done
+        chunk.rows, chunk.lam = end, lam
+        chunk.history.extend([states] * done)
+        s._carry = type(c)((k + done - 1) * dt + dt, chunk.Q[end].copy(), chunk.V[end].copy(), a, vd, lam.copy(),
+                           constant, a_before, (states, potential))
+        return done
