@@ -13,32 +13,58 @@ PAIRWISE_BLOCK = 128
 
 
 @kernel
-def pairwise_sum(x, first, count):
-    """The sum of x[first : first + count] in the order of NumPy's ``np.add.reduce`` of a contiguous
-    array (numpy/_core/src/umath/loops_utils.h.src, ``pairwise_sum``): fewer than 8 entries one by one,
-    up to ``PAIRWISE_BLOCK`` in 8 interleaved partial sums combined as ((r0 + r1) + (r2 + r3)) +
-    ((r4 + r5) + (r6 + r7)) and the rest added one by one, larger ranges split in two halves (the
-    first a multiple of 8) summed so; the reduction adds that to its identity 0."""
+def _block(x, first, count):
+    """``pairwise_sum`` of at most ``PAIRWISE_BLOCK`` entries."""
     if count < 8:
         total = 0.0
         for i in range(first, first + count):
             total += x[i]
         return total
+    r = x[first : first + 8].copy()
+    i = 8
+    while i < count - count % 8:
+        for j in range(8):
+            r[j] += x[first + i + j]
+        i += 8
+    total = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]))
+    while i < count:
+        total += x[first + i]
+        i += 1
+    return total
+
+
+@kernel
+def pairwise_sum(x, first, count):
+    """The sum of x[first : first + count] in the order of NumPy's ``np.add.reduce`` of a contiguous
+    array (numpy/_core/src/umath/loops_utils.h.src, ``pairwise_sum``): fewer than 8 entries one by one,
+    up to ``PAIRWISE_BLOCK`` in 8 interleaved partial sums combined as ((r0 + r1) + (r2 + r3)) +
+    ((r4 + r5) + (r6 + r7)) and the rest added one by one, larger ranges split in two halves (the
+    first a multiple of 8) summed so and added, left + right. The recursion is run on a stack
+    (numba's cache does not load recursive kernels)."""
     if count <= PAIRWISE_BLOCK:
-        r = x[first : first + 8].copy()
-        i = 8
-        while i < count - count % 8:
-            for j in range(8):
-                r[j] += x[first + i + j]
-            i += 8
-        total = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]))
-        while i < count:
-            total += x[first + i]
-            i += 1
-        return total
-    half = count // 2
-    half -= half % 8
-    return pairwise_sum(x, first, half) + pairwise_sum(x, first + half, count - half)
+        return _block(x, first, count)
+    # ranges still to sum (a negative size: add the two sums on top of ``sums``), and the sums made
+    starts, sizes = np.empty(192, np.int64), np.empty(192, np.int64)
+    sums = np.empty(64)
+    starts[0], sizes[0] = first, count
+    top, made = 1, 0
+    while top:
+        top -= 1
+        begin, size = starts[top], sizes[top]
+        if size < 0:
+            made -= 1
+            sums[made - 1] = sums[made - 1] + sums[made]
+        elif size <= PAIRWISE_BLOCK:
+            sums[made] = _block(x, begin, size)
+            made += 1
+        else:
+            half = size // 2
+            half -= half % 8
+            starts[top], sizes[top] = 0, -1  # then left + right
+            starts[top + 1], sizes[top + 1] = begin + half, size - half  # the right half second
+            starts[top + 2], sizes[top + 2] = begin, half  # the left half first
+            top += 3
+    return sums[0]
 
 
 @kernel

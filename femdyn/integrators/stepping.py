@@ -57,17 +57,17 @@ class AlphaSteps:
                         np.zeros(0, np.int64), np.cumsum([0] + [p.size for p in parts]).astype(np.int64))
         self.input_rows = np.asarray(s.model.input_rows, dtype=np.int64).reshape(-1)
 
-    def run(self, chunk, k: int, count: int, states: list) -> int:
+    def run(self, chunk, k: int, count: int, states: list) -> int | None:
         """Up to ``count`` steps from step k (t = k dt, the last row of ``chunk``, the forces' ``states``)
-        into ``chunk``; returns how many were done (0 where the stepper cannot continue from that row
-        compiled: the first step, no factorisation yet). The stepper's state is then that after them."""
+        into ``chunk``; returns how many were done (None where the stepper cannot continue from that
+        row compiled: the first step, no factorisation yet). The stepper's state is then that after them."""
         s = self.stepper
         system, newton, dt = s.system, s.newton, s.dt
         lu = system.lu
         row = chunk.rows
         t = k * dt
         if not (lu.refactorable and s._continues(t, chunk.Q[row], chunk.V[row])):
-            return 0
+            return None
         c = s._carry
         constant = system.applied(c.q, c.q, t + dt, dt, states, system.constant)
         known = c.potential is not None and c.potential[0] is states

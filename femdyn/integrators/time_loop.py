@@ -276,14 +276,28 @@ def _consistent(stepper, t, q, v, states, dt):
 class _Calls:
     """The number of steps of the next compiled call (``stepping``): as many as take about ``SECONDS``
     of wall time (the interrupt, the progress and the output wait for a call), from 8, at most
-    ``MOST``. The numbers do not depend on it: a step computes the same in any call."""
+    ``MOST``; after a call that did no step (the step refused, done again step by step) the next
+    1, 2, 4, .. up to ``MOST_WAITING`` steps go step by step. The numbers do not depend on it: a step
+    computes the same in any call or alone."""
 
-    SECONDS, MOST = 0.05, 1024
+    SECONDS, MOST, MOST_WAITING = 0.05, 1024, 64
 
     def __init__(self):
-        self.size = 8
+        self.size, self.waiting, self.wait = 8, 0, 0
+
+    def next(self):
+        """Whether the next step goes to a compiled call."""
+        if self.waiting:
+            self.waiting -= 1
+            return False
+        return True
 
     def took(self, seconds, steps):
+        """A call of ``seconds`` that did ``steps`` steps."""
+        if not steps:
+            self.wait = self.waiting = min(self.MOST_WAITING, 2 * self.wait or 1)
+            return
+        self.wait = 0
         if steps == self.size:
             self.size = min(self.MOST, max(1, int(self.size * min(4.0, self.SECONDS / max(seconds, 1e-6)))))
 
@@ -337,11 +351,12 @@ def simulate(setup, settings, progress=None, output=None, resume=None):
     try:
         k = first
         while k < steps:
-            done = 0
-            if batch is not None:
+            done = None
+            if batch is not None and calls.next():
                 start_call = time.perf_counter()
                 done = batch.run(chunk, k, min(calls.size, steps - k, len(chunk.inputs) - chunk.rows), states)
-                calls.took(time.perf_counter() - start_call, done)
+                if done is not None:
+                    calls.took(time.perf_counter() - start_call, done)
             if done:
                 q, v, lam = chunk.Q[chunk.rows], chunk.V[chunk.rows], chunk.lam
                 k += done
