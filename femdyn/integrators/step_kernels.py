@@ -6,6 +6,7 @@ in one call, the step's begin, Newton's iteration, the step's end and the histor
 import numpy as np
 
 from ..numerics.compiled import kernel
+from ..joints import kernels as joints
 from . import kernels as newton
 
 # NumPy's pairwise summation: blocks of at most this many entries are summed with 8 partial sums
@@ -183,3 +184,81 @@ def alpha_steps(count, coefficients, head, tail, solver, stop, gravity, constant
         refinement[:] = saved
         recorded[0] = kept
     return done, refactored, last, a, vd, a_before, lam, potential
+
+
+@kernel
+def midpoint_steps(count, coefficients, head, tail, batch, force, family, solver, stop, gravity, constant, carry, rows,
+                   row):
+    """Up to ``count`` energy-momentum steps (``energy_momentum.EnergyMomentum.step``) in one call, each
+    as the interpreted step computes it: its begin (the predictor q_n + h v_n, Newton's start, the
+    inertia 2/h^2 M (q_n + h v_n), G(q_n) of the batch, ``joints.kernels.jacobian`` with ``batch``:
+    (the slots' g, the Hessians)), Newton's iteration (``kernels.newton_loop`` with ``head``, ``tail``,
+    the beams' ``force`` (where their tangents go, their coordinates and places, then the element
+    data after the start and ``known``), ``family`` and ``stop`` (none) and ``solver``), the step's end (``_finish``: v_n+1 = 2/h
+    (q_n+1 - q_n) - v_n, the work ``step_work`` of the ``constant`` forces plus V(q_n+1) - V(q_n)) and
+    the chunk's row ``row`` + k + 1 (``rows`` as ``alpha_steps``'). ``coefficients``: (h, 2/h^2, 2/h,
+    the tolerance); ``carry``: (q_n, v_n, lam_n, V(q_n)). A step that does not converge, or whose
+    state is not finite, is undone and left to the interpreted step (``alpha_steps``). Returns (steps
+    done, refactorisations done, the values last factored, lam, V) of the last step done."""
+    h, c_inertia, c_velocity, tolerance = coefficients
+    q, v, lam, potential = carry
+    weights, dofs, bounds = gravity
+    Q, V, Lam, inputs, iterations, work, dissipation, input_rows = rows
+    g, H_indptr, H_indices, H_data = batch
+    tangents, F_at, dF_at = force[0], force[1], force[2]
+    M_indptr, M_indices, M_data = head[1], head[2], head[3]
+    active, refinement = solver[6], solver[8]
+    n, m = q.size, lam.size
+    refactored = 0
+    last = head[4]
+    guess, inertia = np.empty(n), np.empty(n)
+    Qa = np.empty((1, F_at.size))
+    saved = np.empty(2)
+    done = 0
+    while done < count:
+        saved[:] = refinement
+        for i in range(n):
+            guess[i] = q[i] + h * v[i]
+        for i in range(n):
+            acc = 0.0
+            for k in range(M_indptr[i], M_indptr[i + 1]):
+                acc += M_data[k] * guess[M_indices[k]]
+            inertia[i] = c_inertia * acc
+        G_a = np.empty(g.size)
+        joints.jacobian(q, g, H_indptr, H_indices, H_data, G_a)
+        lam_b = np.zeros(m)
+        for k in range(active.size):
+            lam_b[active[k]] = lam[active[k]]
+        for i in range(F_at.size):
+            Qa[0, i] = q[F_at[i]]
+        size = newton.largest(guess)
+        size = size if size > 1.0 else 1.0
+        how, its, qb, increment, factored, values, R = newton.newton_loop(
+            *head, inertia, constant, G_a, *tail, tangents, F_at, dF_at, Qa, False, False, *force[3:],
+            family, guess, lam_b, tolerance * size, *solver, stop)
+        if how != newton.CONVERGED:
+            break
+        vb = np.empty(n)
+        finite = True
+        for i in range(n):
+            vb[i] = c_velocity * (qb[i] - q[i]) - v[i]
+            if not (np.isfinite(qb[i]) and np.isfinite(vb[i])):
+                finite = False
+        if not finite:
+            break
+        potential_b = gravity_potential(qb, weights, dofs, bounds)
+        r = row + done
+        Q[r + 1], V[r + 1], iterations[r + 1] = qb, vb, its
+        for j in range(input_rows.size):
+            inputs[r, j] = -lam_b[input_rows[j]]
+        Lam[r] = lam_b
+        work[r + 1] = work[r] + (step_work(constant, constant, qb, q) + potential_b - potential)
+        dissipation[r + 1] = dissipation[r] + 0.0
+        refactored += factored
+        if factored:
+            last = values
+        q, v, lam, potential = qb, vb, lam_b, potential_b
+        done += 1
+    if done < count:
+        refinement[:] = saved
+    return done, refactored, last, lam, potential

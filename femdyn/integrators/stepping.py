@@ -21,57 +21,92 @@ from ..forces.loads import Gravity
 from ..joints.batch import NONE
 from ..numerics.lazy import compiled
 from ..numerics.linalg import CsrOperator
-from .newton import FIRST_SOLVE_REFINEMENT, ROUND_OFF
+from .newton import FIRST_SOLVE_REFINEMENT, NO_STOP, ROUND_OFF
 
 STEP_KERNELS = __package__ + ".step_kernels"  # numba: imported where the steps run
 
 
 def _eligible(stepper) -> bool:
-    """Whether ``step_kernels.alpha_steps`` does the steps of ``stepper`` (module docstring)."""
+    """Whether ``step_kernels`` does the steps of ``stepper`` (module docstring)."""
     system = stepper.system
     worked = [system.forces[k] for k, w in enumerate(system.worked) if w]
     return (system.compiled_residual and not system.families and isinstance(system.mass_operator, CsrOperator)
             and not stepper.options.modified and (not system.constant or system._invariant)
-            and all(isinstance(f, Gravity) for f in worked) and not system.dissipative
+            and all(isinstance(f, Gravity) for f in worked) and not system.dissipative and not system.advancing
             and not system.advancing_continuous and not system.varying_worked)
 
 
-class AlphaSteps:
-    """Compiled generalized-alpha steps of ``stepper`` (a ``GeneralizedAlpha``; module docstring)."""
+class _Steps:
+    """What the compiled steps of both steppers share: the gravity forces' data for the potential, the
+    chunk's rows, Newton's arguments, and the stepper's and the chunk's state after a call."""
 
     @classmethod
-    def of(cls, stepper) -> "AlphaSteps | None":
+    def of(cls, stepper) -> "_Steps | None":
         """The compiled steps of ``stepper``, or None where its model goes step by step."""
         return cls(stepper) if _eligible(stepper) else None
 
-    def __init__(self, stepper):
-        self.stepper = s = stepper
-        system, dt = s.system, s.dt
-        self.coefficients = (dt, dt * dt * (0.5 - s.beta), dt * (1.0 - s.gamma), s.alpha_m, s.alpha_f,
-                             1.0 - s.alpha_m, 1.0 - s.alpha_f, s.beta_p, s.beta * dt**2, s.beta * dt * dt,
-                             s.gamma * dt, s.options.tolerance, ROUND_OFF)
+    def __init__(self, stepper, mass_factor):
+        self.stepper = stepper
+        system = stepper.system
         gravity = [system.forces[k] for k, w in enumerate(system.worked) if w]
         parts = [np.broadcast_to(f.weights, f.dofs.shape) for f in gravity]
         self.gravity = (np.concatenate([p.ravel() for p in parts]).astype(np.float64) if parts else NONE,
                         np.concatenate([f.dofs.ravel() for f in gravity]).astype(np.int64) if parts else
                         np.zeros(0, np.int64), np.cumsum([0] + [p.size for p in parts]).astype(np.int64))
-        self.input_rows = np.asarray(s.model.input_rows, dtype=np.int64).reshape(-1)
+        self.input_rows = np.asarray(stepper.model.input_rows, dtype=np.int64).reshape(-1)
+        self.head = (mass_factor, *system.mass_csr, stepper._mass_values)  # ``newton_loop``'s first arguments
+
+    def _solver(self):
+        """``kernels.newton_loop``'s arguments after the bound (but the stop)."""
+        s = self.stepper
+        lu, newton = s.system.lu, s.newton
+        return (s.options.max_iterations, *lu.pattern, lu.handles, lu.rcond, lu.refactor_floor, newton.active,
+                newton.scale, newton._refinement, FIRST_SOLVE_REFINEMENT, newton.REFINEMENT_PAUSE)
+
+    def _rows(self, chunk):
+        return (chunk.Q, chunk.V, chunk.Lam, chunk.inputs, chunk.iterations, chunk.work, chunk.dissipation,
+                self.input_rows)
+
+    def _potential(self, q, states, known):
+        """V(q_n) of the worked forces: ``known`` (the last step's) or evaluated."""
+        return known if known is not None else self.stepper.system.worked_potential(q, states)
+
+    def _done(self, chunk, done, refactored, last, lam, states):
+        """The chunk's and Newton's state after ``done`` steps of a call (``refactored`` refactorisations,
+        the last of ``last``) that ended with the multipliers ``lam``."""
+        s = self.stepper
+        if refactored:
+            s.system.lu.refactored(last, refactored)
+            s.newton.factorised = True
+        chunk.rows += done
+        chunk.lam = lam
+        chunk.history.extend([states] * done)
+
+
+class AlphaSteps(_Steps):
+    """Compiled generalized-alpha steps of ``stepper`` (a ``GeneralizedAlpha``; module docstring)."""
+
+    def __init__(self, stepper):
+        super().__init__(stepper, stepper.beta_p)
+        s, dt = stepper, stepper.dt
+        self.coefficients = (dt, dt * dt * (0.5 - s.beta), dt * (1.0 - s.gamma), s.alpha_m, s.alpha_f,
+                             1.0 - s.alpha_m, 1.0 - s.alpha_f, s.beta_p, s.beta * dt**2, s.beta * dt * dt,
+                             s.gamma * dt, s.options.tolerance, ROUND_OFF)
 
     def run(self, chunk, k: int, count: int, states: list) -> int | None:
         """Up to ``count`` steps from step k (t = k dt, the last row of ``chunk``, the forces' ``states``)
         into ``chunk``; returns how many were done (None where the stepper cannot continue from that
         row compiled: the first step, no factorisation yet). The stepper's state is then that after them."""
         s = self.stepper
-        system, newton, dt = s.system, s.newton, s.dt
-        lu = system.lu
+        system, dt = s.system, s.dt
         row = chunk.rows
         t = k * dt
-        if not (lu.refactorable and s._continues(t, chunk.Q[row], chunk.V[row])):
+        if not (system.lu.refactorable and s._continues(t, chunk.Q[row], chunk.V[row])):
             return None
         c = s._carry
         constant = system.applied(c.q, c.q, t + dt, dt, states, system.constant)
-        known = c.potential is not None and c.potential[0] is states
-        potential = c.potential[1] if known else system.worked_potential(c.q, states)
+        potential = self._potential(c.q, states, c.potential[1] if c.potential is not None and
+                                    c.potential[0] is states else None)
         options, stop = s.options, s._stop
         if options.early_stop:
             ratios = np.empty(len(stop.ratios) + count * options.max_iterations)
@@ -80,29 +115,60 @@ class AlphaSteps:
                      np.array([len(stop.ratios)], np.int64), stop.refresh, np.array([stop.steps], np.int64))
         else:
             early = (False, 0.0, 1, NONE, np.zeros(1, np.int64), 1, np.zeros(1, np.int64))
-        head = (s.beta_p, *system.mass_csr, s._mass_values)
         tail = (NONE, s.scale, 2.0, *system.batch_arguments, *system.loop_force(None, True),
                 system.loop_family([None]))
-        solver = (options.max_iterations, *lu.pattern, lu.handles, lu.rcond, lu.refactor_floor, newton.active,
-                  newton.scale, newton._refinement, FIRST_SOLVE_REFINEMENT, newton.REFINEMENT_PAUSE)
         before = c.a if c.a_previous is None else c.a_previous
         carry = (c.q, c.v, c.a, c.vd, before, c.a_previous is not None, c.lam, c.force, potential)
-        rows = (chunk.Q, chunk.V, chunk.Lam, chunk.inputs, chunk.iterations, chunk.work, chunk.dissipation,
-                self.input_rows)
         done, refactored, last, a, vd, a_before, lam, potential = compiled(STEP_KERNELS).alpha_steps(
-            count, self.coefficients, head, tail, solver, early, self.gravity, constant, carry, rows, row)
+            count, self.coefficients, self.head, tail, self._solver(), early, self.gravity, constant, carry,
+            self._rows(chunk), row)
         if not done:
             return 0
-        if refactored:
-            lu.refactored(last, refactored)
-            newton.factorised = True
+        self._done(chunk, done, refactored, last, lam, states)
         if options.early_stop:
             ratios, recorded, steps = early[3], early[4], early[6]
             stop.ratios.extend(ratios[len(stop.ratios) : recorded[0]].tolist())
             stop.steps, stop.previous = int(steps[0]), None
         end = row + done
-        chunk.rows, chunk.lam = end, lam
-        chunk.history.extend([states] * done)
         s._carry = type(c)((k + done - 1) * dt + dt, chunk.Q[end].copy(), chunk.V[end].copy(), a, vd, lam.copy(),
                            constant, a_before, (states, potential))
+        return done
+
+
+class MidpointSteps(_Steps):
+    """Compiled energy-momentum steps of ``stepper`` (an ``EnergyMomentum``; module docstring)."""
+
+    def __init__(self, stepper):
+        super().__init__(stepper, stepper._mass_factor)
+        dt = stepper.dt
+        arguments = stepper.system.batch_arguments  # the batch's g and Hessian (``newton_loop``'s g, H_*)
+        self.batch = (arguments[2], *arguments[7:10])
+        self.coefficients = (dt, 2.0 / dt**2, 2.0 / dt, stepper.options.tolerance)
+
+    def run(self, chunk, k: int, count: int, states: list) -> int | None:
+        """``AlphaSteps.run`` for the energy-momentum stepper."""
+        s = self.stepper
+        system, dt = s.system, s.dt
+        if not system.lu.refactorable:
+            return None
+        row = chunk.rows
+        q = chunk.Q[row]
+        constant = system.applied(q, q, k * dt + 0.5 * dt, dt, states, system.constant)
+        p = s._potential
+        potential = self._potential(q, states, p[2] if p is not None and p[0] is states and p[1] == q.tobytes()
+                                    else None)
+        looped = system.loop_force(q[system._looped.dofs] if system._looped is not None else None, False)
+        force = (*looped[:3], *looped[6:])  # the start and ``known``: the kernel's own per step
+        done, refactored, last, lam, potential = compiled(STEP_KERNELS).midpoint_steps(
+            count, self.coefficients, self.head, s._loop[1], self.batch, force,
+            system.loop_family([None]), self._solver(), NO_STOP, self.gravity, constant,
+            (q, chunk.V[row], chunk.lam, potential), self._rows(chunk), row)
+        if not done:
+            return 0
+        self._done(chunk, done, refactored, last, lam, states)
+        end = row + done
+        if system._looped is not None:  # the start whose strains the beams' kernel holds: the last step's
+            start = chunk.Q[end if done < count else end - 1]
+            system.loop_force(start[system._looped.dofs], False)
+        s._potential = (states, chunk.Q[end].tobytes(), potential)
         return done

@@ -26,7 +26,7 @@ from .diagnostics import nonfinite_load
 from .energy_momentum import EnergyMomentum
 from .generalized_alpha import GeneralizedAlpha
 from .newton import NewtonFailure
-from .stepping import AlphaSteps
+from .stepping import AlphaSteps, MidpointSteps
 from .settings import GENERALIZED_ALPHA
 
 # A converged step leaves a constraint residual of round-off, or of about the Newton tolerance times the
@@ -346,7 +346,7 @@ def simulate(setup, settings, progress=None, output=None, resume=None):
     capacity = steps - first if output is None else max(1, min(steps - first, output.capacity(model.n)))
     chunk = _Chunk(model, capacity, *start, before)
     complete, message, clean = True, "", True
-    batch = AlphaSteps.of(stepper) if alpha else None  # many steps per compiled call (``stepping``)
+    batch = (AlphaSteps if alpha else MidpointSteps).of(stepper)  # many steps per compiled call (``stepping``)
     calls = _Calls()
     try:
         k = first

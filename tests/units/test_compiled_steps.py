@@ -13,10 +13,13 @@ from femdyn.beam.body import BeamBody, Section
 from femdyn.integrators import time_loop
 from femdyn.integrators.settings import SolverSettings
 from femdyn.integrators.setup import prepare
-from femdyn.integrators.stepping import AlphaSteps
+from femdyn.integrators.settings import GENERALIZED_ALPHA, INTEGRATORS
+from femdyn.integrators.stepping import AlphaSteps, MidpointSteps
 from femdyn.model.builder import ModelBuilder
 from femdyn.model.initial import place
 from femdyn.numerics.lazy import compiled
+
+ENERGY_MOMENTUM = INTEGRATORS[0]
 
 
 def pendulum(dim, elements=4):
@@ -35,15 +38,12 @@ def pendulum(dim, elements=4):
 def runs(setup, settings, monkeypatch, **arguments):
     """The run with compiled steps, the steps they did, and the run step by step."""
     done = []
-    run = AlphaSteps.run
-
-    def counted(self, *args):
-        done.append(run(self, *args))
-        return done[-1]
-
-    monkeypatch.setattr(AlphaSteps, "run", counted)
+    for steps in (AlphaSteps, MidpointSteps):
+        run = steps.run
+        monkeypatch.setattr(steps, "run", lambda self, *args, run=run: done.append(run(self, *args)) or done[-1])
     fast = time_loop.simulate(setup, settings, **arguments)
-    monkeypatch.setattr(AlphaSteps, "of", classmethod(lambda cls, stepper: None))
+    for steps in (AlphaSteps, MidpointSteps):
+        monkeypatch.setattr(steps, "of", classmethod(lambda cls, stepper: None))
     slow = time_loop.simulate(setup, settings, **arguments)
     monkeypatch.undo()
     return fast, sum(d or 0 for d in done), slow
@@ -55,12 +55,15 @@ def same(a, b):
     assert a.factorisations == b.factorisations and a.complete == b.complete and a.message == b.message
 
 
-@pytest.mark.parametrize("early", [False, True], ids=["plain", "early-stop"])
+@pytest.mark.parametrize("integrator,early", [(ENERGY_MOMENTUM, False), (GENERALIZED_ALPHA, False),
+                                               (GENERALIZED_ALPHA, True)],
+                         ids=["energy-momentum", "generalized-alpha", "generalized-alpha-early-stop"])
 @pytest.mark.parametrize("dim", [2, 3], ids=["planar", "spatial"])
-def test_compiled_steps_give_the_steps_one_by_one_bit_for_bit(dim, early, monkeypatch):
-    settings = SolverSettings(1e-3, 0.15, integrator="generalized-alpha", early_stop=early)
+def test_compiled_steps_give_the_steps_one_by_one_bit_for_bit(dim, integrator, early, monkeypatch):
+    settings = SolverSettings(1e-3, 0.15, integrator=integrator, early_stop=early)
     fast, done, slow = runs(pendulum(dim), settings, monkeypatch)
-    assert fast.complete and done == settings.steps - 1  # all but the first, which starts generalized-alpha
+    # all steps but the first, which factorises the first Newton matrix (and starts generalized-alpha)
+    assert fast.complete and done == settings.steps - 1
     same(fast, slow)
     assert np.sum(fast.iterations) > settings.steps  # more than one iteration per step
 
@@ -72,9 +75,10 @@ class Rows(Chunks):
         return 7
 
 
-def test_compiled_steps_in_chunks_and_resumed_equal_the_run_in_one_piece(monkeypatch):
+@pytest.mark.parametrize("integrator", INTEGRATORS)
+def test_compiled_steps_in_chunks_and_resumed_equal_the_run_in_one_piece(integrator, monkeypatch):
     setup = pendulum(2)
-    settings = SolverSettings(1e-3, 0.1, integrator="generalized-alpha", early_stop=True)
+    settings = SolverSettings(1e-3, 0.1, integrator=integrator, early_stop=integrator == GENERALIZED_ALPHA)
     whole = time_loop.simulate(setup, settings)
     chunked = Rows(3)  # a chunk after every third call (or step), or 7 steps
     time_loop.simulate(setup, settings, output=chunked)
@@ -82,8 +86,9 @@ def test_compiled_steps_in_chunks_and_resumed_equal_the_run_in_one_piece(monkeyp
     for field in FIELDS:
         assert np.array_equal(joined(chunked.chunks, field), getattr(whole, field)), field
     done = []
-    run = AlphaSteps.run
-    monkeypatch.setattr(AlphaSteps, "run", lambda self, *args: done.append(run(self, *args)) or done[-1])
+    for steps in (AlphaSteps, MidpointSteps):
+        run = steps.run
+        monkeypatch.setattr(steps, "run", lambda self, *args, run=run: done.append(run(self, *args)) or done[-1])
     for k in (0, len(chunked.checkpoints) // 2):
         again, done[:] = Rows(2), []
         time_loop.simulate(setup, settings, output=again, resume=chunked.checkpoints[k])
