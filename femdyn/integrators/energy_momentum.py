@@ -56,6 +56,10 @@ class EnergyMomentum:
         self.newton = Newton(self.options, system.lu, system.active, self.scale, system.servos)
         self._potential = None  # (states, q, ``SaddleSystem.worked_potential``) at the end of the last step
 
+    def consistent(self, t, q, v, states):
+        """``SaddleSystem.consistent`` at (q, v, t) with the forces' ``states``."""
+        return self.system.consistent(t, q, v, states, self.dt)
+
     @property
     def factorisations(self):
         """Newton matrices factorised so far."""

@@ -265,11 +265,11 @@ def _results(setup, settings, chunk, initial_total, complete, message, factorisa
                    step=dt, node_t=node_t[:known], node_q=node_q[:known], node_lam=nodes[:known])
 
 
-def _consistent(stepper, t, q, v, states, dt):
+def _consistent(stepper, t, q, v, states):
     """The consistent multipliers (m,) at (q, v, t) (``SaddleSystem.consistent``): a run's first and
     last node's (``node_multipliers``); None where [[M, G^T], [G, 0]] is singular (a massless part that
     the constraints do not hold, which the steps' matrices may still hold through their tangents)."""
-    lam = stepper.system.consistent(t, q, v, states, dt)[1]
+    lam = stepper.consistent(t, q, v, states)[1]
     return lam if np.isfinite(lam).all() else None
 
 
@@ -331,7 +331,7 @@ def simulate(setup, settings, progress=None, output=None, resume=None):
         stepper = EnergyMomentum(model, dt, setup.active_rows, options)
     if resume is None:
         start = (0, setup.q0.copy(), setup.v0.copy(), np.zeros(model.m), model.initial_states(setup.q0), 0.0, 0.0)
-        before = _consistent(stepper, 0.0, *start[1:3], start[4], dt)  # the first node's multipliers
+        before = _consistent(stepper, 0.0, *start[1:3], start[4])  # the first node's multipliers
         initial_total = None
     else:
         try:
@@ -391,7 +391,7 @@ def simulate(setup, settings, progress=None, output=None, resume=None):
     end = None
     if complete:  # the last node's multipliers: the consistent ones of its state
         k = chunk.rows
-        end = _consistent(stepper, (chunk.start + k) * dt, chunk.Q[k], chunk.V[k], chunk.history[k], dt)
+        end = _consistent(stepper, (chunk.start + k) * dt, chunk.Q[k], chunk.V[k], chunk.history[k])
         if end is None and k:
             end = chunk.Lam[k - 1]  # the last step's (first order)
     done = _results(setup, settings, chunk, initial_total, complete, message, stepper.factorisations, end)

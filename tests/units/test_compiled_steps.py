@@ -97,11 +97,14 @@ def test_compiled_steps_in_chunks_and_resumed_equal_the_run_in_one_piece(integra
             assert np.array_equal(joined(chunked.chunks[: k + 1] + again.chunks, field), getattr(whole, field)), field
 
 
-@pytest.mark.parametrize("dim,dt", [(2, 5e-3), (3, 1e-2)], ids=["planar", "spatial"])
-def test_a_newton_failure_inside_a_call_ends_the_run_as_step_by_step(dim, dt, monkeypatch):
-    """Steps too long for the pendulum's fall: Newton fails after some steps -- inside a compiled call,
-    which returns before the step for the interpreted one to fail with its message."""
-    settings = SolverSettings(dt, 0.4, integrator="generalized-alpha")
+@pytest.mark.parametrize("dim,dt,integrator,iterations", [(2, 5e-3, GENERALIZED_ALPHA, 25), (3, 1e-2, GENERALIZED_ALPHA, 25),
+                                                          (2, 2e-3, ENERGY_MOMENTUM, 2)],
+                         ids=["planar", "spatial", "energy-momentum"])
+def test_a_newton_failure_inside_a_call_ends_the_run_as_step_by_step(dim, dt, integrator, iterations, monkeypatch):
+    """Steps too long for the pendulum's fall, or too few iterations allowed for the faster motion:
+    Newton fails after some steps -- inside a compiled call, which returns before the step for the
+    interpreted one to fail with its message."""
+    settings = SolverSettings(dt, 0.4, integrator=integrator, max_iterations=iterations)
     fast, done, slow = runs(pendulum(dim), settings, monkeypatch)
     assert not fast.complete and "Newton failed" in fast.message and done == len(fast.t) - 2 > 0
     same(fast, slow)
