@@ -81,11 +81,15 @@ def step_work(force_a, force_b, qb, qa):
 @kernel
 def gravity_potential(q, weights, dofs, bounds):
     """The potential sum_k -w_k . q[dofs_k] of gravity forces k (the entries ``bounds[k]`` to
-    ``bounds[k + 1]`` of ``weights`` and ``dofs``), as ``SaddleSystem.worked_potential`` sums
-    ``forces.loads.Gravity.potential``: each force's products summed as NumPy's ``sum``."""
+    ``bounds[k + 1]`` of ``weights`` and ``dofs``; none: a load without potential, 0), as
+    ``SaddleSystem.worked_potential`` sums ``forces.loads.Gravity.potential`` and ``Force.potential``:
+    each force's products summed as NumPy's ``sum``."""
     total = 0.0
     for k in range(bounds.size - 1):
         count = bounds[k + 1] - bounds[k]
+        if count == 0:
+            total += 0.0
+            continue
         products = np.empty(count)
         for i in range(count):
             products[i] = weights[bounds[k] + i] * q[dofs[bounds[k] + i]]
@@ -94,7 +98,7 @@ def gravity_potential(q, weights, dofs, bounds):
 
 
 @kernel
-def alpha_steps(count, coefficients, head, tail, solver, stop, gravity, constant, carry, rows, row):
+def alpha_steps(count, coefficients, head, tail, solver, stop, gravity, constants, carry, rows, row):
     """Up to ``count`` generalized-alpha steps (``generalized_alpha.GeneralizedAlpha.step``) in one call,
     each as the interpreted step computes it: its begin (``_begin``: q~ = q_n + h v_n + h^2 (1/2 - beta)
     a_n, v~ = v_n + h (1 - gamma) a_n, the inertia M (beta' q~ - c_n), c_n = (alpha_m a_n - alpha_f
@@ -102,14 +106,15 @@ def alpha_steps(count, coefficients, head, tail, solver, stop, gravity, constant
     (``kernels.newton_loop`` with ``head``, ``tail`` and ``solver``, its arguments around the step's own;
     ``stop``: (on, safety, window, ratios, count, refresh, steps) of ``newton.QuadraticStop``), the
     step's end (``_finish``: a_n+1 = (q_n+1 - q~) / (beta h^2), v_n+1 = v~ + gamma h a_n+1, vd_n+1,
-    the work ``step_work`` of the ``constant`` forces plus V(q_n+1) - V(q_n), ``gravity_potential``
+    the work ``step_work`` of the constant forces plus V(q_n+1) - V(q_n), ``gravity_potential``
     of ``gravity``) and the chunk's row ``row`` + k + 1 (``rows``: Q, V, Lam, inputs, iterations,
     work, dissipation, the input rows; ``time_loop._Chunk``).
 
     ``coefficients``: (h, h^2 (1/2 - beta), h (1 - gamma), alpha_m, alpha_f, 1 - alpha_m, 1 - alpha_f,
     beta', beta h^2, beta h h, gamma h, the tolerance, the round-off floor's factor), each formed as
     the interpreted step forms it. ``carry``: (q_n, v_n, a_n, vd_n, a_n-1, whether a_n-1 is known,
-    lam_n, F_n, V(q_n)) of the step before.
+    lam_n, F_n, V(q_n)) of the step before; ``constants``: the constant forces of each step (one row:
+    the same in every step).
 
     A step whose Newton iteration ends other than converged, or whose (q, v) is not finite, is undone
     (the multipliers, the refinement pause and the early stop's record as before it) and the call
@@ -131,6 +136,7 @@ def alpha_steps(count, coefficients, head, tail, solver, stop, gravity, constant
     saved = np.empty(2)
     done = 0
     while done < count:
+        constant = constants[done if constants.shape[0] > 1 else 0]
         saved[:] = refinement
         kept = recorded[0]
         for i in range(n):
@@ -187,15 +193,16 @@ def alpha_steps(count, coefficients, head, tail, solver, stop, gravity, constant
 
 
 @kernel
-def midpoint_steps(count, coefficients, head, tail, batch, force, family, solver, stop, gravity, constant, carry, rows,
-                   row):
+def midpoint_steps(count, coefficients, head, tail, batch, force, family, solver, stop, gravity, constants, carry,
+                   rows, row):
     """Up to ``count`` energy-momentum steps (``energy_momentum.EnergyMomentum.step``) in one call, each
     as the interpreted step computes it: its begin (the predictor q_n + h v_n, Newton's start, the
     inertia 2/h^2 M (q_n + h v_n), G(q_n) of the batch, ``joints.kernels.jacobian`` with ``batch``:
     (the slots' g, the Hessians)), Newton's iteration (``kernels.newton_loop`` with ``head``, ``tail``,
     the beams' ``force`` (where their tangents go, their coordinates and places, then the element
     data after the start and ``known``), ``family`` and ``stop`` (none) and ``solver``), the step's end (``_finish``: v_n+1 = 2/h
-    (q_n+1 - q_n) - v_n, the work ``step_work`` of the ``constant`` forces plus V(q_n+1) - V(q_n)) and
+    (q_n+1 - q_n) - v_n, the work ``step_work`` of the ``constants`` forces (``alpha_steps``) plus
+    V(q_n+1) - V(q_n)) and
     the chunk's row ``row`` + k + 1 (``rows`` as ``alpha_steps``'). ``coefficients``: (h, 2/h^2, 2/h,
     the tolerance); ``carry``: (q_n, v_n, lam_n, V(q_n)). A step that does not converge, or whose
     state is not finite, is undone and left to the interpreted step (``alpha_steps``). Returns (steps
@@ -216,6 +223,7 @@ def midpoint_steps(count, coefficients, head, tail, batch, force, family, solver
     saved = np.empty(2)
     done = 0
     while done < count:
+        constant = constants[done if constants.shape[0] > 1 else 0]
         saved[:] = refinement
         for i in range(n):
             guess[i] = q[i] + h * v[i]
@@ -252,7 +260,7 @@ def midpoint_steps(count, coefficients, head, tail, batch, force, family, solver
         for j in range(input_rows.size):
             inputs[r, j] = -lam_b[input_rows[j]]
         Lam[r] = lam_b
-        work[r + 1] = work[r] + (step_work(constant, constant, qb, q) + potential_b - potential)
+        work[r + 1] = work[r] + (step_work(constant, constant, qb, q) + potential_b - potential)  # F . dq
         dissipation[r + 1] = dissipation[r] + 0.0
         refactored += factored
         if factored:

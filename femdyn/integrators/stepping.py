@@ -11,13 +11,16 @@ Where a step cannot be done so -- its Newton iteration ends other than converged
 finite -- the call returns before it, undone, and the time loop does it step by step, with the messages
 and the recovery of the interpreted iteration (KLU's pivots chosen anew, a Newton failure).
 
-The steps of a call share the call's constant forces: the compiled steps take models whose constant
-forces are invariant (gravity), with no dissipation, no advancing force states and no families
-outside the batch (no servos), with full Newton. The others go step by step, as before.
+The compiled steps take models with full Newton whose constant forces depend on time alone (gravity,
+``TimeLoad``; evaluated for the call's steps before it, at the times the steps take them), whose worked
+forces are those (the potential: gravity's), with no dissipation, no advancing force states and no
+family outside the batch but, with generalized-alpha, a joint-angle family that is no servo (the FEM
+3-PRR of cases/3prr_sine.toml). The others go step by step, as before.
 """
 import numpy as np
 
-from ..forces.loads import Gravity
+from ..forces.base import Force
+from ..forces.loads import Gravity, TimeLoad
 from ..joints.batch import NONE
 from ..numerics.lazy import compiled
 from ..numerics.linalg import CsrOperator
@@ -26,33 +29,43 @@ from .newton import FIRST_SOLVE_REFINEMENT, NO_STOP, ROUND_OFF
 STEP_KERNELS = __package__ + ".step_kernels"  # numba: imported where the steps run
 
 
-def _eligible(stepper) -> bool:
-    """Whether ``step_kernels`` does the steps of ``stepper`` (module docstring)."""
+TIME_ONLY = (Gravity, TimeLoad)  # constant forces that depend on time alone, not on q or a state
+
+
+def _eligible(stepper, alpha) -> bool:
+    """Whether ``step_kernels`` does the steps of ``stepper`` (``alpha``: a ``GeneralizedAlpha``; module
+    docstring)."""
     system = stepper.system
     worked = [system.forces[k] for k, w in enumerate(system.worked) if w]
-    return (system.compiled_residual and not system.families and isinstance(system.mass_operator, CsrOperator)
-            and not stepper.options.modified and (not system.constant or system._invariant)
-            and all(isinstance(f, Gravity) for f in worked) and not system.dissipative and not system.advancing
-            and not system.advancing_continuous and not system.varying_worked)
+    family = not system.families or (alpha and not system._servo_families)  # then the looped angle family
+    return (system.compiled_residual and family and isinstance(system.mass_operator, CsrOperator)
+            and not stepper.options.modified and all(type(system.forces[k]) in TIME_ONLY for k in system.constant)
+            and all(isinstance(f, Gravity) or type(f).potential is Force.potential for f in worked)
+            and not system.dissipative and not system.advancing and not system.advancing_continuous
+            and not system.varying_worked)
 
 
 class _Steps:
     """What the compiled steps of both steppers share: the gravity forces' data for the potential, the
     chunk's rows, Newton's arguments, and the stepper's and the chunk's state after a call."""
 
+    alpha = False  # the stepper's kind
+
     @classmethod
     def of(cls, stepper) -> "_Steps | None":
         """The compiled steps of ``stepper``, or None where its model goes step by step."""
-        return cls(stepper) if _eligible(stepper) else None
+        return cls(stepper) if _eligible(stepper, cls.alpha) else None
 
     def __init__(self, stepper, mass_factor):
         self.stepper = stepper
         system = stepper.system
-        gravity = [system.forces[k] for k, w in enumerate(system.worked) if w]
-        parts = [np.broadcast_to(f.weights, f.dofs.shape) for f in gravity]
-        self.gravity = (np.concatenate([p.ravel() for p in parts]).astype(np.float64) if parts else NONE,
-                        np.concatenate([f.dofs.ravel() for f in gravity]).astype(np.int64) if parts else
-                        np.zeros(0, np.int64), np.cumsum([0] + [p.size for p in parts]).astype(np.int64))
+        # the worked forces' potential: gravity's weights at its coordinates, none for the loads without
+        parts = [(np.broadcast_to(f.weights, f.dofs.shape).ravel(), f.dofs.ravel()) if isinstance(f, Gravity) else
+                 (NONE, np.zeros(0, np.int64)) for k, f in enumerate(system.forces) if system.worked[k]]
+        self.gravity = (np.concatenate([NONE] + [w for w, _ in parts]).astype(np.float64),
+                        np.concatenate([np.zeros(0, np.int64)] + [d for _, d in parts]).astype(np.int64),
+                        np.cumsum([0] + [w.size for w, _ in parts]).astype(np.int64))
+        self.invariant = not system.constant or system._invariant
         self.input_rows = np.asarray(stepper.model.input_rows, dtype=np.int64).reshape(-1)
         self.head = (mass_factor, *system.mass_csr, stepper._mass_values)  # ``newton_loop``'s first arguments
 
@@ -66,6 +79,14 @@ class _Steps:
     def _rows(self, chunk):
         return (chunk.Q, chunk.V, chunk.Lam, chunk.inputs, chunk.iterations, chunk.work, chunk.dissipation,
                 self.input_rows)
+
+    def _constants(self, q, times, states):
+        """The constant forces (``SaddleSystem.applied``) at the ``times`` of the call's steps, a row each
+        (one row where they are invariant); q, which they do not depend on, that of the call's start."""
+        system, dt = self.stepper.system, self.stepper.dt
+        if self.invariant:
+            return system.applied(q, q, times[0], dt, states, system.constant)[None]
+        return np.stack([system.applied(q, q, t, dt, states, system.constant) for t in times])
 
     def _potential(self, q, states, known):
         """V(q_n) of the worked forces: ``known`` (the last step's) or evaluated."""
@@ -86,6 +107,8 @@ class _Steps:
 class AlphaSteps(_Steps):
     """Compiled generalized-alpha steps of ``stepper`` (a ``GeneralizedAlpha``; module docstring)."""
 
+    alpha = True
+
     def __init__(self, stepper):
         super().__init__(stepper, stepper.beta_p)
         s, dt = stepper, stepper.dt
@@ -104,7 +127,7 @@ class AlphaSteps(_Steps):
         if not (system.lu.refactorable and s._continues(t, chunk.Q[row], chunk.V[row])):
             return None
         c = s._carry
-        constant = system.applied(c.q, c.q, t + dt, dt, states, system.constant)
+        constants = self._constants(c.q, [(k + j) * dt + dt for j in range(count)], states)
         potential = self._potential(c.q, states, c.potential[1] if c.potential is not None and
                                     c.potential[0] is states else None)
         options, stop = s.options, s._stop
@@ -116,11 +139,11 @@ class AlphaSteps(_Steps):
         else:
             early = (False, 0.0, 1, NONE, np.zeros(1, np.int64), 1, np.zeros(1, np.int64))
         tail = (NONE, s.scale, 2.0, *system.batch_arguments, *system.loop_force(None, True),
-                system.loop_family([None]))
+                system.loop_family([None] * (1 + len(system.families))))
         before = c.a if c.a_previous is None else c.a_previous
         carry = (c.q, c.v, c.a, c.vd, before, c.a_previous is not None, c.lam, c.force, potential)
         done, refactored, last, a, vd, a_before, lam, potential = compiled(STEP_KERNELS).alpha_steps(
-            count, self.coefficients, self.head, tail, self._solver(), early, self.gravity, constant, carry,
+            count, self.coefficients, self.head, tail, self._solver(), early, self.gravity, constants, carry,
             self._rows(chunk), row)
         if not done:
             return 0
@@ -131,7 +154,7 @@ class AlphaSteps(_Steps):
             stop.steps, stop.previous = int(steps[0]), None
         end = row + done
         s._carry = type(c)((k + done - 1) * dt + dt, chunk.Q[end].copy(), chunk.V[end].copy(), a, vd, lam.copy(),
-                           constant, a_before, (states, potential))
+                           constants[min(done, len(constants)) - 1].copy(), a_before, (states, potential))
         return done
 
 
@@ -153,7 +176,7 @@ class MidpointSteps(_Steps):
             return None
         row = chunk.rows
         q = chunk.Q[row]
-        constant = system.applied(q, q, k * dt + 0.5 * dt, dt, states, system.constant)
+        constants = self._constants(q, [(k + j) * dt + 0.5 * dt for j in range(count)], states)
         p = s._potential
         potential = self._potential(q, states, p[2] if p is not None and p[0] is states and p[1] == q.tobytes()
                                     else None)
@@ -161,7 +184,7 @@ class MidpointSteps(_Steps):
         force = (*looped[:3], *looped[6:])  # the start and ``known``: the kernel's own per step
         done, refactored, last, lam, potential = compiled(STEP_KERNELS).midpoint_steps(
             count, self.coefficients, self.head, s._loop[1], self.batch, force,
-            system.loop_family([None]), self._solver(), NO_STOP, self.gravity, constant,
+            system.loop_family([None]), self._solver(), NO_STOP, self.gravity, constants,
             (q, chunk.V[row], chunk.lam, potential), self._rows(chunk), row)
         if not done:
             return 0

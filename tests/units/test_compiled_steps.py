@@ -1,15 +1,20 @@
-"""Many generalized-alpha steps in one compiled call (``integrators.stepping``, issue 37): a run of a
-flexible pendulum (world beams, gravity, a pin) made so has the numbers of the run step by step
-(``GeneralizedAlpha.step`` and ``Newton.solve``'s compiled iteration), bit for bit -- q, v, the
-multipliers and inputs, the iterations, the work, the energies, KLU's factorisation count -- with and
+"""Many time steps in one compiled call (``integrators.stepping``, issue 37): a run of a flexible
+pendulum (world beams, gravity, a pin) or of the FEM 3-PRR (sine loads, a joint-angle family) made so
+has the numbers of the run step by step (``GeneralizedAlpha.step``, ``EnergyMomentum.step`` and
+``Newton.solve``'s compiled iteration), bit for bit -- q, v, the multipliers and inputs, the
+iterations, the work, the energies, KLU's factorisation count -- with both integrators, with and
 without the early stop, planar and spatial; given out in chunks and resumed from their checkpoints it
-has the numbers of the run in one piece; a Newton failure inside a call ends the run as step by
-step, with the same message and rows. The sums the compiled steps share with NumPy are NumPy's."""
+has the numbers of the run in one piece; a Newton failure inside a call ends the run as step by step,
+with the same message and rows, and so do refused refactorisations. The sums the compiled steps share
+with NumPy are NumPy's."""
 import numpy as np
 import pytest
+from shared import CASES
 from test_checkpoint import FIELDS, Chunks, joined
 
 from femdyn.beam.body import BeamBody, Section
+from femdyn.casefile.beams import Options
+from femdyn.casefile.case import load_case
 from femdyn.integrators import time_loop
 from femdyn.integrators.settings import SolverSettings
 from femdyn.integrators.setup import prepare
@@ -66,6 +71,18 @@ def test_compiled_steps_give_the_steps_one_by_one_bit_for_bit(dim, integrator, e
     assert fast.complete and done == settings.steps - 1
     same(fast, slow)
     assert np.sum(fast.iterations) > settings.steps  # more than one iteration per step
+
+
+def test_compiled_steps_of_the_fem_3prr_give_its_steps_one_by_one(monkeypatch):
+    """The FEM 3-PRR of cases/3prr_sine.toml (beam links, sliders driven by sine loads, a joint-angle
+    family inside the loop, generalized-alpha with the early stop): its loads, evaluated before each
+    call at the times of its steps, and the rest as the steps one by one, bit for bit."""
+    case = load_case(CASES / "3prr_sine.toml", Options(elements=1))
+    settings = case.settings.replace(t_end=0.1)
+    assert settings.integrator == GENERALIZED_ALPHA and settings.early_stop
+    fast, done, slow = runs(prepare(case.model, case.q0, case.v0), settings, monkeypatch)
+    assert fast.complete and done == settings.steps - 1
+    same(fast, slow)
 
 
 class Rows(Chunks):
@@ -134,3 +151,17 @@ def test_refused_refactorisations_go_step_by_step_as_before(monkeypatch):
     slow = time_loop.simulate(pendulum(2), settings)
     assert fast.complete and set(done) == {None, 0} and done.count(0) < 10  # tried, fewer times as they fail
     same(fast, slow)
+
+
+def test_the_warm_up_cases_compile_the_steps_of_every_model():
+    """One machine code of each kernel for the planar and the spatial pendulum and the FEM 3-PRR, so
+    the two steps of ``femdyn warm-up``'s cases (3prr_sine, slender_cantilever) compile them for all."""
+    from femdyn.commands.warm_up import WARM_UP
+    assert {"3prr_sine", "slender_cantilever"} <= set(WARM_UP)
+    case = load_case(CASES / "3prr_sine.toml", Options(elements=1))
+    time_loop.simulate(prepare(case.model, case.q0, case.v0), case.settings.replace(t_end=0.01))
+    for dim in (2, 3):
+        for integrator in INTEGRATORS:
+            time_loop.simulate(pendulum(dim), SolverSettings(1e-3, 0.01, integrator=integrator))
+    kernels = compiled("femdyn.integrators.step_kernels")
+    assert len(kernels.alpha_steps.signatures) == len(kernels.midpoint_steps.signatures) == 1
