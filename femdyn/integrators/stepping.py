@@ -116,16 +116,20 @@ class AlphaSteps(_Steps):
                              1.0 - s.alpha_m, 1.0 - s.alpha_f, s.beta_p, s.beta * dt**2, s.beta * dt * dt,
                              s.gamma * dt, s.options.tolerance, ROUND_OFF)
 
-    def run(self, chunk, k: int, count: int, states: list) -> int | None:
-        """Up to ``count`` steps from step k (t = k dt, the last row of ``chunk``, the forces' ``states``)
-        into ``chunk``; returns how many were done (None where the stepper cannot continue from that
-        row compiled: the first step, no factorisation yet). The stepper's state is then that after them."""
+    def ready(self, chunk, k: int) -> bool:
+        """Whether the stepper continues compiled from step k (t = k dt), the last row of ``chunk``: it
+        has a factorisation to refactor and the end of the step before (not the first step)."""
+        row = chunk.rows
+        return self.stepper.system.lu.refactorable and self.stepper._continues(k * self.stepper.dt, chunk.Q[row],
+                                                                               chunk.V[row])
+
+    def run(self, chunk, k: int, count: int, states: list) -> int:
+        """Up to ``count`` steps from step k (t = k dt, the last row of ``chunk``, the forces' ``states``;
+        ``ready``) into ``chunk``; returns how many were done. The stepper's state is then that after
+        them."""
         s = self.stepper
         system, dt = s.system, s.dt
         row = chunk.rows
-        t = k * dt
-        if not (system.lu.refactorable and s._continues(t, chunk.Q[row], chunk.V[row])):
-            return None
         c = s._carry
         constants = self._constants(c.q, [(k + j) * dt + dt for j in range(count)], states)
         potential = self._potential(c.q, states, c.potential[1] if c.potential is not None and
@@ -168,12 +172,14 @@ class MidpointSteps(_Steps):
         self.batch = (arguments[2], *arguments[7:10])
         self.coefficients = (dt, 2.0 / dt**2, 2.0 / dt, stepper.options.tolerance)
 
-    def run(self, chunk, k: int, count: int, states: list) -> int | None:
+    def ready(self, chunk, k: int) -> bool:
+        """``AlphaSteps.ready``: a factorisation to refactor."""
+        return self.stepper.system.lu.refactorable
+
+    def run(self, chunk, k: int, count: int, states: list) -> int:
         """``AlphaSteps.run`` for the energy-momentum stepper."""
         s = self.stepper
         system, dt = s.system, s.dt
-        if not system.lu.refactorable:
-            return None
         row = chunk.rows
         q = chunk.Q[row]
         constants = self._constants(q, [(k + j) * dt + 0.5 * dt for j in range(count)], states)

@@ -351,12 +351,17 @@ def simulate(setup, settings, progress=None, output=None, resume=None):
     try:
         k = first
         while k < steps:
-            done = None
-            if batch is not None and calls.next():
+            done, due = 0, None
+            if batch is not None and calls.next() and batch.ready(chunk, k):
+                size, due = min(calls.size, steps - k, len(chunk.inputs) - chunk.rows), False
+                if output is not None:  # asked for each step as step by step: the call ends where a chunk is due
+                    for j in range(size):
+                        if output.due():
+                            size, due = j + 1, True
+                            break
                 start_call = time.perf_counter()
-                done = batch.run(chunk, k, min(calls.size, steps - k, len(chunk.inputs) - chunk.rows), states)
-                if done is not None:
-                    calls.took(time.perf_counter() - start_call, done)
+                done = batch.run(chunk, k, size, states)
+                calls.took(time.perf_counter() - start_call, done)
             if done:
                 q, v, lam = chunk.Q[chunk.rows], chunk.V[chunk.rows], chunk.lam
                 k += done
@@ -374,7 +379,7 @@ def simulate(setup, settings, progress=None, output=None, resume=None):
                 k += 1
             if progress is not None:
                 progress.update(k, k * dt)
-            if output is not None and (output.due() or chunk.full):
+            if output is not None and ((output.due() if due is None else due) or chunk.full):
                 if output.stopping:
                     complete, message = False, f"interrupted at t = {k * dt:.6g}"
                     break
