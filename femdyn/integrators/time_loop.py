@@ -12,6 +12,13 @@ predictor history, Newton's refinement pause and early-stop ratios, and KLU's or
 kept factorisation, ``saddle.KeptLU``) is saved instead, so a run written in chunks has the numbers of
 a run in one piece.
 
+Models whose Newton iteration runs whole in compiled code (world beams, rigid bodies, quadratic joints,
+gravity and time-only loads; ``stepping``) make many steps per compiled call, writing the chunk's rows
+there; between calls the loop does what it does between steps (progress, ``output.due()``, asked for
+each step ahead of the call, which ends where a chunk is due; Ctrl-C, within a call's ~50 ms). A step
+that the call cannot do (Newton not converged, KLU's refactorisation refused, a state not finite) is done
+again step by step, so failures, messages and numbers are those of the steps one by one, bit for bit.
+
 Every chunk is checked before it is given out: a non-finite state stops the run at that step, a
 non-finite energy, work, momentum or constraint residual, or a constraint residual far above the
 Newton tolerance (``RESIDUAL_LIMIT``), at the first row that has it; the run is then incomplete, its
