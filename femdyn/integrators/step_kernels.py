@@ -37,7 +37,8 @@ def _block(x, first, count):
 @kernel
 def pairwise_sum(x, first, count):
     """The sum of x[first : first + count] in the order of NumPy's ``np.add.reduce`` of a contiguous
-    array (numpy/_core/src/umath/loops_utils.h.src, ``pairwise_sum``): fewer than 8 entries one by one,
+    array (NumPy's pairwise summation, [Harris2020] in docs/references.md: ``pairwise_sum`` of
+    numpy/_core/src/umath/loops_utils.h.src): fewer than 8 entries one by one,
     up to ``PAIRWISE_BLOCK`` in 8 interleaved partial sums combined as ((r0 + r1) + (r2 + r3)) +
     ((r4 + r5) + (r6 + r7)) and the rest added one by one, larger ranges split in two halves (the
     first a multiple of 8) summed so and added, left + right. The recursion is run on a stack
