@@ -71,6 +71,10 @@ def test_compiled_steps_give_the_steps_one_by_one_bit_for_bit(dim, integrator, e
     assert fast.complete and done == settings.steps - 1
     same(fast, slow)
     assert np.sum(fast.iterations) > settings.steps  # more than one iteration per step
+    if integrator == ENERGY_MOMENTUM:  # conserving: H - H_0 - W at the round-off of the energies
+        # (the beams' discrete gradient does no work, gravity's work is V_n - V_n+1: the balance holds
+        # to Newton's converged residual and the round-off of H, as tests/physics/test_conservation.py)
+        assert np.abs(fast.energy_balance).max() <= 1e-11 * np.abs(fast.kinetic).max()
 
 
 def test_compiled_steps_of_the_fem_3prr_give_its_steps_one_by_one(monkeypatch):
