@@ -200,14 +200,14 @@ def midpoint_steps(count, coefficients, head, tail, batch, force, family, solver
     as the interpreted step computes it: its begin (the predictor q_n + h v_n, Newton's start, the
     inertia 2/h^2 M (q_n + h v_n), G(q_n) of the batch, ``joints.kernels.jacobian`` with ``batch``:
     (the slots' g, the Hessians)), Newton's iteration (``kernels.newton_loop`` with ``head``, ``tail``,
-    the beams' ``force`` (where their tangents go, their coordinates and places, then the element
-    data after the start and ``known``), ``family`` and ``stop`` (none) and ``solver``), the step's end (``_finish``: v_n+1 = 2/h
-    (q_n+1 - q_n) - v_n, the work ``step_work`` of the ``constants`` forces (``alpha_steps``) plus
-    V(q_n+1) - V(q_n)) and
-    the chunk's row ``row`` + k + 1 (``rows`` as ``alpha_steps``'). ``coefficients``: (h, 2/h^2, 2/h,
-    the tolerance); ``carry``: (q_n, v_n, lam_n, V(q_n)). A step that does not converge, or whose
-    state is not finite, is undone and left to the interpreted step (``alpha_steps``). Returns (steps
-    done, refactorisations done, the values last factored, lam, V) of the last step done."""
+    the beams' ``force`` -- where their tangents go, their coordinates and places, then the element
+    data after the start and ``known`` --, ``family`` and ``stop`` (none) and ``solver``), the step's
+    end (``_finish``: v_n+1 = 2/h (q_n+1 - q_n) - v_n, the work ``step_work`` of the ``constants``
+    forces (``alpha_steps``) plus V(q_n+1) - V(q_n)) and the chunk's row ``row`` + k + 1 (``rows`` as
+    ``alpha_steps``'). ``coefficients``: (h, 2/h^2, 2/h, the tolerance); ``carry``: (q_n, v_n, lam_n,
+    V(q_n)). A step that does not converge, or whose state is not finite, is undone and left to the
+    interpreted step (``alpha_steps``). Returns (steps done, refactorisations done, the values last
+    factored, lam, V) of the last step done."""
     h, c_inertia, c_velocity, tolerance = coefficients
     q, v, lam, potential = carry
     weights, dofs, bounds = gravity

@@ -376,10 +376,12 @@ def simulate(setup, settings, progress=None, output=None, resume=None):
                 try:
                     r = stepper.step(k * dt, q, v, lam, states)
                 except NewtonFailure as failure:  # named by the load whose function is not finite, if one is
-                    complete, message = False, nonfinite_load(model, (k * dt, (k + 0.5) * dt, (k + 1) * dt)) or str(failure)
+                    times = (k * dt, (k + 0.5) * dt, (k + 1) * dt)
+                    complete, message = False, nonfinite_load(model, times) or str(failure)
                     break
                 if not (np.isfinite(r.q).all() and np.isfinite(r.v).all()):
-                    complete, message = False, f"the state (q, v) is not finite after the step to t = {(k + 1) * dt:.6g}"
+                    complete = False
+                    message = f"the state (q, v) is not finite after the step to t = {(k + 1) * dt:.6g}"
                     break
                 chunk.add(r, -(0.5 * (r.lam_start + r.lam) if alpha else r.lam)[model.input_rows])
                 q, v, lam, states = r.q, r.v, r.lam, r.states

@@ -36,7 +36,10 @@ def pendulum(dim, elements=4):
     b.add_joint("pin", "revolute" if dim == 2 else "spherical", "ground", "beam")
     b.set_gravity([0.0, -9.81] + [3.0] * (dim - 2))
     model = b.build()
-    q, v = place(model, {}, {"pin": {"angle": 0.0}}) if dim == 2 else place(model, {"beam": {"position": [0.0] * 3}}, {})
+    if dim == 2:
+        q, v = place(model, {}, {"pin": {"angle": 0.0}})
+    else:
+        q, v = place(model, {"beam": {"position": [0.0] * 3}}, {})
     return prepare(model, q, v)
 
 
@@ -118,7 +121,8 @@ def test_compiled_steps_in_chunks_and_resumed_equal_the_run_in_one_piece(integra
             assert np.array_equal(joined(chunked.chunks[: k + 1] + again.chunks, field), getattr(whole, field)), field
 
 
-@pytest.mark.parametrize("dim,dt,integrator,iterations", [(2, 5e-3, GENERALIZED_ALPHA, 25), (3, 1e-2, GENERALIZED_ALPHA, 25),
+@pytest.mark.parametrize("dim,dt,integrator,iterations", [(2, 5e-3, GENERALIZED_ALPHA, 25),
+                                                          (3, 1e-2, GENERALIZED_ALPHA, 25),
                                                           (2, 2e-3, ENERGY_MOMENTUM, 2)],
                          ids=["planar", "spatial", "energy-momentum"])
 def test_a_newton_failure_inside_a_call_ends_the_run_as_step_by_step(dim, dt, integrator, iterations, monkeypatch):
