@@ -81,7 +81,7 @@ def handle(args):
             raise CaseError(path, "file", f"cannot read ({err.strerror or err})") from None
         except ValueError as err:
             raise CaseError(path, "file", f"not a femdyn table ({err})") from None
-        columns = args.columns or [c for c in table if c != "t"]
+        columns = args.columns or [c for c in table if c != "t" and table[c].dtype.kind == "f"]  # not a status
         if not columns:
             raise CaseError(path, "columns", "nothing to plot (the table has only t)")
         missing = [c for c in columns if c not in table]

@@ -17,13 +17,18 @@ the same material point's in the rigid limit of the model assembled at the actua
 rigid and flexible bodies alike) adds ``deviation_x``, ``deviation_y`` (, ``deviation_z``) and
 ``deviation_angle`` (2D) or ``deviation_rx``..``deviation_rz`` (3D) to every probe, and the table the
 conditioning of the rigid mechanism's actuated-to-effector Jacobian, the effector the probes' points:
-``jacobian_condition`` (s_1/s_k) and ``jacobian_smallest`` (s_k) (``model.rigid_mechanism``).
+``jacobian_condition`` (s_1/s_k) and ``jacobian_smallest`` (s_k) (``model.rigid_mechanism``), and the
+status of each frame ``rigid_mechanism``: ``ok``, or ``singular`` where the rigid mechanism passes a
+singular pose and cannot be assembled at the frame's actuated coordinates -- the deviation and
+conditioning are undefined there (NaN; empty fields in probes.csv; ``model.deviation``), and the summary
+says which frames (``singular_statistics``).
 """
 import numpy as np
 
 from ..beam.deflection import centre_line_points, joint_deflection
 from ..beam.sections import section_forces
 from ..integrators.time_loop import two_rows
+from ..model.deviation import SINGULAR, SINGULAR_WORDS, STATUS
 from ..model.points import link_chain, point_motion, point_positions
 from ..model.rigid_mechanism import CONDITION_BOUND
 from ..io.vtk import Lines
@@ -175,7 +180,7 @@ def deviation_statistics(columns, probes):
     """The deviation from the rigid mechanism of every probe over the frames of ``columns`` (those of
     ``probes.csv``, with ``t``): {probe: {"max_m", "rms_m", "t_max_s": of its length |dx| [m];
     "rotation": {"max_rad", "rms_rad", "t_max_s"} of its rotation's size}}; frames where the rigid
-    mechanism could not be assembled (NaN) are left out and counted (``unassembled``)."""
+    mechanism is singular (the deviation undefined, NaN) are left out and counted (``singular_frames``)."""
     stats = {}
     t = np.asarray(columns["t"], dtype=float) if probes else None
     for name, _, _ in probes:
@@ -187,10 +192,32 @@ def deviation_statistics(columns, probes):
                 np.linalg.norm([np.asarray(columns[f"{name}.deviation_r{a}"]) for a in "xyz"], axis=0))
         length, rotation = _finite_extremes(t, dx, "m"), _finite_extremes(t, turn, "rad")
         if length is None:
-            stats[name] = {"unassembled": int(len(dx))}
+            stats[name] = {"singular_frames": int(len(dx))}
             continue
-        stats[name] = {**length, "rotation": rotation, "unassembled": int(np.sum(~np.isfinite(dx)))}
+        stats[name] = {**length, "rotation": rotation, "singular_frames": int(np.sum(~np.isfinite(dx)))}
     return stats
+
+
+def singular_statistics(columns):
+    """The frames of ``columns`` (those of ``probes.csv``, with ``t``) whose status ``rigid_mechanism``
+    is ``singular`` (``model.deviation``: no rigid pose at the frame's actuated coordinates, the deviation
+    undefined there), for ``summary.json``: {"frames": how many, "t_first_s", "t_last_s", "intervals":
+    runs of consecutive such frames, "reason", "warning": the one line of ``femdyn run``}; None where
+    there is none (or no status column)."""
+    if STATUS not in columns:
+        return None
+    singular = np.asarray(columns[STATUS]) == SINGULAR
+    if not singular.any():
+        return None
+    t = np.asarray(columns["t"], dtype=float)[singular]
+    count, intervals = int(singular.sum()), int(np.sum(np.diff(singular.astype(int), prepend=0) == 1))
+    span = f"at t = {t[0]:.6g} s" if count == 1 else f"from t = {t[0]:.6g} s to t = {t[-1]:.6g} s"
+    runs = f" in {intervals} intervals" if intervals > 1 else ""
+    warning = (f"{count} frame{'s' * (count > 1)} {span}{runs} with no rigid pose at the actuated coordinates: "
+               f"{SINGULAR_WORDS} (empty fields in probes.csv, {STATUS} = {SINGULAR}; the flexible run is "
+               "complete and finite)")
+    return {"frames": count, "t_first_s": float(t[0]), "t_last_s": float(t[-1]), "intervals": intervals,
+            "reason": SINGULAR_WORDS, "warning": warning}
 
 
 def conditioning_statistics(columns, deviation):
@@ -265,8 +292,9 @@ def deviation_lines(summary):
             lines.append(f"probe {name}: deviation from the rigid mechanism undefined: the rigid mechanism cannot "
                          f"be assembled at the actuated coordinates of any frame")
             continue
-        unassembled = f" ({s['unassembled']} frames where the rigid mechanism cannot be assembled left out)" \
-            if s["unassembled"] else ""
+        count = s["singular_frames"]
+        unassembled = f" ({count} frame{'s' * (count > 1)} where the rigid mechanism is singular left out)" \
+            if count else ""
         lines.append(f"probe {name}: deviation from the rigid mechanism max {s['max_m']:.4g} m at t = "
                      f"{s['t_max_s']:.6g} s, RMS {s['rms_m']:.4g} m; rotation max {s['rotation']['max_rad']:.4g} rad "
                      f"at t = {s['rotation']['t_max_s']:.6g} s{unassembled}")
