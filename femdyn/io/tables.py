@@ -2,10 +2,13 @@
 
 A value that is not a finite number is **missing** (undefined there, e.g. the deviation from a rigid
 mechanism that cannot be assembled): its field is left empty, never the text ``nan`` or ``inf``, and
-reads back as NaN. A column of words (a status) is written as it is and reads back as strings."""
+reads back as NaN. The one column of words, ``STATUS``, is written as it is and reads back as strings;
+every other column must hold numbers."""
 import os
 
 import numpy as np
+
+STATUS = "rigid_mechanism"  # a frame's status in probes.csv: ok, or singular (``model.deviation``)
 
 
 def _lines(columns):
@@ -45,8 +48,8 @@ def write_csv(path, columns):
 
 def parse_rows(lines, names):
     """The columns {name: values} of the text ``lines`` of a table with the header ``names``: floats
-    (an empty field NaN), or strings for a column of words. ValueError for a row that does not hold as
-    many fields as ``names``."""
+    (an empty field NaN), strings in the column ``STATUS``. ValueError for a row that does not hold as
+    many fields as ``names``, or a field that is not a number outside ``STATUS``."""
     if not lines:
         return {name: np.empty(0) for name in names}
     data = np.loadtxt(lines, delimiter=",", dtype=str, ndmin=2, comments=None)
@@ -55,17 +58,14 @@ def parse_rows(lines, names):
     columns = {}
     for i, name in enumerate(names):
         field = data[:, i]
-        try:
-            columns[name] = np.where(field == "", "nan", field).astype(float)
-        except ValueError:
-            columns[name] = field  # words
+        columns[name] = field if name == STATUS else np.where(field == "", "nan", field).astype(float)
     return columns
 
 
 def read_csv(path, rows=None):
     """Read a table written by :func:`write_csv` into name -> float array (NaN where a value is missing;
-    strings for a column of words); only its first ``rows`` rows if given (the rows that a result folder
-    still being written says are valid)."""
+    strings in the column ``STATUS``); only its first ``rows`` rows if given (the rows that a result
+    folder still being written says are valid). ValueError where it is not such a table (``parse_rows``)."""
     with open(path) as f:
         names = f.readline().rstrip("\n").split(",")
         rows = f.readlines() if rows is None else [line for _, line in zip(range(rows), f)]

@@ -28,12 +28,12 @@ complete and finite.
 """
 import numpy as np
 
+from ..io.tables import STATUS  # the column of a frame's status: OK, or SINGULAR where there is no rigid pose
 from .model import Model
 from .points import body_coordinates, point_positions, section_rotation
 from .rigid_mechanism import RigidMechanism
 
 AXES = "xyz"
-STATUS = "rigid_mechanism"  # the column of each frame's status: OK, or SINGULAR where no rigid pose exists
 OK, SINGULAR = "ok", "singular"
 SINGULAR_WORDS = ("the rigid mechanism passes a singular pose (type-2 singularity): the deviation from it is "
                   "undefined there")  # why a frame has no deviation (``post.probes.singular_statistics``)

@@ -44,8 +44,7 @@ import numpy as np
 
 from ..integrators.time_loop import Checkpoint
 from ..io import jsonfile
-from ..io.tables import parse_rows
-from ..model.deviation import STATUS
+from ..io.tables import STATUS, parse_rows
 from .probes import RATES
 from ..casefile.reader import CaseError
 
@@ -328,7 +327,7 @@ def check_resumable(folder, meta, tables, step):
 def _check_table(path, size, rows, refuse):
     """``refuse`` unless ``path`` is a regular file with one name, of at least ``size`` bytes whose first
     ``size`` hold a header and ``rows`` lines of as many numbers as it names (``tables.append_csv``: a
-    missing one empty), but the words of the status column ``STATUS`` (``model.deviation``)."""
+    missing one empty; the words of the column ``STATUS``)."""
     name = path.name
     try:
         info = os.lstat(path)
@@ -350,8 +349,7 @@ def _check_table(path, size, rows, refuse):
         values = parse_rows(body.decode("latin-1").splitlines(keepends=True), names)
     except ValueError:
         values = None
-    if values is None or len(values[names[0]]) != rows or \
-            any(v.dtype.kind != "f" for c, v in values.items() if c != STATUS):
+    if values is None or len(values[names[0]]) != rows:
         refuse(f"{name}: its first {size} bytes hold a row that is not {len(names)} numbers, as its header names")
 
 
