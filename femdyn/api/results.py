@@ -30,7 +30,7 @@ from numpy.typing import ArrayLike, NDArray
 from ..integrators.time_loop import Results
 from ..post.folders import output_folder, publish
 from ..post.nodes import NodeTables
-from ..post.probes import conditioning_statistics, deviation_statistics, probe_table, singular_statistics
+from ..post.probes import conditioning_statistics, deviation_about, deviation_statistics, probe_table
 from ..post.results import (BODIES, GAUGES, HISTORY, INPUTS, PROBES, REACTIONS, bodies_columns, history_columns,
                           write_results)
 from ..model.gauges import gauge_statistics, gauge_table
@@ -164,17 +164,18 @@ class Tabled(ABC):
     def deviation_summary(self) -> dict[str, Any]:
         """The figures of ``summary.json`` on the deviation from the rigid mechanism: ``probes`` {P:
         ``probes.P.deviation``: max, RMS and time of the max of |dx| [m] and of its rotation [rad]},
-        ``deviation`` (what the rigid mechanism is held at, ``Deviation.describe``) and ``conditioning``
+        ``deviation`` (what the rigid mechanism is held at, ``Deviation.describe``, and ``singular``: the
+        frames where it is singular and the deviation undefined, ``post.probes.singular_statistics``,
+        where there are such) and ``conditioning``
         (the actuated-to-effector Jacobian's condition number and smallest singular value at the start and
-        their extremes, with the warning near a singular pose; None without actuated coordinates) and
-        ``singular`` (the frames where the rigid mechanism is singular and the deviation undefined:
-        ``post.probes.singular_statistics``; None where there is none). Empty without probes."""
+        their extremes, with the warning near a singular pose; None without actuated coordinates).
+        Empty without probes."""
         deviation = self._deviation
         if deviation is None:
             return {}
         probes = self.probes
-        return {"probes": deviation_statistics(probes, self.problem.case.probes), "deviation": deviation.describe(),
-                "conditioning": conditioning_statistics(probes, deviation), "singular": singular_statistics(probes)}
+        return {"probes": deviation_statistics(probes, self.problem.case.probes),
+                "deviation": deviation_about(probes, deviation), "conditioning": conditioning_statistics(probes, deviation)}
 
     @abstractmethod
     def _results(self) -> Results:

@@ -33,6 +33,7 @@ from ..model.points import link_chain, point_motion, point_positions
 from ..model.rigid_mechanism import CONDITION_BOUND
 from ..io.vtk import Lines
 
+STRESS = "max_bending_stress"  # the centre lines' field of the largest normal stress (``_section_fields``)
 SUBDIVISIONS = 8  # segments per element of a drawn centre line (cubic Hermite shape, 003 eq. 46)
 ELASTIC = {  # the elastic columns of a probe on a flexible body, by dimension
     2: ("elastic_x", "elastic_y", "elastic_angle", "elastic_1", "elastic_2"),
@@ -220,6 +221,17 @@ def singular_statistics(columns):
             "reason": SINGULAR_WORDS, "warning": warning}
 
 
+def deviation_about(columns, deviation):
+    """``summary.json``'s ``deviation``: what the rigid mechanism of ``deviation`` (a
+    ``model.deviation.Deviation``) is held at (``Deviation.describe``) and, where some frames of ``columns``
+    (those of ``probes.csv``) have no rigid pose, ``singular`` (``singular_statistics``)."""
+    about = deviation.describe()
+    singular = singular_statistics(columns)
+    if singular:  # a warning, not a failure: the run is complete
+        about["singular"] = singular
+    return about
+
+
 def conditioning_statistics(columns, deviation):
     """The conditioning of the rigid mechanism's actuated-to-effector Jacobian over the frames of
     ``columns`` (``jacobian_condition``, ``jacobian_smallest``; ``model.rigid_mechanism``) for
@@ -320,14 +332,15 @@ def _section_fields(beam, elastic, xi, stiffening):
     ``sections.section_forces`` of the elastic coordinates (F, k) (with the Green strain of the axial
     force where the body has geometric ``stiffening``): the axial force N, in the plane the
     bending moment M, in space the torque T and both bending moments M_y, M_z, and the largest normal
-    stress |N|/A + |M| c/I (space: + |M_y| c_z/I_y), NaN for a section without outer-fibre distances."""
+    stress |N|/A + |M| c/I (space: + |M_y| c_z/I_y), ``STRESS``: undefined (NaN, VTK's missing value, drawn
+    in ParaView's NaN colour) for a section without outer-fibre distances."""
     forces = section_forces(beam, elastic, xi, stiffening)
     names = ({"axial_force": "axial", "bending_moment": "moment"} if beam.dim == 2 else
              {"axial_force": "axial", "torque": "torque", "bending_moment_y": "moment_y",
               "bending_moment_z": "moment_z"})
     fields = {name: getattr(forces, key).reshape(len(elastic), -1) for name, key in names.items()}
     stress = forces.sigma_max if beam.section.has_fibres(beam.dim) else np.full_like(forces.axial, np.nan)
-    fields["max_bending_stress"] = stress.reshape(len(elastic), -1)
+    fields[STRESS] = stress.reshape(len(elastic), -1)
     return fields
 
 
@@ -370,7 +383,8 @@ def centre_lines(model, q, v, subdivisions=SUBDIVISIONS, origin=None):
     ``points + (K - 1) deflection`` draws the deformation magnified K times with the links still joined,
     ``femdyn view --scale K``; ``beam.deflection.joint_deflection``), the section forces (``axial_force``, in the plane
     ``bending_moment``, in space ``torque``, ``bending_moment_y``, ``bending_moment_z``),
-    ``max_bending_stress`` (``_section_fields``), ``section_radius``, the radius sqrt(A / pi) of a
+    ``max_bending_stress`` (``_section_fields``; not written where no section has outer-fibre distances),
+    ``section_radius``, the radius sqrt(A / pi) of a
     round section of the element's area A, and where the outer-fibre distances are known
     ``section_depth`` 2c along x2 and ``section_width`` along x3 (2 c_z; in the plane, without c_z, A /
     (2c)), in space with ``section_axis_2``, the body frame's d2: the solids ``femdyn view`` draws, the
@@ -392,5 +406,7 @@ def centre_lines(model, q, v, subdivisions=SUBDIVISIONS, origin=None):
         points.append(p[:frames])
         fields.append({name: values[:frames] for name, values in data.items()})
         start += p.shape[1]
+    names = [name for name in fields[0] if name != STRESS or any(
+        body.flexible.beam.section.has_fibres(model.dim) for _, body in flexible)]  # no stress known: none written
     return Lines(np.concatenate(points, axis=1), np.concatenate(segments), np.concatenate(body_id),
-                 {name: np.concatenate([d[name] for d in fields], axis=1) for name in fields[0]})
+                 {name: np.concatenate([d[name] for d in fields], axis=1) for name in names})

@@ -69,8 +69,8 @@ from .nodes import INPUTS, REACTIONS, NodeTables
 from ..model.deviation import Deviation
 from ..model.motion import body_motion
 from ..model.gauges import gauge_statistics, gauge_table
-from .probes import (centre_lines, chunk_states, conditioning_statistics, deviation_statistics, elastic_statistics,
-                     probe_table, singular_statistics)
+from .probes import (centre_lines, chunk_states, conditioning_statistics, deviation_about, deviation_statistics,
+                     elastic_statistics, probe_table)
 from ..casefile.reader import CaseError
 from .run_plots import PlotSpec, write_plots
 from ..io.tables import append_csv, read_csv
@@ -359,10 +359,7 @@ class ResultWriter:
             deviation = self._deviation()
             for name, stats in deviation_statistics(probes, case.probes).items():
                 summary["probes"].setdefault(name, {})["deviation"] = stats
-            summary["deviation"] = deviation.describe()
-            singular = singular_statistics(probes)
-            if singular:  # frames with no rigid pose: the deviation undefined there (a warning, not a failure)
-                summary["deviation"]["singular"] = singular
+            summary["deviation"] = deviation_about(probes, deviation)
             conditioning = conditioning_statistics(probes, deviation)
             if conditioning:
                 summary["conditioning"] = conditioning
