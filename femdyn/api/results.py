@@ -175,7 +175,8 @@ class Tabled(ABC):
             return {}
         probes = self.probes
         return {"probes": deviation_statistics(probes, self.problem.case.probes),
-                "deviation": deviation_about(probes, deviation), "conditioning": conditioning_statistics(probes, deviation)}
+                "deviation": deviation_about(probes, deviation),
+                "conditioning": conditioning_statistics(probes, deviation)}
 
     @abstractmethod
     def _results(self) -> Results:

@@ -5,32 +5,32 @@ mechanism that cannot be assembled): its field is left empty, never the text ``n
 reads back as NaN. The one column of words, ``STATUS``, is written as it is and reads back as strings;
 every other column must hold numbers."""
 import os
+import re
 
 import numpy as np
 
 STATUS = "rigid_mechanism"  # a frame's status in probes.csv: ok, or singular (``model.deviation``)
 
 
+MISSING = re.compile(r"(?<![^,\n])[-+]?(?:nan|inf)(?=[,\n])")  # a whole field that is not a finite number
+
+
 def _lines(columns):
     """The text of the rows of ``columns`` (name -> 1-D array, all the same length): numbers with 17
     significant digits (floats read back bit-for-bit), missing (not finite) values empty, words as given."""
-    fields = []
-    for name, values in columns.items():
-        values = np.asarray(values)
-        if values.ndim != 1:
-            raise ValueError("columns must be 1-D arrays of equal length")
-        if values.dtype.kind in "USO":
-            text = values.astype(str)
-            if any("," in v or "\n" in v for v in text):
-                raise ValueError(f"column {name}: a word holds a comma or a line break")
-        else:
-            values = values.astype(float)
-            text = np.char.mod("%.17g", values)
-            text[~np.isfinite(values)] = ""
-        fields.append(text)
-    if len({len(f) for f in fields}) != 1:
+    values = []
+    for name, column in columns.items():
+        column = np.asarray(column)
+        words = column.dtype.kind in "USO"
+        values.append(column.astype(str) if words else column.astype(float))
+        if words and any("," in v or "\n" in v for v in values[-1]):
+            raise ValueError(f"column {name}: a word holds a comma or a line break")
+    if any(v.ndim != 1 for v in values) or len({len(v) for v in values}) != 1:
         raise ValueError("columns must be 1-D arrays of equal length")
-    return "".join(",".join(row) + "\n" for row in zip(*fields))
+    line = ",".join("%s" if v.dtype.kind == "U" else "%.17g" for v in values) + "\n"
+    text = "".join([line % row for row in zip(*[v.tolist() for v in values])])
+    finite = all(v.dtype.kind == "U" or np.isfinite(v).all() for v in values)
+    return text if finite else MISSING.sub("", text)
 
 
 def write_csv(path, columns):
@@ -52,14 +52,14 @@ def parse_rows(lines, names):
     many fields as ``names``, or a field that is not a number outside ``STATUS``."""
     if not lines:
         return {name: np.empty(0) for name in names}
-    data = np.loadtxt(lines, delimiter=",", dtype=str, ndmin=2, comments=None)
+    try:  # a table of numbers only, every value there: read at once
+        data = np.loadtxt(lines, delimiter=",", ndmin=2, comments=None)
+    except ValueError:  # a missing value or the status words: field by field
+        data = np.loadtxt(lines, delimiter=",", dtype=str, ndmin=2, comments=None)
     if data.shape[1] != len(names):
         raise ValueError(f"rows of {data.shape[1]} fields under a header of {len(names)} names")
-    columns = {}
-    for i, name in enumerate(names):
-        field = data[:, i]
-        columns[name] = field if name == STATUS else np.where(field == "", "nan", field).astype(float)
-    return columns
+    return {name: data[:, i] if data.dtype.kind == "f" or name == STATUS else
+            np.where(data[:, i] == "", "nan", data[:, i]).astype(float) for i, name in enumerate(names)}
 
 
 def read_csv(path, rows=None):
