@@ -197,3 +197,23 @@ def test_a_run_through_the_fold_leaves_the_deviation_empty_and_ends_with_exit_0(
     assert np.array_equal(result.deviation("effector").singular, singular)
     assert np.isnan(result.probes["effector.deviation_x"][singular]).all()
     assert result.deviation_summary["deviation"] == summary["deviation"]  # the singular frames as in summary.json
+
+
+@pytest.mark.parametrize("fibre", [None, 0.005])
+def test_the_centre_lines_write_a_stress_only_where_it_is_defined(fibre):
+    """The ParaView fields of a flexible pendulum's centre line: every one finite; the largest normal
+    stress |N|/A + |M| c/I needs the outer-fibre distance c, so a section given without it has none
+    (not a field of NaN)."""
+    from femdyn.beam.body import BeamBody, Section
+    from femdyn.model.builder import ModelBuilder
+    from femdyn.model.initial import place
+    from femdyn.post.probes import STRESS, centre_lines
+
+    b = ModelBuilder(2)
+    b.add_beam("beam", BeamBody.straight(1.0, 2, Section(1e-4, 1e-4**2 / 12, fibre), 2.1e11, 7850.0), stiffening=True)
+    b.add_joint("pin", "revolute", "ground", "beam")
+    model = b.build()
+    q, v = place(model, {}, {"pin": {"angle": 0.3}})
+    lines = centre_lines(model, q[None], v[None])
+    assert (STRESS in lines.point_data) == (fibre is not None)
+    assert all(np.isfinite(values).all() for values in lines.point_data.values())
