@@ -123,7 +123,7 @@ class ProbeDeviation:
     @property
     def singular(self) -> NDArray[np.bool_]:
         """(frames,): True where the rigid mechanism is singular and the deviation undefined (NaN)."""
-        return ~np.isfinite(np.column_stack(list(self.components.values()))).all(axis=1)
+        return np.asarray(~np.isfinite(np.column_stack(list(self.components.values()))).all(axis=1))
 
     @property
     def units(self) -> dict[str, str]:
