@@ -9,6 +9,9 @@ second, which a run without plots should not spend; pyplot is not imported at al
 and backend selection are no use to files, 0.1-0.2 s more). A figure is drawn once (``_save``): its
 margins are fixed in inches, its legends' widths measured, and the image cropped to what was drawn."""
 
+import sys
+import warnings
+
 import numpy as np
 
 from ..io.units import PROBES
@@ -53,8 +56,20 @@ def subplots(*args, figsize, **kwargs):
 
 def prepare():
     """Import what drawing and saving a figure needs and load the font of its texts: what the first
-    plot pays once is then paid ahead of it (``plot_child``), with nothing drawn in vain."""
-    _matplotlib()
+    plot pays once is then paid ahead of it (``plot_child``), with nothing drawn in vain. Called by the
+    plot child alone, a process that draws the run's plots and ends: there matplotlib is imported without
+    its 3-D toolkit (mpl_toolkits.mplot3d, a tenth of its import), which it imports only to register the
+    3-D projection, none of the plots' (it warns that the projection is missing: not shown)."""
+    hidden = "mpl_toolkits.mplot3d" not in sys.modules
+    if hidden:
+        sys.modules["mpl_toolkits.mplot3d"] = None  # an ImportError, which matplotlib catches
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            _matplotlib()
+    finally:
+        if hidden:
+            del sys.modules["mpl_toolkits.mplot3d"]
     from matplotlib import font_manager
 
     font_manager.get_font(font_manager.findfont(font_manager.FontProperties()))
