@@ -33,7 +33,6 @@ its namespace, which is filled the moment anything first uses the module -- and 
 anything in the process (``LazyModules``, on numba's ``numba:compile`` event), as the implementations those
 modules register must be known to its typing from the start of the compilation.
 """
-import importlib.util
 import sys
 import time
 
@@ -41,6 +40,8 @@ from numba import njit
 from numba.core import environment, event
 from numba.core.caching import FunctionCache
 from numba.core.runtime import rtsys
+
+from .lazy import deferred
 
 
 class KernelCache(FunctionCache):
@@ -116,20 +117,15 @@ event.register("numba:compile", LazyModules())
 def _rebuild_environment(module, consts, name):
     """numba's ``environment._rebuild_env`` (0.68): the environment ``name`` of a function of ``module``
     with its constants ``consts``, as an unpickled kernel needs it -- with a ``module`` that is not imported
-    yet registered as loaded on first use (``importlib.util.LazyLoader``) instead of run now (module
+    yet registered as loaded on first use (``lazy.deferred``) instead of run now (module
     docstring): the environment holds the namespace that the module's code fills when it runs."""
     found = environment.lookup_environment(name)
     if found is not None:
         return found
     loaded = sys.modules.get(module)  # not imported again: importing a lazy module runs it
     if loaded is None:
-        spec = importlib.util.find_spec(module)
-        spec.loader = importlib.util.LazyLoader(spec.loader)
-        loaded = sys.modules[module] = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(loaded)
+        loaded = deferred(module)
         LazyModules.waiting.append(loaded)
-        parent, _, child = module.rpartition(".")
-        setattr(sys.modules[parent], child, loaded)
     env = environment.Environment(object.__getattribute__(loaded, "__dict__"))  # not a use: it stays lazy
     env.consts[:] = consts
     env.env_name = name
