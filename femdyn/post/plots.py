@@ -28,18 +28,9 @@ COMPRESSION = 3  # zlib level of the PNG files: half the time of PIL's default 6
 
 def _matplotlib():
     """Import what drawing and saving a figure needs: matplotlib's ``Figure``, its Agg canvas and PIL's PNG
-    writer. matplotlib builds, as it defines each of its ~100 artist classes, the docstring of the class's
-    ``set`` method from the docstrings of all its setters (``artist.kwdoc``): a tenth of a second or more of
-    its import, for help texts that files never show. That builder is left out for the import here (the
-    ``set`` methods' signatures are built as ever) and put back afterwards."""
-    import matplotlib.artist
-
-    kwdoc, matplotlib.artist.kwdoc = matplotlib.artist.kwdoc, lambda artist: ""
-    try:
-        from matplotlib.backends import backend_agg
-        from matplotlib import figure
-    finally:
-        matplotlib.artist.kwdoc = kwdoc
+    writer."""
+    from matplotlib.backends import backend_agg
+    from matplotlib import figure
     from PIL import PngImagePlugin  # noqa: F401 (the PNG writer)
 
     return figure.Figure, backend_agg.FigureCanvasAgg
@@ -56,10 +47,17 @@ def subplots(*args, figsize, **kwargs):
 
 def prepare():
     """Import what drawing and saving a figure needs and load the font of its texts: what the first
-    plot pays once is then paid ahead of it (``plot_child``), with nothing drawn in vain. Called by the
-    plot child alone, a process that draws the run's plots and ends: there matplotlib is imported without
-    its 3-D toolkit (mpl_toolkits.mplot3d, a tenth of its import), which it imports only to register the
-    3-D projection, none of the plots' (it warns that the projection is missing: not shown)."""
+    plot pays once is then paid ahead of it (``plot_child``), with nothing drawn in vain.
+
+    Called by the plot child alone, a process that draws the run's plots and ends, which imports
+    matplotlib without what only other uses need: the docstrings of its artists' ``set`` methods, which it
+    builds from all their setters' docstrings as it defines each of its ~100 artist classes
+    (``artist.kwdoc``, left out for the import: a tenth of a second or more; the methods' signatures are
+    built as ever), and its 3-D toolkit (``mpl_toolkits.mplot3d``, another tenth), which it imports only to
+    register the 3-D projection, none of the plots' (it warns that the projection is missing: not shown)."""
+    import matplotlib.artist
+
+    kwdoc, matplotlib.artist.kwdoc = matplotlib.artist.kwdoc, lambda artist: ""
     hidden = "mpl_toolkits.mplot3d" not in sys.modules
     if hidden:
         sys.modules["mpl_toolkits.mplot3d"] = None  # an ImportError, which matplotlib catches
@@ -68,6 +66,7 @@ def prepare():
             warnings.simplefilter("ignore")
             _matplotlib()
     finally:
+        matplotlib.artist.kwdoc = kwdoc
         if hidden:
             del sys.modules["mpl_toolkits.mplot3d"]
     from matplotlib import font_manager
