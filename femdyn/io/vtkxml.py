@@ -17,7 +17,7 @@ TYPES = {"Float64": "<f8", "Int64": "<i8", "UInt8": "u1"}  # VTK's name of an ar
 CELL_TYPES = {"line": 3, "quad": 9, "hexahedron": 12}  # VTK's cell type numbers (vtkCellType.h)
 
 
-def data_array(values, name=None, kind="Float64") -> str:
+def data_array(values: np.ndarray, name: str | None = None, kind: str = "Float64") -> str:
     """The ``DataArray`` element of ``values`` stored as ``kind`` (a key of ``TYPES``): one value per
     tuple of a 1-D array (VTK's default of one component, which readers give as scalars), a row's values
     as the components of a 2-D one."""
@@ -34,7 +34,8 @@ def _field(name, values):
     return data_array(values, name, "Float64" if np.asarray(values).dtype.kind == "f" else "Int64")
 
 
-def write_unstructured_grid(path, points, cells, point_data=None, cell_data=None) -> None:
+def write_unstructured_grid(path: str | Path, points: np.ndarray, cells: list[tuple[str, np.ndarray]],
+                            point_data: dict | None = None, cell_data: dict | None = None) -> None:
     """Write ``path`` (.vtu): ``points`` (P, 3), ``cells`` [(cell type, a key of ``CELL_TYPES``,
     (C, k) point indices of its C cells of k points each)], at least one, ``point_data`` {name: (P,) or (P, m)},
     ``cell_data`` {name: (C_total,) or (C_total, m)} in the order of the cells."""

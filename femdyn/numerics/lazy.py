@@ -6,6 +6,7 @@ look-up once the module is loaded (``compiled``); and modules registered as load
 import importlib
 import importlib.util
 import sys
+import types
 
 import numpy as np
 
@@ -16,7 +17,7 @@ def compiled(name):
     return module if module is not None else importlib.import_module(name)
 
 
-def deferred(name):
+def deferred(name: str) -> types.ModuleType:
     """The module ``name``, not imported yet, registered as loaded on first use
     (``importlib.util.LazyLoader``): in ``sys.modules`` and as its package's attribute, its code run when a
     name of it is first looked up -- an ``import`` statement of it counts as one."""
