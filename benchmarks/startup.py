@@ -24,14 +24,16 @@ within 1.5 s wall and 2 s CPU on an idle machine. The load average (1 min) is pr
 the start and the end (the CPU time of a run grows with the load too, but less than its wall time).
 
 ``--trees OLD NEW``: the same rounds for each source tree (a checkout of femdyn, imported through
-PYTHONPATH; each its own numba cache next to its sources, filled before the rounds), interleaved, to
-compare two versions on a shared machine. Python's bytecode is written and used (PYTHONDONTWRITEBYTECODE
+PYTHONPATH; each its own warm numba cache, filled before the rounds -- with ``--tree-caches`` the tree's own
+``__pycache__``, which a warm tree has filled already), interleaved, to compare two versions on a shared
+machine. Python's bytecode is written and used (PYTHONDONTWRITEBYTECODE
 is removed from the runs' environment), as for an installed package; ``--kinds`` picks the kinds run.
 
 A benchmark (a table and JSON in SI units), not a test.
 
 Usage: python benchmarks/startup.py [--cases cases/nm_logo.toml cases/3prr_sine.toml] [--rounds 5]
-                                    [--kinds cold warm bare] [--trees OLD NEW] [--json results/startup.json]
+                                    [--kinds cold warm bare] [--trees OLD NEW] [--tree-caches]
+                                    [--json results/startup.json]
 """
 import argparse
 import json
@@ -87,6 +89,10 @@ def main():
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--kinds", nargs="+", choices=KINDS, default=list(KINDS))
     parser.add_argument("--trees", nargs="+", type=Path, default=[ROOT])
+    parser.add_argument("--tree-caches", action="store_true",
+                        help="warm and bare runs use each tree's own numba cache (its __pycache__, as a plain "
+                        "`femdyn run` does) instead of a new folder filled before the rounds: nothing is compiled "
+                        "where the trees' caches are warm")
     parser.add_argument("--json", type=Path, default=ROOT / "benchmarks" / "results" / "startup.json")
     args = parser.parse_args()
     trees = [tree.resolve() for tree in args.trees]
@@ -98,7 +104,7 @@ def main():
     walls, cpus, steps = ({key: [] for key in keys} for _ in range(3))
     with tempfile.TemporaryDirectory(prefix="femdyn-startup-") as tmp:
         tmp = Path(tmp)
-        warm_caches = {tree: tmp / f"warm-{i}" for i, tree in enumerate(trees)}
+        warm_caches = {tree: None if args.tree_caches else tmp / f"warm-{i}" for i, tree in enumerate(trees)}
         for tree in trees:  # fills each warm cache (and writes the tree's bytecode)
             for case in args.cases:
                 femdyn_run(case, warm_caches[tree], tmp / "out", tree=tree)

@@ -26,7 +26,6 @@ table on stderr) or a map whose points failed, 128 + the signal's number after C
 import argparse
 import gc
 import importlib
-import importlib.util
 import sys
 
 from . import __version__
@@ -67,22 +66,16 @@ UNUSED_NUMPY = ("numpy.f2py", "numpy.testing", "numpy.ma", "numpy.random")  # se
 
 
 def _defer_unused_numpy():
-    """Register NumPy's submodules ``UNUSED_NUMPY`` as loaded on first use (``importlib.util.LazyLoader``)
+    """Register NumPy's submodules ``UNUSED_NUMPY`` as loaded on first use (``numerics.lazy.deferred``)
     where they are not loaded yet: SciPy (1.17, ``scipy._lib.array_api_compat.numpy``) asks NumPy for every
     name it has as it is imported, and so imports each of NumPy's lazily loaded submodules, these four
     (f2py with its Fortran parser) 0.1-0.2 s of CPU of every command, though no command uses them. A
     module registered here is the same module: its code runs when a name of it is first looked up."""
-    import numpy
+    from .numerics.lazy import deferred
 
     for name in UNUSED_NUMPY:
-        if name in sys.modules:
-            continue
-        spec = importlib.util.find_spec(name)
-        spec.loader = importlib.util.LazyLoader(spec.loader)
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[name] = module
-        spec.loader.exec_module(module)
-        setattr(numpy, name.rpartition(".")[2], module)
+        if name not in sys.modules:
+            deferred(name)
 
 
 def _run(argv, signals):

@@ -7,8 +7,7 @@ its elastic coordinates ``q``; nothing here imports the body module, which uses 
 from dataclasses import dataclass
 
 import numpy as np
-import scipy.linalg
-import scipy.sparse.linalg as spla
+import scipy  # scipy.linalg and scipy.sparse.linalg load on first use (SciPy's lazy submodules): a rigid run needs neither
 
 from ..numerics.cholesky import cholesky
 
@@ -39,10 +38,10 @@ def lowest_modes(stiffness, mass, k, solver="cholmod"):
         omega2 = 1.0 / inverse
     elif solver == "cholmod":
         factor = cholesky(stiffness)
-        inverse = spla.LinearOperator((n, n), matvec=factor, dtype=float)
-        omega2, shapes = spla.eigsh(stiffness, k, mass, sigma=0.0, OPinv=inverse)
+        inverse = scipy.sparse.linalg.LinearOperator((n, n), matvec=factor, dtype=float)
+        omega2, shapes = scipy.sparse.linalg.eigsh(stiffness, k, mass, sigma=0.0, OPinv=inverse)
     elif solver == "superlu":
-        omega2, shapes = spla.eigsh(stiffness.tocsc(), k, mass.tocsc(), sigma=0.0)
+        omega2, shapes = scipy.sparse.linalg.eigsh(stiffness.tocsc(), k, mass.tocsc(), sigma=0.0)
     else:
         raise ValueError(f"eigensolver must be 'cholmod' or 'superlu', got {solver!r}")
     order = np.argsort(omega2)
@@ -91,4 +90,4 @@ def static_deflection(body, nodal_loads=None, body_force=None):
     force = np.asarray(body.basis.T @ nodal.ravel())
     if body_force is not None:
         force = force + body.load_rows.T @ np.asarray(body_force, dtype=float)
-    return np.atleast_1d(spla.spsolve(body.stiffness, force))
+    return np.atleast_1d(scipy.sparse.linalg.spsolve(body.stiffness, force))

@@ -82,9 +82,8 @@ below 2e-23 kappa) of zero is a zero mode. A slow physical mode stays a mode
 from dataclasses import dataclass
 
 import numpy as np
-import scipy.linalg
+import scipy  # scipy.linalg and scipy.sparse.linalg load on first use (SciPy's lazy submodules): not in every run
 import scipy.sparse as sp
-import scipy.sparse.linalg as spla
 
 from ..numerics import kinematics as kin
 from ..numerics.cholesky import cholesky
@@ -196,13 +195,13 @@ class TangentPencil:
         """k vectors (n, k) of the lowest modes by ARPACK in shift-invert mode on OP = (A - sigma B)^-1 B
         with the factorisation of ``_factor``."""
         system, size = self.system, self.system.size
-        OP = spla.LinearOperator((size, size), matvec=system.lu.solve, dtype=float)
-        B = spla.LinearOperator((size, size), matvec=self._inertia, dtype=float)
+        OP = sp.linalg.LinearOperator((size, size), matvec=system.lu.solve, dtype=float)
+        B = sp.linalg.LinearOperator((size, size), matvec=self._inertia, dtype=float)
         unshifted = self._data(self.kappa * system.mbar or system.mbar, 0.0)  # A of (1): mode 3 takes its shape
         start = np.random.default_rng(0).standard_normal(size)
         # the Krylov space lies in range(OP), of the dimension of T at most (the finite eigenvalues)
         lanczos = min(max(2 * k + 1, 20), self.dimension)
-        _, V = spla.eigsh(system.pattern.csc(unshifted), k, M=B, sigma=-self.theta, which="LM", OPinv=OP,
+        _, V = sp.linalg.eigsh(system.pattern.csc(unshifted), k, M=B, sigma=-self.theta, which="LM", OPinv=OP,
                           v0=start, ncv=lanczos)
         return V[: self.model.n]
 

@@ -42,7 +42,7 @@ Finite Element Approach, Wiley 2001.
 from dataclasses import dataclass
 
 import numpy as np
-import scipy.linalg
+import scipy  # scipy.linalg loads on first use (SciPy's lazy submodules): not in every run
 
 from .modes import (
     ModesError,

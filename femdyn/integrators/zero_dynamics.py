@@ -35,8 +35,7 @@ import warnings
 from dataclasses import dataclass
 
 import numpy as np
-import scipy.linalg
-import scipy.sparse.linalg as spla
+import scipy  # scipy.linalg and scipy.sparse.linalg load on first use (SciPy's lazy submodules): not in every run
 
 from .modes import DENSE_LIMIT, ModesError, TangentPencil, static_multipliers
 from .saddle import SaddleSystem
@@ -155,9 +154,9 @@ or where the linearisation is not finite."""
     if lam is None:
         try:
             with warnings.catch_warnings():
-                warnings.simplefilter("error", spla.MatrixRankWarning)
+                warnings.simplefilter("error", scipy.sparse.linalg.MatrixRankWarning)
                 lam = static_multipliers(SaddleSystem(model, rows), q, t)[0]
-        except (RuntimeError, spla.MatrixRankWarning) as err:  # SuperLU: a singular system
+        except (RuntimeError, scipy.sparse.linalg.MatrixRankWarning) as err:  # SuperLU: a singular system
             raise ModesError(f"no static multipliers at this pose ({err})") from None
     pencil = TangentPencil(model, q, lam, t, rows)
     G = pencil.G.toarray()

@@ -14,8 +14,7 @@ import struct
 import zlib
 
 import numpy as np
-import scipy.sparse as sp
-from scipy.sparse import csgraph
+import scipy.sparse as sp  # its csgraph (and scipy.linalg with it) loads on first use: not for every case
 
 from ..numerics import kinematics as kin
 
@@ -112,7 +111,7 @@ def read_centreline(path, dim=2):
                          f"({points[branch, :2].tolist()}, {degree[branch]} lines meet)")
     graph = sp.coo_matrix((np.ones(len(lines)), (lines[:, 0], lines[:, 1])),
                           shape=(len(points),) * 2).tocsr()
-    _, part = csgraph.connected_components(graph, directed=False)
+    _, part = sp.csgraph.connected_components(graph, directed=False)
     parts = np.unique(part[used])
     if len(parts) > 1:
         raise ValueError(f"{path}: the line cells form {len(parts)} disconnected pieces; a beam "
@@ -122,7 +121,7 @@ def read_centreline(path, dim=2):
         raise ValueError(f"{path}: the centre line is closed (a loop has no first and last node)")
     sources = ends[np.isin(ends, lines[:, 0])]
     start = sources[0] if len(sources) == 1 else ends.min()
-    order = csgraph.depth_first_order(graph, start, directed=False, return_predecessors=False)
+    order = sp.csgraph.depth_first_order(graph, start, directed=False, return_predecessors=False)
     return np.pad(points[order], [(0, 0), (0, max(0, dim - points.shape[1]))])[:, :dim]
 
 

@@ -1,4 +1,4 @@
-"""ParaView time series of body outlines and centre lines, written through meshio.
+"""ParaView time series of body outlines and centre lines (VTK XML files, ``vtkxml``).
 
 Each rigid body is drawn as the box spanned by its directors: a ``quad`` in 2-D
 (lying in the plane z = 0) and a ``hexahedron`` in 3-D.  Bodies given as
@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+
+from .vtkxml import write_unstructured_grid
 
 # Corner coordinates of the unit box [-1/2, 1/2]^dim in VTK node order.
 _UNIT_CORNERS = {
@@ -83,36 +85,26 @@ def write_pvd(path, entries):
     partial.replace(path)
 
 
-def _box_mesh(position, rotation, local, velocity, omega, body_ids):
-    """The boxes of one frame: corners ``position + rotation @ local`` with the
+def _write_boxes(path, position, rotation, local, velocity, omega, body_ids):
+    """Write the boxes of one frame to ``path``: corners ``position + rotation @ local`` with the
     rigid body velocities of the corners."""
-    import meshio
-
     n_boxes, n_corners = local.shape[:2]
     arms = np.einsum("bij,bcj->bci", rotation, local)  # (B, C, dim)
     corners = _to_3d(position[:, None, :] + arms)
-    return meshio.Mesh(
-        corners.reshape(-1, 3),
-        [(_CELL_TYPE[local.shape[-1]], np.arange(n_boxes * n_corners).reshape(n_boxes, n_corners))],
-        point_data={"velocity": _corner_velocities(velocity, omega, arms).reshape(-1, 3)},
-        cell_data={"body_id": [body_ids]},
-    )
+    write_unstructured_grid(path, corners.reshape(-1, 3),
+                            [(_CELL_TYPE[local.shape[-1]], np.arange(n_boxes * n_corners).reshape(n_boxes, n_corners))],
+                            {"velocity": _corner_velocities(velocity, omega, arms).reshape(-1, 3)},
+                            {"body_id": body_ids})
 
 
-def _line_mesh(lines, k):
-    """Frame ``k`` of ``lines``; vector fields padded to three components."""
-    import meshio
-
+def _write_lines(path, lines, k):
+    """Write frame ``k`` of ``lines`` to ``path``; vector fields padded to three components."""
     data = {
         name: _to_3d(values[k]) if values.ndim == 3 else values[k]
         for name, values in lines.point_data.items()
     }
-    return meshio.Mesh(
-        _to_3d(lines.points[k]),
-        [("line", lines.segments)],
-        point_data=data,
-        cell_data={"body_id": [lines.body_id]},
-    )
+    write_unstructured_grid(path, _to_3d(lines.points[k]), [("line", lines.segments)], data,
+                            {"body_id": lines.body_id})
 
 
 def _check_lines(lines, n_frames, n_bodies, dim):
@@ -183,8 +175,6 @@ def write_vtk_frames(folder, first, times, positions, rotations, sizes, body_nam
     list
         The (time, part, file) entries of the frames.
     """
-    import meshio
-
     folder = Path(folder)
     times = np.asarray(times, dtype=float)
     positions = np.asarray(positions, dtype=float)
@@ -224,13 +214,12 @@ def write_vtk_frames(folder, first, times, positions, rotations, sizes, body_nam
         part, number = 0, first + k
         if len(boxed):
             name = f"vtk/frame_{number:05d}.vtu"
-            meshio.write(folder / name, _box_mesh(positions[k, boxed], rotations[k, boxed], local,
-                                                  velocities[k, boxed], angular_velocities[k, boxed],
-                                                  boxed))
+            _write_boxes(folder / name, positions[k, boxed], rotations[k, boxed], local, velocities[k, boxed],
+                         angular_velocities[k, boxed], boxed)
             entries.append((times[k], part, name))
             part += 1
         if lines is not None:
             name = f"vtk/lines_{number:05d}.vtu"
-            meshio.write(folder / name, _line_mesh(lines, k))
+            _write_lines(folder / name, lines, k)
             entries.append((times[k], part, name))
     return entries

@@ -5,18 +5,11 @@ extent 1) with its point coordinates and named scalar point fields; the arrays a
 base64-encoded little-endian float64 with a UInt32 byte count ("binary" inline data of the VTK XML
 format, VTK User's Guide, "VTK File Formats"), so NaN (a masked point) survives as NaN.
 """
-import base64
 from pathlib import Path
 
 import numpy as np
 
-
-def _array(values, name=None, components=1):
-    data = np.ascontiguousarray(values, dtype="<f8").ravel()
-    encoded = base64.b64encode(np.uint32(data.nbytes).tobytes() + data.tobytes()).decode()
-    named = f' Name="{name}"' if name is not None else ""
-    return (f'<DataArray type="Float64"{named} NumberOfComponents="{components}" format="binary">'
-            f"{encoded}</DataArray>")
+from .vtkxml import data_array
 
 
 def write_structured_grid(path, points, fields) -> None:
@@ -26,11 +19,12 @@ def write_structured_grid(path, points, fields) -> None:
     nx, ny, nz = points.shape[:3]
     extent = f"0 {nx - 1} 0 {ny - 1} 0 {nz - 1}"
     order = (2, 1, 0)  # x fastest: C order of the (z, y, x) transpose
-    data = "".join(_array(np.transpose(np.asarray(v, dtype=float), order), name) for name, v in fields.items())
+    data = "".join(data_array(np.transpose(np.asarray(v, dtype=float), order).ravel(), name)
+                   for name, v in fields.items())
     xyz = np.transpose(points, (2, 1, 0, 3))
     text = ('<?xml version="1.0"?>\n'
             '<VTKFile type="StructuredGrid" version="0.1" byte_order="LittleEndian" header_type="UInt32">\n'
             f'<StructuredGrid WholeExtent="{extent}">\n<Piece Extent="{extent}">\n'
-            f"<PointData>{data}</PointData>\n<Points>{_array(xyz, components=3)}</Points>\n"
+            f"<PointData>{data}</PointData>\n<Points>{data_array(xyz.reshape(-1, 3))}</Points>\n"
             "</Piece>\n</StructuredGrid>\n</VTKFile>\n")
     Path(path).write_text(text)

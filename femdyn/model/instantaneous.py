@@ -8,8 +8,7 @@ Hessian H_r); servo rows are left out (the inputs are given). This is the DAE's 
 independent of the recursive and Gauss/Appell formulations it is compared with, and of time stepping.
 """
 import numpy as np
-import scipy.sparse as sp
-import scipy.sparse.linalg as spla
+import scipy.sparse as sp  # its linalg loads on first use (SciPy's lazy submodules): not in every run
 
 from ..joints.base import QuadraticConstraint
 from ..joints.servo import Servo
@@ -55,7 +54,7 @@ def accelerations(model, q, v, inputs=(), t=0.0):
     G = model.jacobian(q, rows, t)
     F = _forces(model, q, t) + _input_matrix(model).T @ np.asarray(inputs, dtype=float)
     K = sp.bmat([[model.mass_matrix, G.T], [G, None]], format="csc")
-    x = spla.spsolve(K, np.concatenate([F, -gamma]))
+    x = sp.linalg.spsolve(K, np.concatenate([F, -gamma]))
     return x[: model.n], x[model.n :]
 
 
@@ -76,5 +75,5 @@ def inverse_dynamics(model, q, v, target, t=0.0):
     S = model.jacobian(q, model.input_rows, t)
     B = _input_matrix(model)
     K = sp.bmat([[model.mass_matrix, G.T, -B.T], [G, None, None], [S, None, None]], format="csc")
-    x = spla.spsolve(K, np.concatenate([_forces(model, q, t), -gamma, S @ target]))
+    x = sp.linalg.spsolve(K, np.concatenate([_forces(model, q, t), -gamma, S @ target]))
     return x[model.n + rows.size:], x[: model.n]

@@ -23,13 +23,25 @@ such an install a persistent cache again.
 A cached kernel is loaded without the implementations numba compiles with (``KernelCache``): numba itself (0.68,
 ``Cache.load_overload``) first "refreshes" its target context, which on the first load of a process
 imports every implementation module of the language (about 50 modules: 0.3-0.4 s of CPU, a fifth of a
-small ``femdyn run``), although only compiling needs them.
+small ``femdyn run``), although only compiling needs them. Likewise the cached machine code names, for
+each function compiled into it (numba's own array routines among them), the module whose globals that
+function's environment holds -- ``numba.np.arrayobj``, ``numba.np.arraymath`` (which imports scipy.linalg
+to find BLAS), ..: numba imports each one as it unpickles the kernel, 0.2 s of CPU of a small run, for globals
+that only code compiled in object mode reads (femdyn's kernels are nopython code: ``njit``). A module not
+imported yet is registered as loaded on first use instead (``_rebuild_environment``): the environment holds
+its namespace, which is filled the moment anything first uses the module -- and before numba compiles
+anything in the process (``LazyModules``, on numba's ``numba:compile`` event), as the implementations those
+modules register must be known to its typing from the start of the compilation.
 """
+import sys
 import time
 
 from numba import njit
+from numba.core import environment, event
 from numba.core.caching import FunctionCache
 from numba.core.runtime import rtsys
+
+from .lazy import deferred
 
 
 class KernelCache(FunctionCache):
@@ -66,13 +78,59 @@ class KernelCache(FunctionCache):
             self._release()
 
     def _load(self, sig, target_context):
-        with self._guard_against_spurious_io_errors():
-            return self._load_overload(sig, target_context)
+        rebuild, environment._rebuild_env = environment._rebuild_env, _rebuild_environment  # what pickle calls
+        try:
+            with self._guard_against_spurious_io_errors():
+                return self._load_overload(sig, target_context)
+        finally:
+            environment._rebuild_env = rebuild
 
     def _release(self):
         lock, self._lock = getattr(self, "_lock", None), None
         if lock is not None:
             lock.close()  # closing the file releases its flock
+
+
+class LazyModules(event.Listener):
+    """The modules ``_rebuild_environment`` registered as loaded on first use: run (``run``) when numba starts
+    to compile a function (``numba:compile``, registered at import), so that numba's typing and lowering
+    know the implementations they register -- which they would not if the first use came in the middle of
+    the compilation."""
+
+    waiting = []
+
+    def on_start(self, _):
+        self.run()
+
+    def on_end(self, _):
+        pass
+
+    @classmethod
+    def run(cls):
+        while cls.waiting:
+            getattr(cls.waiting.pop(), "__name__")  # any use of a lazy module runs it
+
+
+event.register("numba:compile", LazyModules())
+
+
+def _rebuild_environment(module, consts, name):
+    """numba's ``environment._rebuild_env`` (0.68): the environment ``name`` of a function of ``module``
+    with its constants ``consts``, as an unpickled kernel needs it -- with a ``module`` that is not imported
+    yet registered as loaded on first use (``lazy.deferred``) instead of run now (module
+    docstring): the environment holds the namespace that the module's code fills when it runs."""
+    found = environment.lookup_environment(name)
+    if found is not None:
+        return found
+    loaded = sys.modules.get(module)  # not imported again: importing a lazy module runs it
+    if loaded is None:
+        loaded = deferred(module)
+        LazyModules.waiting.append(loaded)
+    env = environment.Environment(object.__getattribute__(loaded, "__dict__"))  # not a use: it stays lazy
+    env.consts[:] = consts
+    env.env_name = name
+    environment.Environment._memo[name] = env
+    return env
 
 
 LOCK_SECONDS = 300.0  # the longest a process waits for another that compiles the same kernel

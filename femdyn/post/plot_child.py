@@ -21,6 +21,7 @@ the parent had drawn. Where ``os.fork`` does not exist, ``PlotChild.start`` give
 draws itself.
 """
 import functools
+import gc
 import os
 import pickle
 import signal
@@ -84,6 +85,7 @@ class PlotChild:
         if pid == 0:  # the child: nothing here returns
             code = 0
             try:
+                gc.freeze()  # the parent's objects: never collected here, so never traversed (nor their pages copied)
                 _close_inherited(job_r, answer_w)
                 for name in IGNORED:
                     signal.signal(getattr(signal, name), signal.SIG_IGN)

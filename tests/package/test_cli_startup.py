@@ -53,3 +53,33 @@ def test_ctrl_c_during_the_start_up_imports_is_one_line():
     code = child.wait()
     err = child.stderr.read()
     assert code == 130 and err == "interrupted\n", err
+
+
+# ``femdyn run`` of a case in this process, then the loaded modules among those it should not need
+RUN_AND_LIST = """
+import sys
+from femdyn.cli import main
+assert main(sys.argv[1:]) == 0
+loaded = [name for name in {names!r} if name in sys.modules and type(sys.modules[name]).__name__ != "_LazyModule"]
+print(" ".join(loaded))
+"""
+
+
+def test_a_rigid_run_with_its_paraview_series_loads_no_mesh_or_dense_linear_algebra_library(tmp_path):
+    """``femdyn run`` of the rigid NM logo with its tables and ParaView series (plots off: they are a child
+    process's) imports neither meshio (the series is written by ``io.vtkxml``), nor scipy.linalg,
+    scipy.sparse.linalg and csgraph (no mesh, no modes, no statics), nor numba's array implementation
+    modules, which only compiling needs (``numerics.compiled``): checked in the second of two runs, the
+    first having filled numba's cache if it was empty."""
+    package = str(Path(femdyn.__file__).resolve().parents[1])
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [package, os.environ.get("PYTHONPATH")])))
+    names = ("meshio", "scipy.linalg", "scipy.sparse.linalg", "scipy.sparse.csgraph", "numba.np.arrayobj",
+             "numba.np.arraymath", "matplotlib")
+    code = RUN_AND_LIST.format(names=names)
+    for run in range(2):
+        child = subprocess.run([sys.executable, "-c", code, "run", str(Path(package) / "cases" / "nm_logo.toml"),
+                                "--no-plots", "--quiet", "--force", "--out", str(tmp_path / "out")],
+                               env=env, capture_output=True, text=True)
+        assert child.returncode == 0, child.stderr
+    assert child.stdout.splitlines()[-1].split() == []
+    assert (tmp_path / "out" / "motion.pvd").is_file() and list((tmp_path / "out" / "vtk").glob("frame_*.vtu"))

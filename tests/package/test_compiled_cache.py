@@ -182,3 +182,57 @@ def test_processes_that_miss_at_once_compile_a_kernel_once(tmp_path):
         assert abs(float(out.strip().splitlines()[-1]) - 0.5 * float(np.sum(k * x * x))) <= 1e-15
     text = "".join(out for out, _ in outputs)
     assert text.count("data saved") == 1 and text.count("data loaded") == 2, text
+
+
+# a kernel built from numba's array routines (np.empty, ndarray.sum, np.sum of a product), whose cached machine
+# code names the numba modules of their environments (numba.np.arrayobj, numba.np.arraymath); no BLAS routine
+# (np.dot calls SciPy's BLAS, loading scipy.linalg, when it runs)
+ARRAY_MODULE = textwrap.dedent("""\
+    import numpy as np
+    from femdyn.numerics.compiled import kernel
+
+    @kernel
+    def doubled_sum_and_square(x):
+        y = np.empty(x.size)
+        for i in range(x.size):
+            y[i] = 2.0 * x[i]
+        return y.sum() + np.sum(x * x)
+    """)
+
+# after loading the cached kernel: whether numba.np.arraymath ran (it imports scipy.linalg), then a kernel
+# that no cache holds, compiled here from array routines of those modules and of numba.np.linalg
+LOAD_THEN_COMPILE = textwrap.dedent("""\
+    import sys
+    import numpy as np
+    import probe
+    from femdyn.numerics.compiled import kernel
+
+    x = np.arange(1.0, 6.0)
+    print(repr(probe.doubled_sum_and_square(x)), "scipy.linalg" in sys.modules)
+
+    @kernel(cache=False)
+    def norm_sorted_cumsum(a):
+        return np.linalg.norm(a) + np.sort(a)[::-1][0] + np.cumsum(a)[-1]
+
+    print(repr(norm_sorted_cumsum(x)))
+    """)
+
+
+def test_cached_kernel_loads_without_numba_array_modules_and_compiling_after_it_works(tmp_path):
+    """A kernel of numba's array routines, compiled into an empty cache by one process, loaded by the next:
+    the same value, 2 sum(x) + x . x, in both, and the loading process has not run numba.np.arraymath (which
+    imports scipy.linalg): those modules hold only the globals of the functions' environments and run at
+    their first use (``compiled._rebuild_environment``). A kernel compiled afterwards in that process from
+    routines of numba.np.arraymath, arrayobj and linalg (norm, sort, cumsum) gives its closed form: the
+    modules ran before numba typed it (``compiled.LazyModules``)."""
+    (tmp_path / "probe.py").write_text(ARRAY_MODULE)
+    env = environment(tmp_path, NUMBA_CACHE_DIR=str(tmp_path / "cache"))
+    x = np.arange(1.0, 6.0)
+    for run in ("compiles", "loads"):
+        child = subprocess.run([sys.executable, "-c", LOAD_THEN_COMPILE], env=env, cwd=tmp_path, capture_output=True,
+                               text=True)
+        assert child.returncode == 0, child.stderr
+        (value, linalg), (compiled,) = (line.split() for line in child.stdout.splitlines())
+        assert float(value) == 2.0 * x.sum() + x @ x
+        assert float(compiled) == pytest.approx(np.linalg.norm(x) + x.max() + x.sum(), rel=1e-15)
+    assert linalg == "False"  # the second process loaded the kernel from the cache
