@@ -33,8 +33,12 @@ its namespace, which is filled the moment anything first uses the module -- and 
 anything in the process (``LazyModules``, on numba's ``numba:compile`` event), as the implementations those
 modules register must be known to its typing from the start of the compilation.
 """
+import functools
+import hashlib
+import os
 import sys
 import time
+import types
 
 from numba import njit
 from numba.core import environment, event
@@ -59,6 +63,15 @@ class KernelCache(FunctionCache):
       compile each kernel once between them, and the others load it, where each compiled it before
       (issue 37). A lock not had within ``LOCK_SECONDS`` (a process that compiles far longer, or failed
       without saving) is not waited for: the kernel is compiled here as without it."""
+
+    def __init__(self, py_func):
+        super().__init__(py_func)
+        # numba checks a cached kernel against its own source file only: one that calls kernels of other
+        # modules (inlined into its machine code) would keep running their old code after they change
+        callees = _callee_sources(py_func.__globals__)
+        if callees:
+            cache_file = self._cache_file
+            cache_file._source_stamp = (cache_file._source_stamp, *map(_stamp, callees))
 
     def load_overload(self, sig, target_context):
         rtsys.initialize(target_context)
@@ -131,6 +144,39 @@ def _rebuild_environment(module, consts, name):
     env.env_name = name
     environment.Environment._memo[name] = env
     return env
+
+
+def _callee_sources(namespace: dict) -> tuple:
+    """The source files of the kernel modules whose kernels those of the module with the globals
+    ``namespace`` may call, directly or through others: the modules in its globals, imported as modules or
+    as the module of an imported kernel, that define kernels (``kernel`` in their globals), transitively;
+    the module itself left out (numba stamps it). ``KernelCache`` adds their stamps to each kernel's, so
+    that a change of a callee's source makes the caller's cached machine code stale too."""
+    own = namespace.get("__file__")
+    found, todo = {}, [namespace]
+    while todo:
+        for value in list(todo.pop().values()):
+            module = value if isinstance(value, types.ModuleType) else \
+                sys.modules.get(getattr(getattr(value, "py_func", None), "__module__", None) or "")
+            path = getattr(module, "__file__", None)
+            if path is None or path == own or path in found or getattr(module, "kernel", None) is not kernel:
+                continue
+            found[path] = module
+            todo.append(vars(module))
+    return tuple(sorted(found))
+
+
+def _stamp(path: str) -> bytes:
+    """The freshness of the source file ``path`` as numba stamps its own: the SHA-256 of its contents
+    (read once per modification time and size)."""
+    st = os.stat(path)
+    return _contents_hash(path, st.st_mtime, st.st_size)
+
+
+@functools.lru_cache(maxsize=None)
+def _contents_hash(path, _mtime, _size):
+    with open(path, "rb") as f:
+        return hashlib.sha256(f.read()).digest()
 
 
 LOCK_SECONDS = 300.0  # the longest a process waits for another that compiles the same kernel

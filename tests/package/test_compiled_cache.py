@@ -236,3 +236,44 @@ def test_cached_kernel_loads_without_numba_array_modules_and_compiling_after_it_
         assert float(value) == 2.0 * x.sum() + x @ x
         assert float(compiled) == pytest.approx(np.linalg.norm(x) + x.max() + x.sum(), rel=1e-15)
     assert linalg == "False"  # the second process loaded the kernel from the cache
+
+
+CALLEE = textwrap.dedent("""\
+    from femdyn.numerics.compiled import kernel
+
+    @kernel
+    def scaled(x):
+        return {factor} * x
+    """)
+
+CALLER = textwrap.dedent("""\
+    from femdyn.numerics.compiled import kernel
+    import callee
+
+    @kernel
+    def affine(x):
+        return callee.scaled(x) + 1.0
+    """)
+
+
+def test_a_cached_kernel_is_stale_when_a_kernel_it_calls_changes(tmp_path):
+    """A kernel of one module calling a kernel of another, f(x) = s(x) + 1 with s(x) = a x: numba inlines
+    s into f's machine code and checks f's cache against f's own file only, so after a change of s's source
+    (a = 2 -> 3) f kept giving 2 x + 1. With the callee's source in f's stamp (``compiled.KernelCache``)
+    the next process compiles f anew and gives 3 x + 1; a process after it, with nothing changed, loads
+    f from the cache again."""
+    env = environment(tmp_path, NUMBA_CACHE_DIR=str(tmp_path / "cache"), NUMBA_DEBUG_CACHE="1")
+    (tmp_path / "caller.py").write_text(CALLER)
+    code = "import caller; print(repr(caller.affine(1.5)), flush=True)"
+    outputs = []
+    for factor in ("2.0", "3.0", "3.0"):  # the third process finds the callee written again, unchanged
+        (tmp_path / "callee.py").write_text(CALLEE.format(factor=factor))
+        child = subprocess.run([sys.executable, "-c", code], env=env, cwd=tmp_path, capture_output=True, text=True)
+        assert child.returncode == 0, child.stderr
+        outputs.append(child.stdout)
+    values = [float(out.strip().splitlines()[-1]) for out in outputs]
+    assert values == [2.0 * 1.5 + 1.0, 3.0 * 1.5 + 1.0, 3.0 * 1.5 + 1.0]
+    caller_lines = [[line for line in out.splitlines() if "affine" in line] for out in outputs]
+    assert any("data saved" in line for line in caller_lines[1]), outputs[1]
+    assert any("data loaded" in line for line in caller_lines[2]) and \
+        not any("data saved" in line for line in caller_lines[2]), outputs[2]
