@@ -3,7 +3,7 @@
 The public API (README, "From Python" and "Compatibility"): ``Problem`` and ``load`` with the analyses
 ``Problem.run``, ``static``, ``modes``, ``motion_modes``, ``campbell``, ``map``, ``linearize``, ``invert`` and their result types (with a probe's
 ``ProbeDeviation`` from the rigid mechanism), ``sweep``, the model builder ``ModelBuilder`` and ``place``,
-``SolverSettings``, the beam body ``BeamBody``, its ``Section`` and its ``Damping``, and the
+``SolverSettings``, ``InversionSettings`` (``Problem.invert``'s method and margins), the beam body ``BeamBody``, its ``Section`` and its ``Damping``, and the
 time functions of loads and the servo trajectories (``time_functions``, ``trajectories``). The names are
 imported on first use (PEP 562), so that ``import femdyn`` and the command line's start stay fast."""
 from importlib import import_module
@@ -21,7 +21,7 @@ _EXPORTS = {  # public name -> the module that defines it
     "ModelBuilder": "femdyn.model.builder", "Model": "femdyn.model.model", "place": "femdyn.model.initial",
     "ModelError": "femdyn.model.errors", "SolverSettings": "femdyn.integrators.settings",
     "CaseError": "femdyn.casefile.reader", "BeamBody": "femdyn.beam.body", "Section": "femdyn.beam.body",
-    "Damping": "femdyn.beam.damping",
+    "Damping": "femdyn.beam.damping", "InversionSettings": "femdyn.studies.inversion",
 }
 _MODULES = {"time_functions": "femdyn.forces.time_functions", "trajectories": "femdyn.joints.trajectories"}
 
@@ -36,6 +36,7 @@ if TYPE_CHECKING:  # what a type checker sees; at run time the names come from _
     from .api.sweep import SweepResult, sweep
     from .beam.body import BeamBody, Section
     from .beam.damping import Damping
+    from .studies.inversion import InversionSettings
     from .forces import time_functions
     from .integrators.settings import SolverSettings
     from .casefile.reader import CaseError

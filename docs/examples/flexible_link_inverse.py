@@ -18,7 +18,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
 import femdyn  # noqa: E402
-from femdyn.studies.inversion import InversionSettings  # noqa: E402
+from femdyn import InversionSettings  # noqa: E402
 
 LENGTH, RHO, B, H = 1.0, 2700.0, 0.02, 0.01
 

@@ -4,7 +4,9 @@ Every result holds its tables as {column: values} -- the columns of the CSV file
 the result folder, in SI units (README, "Running a case"): ``history`` (t, energies, momenta, constraint
 residual, Newton iterations, every joint coordinate and its rate), ``bodies`` (centres, angles or
 directors), ``probes`` (position, orientation and elastic displacement of every probe, its deviation from
-the rigid mechanism and the conditioning of the rigid mechanism, ``model.deviation``), ``inputs`` (servo
+the rigid mechanism and the conditioning of the rigid mechanism, ``model.deviation``: NaN where undefined,
+the rigid mechanism singular, which the words of the column ``rigid_mechanism`` say, ``ok`` or
+``singular``; the CSV file leaves those fields empty), ``inputs`` (servo
 inputs at the time nodes, 000 eq. 84), ``reactions`` (every joint's force and moment on each of its
 bodies) and ``gauges`` (every strain gauge's normal strain and stress, ``model.gauges``).
 ``result["theta"]`` finds a column by name in them, ``to_pandas(table)`` gives a table as a pandas DataFrame where pandas is installed, ``deviation(probe)`` a probe's deviation from the rigid
@@ -28,7 +30,7 @@ from numpy.typing import ArrayLike, NDArray
 from ..integrators.time_loop import Results
 from ..post.folders import output_folder, publish
 from ..post.nodes import NodeTables
-from ..post.probes import conditioning_statistics, deviation_statistics, probe_table
+from ..post.probes import conditioning_statistics, deviation_about, deviation_statistics, probe_table
 from ..post.results import (BODIES, GAUGES, HISTORY, INPUTS, PROBES, REACTIONS, bodies_columns, history_columns,
                           write_results)
 from ..model.gauges import gauge_statistics, gauge_table
@@ -98,8 +100,10 @@ class ProbeDeviation:
     material point's position and orientation minus those of the same point in the rigid mechanism at
     the same actuated coordinates): the columns ``P.deviation_x`` .. of ``probes.csv`` by component,
     ``x``, ``y`` (, ``z``) [m] and ``angle`` (2D) or ``rx``, ``ry``, ``rz`` (3D, the rotation vector)
-    [rad], NaN where the rigid mechanism cannot be assembled; ``statistics`` are ``summary.json``'s
-    ``probes.P.deviation`` (``max_m``, ``rms_m``, ``t_max_s`` of |dx|, and its rotation's)."""
+    [rad]; NaN means **undefined: the rigid mechanism is singular** at that frame (it cannot be assembled
+    at the frame's actuated coordinates, ``singular``; probes.csv leaves those fields empty);
+    ``statistics`` are ``summary.json``'s ``probes.P.deviation`` (``max_m``, ``rms_m``, ``t_max_s`` of
+    |dx|, and its rotation's, over the other frames; ``singular_frames``)."""
 
     name: str
     t: NDArray[np.float64]
@@ -115,6 +119,11 @@ class ProbeDeviation:
     def rotation(self) -> NDArray[np.float64]:
         """(frames, 1) in the plane, (frames, 3) in space [rad]: the deviation of its orientation."""
         return np.column_stack([v for a, v in self.components.items() if a not in ("x", "y", "z")])
+
+    @property
+    def singular(self) -> NDArray[np.bool_]:
+        """(frames,): True where the rigid mechanism is singular and the deviation undefined (NaN)."""
+        return np.asarray(~np.isfinite(np.column_stack(list(self.components.values()))).all(axis=1))
 
     @property
     def units(self) -> dict[str, str]:
@@ -155,7 +164,9 @@ class Tabled(ABC):
     def deviation_summary(self) -> dict[str, Any]:
         """The figures of ``summary.json`` on the deviation from the rigid mechanism: ``probes`` {P:
         ``probes.P.deviation``: max, RMS and time of the max of |dx| [m] and of its rotation [rad]},
-        ``deviation`` (what the rigid mechanism is held at, ``Deviation.describe``) and ``conditioning``
+        ``deviation`` (what the rigid mechanism is held at, ``Deviation.describe``, and ``singular``: the
+        frames where it is singular and the deviation undefined, ``post.probes.singular_statistics``,
+        where there are such) and ``conditioning``
         (the actuated-to-effector Jacobian's condition number and smallest singular value at the start and
         their extremes, with the warning near a singular pose; None without actuated coordinates).
         Empty without probes."""
@@ -163,7 +174,8 @@ class Tabled(ABC):
         if deviation is None:
             return {}
         probes = self.probes
-        return {"probes": deviation_statistics(probes, self.problem.case.probes), "deviation": deviation.describe(),
+        return {"probes": deviation_statistics(probes, self.problem.case.probes),
+                "deviation": deviation_about(probes, deviation),
                 "conditioning": conditioning_statistics(probes, deviation)}
 
     @abstractmethod

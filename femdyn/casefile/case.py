@@ -100,7 +100,7 @@ from ..forces import time_functions as timefunctions
 from ..integrators.settings import SettingsError, SolverSettings
 from ..io.units import RESERVED_COLUMNS
 from ..joints.registry import JOINT_TYPES
-from ..model.builder import ModelBuilder, euler_from_inertia
+from ..model.builder import ModelBuilder, euler_from_inertia, inertia_violation
 from ..model.errors import GROUND, ModelError
 from ..model.gauges import make_gauge
 from ..model.initial import place
@@ -161,10 +161,6 @@ class Case:
     @property
     def output_every(self):
         return self.every or math.ceil(self.settings.steps / FRAMES)
-
-
-def _format(values):
-    return "[" + ", ".join(f"{x:g}" for x in values) + "]"
 
 
 def _add_friction(r, items, builder, coordinates):
@@ -245,13 +241,10 @@ def _euler(r, item, f, dim):
     if dim == 2:
         r.fail(f"{f}.inertia", "only in 3D models; give euler = [E1, E2] in 2D")
     inertia = r.vector(item["inertia"], f"{f}.inertia", 3, nonnegative=True)
-    euler = euler_from_inertia(inertia)
-    if not np.all(euler >= 0):
-        i = int(np.argmin(euler))
-        j, k = (x + 1 for x in range(3) if x != i)
-        r.fail(f"{f}.inertia", f"principal moments {_format(inertia)}: J{i + 1} > J{j} + J{k} (no body has "
-                               f"that; J{i + 1} = J{j} + J{k} is a flat body)")
-    return euler
+    wrong = inertia_violation(inertia)
+    if wrong:
+        r.fail(f"{f}.inertia", wrong)
+    return euler_from_inertia(inertia)
 
 
 def _add_attachments(r, items, builder, dim, bodies):

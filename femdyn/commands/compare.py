@@ -9,7 +9,7 @@ import json
 from ..casefile.case import CaseError, load_case
 from ..post.folders import valid_rows
 from ..post.plots import PROBE_LABELS, label, plot_lines
-from ..io.tables import read_csv
+from ..io.tables import STATUS, read_csv
 from ..io.units import COORDINATES, INPUTS, coordinate_kind
 from .output import say
 
@@ -81,7 +81,7 @@ def handle(args):
             raise CaseError(path, "file", f"cannot read ({err.strerror or err})") from None
         except ValueError as err:
             raise CaseError(path, "file", f"not a femdyn table ({err})") from None
-        columns = args.columns or [c for c in table if c != "t"]
+        columns = args.columns or [c for c in table if c not in ("t", STATUS)]
         if not columns:
             raise CaseError(path, "columns", "nothing to plot (the table has only t)")
         missing = [c for c in columns if c not in table]

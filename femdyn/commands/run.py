@@ -197,8 +197,9 @@ def _run(args, plotter):
     for key in ("energy_warning", "validity_warning"):
         if key in summary:
             print(f"warning: {summary[key]}", file=sys.stderr)
-    if "warning" in summary.get("conditioning", {}):
-        print(f"warning: {summary['conditioning']['warning']}", file=sys.stderr)
+    for about in (summary.get("conditioning") or {}, (summary.get("deviation") or {}).get("singular", {})):
+        if "warning" in about:  # a singular pose on the way: the deviation undefined there, the run complete
+            print(f"warning: {about['warning']}", file=sys.stderr)
     if signals.seen and not results.complete:
         print(f"interrupted: the steps up to t = {summary['t_reached']:g} are kept in {out}; continue with "
               f"{run['command']}", file=sys.stderr)

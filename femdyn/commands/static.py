@@ -3,9 +3,11 @@ servos held at their targets (``integrators.statics``), written as the result fo
 frame (``post.equilibrium``); it prints the servo inputs that hold the pose, every probe's deflection
 (the end effector's static deflection) and every strain gauge's strain and stress. Exit code 1 if there
 is no equilibrium (its reason on one line)."""
+import math
 import sys
 
 from ..integrators.statics import StaticsError
+from ..model.deviation import SINGULAR_WORDS
 from ..post.folders import default_folder, output_folder
 from ..post.probes import ELASTIC
 from .arguments import at_option, flexible_options, load_problem, out_options
@@ -47,6 +49,9 @@ def report(case, static):
         lines.append(f"rigid mechanism {static['deviation']['against']}")
     for name, entry in static["probes"].items():
         rotation = "angle" if dim == 2 else "rotation vector"
+        if not all(map(math.isfinite, entry["deviation"])):
+            lines.append(f"probe {name}: deviation from the rigid mechanism undefined: {SINGULAR_WORDS}")
+            continue
         lines.append(f"probe {name}: deviation from the rigid mechanism {_vector(entry['deviation'], 'm')}, "
                      f"{rotation} {_vector(entry['deviation_rotation'], 'rad')}")
     for name, entry in static["probes"].items():

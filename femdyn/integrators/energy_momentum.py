@@ -22,8 +22,10 @@ from functools import partial
 
 import numpy as np
 
+from ..numerics.lazy import compiled
 from .newton import Newton, NewtonOptions
 from .saddle import NONE, SaddleSystem
+from .stepping import STEP_KERNELS
 
 
 @dataclass
@@ -53,6 +55,10 @@ class EnergyMomentum:
                       (self.scale, 1.0, *system.batch_arguments))
         self.newton = Newton(self.options, system.lu, system.active, self.scale, system.servos)
         self._potential = None  # (states, q, ``SaddleSystem.worked_potential``) at the end of the last step
+
+    def consistent(self, t, q, v, states):
+        """``SaddleSystem.consistent`` at (q, v, t) with the forces' ``states``."""
+        return self.system.consistent(t, q, v, states, self.dt)
 
     @property
     def factorisations(self):
@@ -134,5 +140,5 @@ class EnergyMomentum:
         v_a = self._potential[2] if known else system.worked_potential(qa, states)
         v_b = system.worked_potential(qb, new_states)
         self._potential = (new_states, qb.tobytes(), v_b)  # V_n of the next step, if it starts here
-        work = float(F @ dq) + v_b - v_a
+        work = compiled(STEP_KERNELS).step_work(F, F, qb, qa) + v_b - v_a  # F . dq, in the compiled steps' order
         return StepResult(qb, 2.0 / dt * dq - va, lam, iterations, work, dissipation, new_states)

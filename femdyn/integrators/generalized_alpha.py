@@ -86,9 +86,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..numerics.lazy import compiled
 from .energy_momentum import StepResult
 from .newton import Newton, NewtonFailure, NewtonOptions, QuadraticStop
 from .saddle import NONE, SaddleSystem
+from .stepping import STEP_KERNELS
 
 
 def chung_hulbert(rho_inf):
@@ -154,6 +156,7 @@ class GeneralizedAlpha:
         self.newton = Newton(self.options, system.lu, system.active, self.scale, system.servos)
         self._carry = None
         self._stop = QuadraticStop()
+        self._consistent = None  # (t, q, v), states and the result of the last ``consistent``
 
     @property
     def factorisations(self):
@@ -222,11 +225,20 @@ class GeneralizedAlpha:
         return R, values
 
     # --- start -------------------------------------------------------------------------------
+    def consistent(self, t, q, v, states):
+        """``SaddleSystem.consistent`` at (q, v, t) with the forces' ``states``, the last one kept: the
+        time loop's first node and the first step's start ask for the same (``time_loop``)."""
+        key = (t, q.tobytes(), v.tobytes())
+        kept = self._consistent
+        if kept is None or kept[0] != key or kept[1] is not states:
+            kept = self._consistent = (key, states, self.system.consistent(t, q, v, states, self.dt))
+        return kept[2]
+
     def accelerations(self, t, q, v, states):
         """Consistent accelerations vd (n,) and multipliers lam (m,) at (q, v, t)
-        (``SaddleSystem.consistent``); NewtonFailure where the system is singular."""
+        (``consistent``); NewtonFailure where the system is singular."""
         system = self.system
-        vd, lam = system.consistent(t, q, v, states, self.dt)
+        vd, lam = self.consistent(t, q, v, states)
         if not (np.all(np.isfinite(vd)) and np.all(np.isfinite(lam))):
             raise NewtonFailure(t, np.inf, 0, "no consistent initial accelerations (singular system)", system.servos)
         return vd, lam
@@ -303,7 +315,7 @@ class GeneralizedAlpha:
         known = start.potential is not None and start.potential[0] is states
         v_a = start.potential[1] if known else system.worked_potential(qa, states)
         v_b = system.worked_potential(qb, new_states)
-        work = float(0.5 * (start.force + force) @ (qb - qa)) + v_b - v_a
+        work = compiled(STEP_KERNELS).step_work(start.force, force, qb, qa) + v_b - v_a  # in the compiled steps' order
         lam_start = start.lam
         self._carry = _Carry(t1, qb.copy(), vb.copy(), a, vd, lam.copy(), force, start.a, (new_states, v_b))
         return AlphaStepResult(qb, vb, lam, iterations, work, dissipation, new_states,

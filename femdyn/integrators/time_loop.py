@@ -12,11 +12,19 @@ predictor history, Newton's refinement pause and early-stop ratios, and KLU's or
 kept factorisation, ``saddle.KeptLU``) is saved instead, so a run written in chunks has the numbers of
 a run in one piece.
 
+Models whose Newton iteration runs whole in compiled code (world beams, rigid bodies, quadratic joints,
+gravity and time-only loads; ``stepping``) make many steps per compiled call, writing the chunk's rows
+there; between calls the loop does what it does between steps (progress, ``output.due()``, asked for
+each step ahead of the call, which ends where a chunk is due; Ctrl-C, within a call's ~50 ms). A step
+that the call cannot do (Newton not converged, KLU's refactorisation refused, a state not finite) is done
+again step by step, so failures, messages and numbers are those of the steps one by one, bit for bit.
+
 Every chunk is checked before it is given out: a non-finite state stops the run at that step, a
 non-finite energy, work, momentum or constraint residual, or a constraint residual far above the
 Newton tolerance (``RESIDUAL_LIMIT``), at the first row that has it; the run is then incomplete, its
 message names the quantity, and the rows before are kept.
 """
+import time
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -25,6 +33,7 @@ from .diagnostics import nonfinite_load
 from .energy_momentum import EnergyMomentum
 from .generalized_alpha import GeneralizedAlpha
 from .newton import NewtonFailure
+from .stepping import AlphaSteps, MidpointSteps
 from .settings import GENERALIZED_ALPHA
 
 # A converged step leaves a constraint residual of round-off, or of about the Newton tolerance times the
@@ -263,12 +272,41 @@ def _results(setup, settings, chunk, initial_total, complete, message, factorisa
                    step=dt, node_t=node_t[:known], node_q=node_q[:known], node_lam=nodes[:known])
 
 
-def _consistent(stepper, t, q, v, states, dt):
+def _consistent(stepper, t, q, v, states):
     """The consistent multipliers (m,) at (q, v, t) (``SaddleSystem.consistent``): a run's first and
     last node's (``node_multipliers``); None where [[M, G^T], [G, 0]] is singular (a massless part that
     the constraints do not hold, which the steps' matrices may still hold through their tangents)."""
-    lam = stepper.system.consistent(t, q, v, states, dt)[1]
+    lam = stepper.consistent(t, q, v, states)[1]
     return lam if np.isfinite(lam).all() else None
+
+
+class _Calls:
+    """The number of steps of the next compiled call (``stepping``): as many as take about ``SECONDS``
+    of wall time (the interrupt, the progress and the output wait for a call), from 8, at most
+    ``MOST``; after a call that did no step (the step refused, done again step by step) the next
+    1, 2, 4, .. up to ``MOST_WAITING`` steps go step by step. The numbers do not depend on it: a step
+    computes the same in any call or alone."""
+
+    SECONDS, MOST, MOST_WAITING = 0.05, 1024, 64
+
+    def __init__(self):
+        self.size, self.waiting, self.wait = 8, 0, 0
+
+    def next(self):
+        """Whether the next step goes to a compiled call."""
+        if self.waiting:
+            self.waiting -= 1
+            return False
+        return True
+
+    def took(self, seconds, steps):
+        """A call of ``seconds`` that did ``steps`` steps."""
+        if not steps:
+            self.wait = self.waiting = min(self.MOST_WAITING, 2 * self.wait or 1)
+            return
+        self.wait = 0
+        if steps == self.size:
+            self.size = min(self.MOST, max(1, int(self.size * min(4.0, self.SECONDS / max(seconds, 1e-6)))))
 
 
 def simulate(setup, settings, progress=None, output=None, resume=None):
@@ -300,7 +338,7 @@ def simulate(setup, settings, progress=None, output=None, resume=None):
         stepper = EnergyMomentum(model, dt, setup.active_rows, options)
     if resume is None:
         start = (0, setup.q0.copy(), setup.v0.copy(), np.zeros(model.m), model.initial_states(setup.q0), 0.0, 0.0)
-        before = _consistent(stepper, 0.0, *start[1:3], start[4], dt)  # the first node's multipliers
+        before = _consistent(stepper, 0.0, *start[1:3], start[4])  # the first node's multipliers
         initial_total = None
     else:
         try:
@@ -315,38 +353,59 @@ def simulate(setup, settings, progress=None, output=None, resume=None):
     capacity = steps - first if output is None else max(1, min(steps - first, output.capacity(model.n)))
     chunk = _Chunk(model, capacity, *start, before)
     complete, message, clean = True, "", True
+    batch = (AlphaSteps if alpha else MidpointSteps).of(stepper)  # many steps per compiled call (``stepping``)
+    calls = _Calls()
     try:
-        for k in range(first, steps):
-            try:
-                r = stepper.step(k * dt, q, v, lam, states)
-            except NewtonFailure as failure:  # named by the load whose function is not finite, if one is
-                complete, message = False, nonfinite_load(model, (k * dt, (k + 0.5) * dt, (k + 1) * dt)) or str(failure)
-                break
-            if not (np.isfinite(r.q).all() and np.isfinite(r.v).all()):
-                complete, message = False, f"the state (q, v) is not finite after the step to t = {(k + 1) * dt:.6g}"
-                break
-            chunk.add(r, -(0.5 * (r.lam_start + r.lam) if alpha else r.lam)[model.input_rows])
-            q, v, lam, states = r.q, r.v, r.lam, r.states
-            if progress is not None:
-                progress.update(k + 1, (k + 1) * dt)
-            if output is not None and (output.due() or chunk.full):
-                if output.stopping:
-                    complete, message = False, f"interrupted at t = {(k + 1) * dt:.6g}"
+        k = first
+        while k < steps:
+            done, due = 0, None
+            if batch is not None and calls.next() and batch.ready(chunk, k):
+                size, due = min(calls.size, steps - k, len(chunk.inputs) - chunk.rows), False
+                if output is not None:  # asked for each step as step by step: the call ends where a chunk is due
+                    for j in range(size):
+                        if output.due():
+                            size, due = j + 1, True
+                            break
+                start_call = time.perf_counter()
+                done = batch.run(chunk, k, size, states)
+                calls.took(time.perf_counter() - start_call, done)
+            if done:
+                q, v, lam = chunk.Q[chunk.rows], chunk.V[chunk.rows], chunk.lam
+                k += done
+            else:
+                try:
+                    r = stepper.step(k * dt, q, v, lam, states)
+                except NewtonFailure as failure:  # named by the load whose function is not finite, if one is
+                    times = (k * dt, (k + 0.5) * dt, (k + 1) * dt)
+                    complete, message = False, nonfinite_load(model, times) or str(failure)
                     break
-                if k + 1 < steps:
-                    done = _results(setup, settings, chunk, initial_total, True, "", stepper.factorisations)
-                    initial_total = done.total[0] if initial_total is None else initial_total
-                    output.write(done, chunk.checkpoint(initial_total, stepper.state()) if done.complete else None)
-                    if not done.complete:
-                        return done
-                    chunk = _Chunk(model, min(capacity, steps - k - 1), k + 1, q, v, lam, states,
+                if not (np.isfinite(r.q).all() and np.isfinite(r.v).all()):
+                    complete = False
+                    message = f"the state (q, v) is not finite after the step to t = {(k + 1) * dt:.6g}"
+                    break
+                chunk.add(r, -(0.5 * (r.lam_start + r.lam) if alpha else r.lam)[model.input_rows])
+                q, v, lam, states = r.q, r.v, r.lam, r.states
+                k += 1
+            if progress is not None:
+                progress.update(k, k * dt)
+            if output is not None and ((output.due() if due is None else due) or chunk.full):
+                if output.stopping:
+                    complete, message = False, f"interrupted at t = {k * dt:.6g}"
+                    break
+                if k < steps:
+                    part = _results(setup, settings, chunk, initial_total, True, "", stepper.factorisations)
+                    initial_total = part.total[0] if initial_total is None else initial_total
+                    output.write(part, chunk.checkpoint(initial_total, stepper.state()) if part.complete else None)
+                    if not part.complete:
+                        return part
+                    chunk = _Chunk(model, min(capacity, steps - k), k, q, v, lam, states,
                                    chunk.work[chunk.rows], chunk.dissipation[chunk.rows], lam)
     except KeyboardInterrupt:  # raised anywhere, even inside a step: the stepper's state may be half-way
         complete, message, clean = False, f"interrupted at t = {(chunk.start + chunk.rows) * dt:.6g}", False
     end = None
     if complete:  # the last node's multipliers: the consistent ones of its state
         k = chunk.rows
-        end = _consistent(stepper, (chunk.start + k) * dt, chunk.Q[k], chunk.V[k], chunk.history[k], dt)
+        end = _consistent(stepper, (chunk.start + k) * dt, chunk.Q[k], chunk.V[k], chunk.history[k])
         if end is None and k:
             end = chunk.Lam[k - 1]  # the last step's (first order)
     done = _results(setup, settings, chunk, initial_total, complete, message, stepper.factorisations, end)

@@ -42,6 +42,7 @@ PROBES = {  # quantity and SI unit of every column NAME.QUANTITY of probes.csv (
     **{f"deviation_r{a}": (f"deviation rotation about {a}", "rad") for a in "xyz"},
     "jacobian_condition": ("condition number of the actuated-to-effector Jacobian", "1"),
     "jacobian_smallest": ("smallest singular value of that Jacobian", "m per actuated unit"),
+    "rigid_mechanism": ("status of the rigid mechanism at the frame: ok, or singular (no deviation)", "text"),
 }
 BODIES = {**dict.fromkeys("xyz", "m"), "angle": "rad", **{f"d{i}{a}": "1" for i in "123" for a in "xyz"}}
 REACTIONS = {**{f"force_{a}": "N" for a in "xyz123"}, **{f"moment_{a}": "N m" for a in "xyz123"}}

@@ -45,6 +45,20 @@ def euler_from_inertia(J):
     J = np.asarray(J, dtype=float)
     return 0.5 * (J.sum() - 2.0 * J)
 
+
+def inertia_violation(J) -> str | None:
+    """What is wrong with the principal moments J = [J1, J2, J3] of a rigid body, or None: each must be at
+    most the sum of the other two (the triangle inequality of a body's principal moments, E_i >= 0 of
+    ``euler_from_inertia``)."""
+    J = np.asarray(J, dtype=float)
+    euler = euler_from_inertia(J)
+    if np.all(euler >= 0):
+        return None
+    i = int(np.argmin(euler))
+    j, k = (x + 1 for x in range(3) if x != i)
+    return (f"principal moments [{', '.join(f'{x:g}' for x in J)}]: J{i + 1} > J{j} + J{k} (no body has that; "
+            f"J{i + 1} = J{j} + J{k} is a flat body)")
+
 class ModelBuilder:
     """Collects bodies, joints and loads as frozen records (``spec``); ``build()`` numbers them and
     returns a ``Model``."""
@@ -62,15 +76,23 @@ class ModelBuilder:
         self._torques = []
         self._links = {}  # segmented links by name (``segments.SegmentedLink``)
 
-    def add_body(self, name, mass, euler, size=None):
+    def add_body(self, name, mass, euler=None, size=None, *, inertia=None):
         """A rigid body with mass and Euler-tensor eigenvalues E_1..E_dim (000 eq. 13, 001 eq. 7),
         E_a = int X_a^2 dm >= 0. A zero value is a body without extent along d_a: a flat body (a disc
         or plate, E_3 = 0: J_2 = J_1 + J_3), a slender rod (all but E_1 zero) or a point mass (all
         zero). Its director d_a then carries no mass; the orthonormality rows fix it where another
         director has mass, and the joints must fix a point mass's rotation (``setup.prepare`` checks
-        that the mass matrix is positive definite on the motions the constraints allow)."""
-        euler = np.asarray(euler, dtype=float)
+        that the mass matrix is positive definite on the motions the constraints allow).
+
+        In 3D the principal moments of inertia about the centre, ``inertia`` = [J1, J2, J3] (kg m^2, about
+        d_1, d_2, d_3), may be given instead of ``euler`` (exactly one of the two), as the case file's
+        ``inertia``: E_i = (J_j + J_k - J_i)/2 (``euler_from_inertia``)."""
         self._check_name(name)
+        if (euler is None) == (inertia is None):
+            raise ModelError(f"body '{name}'", "give exactly one of euler or inertia")
+        if inertia is not None:
+            euler = self._euler_of(name, inertia)
+        euler = np.asarray(euler, dtype=float)
         if not mass > 0:
             raise ModelError(f"body '{name}'.mass", f"must be > 0, got {mass}")
         if euler.shape != (self.dim,) or not np.all(euler >= 0):
@@ -80,6 +102,18 @@ class ModelBuilder:
             if not np.all(size > 0):  # drawn as a box of steel's density in its flat directions
                 size = np.where(size > 0, size, (mass / STEEL_DENSITY) ** (1.0 / self.dim))
         self._bodies.append(BodySpec(name, float(mass), frozen_array(euler), frozen_array(size)))
+
+    def _euler_of(self, name, inertia):
+        """The Euler-tensor eigenvalues of body ``name`` from its principal moments ``inertia`` (3D only)."""
+        J = np.asarray(inertia, dtype=float)
+        if self.dim != 3:
+            raise ModelError(f"body '{name}'.inertia", "only in 3D models; give euler = [E1, E2] in 2D")
+        if J.shape != (3,) or not np.all(J >= 0):
+            raise ModelError(f"body '{name}'.inertia", f"needs 3 values >= 0, got {J.tolist()}")
+        wrong = inertia_violation(J)
+        if wrong:
+            raise ModelError(f"body '{name}'.inertia", wrong)
+        return euler_from_inertia(J)
 
     def add_beam(self, name, beam, stiffening=None, segments=1):
         """A flexible body: a ``beam.BeamBody`` whose body frame is carried by the director frame,
@@ -119,13 +153,15 @@ class ModelBuilder:
         self._bodies.append(BodySpec(name, mass, frozen_array(np.diag(second_moment)),
                                      frozen_array(np.ptp(beam.nodes, axis=0)), beam, bool(stiffening)))
 
-    def add_attachment(self, name, body, point, mass, euler=None):
+    def add_attachment(self, name, body, point, mass, euler=None, *, inertia=None):
         """A mass attached at the material point ``point`` (body frame) of the rigid or flexible body
         ``body`` -- a motor, a gripper, a tool: a rigid body ``name`` (a point mass unless its Euler-tensor
-        eigenvalues ``euler`` are given, about its centre, along the carrier's frame there) welded by a
-        fixed joint named '<name>@<body>' at the point (the case file's ``[[attachments]]``). Returns the
-        joint's name."""
-        self.add_body(name, mass, np.zeros(self.dim) if euler is None else euler)
+        eigenvalues ``euler``, or in 3D its principal moments ``inertia``, are given, about its centre,
+        along the carrier's frame there) welded by a fixed joint named '<name>@<body>' at the point (the
+        case file's ``[[attachments]]``). Returns the joint's name."""
+        if euler is None and inertia is None:
+            euler = np.zeros(self.dim)
+        self.add_body(name, mass, euler, inertia=inertia)
         joint = f"{name}@{body}"
         self.add_joint(joint, "fixed", body, name, point1=point, point2=np.zeros(self.dim))
         return joint

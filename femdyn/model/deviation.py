@@ -17,14 +17,26 @@ directors; a rigid body's point is phi + X_a d_a and its orientation D. Unlike t
 measured from the body's floating frame (``model.points``), the deviation does not depend on which frame
 the reference conditions choose, nor on the segments of a link (both are frames of one deformation),
 and it is defined for probes on rigid bodies too.
+
+Where the rigid mechanism cannot be assembled at the actuated coordinates of a frame -- it passes a
+singular pose there (a type-2, parallel singularity: a fold of its assembly, beyond which no rigid pose
+near the current one has those actuated coordinates; the flexible machine, its links stretched, goes
+through) -- the deviation from it is **undefined**, not a number: NaN in the arrays (NumPy's marker of a
+missing value), an empty field in the CSV tables (``io.tables``), and the frame's status ``STATUS`` is
+``SINGULAR`` instead of ``OK``. The dynamics of the flexible machine are not affected: the run is
+complete and finite.
 """
 import numpy as np
 
+from ..io.tables import STATUS  # the column of a frame's status: OK, or SINGULAR where there is no rigid pose
 from .model import Model
 from .points import body_coordinates, point_positions, section_rotation
 from .rigid_mechanism import RigidMechanism
 
 AXES = "xyz"
+OK, SINGULAR = "ok", "singular"
+SINGULAR_WORDS = ("the rigid mechanism passes a singular pose (type-2 singularity): the deviation from it is "
+                  "undefined there")  # why a frame has no deviation (``post.probes.singular_statistics``)
 
 
 def _index(model):
@@ -121,8 +133,9 @@ class Deviation:
 
     def __call__(self, Q, conditioning=False):
         """{column: (F,)} for the states Q (F, n): the deviation columns of every probe
-        (``column_names``), NaN where the rigid mechanism cannot be assembled, and with ``conditioning``
-        (in a model with actuated coordinates) ``jacobian_condition`` and ``jacobian_smallest``."""
+        (``column_names``), undefined (NaN) where the rigid mechanism cannot be assembled, the status of
+        each frame ``STATUS`` (``OK`` or ``SINGULAR``: there), and with ``conditioning`` (in a model with
+        actuated coordinates) ``jacobian_condition`` and ``jacobian_smallest`` (NaN where singular)."""
         Q = np.atleast_2d(np.asarray(Q, dtype=float))
         if not self.probes:
             return {}
@@ -138,13 +151,15 @@ class Deviation:
         else:
             rotation = _rotation_vectors(turn @ np.swapaxes(turn_r, -1, -2))
         values = np.concatenate([dx, rotation], axis=-1)
-        values[~np.isfinite(rigid).all(axis=1)] = np.nan
+        singular = ~np.isfinite(rigid).all(axis=1)
+        values[singular] = np.nan
         columns = {}
         for p, (name, _, _) in enumerate(self.probes):
             columns.update(zip(column_names(name, dim), values[:, p].T))
         if conditioning:
             kappa, smallest = self.mechanism.conditioning(J)
             columns["jacobian_condition"], columns["jacobian_smallest"] = kappa, smallest
+        columns[STATUS] = np.where(singular, SINGULAR, OK)
         return columns
 
 

@@ -30,7 +30,6 @@ link (femdyn writes no file through one). A folder that does not match is refuse
 does not match, and stays as it was: resumable again once it is put right.
 """
 import fcntl
-import io
 import json
 import math
 import os
@@ -38,7 +37,6 @@ import re
 import shutil
 import stat
 import tempfile
-import warnings
 import zipfile
 from pathlib import Path
 
@@ -46,6 +44,7 @@ import numpy as np
 
 from ..integrators.time_loop import Checkpoint
 from ..io import jsonfile
+from ..io.tables import STATUS, parse_rows
 from .probes import RATES
 from ..casefile.reader import CaseError
 
@@ -327,7 +326,8 @@ def check_resumable(folder, meta, tables, step):
 
 def _check_table(path, size, rows, refuse):
     """``refuse`` unless ``path`` is a regular file with one name, of at least ``size`` bytes whose first
-    ``size`` hold a header and ``rows`` lines of as many numbers as it names (``tables.append_csv``)."""
+    ``size`` hold a header and ``rows`` lines of as many numbers as it names (``tables.append_csv``: a
+    missing one empty; the words of the column ``STATUS``)."""
     name = path.name
     try:
         info = os.lstat(path)
@@ -344,15 +344,13 @@ def _check_table(path, size, rows, refuse):
     if complete != rows or not data.endswith(b"\n"):
         refuse(f"{name} holds {complete} complete rows in its first {size} bytes, not the {rows} its checkpoint "
                "records")
-    columns = header.count(b",") + 1
+    names = header.decode("latin-1").split(",")
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # NumPy warns of an empty input
-            values = np.loadtxt(io.BytesIO(body), delimiter=",", ndmin=2, encoding="latin-1")
+        values = parse_rows(body.decode("latin-1").splitlines(keepends=True), names)
     except ValueError:
         values = None
-    if values is None or (rows and values.shape != (rows, columns)):
-        refuse(f"{name}: its first {size} bytes hold a row that is not {columns} numbers, as its header names")
+    if values is None or len(values[names[0]]) != rows:
+        refuse(f"{name}: its first {size} bytes hold a row that is not {len(names)} numbers, as its header names")
 
 
 def check_state(folder, checkpoint, origin, model, steps):

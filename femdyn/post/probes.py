@@ -17,17 +17,23 @@ the same material point's in the rigid limit of the model assembled at the actua
 rigid and flexible bodies alike) adds ``deviation_x``, ``deviation_y`` (, ``deviation_z``) and
 ``deviation_angle`` (2D) or ``deviation_rx``..``deviation_rz`` (3D) to every probe, and the table the
 conditioning of the rigid mechanism's actuated-to-effector Jacobian, the effector the probes' points:
-``jacobian_condition`` (s_1/s_k) and ``jacobian_smallest`` (s_k) (``model.rigid_mechanism``).
+``jacobian_condition`` (s_1/s_k) and ``jacobian_smallest`` (s_k) (``model.rigid_mechanism``), and the
+status of each frame ``rigid_mechanism``: ``ok``, or ``singular`` where the rigid mechanism passes a
+singular pose and cannot be assembled at the frame's actuated coordinates -- the deviation and
+conditioning are undefined there (NaN; empty fields in probes.csv; ``model.deviation``), and the summary
+says which frames (``singular_statistics``).
 """
 import numpy as np
 
 from ..beam.deflection import centre_line_points, joint_deflection
 from ..beam.sections import section_forces
 from ..integrators.time_loop import two_rows
+from ..model.deviation import SINGULAR, SINGULAR_WORDS, STATUS
 from ..model.points import link_chain, point_motion, point_positions
 from ..model.rigid_mechanism import CONDITION_BOUND
 from ..io.vtk import Lines
 
+STRESS = "max_bending_stress"  # the centre lines' field of the largest normal stress (``_section_fields``)
 SUBDIVISIONS = 8  # segments per element of a drawn centre line (cubic Hermite shape, 003 eq. 46)
 ELASTIC = {  # the elastic columns of a probe on a flexible body, by dimension
     2: ("elastic_x", "elastic_y", "elastic_angle", "elastic_1", "elastic_2"),
@@ -175,7 +181,7 @@ def deviation_statistics(columns, probes):
     """The deviation from the rigid mechanism of every probe over the frames of ``columns`` (those of
     ``probes.csv``, with ``t``): {probe: {"max_m", "rms_m", "t_max_s": of its length |dx| [m];
     "rotation": {"max_rad", "rms_rad", "t_max_s"} of its rotation's size}}; frames where the rigid
-    mechanism could not be assembled (NaN) are left out and counted (``unassembled``)."""
+    mechanism is singular (the deviation undefined, NaN) are left out and counted (``singular_frames``)."""
     stats = {}
     t = np.asarray(columns["t"], dtype=float) if probes else None
     for name, _, _ in probes:
@@ -186,11 +192,44 @@ def deviation_statistics(columns, probes):
         turn = (np.abs(np.asarray(columns[f"{name}.deviation_angle"])) if dim == 2 else
                 np.linalg.norm([np.asarray(columns[f"{name}.deviation_r{a}"]) for a in "xyz"], axis=0))
         length, rotation = _finite_extremes(t, dx, "m"), _finite_extremes(t, turn, "rad")
-        if length is None:
-            stats[name] = {"unassembled": int(len(dx))}
-            continue
-        stats[name] = {**length, "rotation": rotation, "unassembled": int(np.sum(~np.isfinite(dx)))}
+        singular = int(len(dx)) if length is None else int(np.sum(~np.isfinite(dx)))
+        # "unassembled": the count's name before 0.1.0's singular frames, kept for one release
+        counts = {"singular_frames": singular, "unassembled": singular}
+        stats[name] = counts if length is None else {**length, "rotation": rotation, **counts}
     return stats
+
+
+def singular_statistics(columns):
+    """The frames of ``columns`` (those of ``probes.csv``, with ``t``) whose status ``rigid_mechanism``
+    is ``singular`` (``model.deviation``: no rigid pose at the frame's actuated coordinates, the deviation
+    undefined there), for ``summary.json``: {"frames": how many, "t_first_s", "t_last_s", "intervals":
+    runs of consecutive such frames, "reason", "warning": the one line of ``femdyn run``}; None where
+    there is none (or no status column)."""
+    if STATUS not in columns:
+        return None
+    singular = np.asarray(columns[STATUS]) == SINGULAR
+    if not singular.any():
+        return None
+    t = np.asarray(columns["t"], dtype=float)[singular]
+    count, intervals = int(singular.sum()), int(np.sum(np.diff(singular.astype(int), prepend=0) == 1))
+    span = f"at t = {t[0]:.6g} s" if count == 1 else f"from t = {t[0]:.6g} s to t = {t[-1]:.6g} s"
+    runs = f" in {intervals} intervals" if intervals > 1 else ""
+    warning = (f"{count} frame{'s' * (count > 1)} {span}{runs} with no rigid pose at the actuated coordinates: "
+               f"{SINGULAR_WORDS} (empty fields in probes.csv, {STATUS} = {SINGULAR}; the flexible run is "
+               "complete and finite)")
+    return {"frames": count, "t_first_s": float(t[0]), "t_last_s": float(t[-1]), "intervals": intervals,
+            "reason": SINGULAR_WORDS, "warning": warning}
+
+
+def deviation_about(columns, deviation):
+    """``summary.json``'s ``deviation``: what the rigid mechanism of ``deviation`` (a
+    ``model.deviation.Deviation``) is held at (``Deviation.describe``) and, where some frames of ``columns``
+    (those of ``probes.csv``) have no rigid pose, ``singular`` (``singular_statistics``)."""
+    about = deviation.describe()
+    singular = singular_statistics(columns)
+    if singular:  # a warning, not a failure: the run is complete
+        about["singular"] = singular
+    return about
 
 
 def conditioning_statistics(columns, deviation):
@@ -265,8 +304,9 @@ def deviation_lines(summary):
             lines.append(f"probe {name}: deviation from the rigid mechanism undefined: the rigid mechanism cannot "
                          f"be assembled at the actuated coordinates of any frame")
             continue
-        unassembled = f" ({s['unassembled']} frames where the rigid mechanism cannot be assembled left out)" \
-            if s["unassembled"] else ""
+        count = s["singular_frames"]
+        unassembled = f" ({count} frame{'s' * (count > 1)} where the rigid mechanism is singular left out)" \
+            if count else ""
         lines.append(f"probe {name}: deviation from the rigid mechanism max {s['max_m']:.4g} m at t = "
                      f"{s['t_max_s']:.6g} s, RMS {s['rms_m']:.4g} m; rotation max {s['rotation']['max_rad']:.4g} rad "
                      f"at t = {s['rotation']['t_max_s']:.6g} s{unassembled}")
@@ -292,14 +332,15 @@ def _section_fields(beam, elastic, xi, stiffening):
     ``sections.section_forces`` of the elastic coordinates (F, k) (with the Green strain of the axial
     force where the body has geometric ``stiffening``): the axial force N, in the plane the
     bending moment M, in space the torque T and both bending moments M_y, M_z, and the largest normal
-    stress |N|/A + |M| c/I (space: + |M_y| c_z/I_y), NaN for a section without outer-fibre distances."""
+    stress |N|/A + |M| c/I (space: + |M_y| c_z/I_y), ``STRESS``: undefined (NaN, VTK's missing value, drawn
+    in ParaView's NaN colour) for a section without outer-fibre distances."""
     forces = section_forces(beam, elastic, xi, stiffening)
     names = ({"axial_force": "axial", "bending_moment": "moment"} if beam.dim == 2 else
              {"axial_force": "axial", "torque": "torque", "bending_moment_y": "moment_y",
               "bending_moment_z": "moment_z"})
     fields = {name: getattr(forces, key).reshape(len(elastic), -1) for name, key in names.items()}
     stress = forces.sigma_max if beam.section.has_fibres(beam.dim) else np.full_like(forces.axial, np.nan)
-    fields["max_bending_stress"] = stress.reshape(len(elastic), -1)
+    fields[STRESS] = stress.reshape(len(elastic), -1)
     return fields
 
 
@@ -342,7 +383,8 @@ def centre_lines(model, q, v, subdivisions=SUBDIVISIONS, origin=None):
     ``points + (K - 1) deflection`` draws the deformation magnified K times with the links still joined,
     ``femdyn view --scale K``; ``beam.deflection.joint_deflection``), the section forces (``axial_force``, in the plane
     ``bending_moment``, in space ``torque``, ``bending_moment_y``, ``bending_moment_z``),
-    ``max_bending_stress`` (``_section_fields``), ``section_radius``, the radius sqrt(A / pi) of a
+    ``max_bending_stress`` (``_section_fields``; not written where no section has outer-fibre distances),
+    ``section_radius``, the radius sqrt(A / pi) of a
     round section of the element's area A, and where the outer-fibre distances are known
     ``section_depth`` 2c along x2 and ``section_width`` along x3 (2 c_z; in the plane, without c_z, A /
     (2c)), in space with ``section_axis_2``, the body frame's d2: the solids ``femdyn view`` draws, the
@@ -364,5 +406,7 @@ def centre_lines(model, q, v, subdivisions=SUBDIVISIONS, origin=None):
         points.append(p[:frames])
         fields.append({name: values[:frames] for name, values in data.items()})
         start += p.shape[1]
+    names = [name for name in fields[0] if name != STRESS or any(
+        body.flexible.beam.section.has_fibres(model.dim) for _, body in flexible)]  # no stress known: none written
     return Lines(np.concatenate(points, axis=1), np.concatenate(segments), np.concatenate(body_id),
-                 {name: np.concatenate([d[name] for d in fields], axis=1) for name in fields[0]})
+                 {name: np.concatenate([d[name] for d in fields], axis=1) for name in names})

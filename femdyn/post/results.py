@@ -18,7 +18,8 @@ the run goes (``ResultWriter``).
                  digits (float64 exactly), from which ``femdyn linearize``/``modes --result DIR --frame K``
                  linearise at frame K (``equilibrium.state_at``)
 ``units.json``    the SI unit of every column of every table ({table: {column: unit}})
-``summary.json`` run statistics, max |.| and RMS of the probes' elastic displacements, the list of files
+``summary.json`` run statistics, max |.| and RMS of the probes' elastic displacements and deviations from the
+                 rigid mechanism (``deviation.singular``: the frames where it is singular), the list of files
 
 **Written as the run goes.** The time loop gives its history out in chunks (``time_loop.simulate``'s
 ``output``), at least every ``SAVE_SECONDS`` of wall time and at most ``CHUNK_BYTES`` of q and v in
@@ -68,7 +69,8 @@ from .nodes import INPUTS, REACTIONS, NodeTables
 from ..model.deviation import Deviation
 from ..model.motion import body_motion
 from ..model.gauges import gauge_statistics, gauge_table
-from .probes import centre_lines, chunk_states, conditioning_statistics, deviation_statistics, elastic_statistics, probe_table
+from .probes import (centre_lines, chunk_states, conditioning_statistics, deviation_about, deviation_statistics,
+                     elastic_statistics, probe_table)
 from ..casefile.reader import CaseError
 from .run_plots import PlotSpec, write_plots
 from ..io.tables import append_csv, read_csv
@@ -357,7 +359,7 @@ class ResultWriter:
             deviation = self._deviation()
             for name, stats in deviation_statistics(probes, case.probes).items():
                 summary["probes"].setdefault(name, {})["deviation"] = stats
-            summary["deviation"] = deviation.describe()
+            summary["deviation"] = deviation_about(probes, deviation)
             conditioning = conditioning_statistics(probes, deviation)
             if conditioning:
                 summary["conditioning"] = conditioning

@@ -25,6 +25,11 @@ METHODS = ("stable",)
 
 @dataclass(frozen=True)
 class InversionSettings:
+    """How ``Problem.invert`` (``femdyn invert``, the case file's ``[inversion]``) inverts a flexible
+    manipulator: ``method`` "stable" (the stable inversion of the servo constraints' zero dynamics over
+    a window), with the margins ``pre`` before t = 0 and ``post`` after t_end (s) over which the
+    non-causal actuator forces start and settle."""
+
     method: str
     pre: float  # s before t = 0
     post: float  # s after t_end

@@ -149,7 +149,8 @@ class PointStudy:
         equilibrium = static_equilibrium(setup, system=system)
         q = equilibrium.q
         deviation = self.deviation(q)
-        out = {c.replace(f"{name}.deviation_", "sag_"): float(v[0]) for c, v in deviation.items()}
+        out = {c.replace(f"{name}.deviation_", "sag_"): float(deviation[c][0])
+               for c in column_names(name, model.dim)}
         out.update({f"input:{n}": float(u) for n, u in zip(model.inputs, equilibrium.inputs)})
         out.update(self._compliance(system, equilibrium, pose))
         method = "sparse" if model.n > SPARSE_FROM else "auto"

@@ -36,7 +36,8 @@ RESPONSES = {"deviation_max": "m", "deviation_rms": "m", "elastic_max": "m", "ma
 class Table:
     """``samples.csv``: a header of the sweep's columns and one line per sample, appended (and
     flushed) as samples complete, so that an interrupted sweep keeps what it has done. ``text``: the
-    columns of words (the others are numbers; ``sample`` an integer)."""
+    columns of words (the others are numbers; ``sample`` an integer; an undefined one, NaN, left empty
+    and read back as NaN)."""
 
     def __init__(self, path, columns, text=("error",)):
         self.path, self.columns, self.text = Path(path), list(columns), ("sample", *text)
@@ -44,7 +45,7 @@ class Table:
     def _line(self, row):
         buffer = io.StringIO()
         csv.writer(buffer, lineterminator="\n").writerow(
-            [row[c] if c in self.text else repr(float(row[c])) for c in self.columns])
+            [row[c] if c in self.text else repr(float(row[c])) if math.isfinite(row[c]) else "" for c in self.columns])
         return buffer.getvalue()
 
     def append(self, row):
@@ -73,7 +74,7 @@ class Table:
             if len(line) != len(self.columns):
                 continue
             try:
-                rows.append({c: int(v) if c == "sample" else v if c in self.text else float(v)
+                rows.append({c: int(v) if c == "sample" else v if c in self.text else float(v) if v else math.nan
                              for c, v in zip(self.columns, line)})
             except ValueError:
                 continue
@@ -167,14 +168,15 @@ def write_folder(out, sweep, done, restart=False, force=False):
 
 
 def write_parquet(path, columns, rows, text=("error",)):
-    """The rows as a Parquet file (pyarrow), ``text`` columns as strings; False if pyarrow is not installed."""
+    """The rows as a Parquet file (pyarrow), ``text`` columns as strings, an undefined number (NaN) null;
+    False if pyarrow is not installed."""
     try:
         import pyarrow as pa
         import pyarrow.parquet as pq
     except ImportError:
         return False
     types = {c: pa.int64() if c == "sample" else pa.string() if c in text else pa.float64() for c in columns}
-    table = pa.table({c: pa.array([r[c] for r in rows], type=types[c]) for c in columns})
+    table = pa.table({c: pa.array([r[c] for r in rows], type=types[c], from_pandas=True) for c in columns})
     partial = Path(path).with_name(f".{Path(path).name}.partial")
     pq.write_table(table, partial)
     partial.replace(path)

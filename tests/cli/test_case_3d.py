@@ -48,6 +48,8 @@ position = [0.0, 0.0, 0.5]
 GENERAL = 'area = 8e-4, iy = 2.667e-8, iz = 1.0667e-7, j = 7.3e-8'
 REFUSED = {  # what is replaced, by what, the field and words of the message
     "no-section": (", b = 0.02, h = 0.04", "", "bodies[0].beam: the section is missing"),
+    "inertia-no-body-has": ("inertia = [0.01, 0.01, 0.01]", "inertia = [0.01, 0.01, 0.03]",
+                            "bodies[1].inertia: principal moments [0.01, 0.01, 0.03]: J3 > J1 + J2 (no body has that"),
     "half-rectangle": (", h = 0.04", "", "bodies[0].beam.h: missing: a rectangle needs b and h"),
     "both-sections": ("b = 0.02", f"b = 0.02, {GENERAL}", "bodies[0].beam.area: give either b and h"),
     "general-incomplete": ("b = 0.02, h = 0.04", "area = 8e-4, iy = 2.667e-8, iz = 1.0667e-7",

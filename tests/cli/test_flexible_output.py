@@ -168,7 +168,8 @@ def test_probes_are_the_hand_values(tmp_path, model):
                                    for c in ("x", "y", "angle", "elastic_x", "elastic_y", "elastic_angle",
                                              "elastic_1", "elastic_2", "vx", "vy", "ax", "ay")] \
         + ["corner.x", "corner.y", "corner.angle", "corner.vx", "corner.vy", "corner.ax", "corner.ay"] \
-        + [f"{p}.deviation_{c}" for p in ("tip", "inner", "corner") for c in ("x", "y", "angle")]
+        + [f"{p}.deviation_{c}" for p in ("tip", "inner", "corner") for c in ("x", "y", "angle")] + ["rigid_mechanism"]
+    assert list(table["rigid_mechanism"]) == ["ok", "ok"]  # the rigid mechanism assembled at every frame
     # two free bodies, no actuated coordinate (so no conditioning columns): the rigid mechanism is fitted
     # to their frames, so the deviation is the elastic displacement from the frame, and none on the hub
     for name in ("tip", "inner"):

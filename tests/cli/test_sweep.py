@@ -94,7 +94,8 @@ def parameters(*texts):
 def read_rows(path):
     with open(path, newline="") as f:
         lines = list(csv.reader(f))
-    return [{c: int(v) if c == "sample" else v if c == "error" else float(v) for c, v in zip(lines[0], line)}
+    return [{c: int(v) if c == "sample" else v if c == "error" else float(v) if v else math.nan  # empty: undefined
+             for c, v in zip(lines[0], line)}
             for line in lines[1:]]
 
 

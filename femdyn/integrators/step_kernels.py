@@ -1,0 +1,273 @@
+"""Compiled time steps (numba, cached on disk; imported where they run, ``numerics.lazy``): many
+generalized-alpha steps of a model whose Newton iteration is compiled whole (``kernels.newton_loop``)
+in one call, the step's begin, Newton's iteration, the step's end and the history's rows
+(``stepping``), and the sums that the interpreted steps share with them (``pairwise_sum``,
+``step_work``), so that both give the same numbers bit for bit."""
+import numpy as np
+
+from ..numerics.compiled import kernel
+from ..joints import kernels as joints
+from . import kernels as newton
+
+# NumPy's pairwise summation: blocks of at most this many entries are summed with 8 partial sums
+PAIRWISE_BLOCK = 128
+
+
+@kernel
+def _block(x, first, count):
+    """``pairwise_sum`` of at most ``PAIRWISE_BLOCK`` entries."""
+    if count < 8:
+        total = 0.0
+        for i in range(first, first + count):
+            total += x[i]
+        return total
+    r = x[first : first + 8].copy()
+    i = 8
+    while i < count - count % 8:
+        for j in range(8):
+            r[j] += x[first + i + j]
+        i += 8
+    total = ((r[0] + r[1]) + (r[2] + r[3])) + ((r[4] + r[5]) + (r[6] + r[7]))
+    while i < count:
+        total += x[first + i]
+        i += 1
+    return total
+
+
+@kernel
+def pairwise_sum(x, first, count):
+    """The sum of x[first : first + count] in the order of NumPy's ``np.add.reduce`` of a contiguous
+    array (NumPy's pairwise summation, [Harris2020] in docs/references.md: ``pairwise_sum`` of
+    numpy/_core/src/umath/loops_utils.h.src): fewer than 8 entries one by one,
+    up to ``PAIRWISE_BLOCK`` in 8 interleaved partial sums combined as ((r0 + r1) + (r2 + r3)) +
+    ((r4 + r5) + (r6 + r7)) and the rest added one by one, larger ranges split in two halves (the
+    first a multiple of 8) summed so and added, left + right. The recursion is run on a stack
+    (numba's cache does not load recursive kernels)."""
+    if count <= PAIRWISE_BLOCK:
+        return _block(x, first, count)
+    # ranges still to sum (a negative size: add the two sums on top of ``sums``), and the sums made
+    starts, sizes = np.empty(192, np.int64), np.empty(192, np.int64)
+    sums = np.empty(64)
+    starts[0], sizes[0] = first, count
+    top, made = 1, 0
+    while top:
+        top -= 1
+        begin, size = starts[top], sizes[top]
+        if size < 0:
+            made -= 1
+            sums[made - 1] = sums[made - 1] + sums[made]
+        elif size <= PAIRWISE_BLOCK:
+            sums[made] = _block(x, begin, size)
+            made += 1
+        else:
+            half = size // 2
+            half -= half % 8
+            starts[top], sizes[top] = 0, -1  # then left + right
+            starts[top + 1], sizes[top + 1] = begin + half, size - half  # the right half second
+            starts[top + 2], sizes[top + 2] = begin, half  # the left half first
+            top += 3
+    return sums[0]
+
+
+@kernel
+def step_work(force_a, force_b, qb, qa):
+    """The trapezoidal work 1/2 (F_a + F_b) . (q_b - q_a) of a generalized-alpha step, the products
+    summed pairwise (``pairwise_sum``): one order for the interpreted and the compiled steps."""
+    terms = np.empty(qb.size)
+    for i in range(qb.size):
+        terms[i] = 0.5 * (force_a[i] + force_b[i]) * (qb[i] - qa[i])
+    return 0.0 + pairwise_sum(terms, 0, terms.size)
+
+
+@kernel
+def gravity_potential(q, weights, dofs, bounds):
+    """The potential sum_k -w_k . q[dofs_k] of gravity forces k (the entries ``bounds[k]`` to
+    ``bounds[k + 1]`` of ``weights`` and ``dofs``; none: a load without potential, 0), as
+    ``SaddleSystem.worked_potential`` sums ``forces.loads.Gravity.potential`` and ``Force.potential``:
+    each force's products summed as NumPy's ``sum``."""
+    total = 0.0
+    for k in range(bounds.size - 1):
+        count = bounds[k + 1] - bounds[k]
+        if count == 0:
+            total += 0.0
+            continue
+        products = np.empty(count)
+        for i in range(count):
+            products[i] = weights[bounds[k] + i] * q[dofs[bounds[k] + i]]
+        total += -(0.0 + pairwise_sum(products, 0, count))
+    return total
+
+
+@kernel
+def alpha_steps(count, coefficients, head, tail, solver, stop, gravity, constants, carry, rows, row):
+    """Up to ``count`` generalized-alpha steps (``generalized_alpha.GeneralizedAlpha.step``) in one call,
+    each as the interpreted step computes it: its begin (``_begin``: q~ = q_n + h v_n + h^2 (1/2 - beta)
+    a_n, v~ = v_n + h (1 - gamma) a_n, the inertia M (beta' q~ - c_n), c_n = (alpha_m a_n - alpha_f
+    vd_n) / (1 - alpha_f), the predictor q~ + beta h^2 (2 a_n - a_n-1)), Newton's iteration
+    (``kernels.newton_loop`` with ``head``, ``tail`` and ``solver``, its arguments around the step's own;
+    ``stop``: (on, safety, window, ratios, count, refresh, steps) of ``newton.QuadraticStop``), the
+    step's end (``_finish``: a_n+1 = (q_n+1 - q~) / (beta h^2), v_n+1 = v~ + gamma h a_n+1, vd_n+1,
+    the work ``step_work`` of the constant forces plus V(q_n+1) - V(q_n), ``gravity_potential``
+    of ``gravity``) and the chunk's row ``row`` + k + 1 (``rows``: Q, V, Lam, inputs, iterations,
+    work, dissipation, the input rows; ``time_loop._Chunk``).
+
+    ``coefficients``: (h, h^2 (1/2 - beta), h (1 - gamma), alpha_m, alpha_f, 1 - alpha_m, 1 - alpha_f,
+    beta', beta h^2, beta h h, gamma h, the tolerance, the round-off floor's factor), each formed as
+    the interpreted step forms it. ``carry``: (q_n, v_n, a_n, vd_n, a_n-1, whether a_n-1 is known,
+    lam_n, F_n, V(q_n)) of the step before; ``constants``: the constant forces of each step (one row:
+    the same in every step).
+
+    A step whose Newton iteration ends other than converged, or whose (q, v) is not finite, is undone
+    (the multipliers, the refinement pause and the early stop's record as before it) and the call
+    returns before it, for the interpreted step to do it again with its messages. Returns (steps done,
+    refactorisations done, the values last factored, a, vd, a_n-1, lam, V) of the last step done."""
+    h, c_known, c_velocity, alpha_m, alpha_f, c_m, c_f, beta_p, c_guess, c_a, c_v, tolerance, round_off = \
+        coefficients
+    q, v, a, vd, a_before, known_before, lam, force, potential = carry
+    on, safety, window, ratios, recorded, refresh, stop_steps = stop
+    weights, dofs, bounds = gravity
+    Q, V, Lam, inputs, iterations, work, dissipation, input_rows = rows
+    M_indptr, M_indices, M_data = head[1], head[2], head[3]
+    active, refinement = solver[6], solver[8]
+    n, m = q.size, lam.size
+    refactored = 0
+    last = head[4]
+    inertia, x = np.empty(n), np.empty(n)
+    q_known, v_known, guess = np.empty(n), np.empty(n), np.empty(n)
+    saved = np.empty(2)
+    done = 0
+    while done < count:
+        constant = constants[done if constants.shape[0] > 1 else 0]
+        saved[:] = refinement
+        kept = recorded[0]
+        for i in range(n):
+            q_known[i] = q[i] + h * v[i] + c_known * a[i]
+            v_known[i] = v[i] + c_velocity * a[i]
+            x[i] = beta_p * q_known[i] - (alpha_m * a[i] - alpha_f * vd[i]) / c_f
+            guess[i] = q_known[i] + c_guess * ((2.0 * a[i] - a_before[i]) if known_before else a[i])
+        for i in range(n):
+            acc = 0.0
+            for k in range(M_indptr[i], M_indptr[i + 1]):
+                acc += M_data[k] * x[M_indices[k]]
+            inertia[i] = acc
+        lam_b = np.zeros(m)
+        for k in range(active.size):
+            lam_b[active[k]] = lam[active[k]]
+        measuring = recorded[0] == 0 or (stop_steps[0] + 1) % refresh == 0
+        size = newton.largest(guess)
+        size = size if size > 1.0 else 1.0
+        bound = tolerance * size
+        early = (on, measuring, safety, window, round_off * size, ratios, recorded)
+        how, its, qb, increment, factored, values, R = newton.newton_loop(
+            *head, inertia, constant, *tail, guess, lam_b, bound, *solver, early)
+        if how != newton.CONVERGED:
+            break
+        a_b, vb, vd_b = np.empty(n), np.empty(n), np.empty(n)
+        finite = True
+        for i in range(n):
+            a_b[i] = (qb[i] - q_known[i]) / c_a
+            vb[i] = v_known[i] + c_v * a_b[i]
+            vd_b[i] = (c_m * a_b[i] + alpha_m * a[i] - alpha_f * vd[i]) / c_f
+            if not (np.isfinite(qb[i]) and np.isfinite(vb[i])):
+                finite = False
+        if not finite:
+            break
+        potential_b = gravity_potential(qb, weights, dofs, bounds)
+        r = row + done
+        Q[r + 1], V[r + 1], iterations[r + 1] = qb, vb, its
+        for j in range(input_rows.size):
+            inputs[r, j] = -(0.5 * (lam[input_rows[j]] + lam_b[input_rows[j]]))
+        Lam[r] = lam_b
+        work[r + 1] = work[r] + (step_work(force, constant, qb, q) + potential_b - potential)
+        dissipation[r + 1] = dissipation[r] + 0.0
+        stop_steps[0] += 1
+        refactored += factored
+        if factored:
+            last = values
+        a_before, known_before = a, True
+        q, v, a, vd, lam, force, potential = qb, vb, a_b, vd_b, lam_b, constant, potential_b
+        done += 1
+    if done < count:  # the step not done: as before it
+        refinement[:] = saved
+        recorded[0] = kept
+    return done, refactored, last, a, vd, a_before, lam, potential
+
+
+@kernel
+def midpoint_steps(count, coefficients, head, tail, batch, force, family, solver, stop, gravity, constants, carry,
+                   rows, row):
+    """Up to ``count`` energy-momentum steps (``energy_momentum.EnergyMomentum.step``) in one call, each
+    as the interpreted step computes it: its begin (the predictor q_n + h v_n, Newton's start, the
+    inertia 2/h^2 M (q_n + h v_n), G(q_n) of the batch, ``joints.kernels.jacobian`` with ``batch``:
+    (the slots' g, the Hessians)), Newton's iteration (``kernels.newton_loop`` with ``head``, ``tail``,
+    the beams' ``force`` -- where their tangents go, their coordinates and places, then the element
+    data after the start and ``known`` --, ``family`` and ``stop`` (none) and ``solver``), the step's
+    end (``_finish``: v_n+1 = 2/h (q_n+1 - q_n) - v_n, the work ``step_work`` of the ``constants``
+    forces (``alpha_steps``) plus V(q_n+1) - V(q_n)) and the chunk's row ``row`` + k + 1 (``rows`` as
+    ``alpha_steps``'). ``coefficients``: (h, 2/h^2, 2/h, the tolerance); ``carry``: (q_n, v_n, lam_n,
+    V(q_n)). A step that does not converge, or whose state is not finite, is undone and left to the
+    interpreted step (``alpha_steps``). Returns (steps done, refactorisations done, the values last
+    factored, lam, V) of the last step done."""
+    h, c_inertia, c_velocity, tolerance = coefficients
+    q, v, lam, potential = carry
+    weights, dofs, bounds = gravity
+    Q, V, Lam, inputs, iterations, work, dissipation, input_rows = rows
+    g, H_indptr, H_indices, H_data = batch
+    tangents, F_at, dF_at = force[0], force[1], force[2]
+    M_indptr, M_indices, M_data = head[1], head[2], head[3]
+    active, refinement = solver[6], solver[8]
+    n, m = q.size, lam.size
+    refactored = 0
+    last = head[4]
+    guess, inertia = np.empty(n), np.empty(n)
+    Qa = np.empty((1, F_at.size))
+    saved = np.empty(2)
+    done = 0
+    while done < count:
+        constant = constants[done if constants.shape[0] > 1 else 0]
+        saved[:] = refinement
+        for i in range(n):
+            guess[i] = q[i] + h * v[i]
+        for i in range(n):
+            acc = 0.0
+            for k in range(M_indptr[i], M_indptr[i + 1]):
+                acc += M_data[k] * guess[M_indices[k]]
+            inertia[i] = c_inertia * acc
+        G_a = np.empty(g.size)
+        joints.jacobian(q, g, H_indptr, H_indices, H_data, G_a)
+        lam_b = np.zeros(m)
+        for k in range(active.size):
+            lam_b[active[k]] = lam[active[k]]
+        for i in range(F_at.size):
+            Qa[0, i] = q[F_at[i]]
+        size = newton.largest(guess)
+        size = size if size > 1.0 else 1.0
+        how, its, qb, increment, factored, values, R = newton.newton_loop(
+            *head, inertia, constant, G_a, *tail, tangents, F_at, dF_at, Qa, False, False, *force[3:],
+            family, guess, lam_b, tolerance * size, *solver, stop)
+        if how != newton.CONVERGED:
+            break
+        vb = np.empty(n)
+        finite = True
+        for i in range(n):
+            vb[i] = c_velocity * (qb[i] - q[i]) - v[i]
+            if not (np.isfinite(qb[i]) and np.isfinite(vb[i])):
+                finite = False
+        if not finite:
+            break
+        potential_b = gravity_potential(qb, weights, dofs, bounds)
+        r = row + done
+        Q[r + 1], V[r + 1], iterations[r + 1] = qb, vb, its
+        for j in range(input_rows.size):
+            inputs[r, j] = -lam_b[input_rows[j]]
+        Lam[r] = lam_b
+        work[r + 1] = work[r] + (step_work(constant, constant, qb, q) + potential_b - potential)  # F . dq
+        dissipation[r + 1] = dissipation[r] + 0.0
+        refactored += factored
+        if factored:
+            last = values
+        q, v, lam, potential = qb, vb, lam_b, potential_b
+        done += 1
+    if done < count:
+        refinement[:] = saved
+    return done, refactored, last, lam, potential

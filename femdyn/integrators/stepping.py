@@ -1,0 +1,203 @@
+"""Many time steps in one compiled call (issue 37): for a model whose Newton iteration runs whole in
+``kernels.newton_loop`` the interpreter's share of a small model's step -- the step's begin and end,
+the call of the loop with its some 60 arguments, the history's row -- costs more than the step's
+arithmetic. ``AlphaSteps`` runs generalized-alpha steps of such a model in ``step_kernels.alpha_steps``
+instead, writing the rows of the time loop's chunk (``time_loop._Chunk``) there, and hands the state
+back to the stepper after each call, so that the time loop sees, between calls, what it saw after the
+step the call ended with: the same numbers bit for bit as step after step (the kernel computes every
+quantity in the order of the interpreted step), the same checkpoints, the same early stop.
+
+Where a step cannot be done so -- its Newton iteration ends other than converged, its state is not
+finite -- the call returns before it, undone, and the time loop does it step by step, with the messages
+and the recovery of the interpreted iteration (KLU's pivots chosen anew, a Newton failure).
+
+The compiled steps take models with full Newton whose constant forces depend on time alone (gravity,
+``TimeLoad``; evaluated for the call's steps before it, at the times the steps take them), whose worked
+forces are those (the potential: gravity's), with no dissipation, no advancing force states and no
+family outside the batch but, with generalized-alpha, a joint-angle family that is no servo (the FEM
+3-PRR of cases/3prr_sine.toml). The others go step by step, as before.
+"""
+import numpy as np
+
+from ..forces.base import Force
+from ..forces.loads import Gravity, TimeLoad
+from ..joints.batch import NONE
+from ..numerics.lazy import compiled
+from ..numerics.linalg import CsrOperator
+from .newton import FIRST_SOLVE_REFINEMENT, NO_STOP, ROUND_OFF
+
+STEP_KERNELS = __package__ + ".step_kernels"  # numba: imported where the steps run
+
+
+TIME_ONLY = (Gravity, TimeLoad)  # constant forces that depend on time alone, not on q or a state
+
+
+def _eligible(stepper, alpha) -> bool:
+    """Whether ``step_kernels`` does the steps of ``stepper`` (``alpha``: a ``GeneralizedAlpha``; module
+    docstring)."""
+    system = stepper.system
+    worked = [system.forces[k] for k, w in enumerate(system.worked) if w]
+    family = not system.families or (alpha and not system._servo_families)  # then the looped angle family
+    return (system.compiled_residual and family and isinstance(system.mass_operator, CsrOperator)
+            and not stepper.options.modified and all(type(system.forces[k]) in TIME_ONLY for k in system.constant)
+            and all(isinstance(f, Gravity) or type(f).potential is Force.potential for f in worked)
+            and not system.dissipative and not system.advancing and not system.advancing_continuous
+            and not system.varying_worked)
+
+
+class _Steps:
+    """What the compiled steps of both steppers share: the gravity forces' data for the potential, the
+    chunk's rows, Newton's arguments, and the stepper's and the chunk's state after a call."""
+
+    alpha = False  # the stepper's kind
+
+    @classmethod
+    def of(cls, stepper) -> "_Steps | None":
+        """The compiled steps of ``stepper``, or None where its model goes step by step."""
+        return cls(stepper) if _eligible(stepper, cls.alpha) else None
+
+    def __init__(self, stepper, mass_factor):
+        self.stepper = stepper
+        system = stepper.system
+        # the worked forces' potential: gravity's weights at its coordinates, none for the loads without
+        parts = [(np.broadcast_to(f.weights, f.dofs.shape).ravel(), f.dofs.ravel()) if isinstance(f, Gravity) else
+                 (NONE, np.zeros(0, np.int64)) for k, f in enumerate(system.forces) if system.worked[k]]
+        self.gravity = (np.concatenate([NONE] + [w for w, _ in parts]).astype(np.float64),
+                        np.concatenate([np.zeros(0, np.int64)] + [d for _, d in parts]).astype(np.int64),
+                        np.cumsum([0] + [w.size for w, _ in parts]).astype(np.int64))
+        self.invariant = not system.constant or system._invariant
+        self.input_rows = np.asarray(stepper.model.input_rows, dtype=np.int64).reshape(-1)
+        self.head = (mass_factor, *system.mass_csr, stepper._mass_values)  # ``newton_loop``'s first arguments
+
+    def _solver(self):
+        """``kernels.newton_loop``'s arguments after the bound (but the stop)."""
+        s = self.stepper
+        lu, newton = s.system.lu, s.newton
+        return (s.options.max_iterations, *lu.pattern, lu.handles, lu.rcond, lu.refactor_floor, newton.active,
+                newton.scale, newton._refinement, FIRST_SOLVE_REFINEMENT, newton.REFINEMENT_PAUSE)
+
+    def _rows(self, chunk):
+        return (chunk.Q, chunk.V, chunk.Lam, chunk.inputs, chunk.iterations, chunk.work, chunk.dissipation,
+                self.input_rows)
+
+    def _constants(self, q, times, states):
+        """The constant forces (``SaddleSystem.applied``) at the ``times`` of the call's steps, a row each
+        (one row where they are invariant); q, which they do not depend on, that of the call's start."""
+        system, dt = self.stepper.system, self.stepper.dt
+        if self.invariant:
+            return system.applied(q, q, times[0], dt, states, system.constant)[None]
+        return np.stack([system.applied(q, q, t, dt, states, system.constant) for t in times])
+
+    def _potential(self, q, states, known):
+        """V(q_n) of the worked forces: ``known`` (the last step's) or evaluated."""
+        return known if known is not None else self.stepper.system.worked_potential(q, states)
+
+    def _done(self, chunk, done, refactored, last, lam, states):
+        """The chunk's and Newton's state after ``done`` steps of a call (``refactored`` refactorisations,
+        the last of ``last``) that ended with the multipliers ``lam``."""
+        s = self.stepper
+        if refactored:
+            s.system.lu.refactored(last, refactored)
+            s.newton.factorised = True
+        chunk.rows += done
+        chunk.lam = lam
+        chunk.history.extend([states] * done)
+
+
+class AlphaSteps(_Steps):
+    """Compiled generalized-alpha steps of ``stepper`` (a ``GeneralizedAlpha``; module docstring)."""
+
+    alpha = True
+
+    def __init__(self, stepper):
+        super().__init__(stepper, stepper.beta_p)
+        s, dt = stepper, stepper.dt
+        self.coefficients = (dt, dt * dt * (0.5 - s.beta), dt * (1.0 - s.gamma), s.alpha_m, s.alpha_f,
+                             1.0 - s.alpha_m, 1.0 - s.alpha_f, s.beta_p, s.beta * dt**2, s.beta * dt * dt,
+                             s.gamma * dt, s.options.tolerance, ROUND_OFF)
+
+    def ready(self, chunk, k: int) -> bool:
+        """Whether the stepper continues compiled from step k (t = k dt), the last row of ``chunk``: it
+        has a factorisation to refactor and the end of the step before (not the first step)."""
+        row = chunk.rows
+        return self.stepper.system.lu.refactorable and self.stepper._continues(k * self.stepper.dt, chunk.Q[row],
+                                                                               chunk.V[row])
+
+    def run(self, chunk, k: int, count: int, states: list) -> int:
+        """Up to ``count`` steps from step k (t = k dt, the last row of ``chunk``, the forces' ``states``;
+        ``ready``) into ``chunk``; returns how many were done. The stepper's state is then that after
+        them."""
+        s = self.stepper
+        system, dt = s.system, s.dt
+        row = chunk.rows
+        c = s._carry
+        constants = self._constants(c.q, [(k + j) * dt + dt for j in range(count)], states)
+        potential = self._potential(c.q, states, c.potential[1] if c.potential is not None and
+                                    c.potential[0] is states else None)
+        options, stop = s.options, s._stop
+        if options.early_stop:
+            ratios = np.empty(len(stop.ratios) + count * options.max_iterations)
+            ratios[: len(stop.ratios)] = stop.ratios
+            early = (True, float(stop.safety), stop.ratios.maxlen, ratios,
+                     np.array([len(stop.ratios)], np.int64), stop.refresh, np.array([stop.steps], np.int64))
+        else:
+            early = (False, 0.0, 1, NONE, np.zeros(1, np.int64), 1, np.zeros(1, np.int64))
+        tail = (NONE, s.scale, 2.0, *system.batch_arguments, *system.loop_force(None, True),
+                system.loop_family([None] * (1 + len(system.families))))
+        before = c.a if c.a_previous is None else c.a_previous
+        carry = (c.q, c.v, c.a, c.vd, before, c.a_previous is not None, c.lam, c.force, potential)
+        done, refactored, last, a, vd, a_before, lam, potential = compiled(STEP_KERNELS).alpha_steps(
+            count, self.coefficients, self.head, tail, self._solver(), early, self.gravity, constants, carry,
+            self._rows(chunk), row)
+        if not done:
+            return 0
+        self._done(chunk, done, refactored, last, lam, states)
+        if options.early_stop:
+            ratios, recorded, steps = early[3], early[4], early[6]
+            stop.ratios.extend(ratios[len(stop.ratios) : recorded[0]].tolist())
+            stop.steps, stop.previous = int(steps[0]), None
+        end = row + done
+        s._carry = type(c)((k + done - 1) * dt + dt, chunk.Q[end].copy(), chunk.V[end].copy(), a, vd, lam.copy(),
+                           constants[min(done, len(constants)) - 1].copy(), a_before, (states, potential))
+        return done
+
+
+class MidpointSteps(_Steps):
+    """Compiled energy-momentum steps of ``stepper`` (an ``EnergyMomentum``; module docstring)."""
+
+    def __init__(self, stepper):
+        super().__init__(stepper, stepper._mass_factor)
+        dt = stepper.dt
+        arguments = stepper.system.batch_arguments  # the batch's g and Hessian (``newton_loop``'s g, H_*)
+        self.batch = (arguments[2], *arguments[7:10])
+        self.coefficients = (dt, 2.0 / dt**2, 2.0 / dt, stepper.options.tolerance)
+
+    def ready(self, chunk, k: int) -> bool:
+        """``AlphaSteps.ready``: a factorisation to refactor."""
+        return self.stepper.system.lu.refactorable
+
+    def run(self, chunk, k: int, count: int, states: list) -> int:
+        """``AlphaSteps.run`` for the energy-momentum stepper."""
+        s = self.stepper
+        system, dt = s.system, s.dt
+        row = chunk.rows
+        q = chunk.Q[row]
+        constants = self._constants(q, [(k + j) * dt + 0.5 * dt for j in range(count)], states)
+        p = s._potential
+        potential = self._potential(q, states, p[2] if p is not None and p[0] is states and p[1] == q.tobytes()
+                                    else None)
+        looped = system.loop_force(q[system._looped.dofs] if system._looped is not None else None, False)
+        force = (*looped[:3], *looped[6:])  # the start and ``known``: the kernel's own per step
+        done, refactored, last, lam, potential = compiled(STEP_KERNELS).midpoint_steps(
+            count, self.coefficients, self.head, s._loop[1], self.batch, force,
+            system.loop_family([None]), self._solver(), NO_STOP, self.gravity, constants,
+            (q, chunk.V[row], chunk.lam, potential), self._rows(chunk), row)
+        if not done:
+            return 0
+        self._done(chunk, done, refactored, last, lam, states)
+        end = row + done
+        if system._looped is not None:  # the start whose strains the beams' kernel holds: the last step's
+            start = chunk.Q[end if done < count else end - 1]
+            system.loop_force(start[system._looped.dofs], False)
+        s._potential = (states, chunk.Q[end].tobytes(), potential)
+        return done

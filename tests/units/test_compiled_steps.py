@@ -1,0 +1,175 @@
+"""Many time steps in one compiled call (``integrators.stepping``, issue 37): a run of a flexible
+pendulum (world beams, gravity, a pin) or of the FEM 3-PRR (sine loads, a joint-angle family) made so
+has the numbers of the run step by step (``GeneralizedAlpha.step``, ``EnergyMomentum.step`` and
+``Newton.solve``'s compiled iteration), bit for bit -- q, v, the multipliers and inputs, the
+iterations, the work, the energies, KLU's factorisation count -- with both integrators, with and
+without the early stop, planar and spatial; given out in chunks and resumed from their checkpoints it
+has the numbers of the run in one piece; a Newton failure inside a call ends the run as step by step,
+with the same message and rows, and so do refused refactorisations. The sums the compiled steps share
+with NumPy are NumPy's."""
+import numpy as np
+import pytest
+from shared import CASES
+from test_checkpoint import FIELDS, Chunks, joined
+
+from femdyn.beam.body import BeamBody, Section
+from femdyn.casefile.beams import Options
+from femdyn.casefile.case import load_case
+from femdyn.integrators import time_loop
+from femdyn.integrators.settings import SolverSettings
+from femdyn.integrators.setup import prepare
+from femdyn.integrators.settings import GENERALIZED_ALPHA, INTEGRATORS
+from femdyn.integrators.stepping import AlphaSteps, MidpointSteps
+from femdyn.model.builder import ModelBuilder
+from femdyn.model.initial import place
+from femdyn.numerics.lazy import compiled
+
+ENERGY_MOMENTUM = INTEGRATORS[0]
+
+
+def pendulum(dim, elements=4):
+    """A pinned steel beam of 0.5 m (world-vector elements with geometric stiffening) released
+    horizontal from rest under gravity, in space tilted out of the first plane."""
+    b = ModelBuilder(dim)
+    b.add_beam("beam", BeamBody.straight(0.5, elements, Section.rectangle(0.01, 0.01), 2.1e11, 7850.0, dim=dim,
+                                         **({"poisson": 0.3} if dim == 3 else {})), stiffening=True)
+    b.add_joint("pin", "revolute" if dim == 2 else "spherical", "ground", "beam")
+    b.set_gravity([0.0, -9.81] + [3.0] * (dim - 2))
+    model = b.build()
+    if dim == 2:
+        q, v = place(model, {}, {"pin": {"angle": 0.0}})
+    else:
+        q, v = place(model, {"beam": {"position": [0.0] * 3}}, {})
+    return prepare(model, q, v)
+
+
+def runs(setup, settings, monkeypatch, **arguments):
+    """The run with compiled steps, the steps they did, and the run step by step."""
+    done = []
+    for steps in (AlphaSteps, MidpointSteps):
+        run = steps.run
+        monkeypatch.setattr(steps, "run", lambda self, *args, run=run: done.append(run(self, *args)) or done[-1])
+    fast = time_loop.simulate(setup, settings, **arguments)
+    for steps in (AlphaSteps, MidpointSteps):
+        monkeypatch.setattr(steps, "of", classmethod(lambda cls, stepper: None))
+    slow = time_loop.simulate(setup, settings, **arguments)
+    monkeypatch.undo()
+    return fast, sum(done), slow
+
+
+def same(a, b):
+    for field in FIELDS:
+        assert np.array_equal(getattr(a, field), getattr(b, field)), field
+    assert a.factorisations == b.factorisations and a.complete == b.complete and a.message == b.message
+
+
+@pytest.mark.parametrize("integrator,early", [(ENERGY_MOMENTUM, False), (GENERALIZED_ALPHA, False),
+                                               (GENERALIZED_ALPHA, True)],
+                         ids=["energy-momentum", "generalized-alpha", "generalized-alpha-early-stop"])
+@pytest.mark.parametrize("dim", [2, 3], ids=["planar", "spatial"])
+def test_compiled_steps_give_the_steps_one_by_one_bit_for_bit(dim, integrator, early, monkeypatch):
+    settings = SolverSettings(1e-3, 0.15, integrator=integrator, early_stop=early)
+    fast, done, slow = runs(pendulum(dim), settings, monkeypatch)
+    # all steps but the first, which factorises the first Newton matrix (and starts generalized-alpha)
+    assert fast.complete and done == settings.steps - 1
+    same(fast, slow)
+    assert np.sum(fast.iterations) > settings.steps  # more than one iteration per step
+    if integrator == ENERGY_MOMENTUM:  # conserving: H - H_0 - W at the round-off of the energies
+        # (the beams' discrete gradient does no work, gravity's work is V_n - V_n+1: the balance holds
+        # to Newton's converged residual and the round-off of H, as tests/physics/test_conservation.py)
+        assert np.abs(fast.energy_balance).max() <= 1e-11 * np.abs(fast.kinetic).max()
+
+
+def test_compiled_steps_of_the_fem_3prr_give_its_steps_one_by_one(monkeypatch):
+    """The FEM 3-PRR of cases/3prr_sine.toml (beam links, sliders driven by sine loads, a joint-angle
+    family inside the loop, generalized-alpha with the early stop): its loads, evaluated before each
+    call at the times of its steps, and the rest as the steps one by one, bit for bit."""
+    case = load_case(CASES / "3prr_sine.toml", Options(elements=1))
+    settings = case.settings.replace(t_end=0.1)
+    assert settings.integrator == GENERALIZED_ALPHA and settings.early_stop
+    fast, done, slow = runs(prepare(case.model, case.q0, case.v0), settings, monkeypatch)
+    assert fast.complete and done == settings.steps - 1
+    same(fast, slow)
+
+
+class Rows(Chunks):
+    """``Chunks`` of at most 7 steps (a call ends where its chunk is full)."""
+
+    def capacity(self, n):
+        return 7
+
+
+@pytest.mark.parametrize("integrator", INTEGRATORS)
+def test_compiled_steps_in_chunks_and_resumed_equal_the_run_in_one_piece(integrator, monkeypatch):
+    setup = pendulum(2)
+    settings = SolverSettings(1e-3, 0.1, integrator=integrator, early_stop=integrator == GENERALIZED_ALPHA)
+    whole = time_loop.simulate(setup, settings)
+    chunked = Rows(3)  # a chunk after every third call (or step), or 7 steps
+    time_loop.simulate(setup, settings, output=chunked)
+    assert len(chunked.chunks) > 14
+    for field in FIELDS:
+        assert np.array_equal(joined(chunked.chunks, field), getattr(whole, field)), field
+    done = []
+    for steps in (AlphaSteps, MidpointSteps):
+        run = steps.run
+        monkeypatch.setattr(steps, "run", lambda self, *args, run=run: done.append(run(self, *args)) or done[-1])
+    for k in (0, len(chunked.checkpoints) // 2):
+        again, done[:] = Rows(2), []
+        time_loop.simulate(setup, settings, output=again, resume=chunked.checkpoints[k])
+        assert sum(done) == settings.steps - chunked.checkpoints[k].step  # compiled from the resumed step on
+        for field in FIELDS:
+            assert np.array_equal(joined(chunked.chunks[: k + 1] + again.chunks, field), getattr(whole, field)), field
+
+
+@pytest.mark.parametrize("dim,dt,integrator,iterations", [(2, 5e-3, GENERALIZED_ALPHA, 25),
+                                                          (3, 1e-2, GENERALIZED_ALPHA, 25),
+                                                          (2, 2e-3, ENERGY_MOMENTUM, 2)],
+                         ids=["planar", "spatial", "energy-momentum"])
+def test_a_newton_failure_inside_a_call_ends_the_run_as_step_by_step(dim, dt, integrator, iterations, monkeypatch):
+    """Steps too long for the pendulum's fall, or too few iterations allowed for the faster motion:
+    Newton fails after some steps -- inside a compiled call, which returns before the step for the
+    interpreted one to fail with its message."""
+    settings = SolverSettings(dt, 0.4, integrator=integrator, max_iterations=iterations)
+    fast, done, slow = runs(pendulum(dim), settings, monkeypatch)
+    assert not fast.complete and "Newton failed" in fast.message and done == len(fast.t) - 2 > 0
+    same(fast, slow)
+
+
+def test_pairwise_sum_is_numpys_sum():
+    """The compiled steps sum the potential and the work as NumPy's ``sum`` (pairwise; the steps one
+    by one take the potential from it): every length up to two levels of halving, and long ones."""
+    kernels = compiled("femdyn.integrators.step_kernels")
+    rng = np.random.default_rng(5)
+    for n in [*range(300), 1000, 4099, 20001]:
+        x = rng.standard_normal(n) * 10.0 ** rng.uniform(-8, 8, n)  # magnitudes whose order of summation shows
+        assert kernels.pairwise_sum(x, 0, n) + 0.0 == x.sum() + 0.0, n
+
+
+def test_refused_refactorisations_go_step_by_step_as_before(monkeypatch):
+    """Every refactorisation refused (KLU pivots anew in every iteration): each compiled call returns
+    before its first step, which the interpreted iteration does; the run is the run step by step."""
+    from femdyn.integrators.saddle import KeptLU
+    monkeypatch.setattr(KeptLU, "refactor_rcond_drop", np.inf)
+    settings = SolverSettings(1e-3, 0.05, integrator="generalized-alpha")
+    done = []
+    run = AlphaSteps.run
+    monkeypatch.setattr(AlphaSteps, "run", lambda self, *args: done.append(run(self, *args)) or done[-1])
+    fast = time_loop.simulate(pendulum(2), settings)
+    monkeypatch.setattr(AlphaSteps, "of", classmethod(lambda cls, stepper: None))
+    slow = time_loop.simulate(pendulum(2), settings)
+    assert fast.complete and set(done) == {0} and len(done) < 10  # tried, fewer times as they fail
+    same(fast, slow)
+
+
+def test_the_warm_up_cases_compile_the_steps_of_every_model():
+    """One machine code of each kernel for the planar and the spatial pendulum and the FEM 3-PRR, so
+    the two steps of ``femdyn warm-up``'s cases (3prr_sine, slender_cantilever) compile them for all."""
+    from femdyn.commands.warm_up import WARM_UP
+    assert {"3prr_sine", "slender_cantilever"} <= set(WARM_UP)
+    case = load_case(CASES / "3prr_sine.toml", Options(elements=1))
+    time_loop.simulate(prepare(case.model, case.q0, case.v0), case.settings.replace(t_end=0.01))
+    for dim in (2, 3):
+        for integrator in INTEGRATORS:
+            time_loop.simulate(pendulum(dim), SolverSettings(1e-3, 0.01, integrator=integrator))
+    kernels = compiled("femdyn.integrators.step_kernels")
+    assert len(kernels.alpha_steps.signatures) == len(kernels.midpoint_steps.signatures) == 1
