@@ -42,7 +42,7 @@ looked up. Each entry sums its terms in one fixed order -- the strains' products
 grad_b^T, then their Hessians strain by strain --, so that the trajectories do not move by round-off
 when the loops are rearranged. Terms that are exactly zero are left out (``_tangent``): the gradients'
 zeros, and in space the products with R_j = I, which the kernels do not multiply out (dim is a
-compile-time constant): the same values as with them, in about 0.6 of the time in space
+compile-time constant): the same values as with them, in about 0.55 of the time in space
 (``benchmarks/kernel_costs.py``).
 """
 import numpy as np
