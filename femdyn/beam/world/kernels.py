@@ -40,7 +40,10 @@ its present coordinates (not removed) with r and c both among [d, w, s] or both 
 (``elasticity``'s pattern) -- every entry written once, so the values are not zeroed and no place is
 looked up. Each entry sums its terms in one fixed order -- the strains' products factor k_i grad_m
 grad_b^T, then their Hessians strain by strain --, so that the trajectories do not move by round-off
-when the loops are rearranged.
+when the loops are rearranged. Terms that are exactly zero are left out (``_tangent``): the gradients'
+zeros, and in space the products with R_j = I, which the kernels do not multiply out (dim is a
+compile-time constant): the same values as with them, in about 0.55 of the time in space
+(``benchmarks/kernel_costs.py``).
 """
 import numpy as np
 
@@ -56,10 +59,13 @@ def _strains(z, dim, R, t, beta, lam, gam, C, e, G, Y, CY, D, U, gY):
     twist = nd + 4 * dim
     for j in range(4):
         for a in range(dim):
-            acc = 0.0
-            for b in range(dim):
-                acc += R[j, a, b] * z[nd + j * dim + b]
-            Y[j, a] = acc
+            if dim == 3:  # R_j = I (module docstring)
+                Y[j, a] = z[nd + j * dim + a]
+            else:
+                acc = 0.0
+                for b in range(dim):
+                    acc += R[j, a, b] * z[nd + j * dim + b]
+                Y[j, a] = acc
     for j in range(4):
         for a in range(dim):
             acc = 0.0
@@ -96,10 +102,13 @@ def _strains(z, dim, R, t, beta, lam, gam, C, e, G, Y, CY, D, U, gY):
             for c in range(dim):
                 gY[c] = beta[i, j] * D[c] + gam[i] * CY[j, c]
             for b in range(dim):  # R_j^T gY
-                acc = 0.0
-                for c in range(dim):
-                    acc += R[j, c, b] * gY[c]
-                G[i, nd + j * dim + b] = acc
+                if dim == 3:
+                    G[i, nd + j * dim + b] = gY[b]
+                else:
+                    acc = 0.0
+                    for c in range(dim):
+                        acc += R[j, c, b] * gY[c]
+                    G[i, nd + j * dim + b] = acc
         for p in range(nz - twist):
             G[i, twist + p] = lam[i, p]
 
@@ -123,10 +132,14 @@ def _hessian(H, f, weight, dim, R, t, beta, gam, C):
             c = g * C[j, k]
             for b1 in range(dim):
                 for b2 in range(dim):
-                    acc = 0.0
-                    for r in range(dim):
-                        acc += R[j, r, b1] * R[k, r, b2]
-                    H[nd + j * dim + b1, nd + k * dim + b2] = c * acc
+                    if dim == 3:  # R_j^T R_k = I: its zeros stay in H (set to 0 once)
+                        if b1 == b2:
+                            H[nd + j * dim + b1, nd + k * dim + b2] = c
+                    else:
+                        acc = 0.0
+                        for r in range(dim):
+                            acc += R[j, r, b1] * R[k, r, b2]
+                        H[nd + j * dim + b1, nd + k * dim + b2] = c * acc
 
 
 @kernel(inline="always")
@@ -170,7 +183,8 @@ def _elements(Qa, Qb, same, dim, ns, nz, index, R, t, beta, lam, gam, C, k, F, v
         raise ValueError("kernels.step: the elements' coordinates or strains are not those of their dimension")
     nd = dim * dim
     moving = nd + 4 * dim
-    za, zb, row = np.empty(nz), np.empty(nz), np.empty(nz)
+    za, zb = np.empty(nz), np.empty(nz)
+    Ke = np.empty((nz, nz))  # one element's tangent (``_tangent``)
     eb, ebar, weight = np.empty(ns), np.empty(ns), np.empty(ns)
     fH = np.empty((ns, dim, 4))
     Gb, Gmid = np.empty((ns, nz)), np.empty((ns, nz))
@@ -214,43 +228,76 @@ def _elements(Qa, Qb, same, dim, ns, nz, index, R, t, beta, lam, gam, C, k, F, v
         full = True
         for m in range(nz):
             full = full and ix[m] >= 0
-        for r in range(nz):  # row r of factor sum_i k_i grad_m grad_b^T + sum_i weight_i H_i
+        _tangent(Ke, factor, k[el], Gm, Gb, t[el], fH, H, R[el], dim, ns, nz)
+        for r in range(nz):
             if ix[r] < 0:
                 continue
-            for c in range(nz):
-                row[c] = 0.0
-            for i in range(ns):
-                a = factor * k[el, i] * Gm[i, r]
-                for c in range(nz):
-                    row[c] += a * Gb[i, c]
-            if r < nd:  # d_a, component rr: the columns z_j
-                da, rr = r // dim, r % dim
-                for i in range(ns):
-                    for j in range(4):
-                        f = fH[i, da, j]
-                        if f != 0.0:  # most in space: t_i is a unit vector there
-                            for b in range(dim):
-                                row[nd + j * dim + b] += f * R[el, j, rr, b]
-            elif r < moving:  # z_j, component b: the columns d and z
-                j, b = (r - nd) // dim, (r - nd) % dim
-                for i in range(ns):
-                    for da in range(dim):
-                        f = fH[i, da, j]
-                        if f != 0.0:
-                            for rr in range(dim):
-                                row[da * dim + rr] += f * R[el, j, rr, b]
-                for c in range(nd, moving):
-                    row[c] += H[r, c]
             first, last = (0, moving) if r < moving else (moving, nz)
             if full:  # no branch in the loop: LLVM vectorises it
                 for c in range(first, last):
-                    values[p + c - first] = -row[c]
+                    values[p + c - first] = -Ke[r, c]
                 p += last - first
             else:
                 for c in range(first, last):
                     if ix[c] >= 0:
-                        values[p] = -row[c]
+                        values[p] = -Ke[r, c]
                         p += 1
+
+
+@kernel(inline="always")
+def _tangent(Ke, factor, k, Gm, Gb, t, fH, H, R, dim, ns, nz):
+    """The element's tangent factor sum_i k_i grad_m grad_b^T + sum_i weight_i H_i into Ke (nz, nz) over
+    its blocks [d, w, s] and the twists' (the rest is not read), each entry summed in the order of the
+    module docstring: the strains' products as rank-one updates strain by strain, then the Hessians
+    (``_hessian``'s f and H). Exact zeros of the gradients are skipped -- whole rows, and the columns of a
+    director d_a where t_ia = 0 (most in space: t_i is a unit vector there) --, which leaves every sum
+    bit for bit as it is: a sum that starts at +0 never holds -0, and adding +-0 to it changes nothing."""
+    nd = dim * dim
+    moving = nd + 4 * dim
+    for r in range(nz):
+        for c in range(nz):
+            Ke[r, c] = 0.0
+    for i in range(ns):
+        kf = factor * k[i]
+        for r in range(nz):
+            g = Gm[i, r]
+            if g == 0.0:
+                continue
+            a = kf * g
+            if r < moving:
+                for da in range(dim):
+                    if t[i, da] != 0.0:
+                        for rr in range(da * dim, da * dim + dim):
+                            Ke[r, rr] += a * Gb[i, rr]
+                for c in range(nd, moving):
+                    Ke[r, c] += a * Gb[i, c]
+            else:
+                for c in range(moving, nz):
+                    Ke[r, c] += a * Gb[i, c]
+    for r in range(nd):  # d_a, component rr: the columns z_j
+        da, rr = r // dim, r % dim
+        for i in range(ns):
+            for j in range(4):
+                f = fH[i, da, j]
+                if f != 0.0:
+                    if dim == 3:
+                        Ke[r, nd + j * dim + rr] += f
+                    else:
+                        for b in range(dim):
+                            Ke[r, nd + j * dim + b] += f * R[j, rr, b]
+    for r in range(nd, moving):  # z_j, component b: the columns d and z
+        j, b = (r - nd) // dim, (r - nd) % dim
+        for i in range(ns):
+            for da in range(dim):
+                f = fH[i, da, j]
+                if f != 0.0:
+                    if dim == 3:
+                        Ke[r, da * dim + b] += f
+                    else:
+                        for rr in range(dim):
+                            Ke[r, da * dim + rr] += f * R[j, rr, b]
+        for c in range(nd, moving):
+            Ke[r, c] += H[r, c]
 
 
 @kernel
