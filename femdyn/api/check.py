@@ -117,7 +117,8 @@ class CheckResult:
         if self.rigid_mechanism is not None:
             lines.append(f"rigid mechanism (the probes' deviation from it): {self.rigid_mechanism}")
             kappa, smallest = self.condition_number, self.smallest_singular_value
-            lines.append("  conditioning: none (no actuated coordinate, or no assembled pose)" if math.isnan(kappa) else
+            none = kappa is None or math.isnan(kappa)
+            lines.append("  conditioning: none (no actuated coordinate, or no assembled pose)" if none else
                          f"  conditioning at the start (actuated coordinates to {self.effector}): condition number "
                          f"{kappa:.4g}, smallest singular value {smallest:.4g} (effector m per unit of the actuated "
                          f"coordinates; near a singular pose above {self.condition_bound:g})")
