@@ -1,7 +1,7 @@
 """femdyn: energy-momentum dynamics of parallel manipulators with flexible links.
 
 The public API (README, "From Python" and "Compatibility"): ``Problem`` and ``load`` with the analyses
-``Problem.run``, ``static``, ``modes``, ``motion_modes``, ``campbell``, ``map``, ``linearize``, ``invert`` and their result types (with a probe's
+``Problem.check``, ``run``, ``static``, ``modes``, ``motion_modes``, ``campbell``, ``map``, ``linearize``, ``invert`` and their result types (with a probe's
 ``ProbeDeviation`` from the rigid mechanism), ``sweep``, the model builder ``ModelBuilder`` and ``place``,
 ``SolverSettings``, ``InversionSettings`` (``Problem.invert``'s method and margins), the beam body ``BeamBody``, its ``Section`` and its ``Damping``, and the
 time functions of loads and the servo trajectories (``time_functions``, ``trajectories``). The names are
@@ -17,7 +17,7 @@ _EXPORTS = {  # public name -> the module that defines it
     "RunResult": "femdyn.api.results", "StaticResult": "femdyn.api.results", "ModesResult": "femdyn.api.results",
     "InversionResult": "femdyn.api.results", "ProbeDeviation": "femdyn.api.results",
     "LinearResult": "femdyn.api.linear", "CampbellResult": "femdyn.api.campbell", "MapResult": "femdyn.api.map",
-    "MotionModesResult": "femdyn.api.campbell", "sweep": "femdyn.api.sweep", "SweepResult": "femdyn.api.sweep",
+    "MotionModesResult": "femdyn.api.campbell", "CheckResult": "femdyn.api.check", "sweep": "femdyn.api.sweep", "SweepResult": "femdyn.api.sweep",
     "ModelBuilder": "femdyn.model.builder", "Model": "femdyn.model.model", "place": "femdyn.model.initial",
     "ModelError": "femdyn.model.errors", "SolverSettings": "femdyn.integrators.settings",
     "CaseError": "femdyn.casefile.reader", "BeamBody": "femdyn.beam.body", "Section": "femdyn.beam.body",
@@ -29,6 +29,7 @@ __all__ = sorted([*_EXPORTS, *_MODULES, "__version__"])
 
 if TYPE_CHECKING:  # what a type checker sees; at run time the names come from __getattr__
     from .api.campbell import CampbellResult, MotionModesResult
+    from .api.check import CheckResult
     from .api.linear import LinearResult
     from .api.map import MapResult
     from .api.problem import Probe, Problem, load

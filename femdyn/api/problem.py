@@ -1,9 +1,9 @@
 """``Problem``: a model, its initial state, the solver settings, the probes and the output options --
 everything a case file holds -- built from Python (``Problem(builder, settings, ...)``) or read from a
-case file (``load``), and the analyses of it: ``run`` (the dynamics, ``integrators.time_loop``),
-``static`` (the static equilibrium, ``integrators.statics``), ``modes`` (the natural modes at it,
-``integrators.modes``), ``motion_modes`` and ``campbell`` (about a steady motion, ``studies.campbell``),
-``map`` (the workspace map, ``studies.map_plan``), ``linearize`` (the linear plant there,
+case file (``load``), and the analyses of it: ``check`` (the model described, ``api.check``), ``run``
+(the dynamics, ``integrators.time_loop``), ``static`` (the static equilibrium, ``integrators.statics``),
+``modes`` (the natural modes at it, ``integrators.modes``), ``motion_modes`` and ``campbell`` (about a steady
+motion, ``studies.campbell``), ``map`` (the workspace map, ``studies.map_plan``), ``linearize`` (the linear plant there,
 ``studies.linear``) and ``invert`` (the stable inversion of its servo problem,
 ``integrators.inversion``). Each returns a result object of ``api.results`` (``api.linear``,
 ``api.campbell``, ``api.map``) with named access and ``write(folder)``, which writes the result folder
@@ -40,6 +40,7 @@ from ..model.initial import place
 from ..model.model import Model
 from ..model.spec import ModelSpec
 from ..studies.run import checked_settings, prepare_case, run_case
+from .check import CheckResult, check
 from .results import RunResult
 
 if TYPE_CHECKING:
@@ -142,8 +143,7 @@ class Problem:
                                      entry.get("fraction")))
         case = Case(path=Path(name), title=title or name, source=source, model=built, q0=q0, v0=v0,
                     settings=settings, every=every, vtk=vtk, plots=plots, states=states, probes=resolved,
-                    gauges=tuple(placed),
-                    equilibrium=equilibrium,
+                    gauges=tuple(placed), equilibrium=equilibrium,
                     assemble=assemble, hold=None if hold is None else tuple(hold))
         self._init(case, builder.spec() if builder is not None else None, inversion, None)
 
@@ -222,6 +222,10 @@ class Problem:
         """The prepared initial state (``integrators.setup.prepare``: checked, independent constraint rows
         chosen, projected onto the constraints; the static equilibrium where the problem starts there)."""
         return prepare_case(self.case)
+
+    def check(self) -> CheckResult:
+        """The problem prepared without simulating and its model described (``femdyn check``; ``api.check``)."""
+        return check(self.case, self.setup())
 
     # --- analyses --------------------------------------------------------------------------------
     def run(self, progress: Any = None, *, setup: Setup | None = None, output: Any = None,
