@@ -99,6 +99,22 @@ def gravity_potential(q, weights, dofs, bounds):
 
 
 @kernel
+def record(rows, r, qb, vb, its, lam_a, lam_b, mean, work_step):
+    """Row r + 1 of the chunk's arrays ``rows`` (Q, V, Lam, inputs, iterations, work, dissipation, the input
+    rows; ``time_loop._Chunk.add``) after a step to (qb, vb) in ``its`` iterations with the multipliers
+    lam_b: the step's servo inputs u = -lam_b (``mean``: generalized-alpha's -(lam_a + lam_b)/2 over the
+    step from lam_a), the work ``work_step`` added to the row before's, no dissipation."""
+    Q, V, Lam, inputs, iterations, work, dissipation, input_rows = rows
+    Q[r + 1], V[r + 1], iterations[r + 1] = qb, vb, its
+    for j in range(input_rows.size):
+        k = input_rows[j]
+        inputs[r, j] = -(0.5 * (lam_a[k] + lam_b[k])) if mean else -lam_b[k]
+    Lam[r] = lam_b
+    work[r + 1] = work[r] + work_step
+    dissipation[r + 1] = dissipation[r] + 0.0
+
+
+@kernel
 def alpha_steps(count, coefficients, head, tail, solver, stop, gravity, constants, carry, rows, row):
     """Up to ``count`` generalized-alpha steps (``generalized_alpha.GeneralizedAlpha.step``) in one call,
     each as the interpreted step computes it: its begin (``_begin``: q~ = q_n + h v_n + h^2 (1/2 - beta)
@@ -126,7 +142,6 @@ def alpha_steps(count, coefficients, head, tail, solver, stop, gravity, constant
     q, v, a, vd, a_before, known_before, lam, force, potential = carry
     on, safety, window, ratios, recorded, refresh, stop_steps = stop
     weights, dofs, bounds = gravity
-    Q, V, Lam, inputs, iterations, work, dissipation, input_rows = rows
     M_indptr, M_indices, M_data = head[1], head[2], head[3]
     active, refinement = solver[6], solver[8]
     n, m = q.size, lam.size
@@ -173,13 +188,8 @@ def alpha_steps(count, coefficients, head, tail, solver, stop, gravity, constant
         if not finite:
             break
         potential_b = gravity_potential(qb, weights, dofs, bounds)
-        r = row + done
-        Q[r + 1], V[r + 1], iterations[r + 1] = qb, vb, its
-        for j in range(input_rows.size):
-            inputs[r, j] = -(0.5 * (lam[input_rows[j]] + lam_b[input_rows[j]]))
-        Lam[r] = lam_b
-        work[r + 1] = work[r] + (step_work(force, constant, qb, q) + potential_b - potential)
-        dissipation[r + 1] = dissipation[r] + 0.0
+        record(rows, row + done, qb, vb, its, lam, lam_b, True,
+               step_work(force, constant, qb, q) + potential_b - potential)
         stop_steps[0] += 1
         refactored += factored
         if factored:
@@ -211,7 +221,6 @@ def midpoint_steps(count, coefficients, head, tail, batch, force, family, solver
     h, c_inertia, c_velocity, tolerance = coefficients
     q, v, lam, potential = carry
     weights, dofs, bounds = gravity
-    Q, V, Lam, inputs, iterations, work, dissipation, input_rows = rows
     g, H_indptr, H_indices, H_data = batch
     tangents, F_at, dF_at = force[0], force[1], force[2]
     M_indptr, M_indices, M_data = head[1], head[2], head[3]
@@ -256,13 +265,8 @@ def midpoint_steps(count, coefficients, head, tail, batch, force, family, solver
         if not finite:
             break
         potential_b = gravity_potential(qb, weights, dofs, bounds)
-        r = row + done
-        Q[r + 1], V[r + 1], iterations[r + 1] = qb, vb, its
-        for j in range(input_rows.size):
-            inputs[r, j] = -lam_b[input_rows[j]]
-        Lam[r] = lam_b
-        work[r + 1] = work[r] + (step_work(constant, constant, qb, q) + potential_b - potential)  # F . dq
-        dissipation[r + 1] = dissipation[r] + 0.0
+        record(rows, row + done, qb, vb, its, lam, lam_b, False,
+               step_work(constant, constant, qb, q) + potential_b - potential)  # F . dq
         refactored += factored
         if factored:
             last = values

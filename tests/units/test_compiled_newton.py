@@ -8,9 +8,8 @@ refactorisation count and the state a checkpoint saves -- also where a refactori
 KLU pivots anew in the interpreter, and both fail alike where Newton cannot converge."""
 import numpy as np
 import pytest
-from shared import CASES, newton_matrix_by_differences
+from shared import CASES, newton_matrix_by_differences, pinned_beam
 
-from femdyn.beam.body import BeamBody, Section
 from femdyn.casefile.beams import Options
 from femdyn.casefile.case import load_case
 from femdyn.integrators.energy_momentum import EnergyMomentum
@@ -59,17 +58,7 @@ def run(model, setup, compiled, steps=60, dt=2e-3, options=None, refuse=False, s
     return results, stepper
 
 
-def beam(dim, elements=4):
-    """A pinned steel beam of 0.5 m (world-vector elements with geometric stiffening) released
-    horizontal from rest under gravity, in space tilted out of the first plane."""
-    b = ModelBuilder(dim)
-    b.add_beam("beam", BeamBody.straight(0.5, elements, Section.rectangle(0.01, 0.01), 2.1e11, 7850.0, dim=dim,
-                                         **({"poisson": 0.3} if dim == 3 else {})), stiffening=True)
-    b.add_joint("pin", "revolute" if dim == 2 else "spherical", "ground", "beam")
-    b.set_gravity([0.0, -9.81] + [3.0] * (dim - 2))
-    model = b.build()
-    q, v = place(model, {}, {"pin": {"angle": 0.0}}) if dim == 2 else place(model, {"beam": {"position": [0.0] * 3}}, {})
-    return model, prepare(model, q, v)
+beam = pinned_beam
 
 
 def prr(dim=2):

@@ -9,10 +9,9 @@ with the same message and rows, and so do refused refactorisations. The sums the
 with NumPy are NumPy's."""
 import numpy as np
 import pytest
-from shared import CASES
+from shared import CASES, pinned_beam
 from test_checkpoint import FIELDS, Chunks, joined
 
-from femdyn.beam.body import BeamBody, Section
 from femdyn.casefile.beams import Options
 from femdyn.casefile.case import load_case
 from femdyn.integrators import time_loop
@@ -20,27 +19,14 @@ from femdyn.integrators.settings import SolverSettings
 from femdyn.integrators.setup import prepare
 from femdyn.integrators.settings import GENERALIZED_ALPHA, INTEGRATORS
 from femdyn.integrators.stepping import AlphaSteps, MidpointSteps
-from femdyn.model.builder import ModelBuilder
-from femdyn.model.initial import place
 from femdyn.numerics.lazy import compiled
 
 ENERGY_MOMENTUM = INTEGRATORS[0]
 
 
 def pendulum(dim, elements=4):
-    """A pinned steel beam of 0.5 m (world-vector elements with geometric stiffening) released
-    horizontal from rest under gravity, in space tilted out of the first plane."""
-    b = ModelBuilder(dim)
-    b.add_beam("beam", BeamBody.straight(0.5, elements, Section.rectangle(0.01, 0.01), 2.1e11, 7850.0, dim=dim,
-                                         **({"poisson": 0.3} if dim == 3 else {})), stiffening=True)
-    b.add_joint("pin", "revolute" if dim == 2 else "spherical", "ground", "beam")
-    b.set_gravity([0.0, -9.81] + [3.0] * (dim - 2))
-    model = b.build()
-    if dim == 2:
-        q, v = place(model, {}, {"pin": {"angle": 0.0}})
-    else:
-        q, v = place(model, {"beam": {"position": [0.0] * 3}}, {})
-    return prepare(model, q, v)
+    """The setup of ``shared.pinned_beam``."""
+    return pinned_beam(dim, elements)[1]
 
 
 def runs(setup, settings, monkeypatch, **arguments):
