@@ -395,14 +395,16 @@ def newton_matrix_by_differences(residual, qb, lam, active, scale):
     return np.column_stack(columns)
 
 
-def pinned_beam(dim, elements=4):
+def pinned_beam(dim, elements=4, gravity=True):
     """A pinned steel beam of 0.5 m (world-vector elements with geometric stiffening) released
-    horizontal from rest under gravity, in space tilted out of the first plane: (model, its setup)."""
+    horizontal from rest under gravity (or none), in space tilted out of the first plane: (model, its
+    setup)."""
     b = ModelBuilder(dim)
     b.add_beam("beam", BeamBody.straight(0.5, elements, Section.rectangle(0.01, 0.01), 2.1e11, 7850.0, dim=dim,
                                          **({"poisson": 0.3} if dim == 3 else {})), stiffening=True)
     b.add_joint("pin", "revolute" if dim == 2 else "spherical", "ground", "beam")
-    b.set_gravity([0.0, -9.81] + [3.0] * (dim - 2))
+    if gravity:
+        b.set_gravity([0.0, -9.81] + [3.0] * (dim - 2))
     model = b.build()
     if dim == 2:
         q, v = place(model, {}, {"pin": {"angle": 0.0}})

@@ -89,8 +89,9 @@ class _Steps:
         return np.stack([system.applied(q, q, t, dt, states, system.constant) for t in times])
 
     def _potential(self, q, states, known):
-        """V(q_n) of the worked forces: ``known`` (the last step's) or evaluated."""
-        return known if known is not None else self.stepper.system.worked_potential(q, states)
+        """V(q_n) of the worked forces: ``known`` (the last step's) or evaluated, a float (the sum over no
+        worked force is the integer 0, which would type the kernels' ``carry`` anew)."""
+        return float(known if known is not None else self.stepper.system.worked_potential(q, states))
 
     def _done(self, chunk, done, refactored, last, lam, states):
         """The chunk's and Newton's state after ``done`` steps of a call (``refactored`` refactorisations,

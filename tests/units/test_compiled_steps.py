@@ -148,8 +148,9 @@ def test_refused_refactorisations_go_step_by_step_as_before(monkeypatch):
 
 
 def test_the_warm_up_cases_compile_the_steps_of_every_model():
-    """One machine code of each kernel for the planar and the spatial pendulum and the FEM 3-PRR, so
-    the two steps of ``femdyn warm-up``'s cases (3prr_sine, slender_cantilever) compile them for all."""
+    """One machine code of each kernel for the planar and the spatial pendulum, with and without gravity
+    (no worked force: a potential of none), and the FEM 3-PRR, so the two steps of ``femdyn warm-up``'s
+    cases (3prr_sine, slender_cantilever) compile them for all."""
     from femdyn.commands.warm_up import WARM_UP
     assert {"3prr_sine", "slender_cantilever"} <= set(WARM_UP)
     case = load_case(CASES / "3prr_sine.toml", Options(elements=1))
@@ -157,5 +158,6 @@ def test_the_warm_up_cases_compile_the_steps_of_every_model():
     for dim in (2, 3):
         for integrator in INTEGRATORS:
             time_loop.simulate(pendulum(dim), SolverSettings(1e-3, 0.01, integrator=integrator))
+            time_loop.simulate(pinned_beam(dim, gravity=False)[1], SolverSettings(1e-3, 0.01, integrator=integrator))
     kernels = compiled("femdyn.integrators.step_kernels")
     assert len(kernels.alpha_steps.signatures) == len(kernels.midpoint_steps.signatures) == 1
