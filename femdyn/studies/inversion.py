@@ -15,6 +15,7 @@ from ..forces import time_functions
 from ..integrators.inversion import forward_check, stable_inversion
 from ..casefile.case import load_case
 from ..io.jsonfile import dumps
+from ..io.tables import write_csv
 from ..casefile.reader import Reader
 from ..model.model import Model
 from ..model.spec import CoordinateLoadSpec
@@ -92,11 +93,10 @@ def write_inversion(folder, case, zero, inversion, check, settings):
     coordinate), check.csv (t and the servo rows' residual of the forward run) and summary.json (the
     settings, Newton's iterations, the zero dynamics ``zero``, the path error)."""
     folder = Path(folder)
-    header = ",".join(["t"] + list(case.model.inputs))
-    np.savetxt(folder / "inputs.csv", np.column_stack([inversion.t_mid, inversion.inputs]), delimiter=",",
-               header=header, comments="", fmt="%.12g")
-    np.savetxt(folder / "check.csv", np.column_stack([check.t, check.error]), delimiter=",",
-               header=header, comments="", fmt="%.12g")
+    names = list(case.model.inputs)
+    for file, t, values in (("inputs.csv", inversion.t_mid, inversion.inputs), ("check.csv", check.t, check.error)):
+        values = np.asarray(values).reshape(len(t), -1)  # tables' format: a value not finite is an empty field
+        write_csv(folder / file, {"t": t, **{name: values[:, i] for i, name in enumerate(names)}})
     summary = {"method": settings.method, "pre": settings.pre, "post": settings.post,
                "dt": float(inversion.t[1] - inversion.t[0]), "newton_iterations": inversion.iterations,
                "sigma": [float(s) for s in zero.sigma], "minimum_phase": zero.minimum_phase,
