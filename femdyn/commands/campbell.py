@@ -13,7 +13,8 @@ from ..casefile.case import CaseError
 from ..post.folders import default_folder, output_folder
 from ..studies.campbell import sweep_values
 from .arguments import nonnegative_int
-from .output import flexible_line, say
+from ..api.check import flexible_line
+from .output import say
 
 
 def add_arguments(parser):

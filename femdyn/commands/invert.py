@@ -11,7 +11,8 @@ from ..integrators.modes import ModesError
 from ..integrators.statics import StaticsError
 from ..post.folders import default_folder, output_folder
 from .arguments import flexible_options, load_problem, out_options, positive_float
-from .output import flexible_line, say
+from ..api.check import flexible_line
+from .output import say
 
 
 def add(commands):

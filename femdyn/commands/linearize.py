@@ -16,7 +16,8 @@ from ..post.folders import default_folder, output_folder
 from ..post.statespace import SUMMARY, default_signals, signals
 from .campbell import frame_option
 from .arguments import equilibrium_options, flexible_options, load_problem, out_options
-from .output import flexible_line, say
+from ..api.check import flexible_line
+from .output import say
 
 
 def _names(text):

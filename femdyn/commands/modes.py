@@ -15,7 +15,8 @@ from ..post.equilibrium import MODES
 from ..post.folders import default_folder, output_folder
 from . import campbell
 from .arguments import equilibrium_options, flexible_options, load_problem, out_options, positive_int
-from .output import flexible_line, say
+from ..api.check import flexible_line
+from .output import say
 
 
 def add(commands):

@@ -1,9 +1,7 @@
-"""What the subcommands print: text on stdout that survives a closed pipe (``say``), and the lines on
-dropped constraints and on flexible bodies (``api.check``)."""
+"""What the subcommands print: text on stdout that survives a closed pipe (``say``); the lines on dropped
+constraints and on flexible bodies are ``api.check``'s."""
 import os
 import sys
-
-from ..api.check import dropped, flexible_line  # noqa: F401  (the commands' shared lines)
 
 
 def say(text):

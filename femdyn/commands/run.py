@@ -25,7 +25,8 @@ from ..model.gauges import gauge_lines
 from ..post.progress import Progress
 from ..post.results import SAVE_SECONDS, TABLES, ResultWriter, draw_plots, fingerprint
 from .arguments import every, finite_float, flexible_options, load_problem, out_options, positive_float
-from .output import dropped, flexible_line, say
+from ..api.check import dropped, flexible_line
+from .output import say
 
 OPTIONS = {"dt": "--dt", "t_end": "--t-end", "integrator": "--integrator", "rho_inf": "--rho-inf",
            "newton": "--newton"}  # solver settings field -> the option that overrides it

@@ -25,7 +25,8 @@ from .arguments import (
     positive_float,
     relative_step,
 )
-from .output import flexible_line, say
+from ..api.check import flexible_line
+from .output import say
 
 
 def add(commands):

@@ -11,7 +11,8 @@ from ..model.deviation import SINGULAR_WORDS
 from ..post.folders import default_folder, output_folder
 from ..post.probes import ELASTIC
 from .arguments import at_option, flexible_options, load_problem, out_options
-from .output import flexible_line, say
+from ..api.check import flexible_line
+from .output import say
 
 
 def add(commands):
