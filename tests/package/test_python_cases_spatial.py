@@ -90,7 +90,7 @@ def delta_flexible():
     universal joints at the elbow, spherical at the 0.2 kg effector); the motor angles follow harmonic
     coordinate servos from the static equilibrium, the motor torques the inputs."""
     b = femdyn.ModelBuilder(3)
-    b.add_body("effector", 0.2, principal_to_euler([1.317e-4, 1.317e-4, 2.5e-4]), size=[0.1, 0.1, 0.02])
+    b.add_body("effector", 0.2, inertia=[1.317e-4, 1.317e-4, 2.5e-4], size=[0.1, 0.1, 0.02])
     tube = femdyn.Section(pi * (0.01**2 - 0.008**2), pi / 4 * (0.01**4 - 0.008**4), iy=pi / 4 * (0.01**4 - 0.008**4),
                           j=pi / 2 * (0.01**4 - 0.008**4))
     rod = 2700 * pi * (0.005**2 - 0.004**2) * 0.45  # kg
@@ -102,7 +102,7 @@ def delta_flexible():
         b.add_body(f"elbow{k}", 0.02, [0.02 * 0.02**2 / 12, 0.02 * 0.07**2 / 12, 0.02 * 0.02**2 / 12],
                    size=[0.02, 0.07, 0.02])
         for side in "ab":
-            b.add_body(f"rod{k}{side}", rod, principal_to_euler([rod * (0.005**2 + 0.004**2) / 2, across, across]),
+            b.add_body(f"rod{k}{side}", rod, inertia=[rod * (0.005**2 + 0.004**2) / 2, across, across],
                        size=[0.45, 0.01, 0.01])
     bodies = {"effector": {"position": [0.0, 0.0, -np.sqrt(0.45**2 - 0.26**2)]}}
     for k, phi in zip((1, 2, 3), phis):
@@ -127,13 +127,6 @@ def delta_flexible():
     return femdyn.Problem(b, femdyn.SolverSettings(dt=0.002, t_end=2.0), bodies=bodies, equilibrium=True,
                           probes={"tcp": ("effector", [0.0, 0.0, 0.0]), "arm1_tip": ("arm1", [0.2, 0.0, 0.0])},
                           name="delta_flexible")
-
-
-def principal_to_euler(inertia):
-    """Euler-tensor eigenvalues E_a = (J_b + J_c - J_a)/2 from the principal moments J (a case file's
-    ``inertia``; ``ModelBuilder.add_body`` takes E)."""
-    inertia = np.asarray(inertia, dtype=float)
-    return 0.5 * (inertia.sum() - 2.0 * inertia)
 
 
 BUILT = {"stewart_gough": stewart_gough, "stewart_gough_flexible": stewart_gough_flexible,
