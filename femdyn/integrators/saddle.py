@@ -45,11 +45,12 @@ from ..beam.world.elasticity import NO_STEP
 from ..forces.base import Force
 from ..joints.angle import NO_FAMILY
 from ..joints.batch import NO_PLACES, NONE, AffineConstraints
+from ..model.jacobian import JacobianRows
 from ..numerics.lazy import compiled
 from ..numerics.linalg import CsrOperator, FixedPatternLU, SingularMatrixError, operator
-from ..numerics.pattern import SparsePattern, block_entries
+from .families import FamilyLayout, add_at
+from ..numerics.pattern import SparsePattern
 
-SCATTER = "femdyn.numerics.scatter"  # numba: imported where the refill runs
 KERNELS = __package__ + ".kernels"
 
 
@@ -125,39 +126,6 @@ class KeptLU(FixedPatternLU):
         self.refactorizations = int(state["lu.refactorizations"])
 
 
-class FamilyLayout:
-    """Where the Newton-matrix entries of constraint family ``c`` go -- its tangent block, the force
-    directions Gbar^T and the Jacobian G, in this order, appended to ``rows``/``cols`` -- and what the
-    assembly needs to fill them. ``position``: place of each constraint row among the active ones
-    (-1: dropped); the multiplier unknowns follow the n coordinates."""
-
-    def __init__(self, c, position, n, rows, cols):
-        t_i, t_j = block_entries(c.dofs, c.dofs, c.tangent_mask)
-        r_g, c_g = np.nonzero(c.jacobian_mask)
-        r_f, c_f = np.nonzero(c.force_mask)
-        g_rows, g_cols = position[c.rows[:, r_g]].ravel(), c.dofs[:, c_g].ravel()
-        f_rows, f_cols = position[c.rows[:, r_f]].ravel(), c.dofs[:, c_f].ravel()
-        self.g_keep, self.f_keep = g_rows >= 0, f_rows >= 0
-        rows += [t_i, f_cols[self.f_keep], n + g_rows[self.g_keep]]
-        cols += [t_j, n + f_rows[self.f_keep], g_cols[self.g_keep]]
-        phi_rows = position[c.rows]
-        self.c, self.n, self.f_cols, self.lam_rows = c, n, f_cols, c.rows[:, r_f]
-        self.phi_keep, self.phi_at = phi_rows >= 0, n + phi_rows[phi_rows >= 0]
-        self.servo = c.time_dependent
-        self.compiled = hasattr(c, "contribute")  # evaluated and placed by its own kernel (``places``)
-
-    def add(self, values, scale, tangent, Gbar, G, T):
-        """Adds the family's Newton-matrix entries -- ``tangent`` T, scale Gbar, scale G -- to the CSC
-        data ``values`` at their places ``at`` (set by ``SaddleSystem``)."""
-        _add(values, self.at, np.concatenate([tangent * T.ravel(), scale * Gbar.ravel()[self.f_keep],
-                                              scale * G.ravel()[self.g_keep]]))
-
-    def forces(self, Gbar, lam):
-        """The constraint forces Gbar^T lam (n,) of the family; ``Gbar`` at ``force_mask`` (or 1.0:
-        the Boolean input matrix B of a servo family), ``lam`` all m multipliers."""
-        return np.bincount(self.f_cols, weights=(Gbar * lam[self.lam_rows]).ravel(), minlength=self.n)
-
-
 class SaddleSystem:
     """The saddle-point system of ``model`` (module docstring); ``active_rows`` selects the
     independent constraint rows (None: all)."""
@@ -193,7 +161,7 @@ class SaddleSystem:
         self._worked = [k for k, w in enumerate(self.worked) if w]
         self.dissipative = [k for k, f in enumerate(self.forces) if f.dissipative]
         self._invariant = bool(self.constant) and all(self.forces[k].invariant for k in self.constant)
-        self._invariant_forces = None  # their sum (``applied``)
+        self._invariant_forces = {}  # force index: its vector (``applied``)
         # the forces with an internal state that a step advances (``Force.advance``, ``continuous_advance``)
         self.advancing = [k for k, f in enumerate(self.forces) if type(f).advance is not Force.advance]
         self.advancing_continuous = [k for k, f in enumerate(self.forces)
@@ -223,6 +191,7 @@ class SaddleSystem:
                             np.cumsum([0] + [self.forces[k].dofs.size for k in self.varying]).astype(np.int64),
                             join([self._force_at[k] for k in self.varying]))
         self._kernels = None  # ``KERNELS``, looked up on the first call of ``assemble``
+        self._jacobian = None  # G at the active rows (``JacobianRows``), made on the first ``constraint_acceleration``
         # the whole Newton iteration is compiled (``kernels.newton_loop``) where the residual is: no
         # families outside the batch but one that the loop adds itself (joint angles, ``loop_family``), no
         # varying force but one that it evaluates itself (the world beams' elasticity, ``loop_force``); M in
@@ -272,7 +241,7 @@ class SaddleSystem:
     def add_tangent(self, values, k, data, factor=1.0):
         """Adds ``factor`` times the tangent ``data`` of varying force k (in its ``tangent_pattern``
         order) to the CSC data ``values``."""
-        _add(values, self._force_at[k], data, factor)
+        add_at(values, self._force_at[k], data, factor)
 
     def scatter(self, dofs, values):
         """Local values (K, k) at ``dofs`` (K, k) summed into a vector of the n coordinates."""
@@ -280,19 +249,20 @@ class SaddleSystem:
 
     def applied(self, qa, qb, t, dt, states, which):
         """The discrete forces Fbar(qa, qb, t, dt) (n,) of the forces ``which`` (indices) with their
-        ``states``, a new array; at qa = qb the continuous forces of the constant ones. Those are
-        summed once where every one is ``invariant`` (gravity alone), and copied after."""
-        if which is self.constant and self._invariant:
-            if self._invariant_forces is None:
-                self._invariant_forces = self._applied(qa, qb, t, dt, states, which)
-            return self._invariant_forces.copy()
-        return self._applied(qa, qb, t, dt, states, which)
-
-    def _applied(self, qa, qb, t, dt, states, which):
+        ``states``, a new array, summed in the order of ``which``; at qa = qb the continuous forces of
+        the constant ones. An ``invariant`` force (gravity) is scattered into a vector once and that
+        vector added after."""
         F = np.zeros(self.n)
         for k in which:
             f = self.forces[k]
-            F += self.scatter(f.dofs, f.discrete_force(qa[f.dofs], qb[f.dofs], t, dt, states[k]))
+            if f.invariant:
+                fixed = self._invariant_forces.get(k)
+                if fixed is None:
+                    fixed = self._invariant_forces[k] = self.scatter(f.dofs, f.discrete_force(qa[f.dofs], qb[f.dofs],
+                                                                                            t, dt, states[k]))
+                F += fixed
+            else:
+                F += self.scatter(f.dofs, f.discrete_force(qa[f.dofs], qb[f.dofs], t, dt, states[k]))
         return F
 
     def continuous_forces(self, q, v, t, dt, states, which, values=None, velocity_factor=0.0):
@@ -353,7 +323,7 @@ class SaddleSystem:
             self._constrain_families(R, starts, qb if qa is None else qa, qb, lam, scale,
                                      None if values is None else tangent, values)
             if where == kernels.TANGENTS_LATER and values is not None:
-                _add(values, dF_at, dF, -1.0)
+                add_at(values, dF_at, dF, -1.0)
         return R
 
     def static(self, q, lam, t, states, starts, scale, mass_factor=0.0, tangents=True, v=None):
@@ -397,10 +367,12 @@ class SaddleSystem:
         along (q + s v, t + s), s = 0, eps, 2 eps with eps = dt/100 (three points, exact for the
         quadratic, time-independent rows)."""
         model, active, eps = self.model, self.active, 1e-2 * dt
+        if self._jacobian is None:
+            self._jacobian = JacobianRows(model, active)
 
         def velocity_residual(s):
             qs = q + s * v
-            return model.jacobian(qs, active, t + s) @ v + model.phi_time_derivative(qs, t + s)[active]
+            return self._jacobian(qs, t + s) @ v + model.phi_time_derivative(qs, t + s)[active]
 
         return (-3.0 * velocity_residual(0.0) + 4.0 * velocity_residual(eps) - velocity_residual(2 * eps)) / (2 * eps)
 
@@ -494,7 +466,3 @@ class SaddleSystem:
             if tangent is not None:
                 fam.add(values, scale, tangent, Gbar, G, T)
 
-
-def _add(values, at, data, factor=1.0):
-    """values[at] += factor data, duplicates summed in order (``scatter.add``)."""
-    compiled(SCATTER).add(values, at, np.ascontiguousarray(data, dtype=np.float64).reshape(-1), float(factor))

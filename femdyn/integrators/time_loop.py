@@ -240,8 +240,8 @@ def _results(setup, settings, chunk, initial_total, complete, message, factorisa
     whole = slice(0, chunk.rows + 1)
     Q, V, times = two_rows(chunk.Q[whole]), two_rows(chunk.V[whole]), two_rows(t)
     states = chunk.history * (2 if len(chunk.history) == 1 else 1)
-    momentum, angular = model.momenta(Q, V)
-    derived = dict(residual=model.residual_history(Q, times, setup.active_rows), kinetic=model.kinetic(V),
+    kinetic, momentum, angular = model.kinetic_momenta(Q, V)
+    derived = dict(residual=model.residual_history(Q, times, setup.active_rows), kinetic=kinetic,
                    potential=model.potential_history(Q, states), momentum=momentum, angular_momentum=angular)
     count = chunk.rows + 1 - skip
     k = chunk.rows

@@ -71,7 +71,7 @@ class Constraint(ABC):
 
     def places(self, layout):
         """Where a family with its own compiled ``contribute`` (``angle.JointAngle``, ``servo.Servo``)
-        writes, from its ``saddle.FamilyLayout``: the CSC places of its Newton-matrix entries per
+        writes, from its ``integrators.families.FamilyLayout``: the CSC places of its Newton-matrix entries per
         instance -- tangent (K, P), Gbar^T at ``force_mask`` (K, F) and G at ``jacobian_mask`` (K, J),
         -1 on dropped rows --, the residual place of each row's phi (K m,; -1: dropped) and the rows
         (K m,)."""

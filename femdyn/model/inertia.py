@@ -20,19 +20,19 @@ import scipy.sparse as sp
 
 
 class Inertia:
-    """``slots`` (S,) first coordinate of each slot, ``A``/``B`` (S, S) sparse, ``reference`` the slots
-    of the bodies' reference points (phi), ``n`` the number of coordinates; ``scalars`` the scalar
-    massive coordinates with their mass matrix ``S`` (sparse)."""
+    """The mass matrix ``matrix`` (n, n, CSR) from ``slots`` (S,) first coordinate of each slot,
+    ``A``/``B`` (S, S) sparse, ``scalars`` the scalar massive coordinates with their mass matrix ``S``
+    (sparse); ``reference`` the slots of the bodies' reference points (phi), ``n`` the number of
+    coordinates."""
 
     def __init__(self, dim, n, slots, A, B, reference, scalars=(), S=None):
         self.dim, self.n = dim, n
         self.slots = np.asarray(slots, dtype=np.int64)
-        self.A, self.B = sp.csr_matrix(A), sp.csr_matrix(B)
         self.reference = np.asarray(reference, dtype=np.int64)
         index = self.slots[:, None] + np.arange(dim)  # (S, dim) coordinates of each slot
         self._index = index
         # A (x) I: (i, a)-(k, a) gets A_ik
-        a, b = self.A.tocoo(), self.B.tocoo()
+        a, b = sp.coo_matrix(A), sp.coo_matrix(B)
         rows, cols, data = [index[a.row].ravel()], [index[a.col].ravel()], [np.repeat(a.data, dim)]
         if dim == 2 and b.nnz:  # J = [[0, -1], [1, 0]]: (i, x)-(k, y) gets -B, (i, y)-(k, x) gets +B
             rows += [index[b.row, 0], index[b.row, 1]]
@@ -45,33 +45,36 @@ class Inertia:
         self.matrix = sp.csr_matrix((np.concatenate(data), (np.concatenate(rows), np.concatenate(cols))),
                                     shape=(n, n))
 
+    def _products(self, v):
+        """The rows v (F, n) of a state or history and M v (F, n), one sparse product for all rows."""
+        flat = np.asarray(v).reshape(-1, self.n)
+        return flat, (self.matrix @ flat.T).T
+
     def kinetic(self, v):
         """1/2 v.M v of one state (n,) or a history (..., n)."""
         v = np.asarray(v)
-        flat = v.reshape(-1, self.n)
-        out = 0.5 * np.einsum("fi,fi->f", flat, (self.matrix @ flat.T).T)
-        return out.reshape(v.shape[:-1])
-
-    @staticmethod
-    def _times(matrix, V):
-        """sum_k matrix_ik V_fkd for a history of slot vectors V (F, S, dim)."""
-        F, S, dim = V.shape
-        flat = matrix @ V.transpose(1, 0, 2).reshape(S, F * dim)
-        return np.asarray(flat).reshape(S, F, dim).transpose(1, 0, 2)
+        flat, Mv = self._products(v)
+        return (0.5 * np.einsum("fi,fi->f", flat, Mv)).reshape(v.shape[:-1])
 
     def momenta(self, q, v):
         """Linear momentum (..., dim) and angular momentum about the origin (..., 1 or 3)."""
+        return self.kinetic_momenta(q, v)[1:]
+
+    def kinetic_momenta(self, q, v):
+        """The kinetic energy (``kinetic``), linear momentum (..., dim) and angular momentum about the
+        origin (..., 1 or 3) of one state or a history, from one product M v: on the slots
+        (M v)_i = sum_k A_ik v_k + B_ik J v_k, so p = sum over the reference slots of (M v)_i and
+        L = sum_i q_i x (M v)_i (in the plane q x J w = q.w gives the B terms of the module docstring);
+        the scalar coordinates are no slot's."""
         q, v = np.asarray(q), np.asarray(v)
         lead = q.shape[:-1]
+        flat, Mv = self._products(v)
+        kinetic = 0.5 * np.einsum("fi,fi->f", flat, Mv)
         Q = q.reshape(-1, self.n)[:, self._index]  # (F, S, dim)
-        V = v.reshape(-1, self.n)[:, self._index]
-        AV, BV = self._times(self.A, V), self._times(self.B, V)
-        linear = AV[:, self.reference].sum(axis=1)
+        P = Mv[:, self._index]
+        linear = P[:, self.reference].sum(axis=1)
         if self.dim == 2:
-            J_BV = np.stack([-BV[..., 1], BV[..., 0]], axis=-1)
-            linear = linear + J_BV[:, self.reference].sum(axis=1)
-            angular = (np.sum(Q[..., 0] * AV[..., 1] - Q[..., 1] * AV[..., 0], axis=1)
-                       + np.sum(Q * BV, axis=(1, 2)))[:, None]
+            angular = np.sum(Q[..., 0] * P[..., 1] - Q[..., 1] * P[..., 0], axis=1)[:, None]
         else:
-            angular = np.cross(Q, AV).sum(axis=1)
-        return linear.reshape(*lead, self.dim), angular.reshape(*lead, -1)
+            angular = np.cross(Q, P).sum(axis=1)
+        return kinetic.reshape(lead), linear.reshape(*lead, self.dim), angular.reshape(*lead, -1)

@@ -468,6 +468,10 @@ class Model:
         or a history (``inertia``)."""
         return self.inertia.momenta(q, v)
 
+    def kinetic_momenta(self, q, v):
+        """``kinetic``, then ``momenta`` of one state or a history, from one product M v (``inertia``)."""
+        return self.inertia.kinetic_momenta(q, v)
+
 
 HISTORY_ENTRIES = 4_000_000  # values per configuration times configurations in a chunk of a history (32 MB)
 
