@@ -255,14 +255,13 @@ class SaddleSystem:
         F = np.zeros(self.n)
         for k in which:
             f = self.forces[k]
-            if f.invariant:
-                fixed = self._invariant_forces.get(k)
-                if fixed is None:
-                    fixed = self._invariant_forces[k] = self.scatter(f.dofs, f.discrete_force(qa[f.dofs], qb[f.dofs],
-                                                                                            t, dt, states[k]))
-                F += fixed
-            else:
-                F += self.scatter(f.dofs, f.discrete_force(qa[f.dofs], qb[f.dofs], t, dt, states[k]))
+            fixed = self._invariant_forces.get(k) if f.invariant else None
+            if fixed is None:
+                q_a = qa[f.dofs]
+                fixed = self.scatter(f.dofs, f.discrete_force(q_a, q_a if qb is qa else qb[f.dofs], t, dt, states[k]))
+                if f.invariant:
+                    self._invariant_forces[k] = fixed
+            F += fixed
         return F
 
     def continuous_forces(self, q, v, t, dt, states, which, values=None, velocity_factor=0.0):
@@ -372,7 +371,7 @@ class SaddleSystem:
 
         def velocity_residual(s):
             qs = q + s * v
-            return self._jacobian(qs, t + s) @ v + model.phi_time_derivative(qs, t + s)[active]
+            return self._jacobian.times(qs, v, t + s) + model.phi_time_derivative(qs, t + s)[active]
 
         return (-3.0 * velocity_residual(0.0) + 4.0 * velocity_residual(eps) - velocity_residual(2 * eps)) / (2 * eps)
 

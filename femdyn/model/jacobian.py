@@ -1,38 +1,40 @@
-"""The constraint Jacobian G(q, t) of a model at chosen rows on a sparsity pattern fixed once: the matrix
-``Model.jacobian(q, rows, t)`` builds, entry for entry in the same CSR order (so its products are the
-same bit for bit), without SciPy's conversion from coordinates and its row selection at every call --
-the consistent accelerations evaluate G three times (``integrators.saddle``)."""
+"""Products G(q, t) v of the constraint Jacobian of a model at chosen rows, on a sparsity pattern fixed
+once: the matrix ``Model.jacobian(q, rows, t)`` builds, entry for entry in the same CSR order, through
+the same compiled product (so the same numbers bit for bit), without SciPy's conversion from coordinates,
+its row selection and its checks at every call -- the consistent accelerations take three such products
+(``integrators.saddle``)."""
 import numpy as np
-import scipy.sparse as sp
+
+from ..numerics.linalg import RowPattern
 
 
 class JacobianRows:
-    """G(q, t) at the rows ``rows`` (indices into the model's m rows, None: all) of ``model``, a CSR
-    matrix (len(rows), n) whose entries are every family's dense blocks (explicit zeros kept) sorted
-    by row, then column, as SciPy orders ``csr_matrix((data, (rows, cols)))``. Where a family lists a
-    coordinate twice in one row (duplicates that SciPy sums) it falls back to ``Model.jacobian``."""
+    """G(q, t) at the rows ``rows`` (indices into the model's m rows, None: all) of ``model``, in CSR
+    arrays (len(rows), n) whose entries are every family's dense blocks (explicit zeros kept) sorted by row,
+    then column, as SciPy orders ``csr_matrix((data, (rows, cols)))``. Where a family lists a coordinate
+    twice in one row (duplicates that SciPy sums) it falls back to ``Model.jacobian``."""
 
     def __init__(self, model, rows=None):
         self.model, self.rows = model, rows
-        r = np.concatenate([np.broadcast_to(c.rows[:, :, None], c.rows.shape + c.dofs.shape[1:]).ravel()
-                            for c in model.constraints]) if model.constraints else np.zeros(0, np.int64)
-        c = np.concatenate([np.broadcast_to(c.dofs[:, None, :], c.rows.shape + c.dofs.shape[1:]).ravel()
-                            for c in model.constraints]) if model.constraints else np.zeros(0, np.int64)
+        blocks = [f.rows.shape + f.dofs.shape[1:] for f in model.constraints]  # (K, rows, dofs) of each G
+        r = np.concatenate([np.zeros(0, np.int64)] + [np.broadcast_to(f.rows[:, :, None], shape).ravel()
+                                                      for f, shape in zip(model.constraints, blocks)])
+        c = np.concatenate([np.zeros(0, np.int64)] + [np.broadcast_to(f.dofs[:, None, :], shape).ravel()
+                                                      for f, shape in zip(model.constraints, blocks)])
         self.duplicates = np.unique(r * model.n + c).size < r.size
         chosen = np.arange(model.m) if rows is None else np.asarray(rows, dtype=np.int64)
         place = -np.ones(model.m, dtype=np.int64)  # each row's place among the chosen ones
         place[chosen] = np.arange(chosen.size)
         keep = np.flatnonzero(place[r] >= 0)
         order = keep[np.lexsort((c[keep], place[r[keep]]))]  # the entries of the chosen rows, by row, column
-        self._order, self._indices = order, c[order].astype(np.int32)
-        self._indptr = np.concatenate([[0], np.cumsum(np.bincount(place[r[order]], minlength=chosen.size))]
-                                      ).astype(np.int32)
-        self.shape = (chosen.size, model.n)
+        self._order = order
+        self._pattern = RowPattern(place[r[order]], c[order], (chosen.size, model.n))
 
-    def __call__(self, q: np.ndarray, t: float = 0.0) -> sp.csr_matrix:
-        """G(q, t) at the rows, as ``Model.jacobian(q, rows, t)``."""
+    def times(self, q: np.ndarray, v: np.ndarray, t: float = 0.0) -> np.ndarray:
+        """G(q, t) v at the rows, as ``Model.jacobian(q, rows, t) @ v``."""
+        model = self.model
         if self.duplicates:
-            return self.model.jacobian(q, self.rows, t)
-        data = np.concatenate([(c.jacobian(q[c.dofs], t) if c.time_dependent else c.jacobian(q[c.dofs])).ravel()
-                               for c in self.model.constraints]) if self.model.constraints else np.zeros(0)
-        return sp.csr_matrix((data[self._order], self._indices, self._indptr), shape=self.shape)
+            return model.jacobian(q, self.rows, t) @ v
+        data = np.concatenate([np.zeros(0)] + [(f.jacobian(q[f.dofs], t) if f.time_dependent else f.jacobian(q[f.dofs]))
+                                               .ravel() for f in model.constraints])
+        return self._pattern.times(data[self._order], v)
