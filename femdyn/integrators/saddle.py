@@ -48,8 +48,8 @@ from ..joints.batch import NO_PLACES, NONE, AffineConstraints
 from ..model.jacobian import JacobianRows
 from ..numerics.lazy import compiled
 from ..numerics.linalg import CsrOperator, FixedPatternLU, SingularMatrixError, operator
-from .families import FamilyLayout, add_at
 from ..numerics.pattern import SparsePattern
+from .families import FamilyLayout, add_at
 
 KERNELS = __package__ + ".kernels"
 
@@ -138,7 +138,6 @@ class SaddleSystem:
         self.size = model.n + self.active.size
         self._all_active = self.active.size == model.m  # the rows are distinct: all of them
         self.mass = model.mass_matrix.tocoo()
-        self.mass_operator = operator(self.mass)
         diagonal = self.mass.diagonal()
         positive = diagonal[diagonal > 0]
         self.mbar = positive.mean() if positive.size else 1.0  # the multipliers' scale is c mbar
@@ -202,8 +201,7 @@ class SaddleSystem:
         self._looped_family = next((fam for fam in self.families if hasattr(fam.c, "loop_arguments")), None)
         self.compiled_residual = len(self.families) == (self._looped_family is not None) and len(looped) <= 1 \
             and len(self.varying) == len(looped)
-        if self.compiled_residual and looped:  # M of beams is not diagonal: its products those of the loop's
-            self.mass_operator = CsrOperator(self.mass)
+        self.mass_operator = CsrOperator(self.mass) if self.compiled_residual and looped else operator(self.mass)
         self.batch_arguments = (self._batch_at, *self.affine.arguments)  # its places in the matrix, then its data
         mass = sp.csr_matrix(self.mass)
         mass.sum_duplicates()
@@ -464,4 +462,3 @@ class SaddleSystem:
             R[fam.phi_at] = scale * phi[fam.phi_keep]
             if tangent is not None:
                 fam.add(values, scale, tangent, Gbar, G, T)
-

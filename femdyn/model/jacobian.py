@@ -21,14 +21,15 @@ class JacobianRows:
                                                       for f, shape in zip(model.constraints, blocks)])
         c = np.concatenate([np.zeros(0, np.int64)] + [np.broadcast_to(f.dofs[:, None, :], shape).ravel()
                                                       for f, shape in zip(model.constraints, blocks)])
-        self.duplicates = np.unique(r * model.n + c).size < r.size
         chosen = np.arange(model.m) if rows is None else np.asarray(rows, dtype=np.int64)
-        place = -np.ones(model.m, dtype=np.int64)  # each row's place among the chosen ones
+        place = -np.ones(model.m, dtype=np.int64)  # each row's place among the chosen ones, -1: not chosen
         place[chosen] = np.arange(chosen.size)
-        keep = np.flatnonzero(place[r] >= 0)
-        order = keep[np.lexsort((c[keep], place[r[keep]]))]  # the entries of the chosen rows, by row, column
-        self._order = order
-        self._pattern = RowPattern(place[r[order]], c[order], (chosen.size, model.n))
+        at = place[r]
+        order = np.lexsort((c, at))
+        self._order = order = order[at[order] >= 0]  # the entries of the chosen rows, by row, then column
+        at, c = at[order], c[order]
+        self.duplicates = bool(np.any((at[1:] == at[:-1]) & (c[1:] == c[:-1])))
+        self._pattern = RowPattern(at, c, (chosen.size, model.n))
 
     def times(self, q: np.ndarray, v: np.ndarray, t: float = 0.0) -> np.ndarray:
         """G(q, t) v at the rows, as ``Model.jacobian(q, rows, t) @ v``."""
