@@ -11,7 +11,7 @@ Where a step cannot be done so -- its Newton iteration ends other than converged
 finite -- the call returns before it, undone, and the time loop does it step by step, with the messages
 and the recovery of the interpreted iteration (KLU's pivots chosen anew, a Newton failure).
 
-The compiled steps take models with full Newton whose constant forces depend on time alone (gravity,
+The compiled steps take models, with full or simplified Newton, whose constant forces depend on time alone (gravity,
 ``TimeLoad``; evaluated for the call's steps before it, at the times the steps take them), whose worked
 forces are those (the potential: gravity's), with no dissipation, no advancing force states and no
 family outside the batch but, with generalized-alpha, a joint-angle family that is no servo (the FEM
@@ -39,7 +39,7 @@ def _eligible(stepper, alpha) -> bool:
     worked = [system.forces[k] for k, w in enumerate(system.worked) if w]
     family = not system.families or (alpha and not system._servo_families)  # then the looped angle family
     return (system.compiled_residual and family and isinstance(system.mass_operator, CsrOperator)
-            and not stepper.options.modified and all(type(system.forces[k]) in TIME_ONLY for k in system.constant)
+            and all(type(system.forces[k]) in TIME_ONLY for k in system.constant)
             and all(isinstance(f, Gravity) or type(f).potential is Force.potential for f in worked)
             and not system.dissipative and not system.advancing and not system.advancing_continuous
             and not system.varying_worked)
@@ -70,11 +70,13 @@ class _Steps:
         self.head = (mass_factor, *system.mass_csr, stepper._mass_values)  # ``newton_loop``'s first arguments
 
     def _solver(self):
-        """``kernels.newton_loop``'s arguments after the bound (but the stop)."""
+        """``kernels.newton_loop``'s arguments after the bound (but the stop): the iteration limit, the
+        factorisation's, the refinement's and the simplified iteration's."""
         s = self.stepper
         lu, newton = s.system.lu, s.newton
         return (s.options.max_iterations, *lu.pattern, lu.handles, lu.rcond, lu.refactor_floor, newton.active,
-                newton.scale, newton._refinement, FIRST_SOLVE_REFINEMENT, newton.REFINEMENT_PAUSE)
+                newton.scale, newton._refinement, FIRST_SOLVE_REFINEMENT, newton.REFINEMENT_PAUSE, s.options.modified,
+                newton.REFRESH_CONTRACTION)
 
     def _rows(self, chunk):
         return (chunk.Q, chunk.V, chunk.Lam, chunk.inputs, chunk.iterations, chunk.work, chunk.dissipation,
@@ -99,7 +101,6 @@ class _Steps:
         s = self.stepper
         if refactored:
             s.system.lu.refactored(last, refactored)
-            s.newton.factorised = True
         chunk.rows += done
         chunk.lam = lam
         chunk.history.extend([states] * done)
