@@ -80,7 +80,8 @@ below the tolerance. The solution is the same to within the tolerance, but it is
 to round-off (the constraint residual is then up to about the tolerance instead of 1e-15), so the
 option is off by default. The energy-momentum stepper has no early stop: its conservation to
 round-off needs the converged residual. ``NewtonOptions.modified`` (``newton.Newton``, both steppers)
-keeps the factorised matrix over steps instead; the early stop is for full Newton only.
+keeps a step's first factorisation for its later iterations instead; the early stop is for full Newton
+only.
 """
 from dataclasses import dataclass
 

@@ -69,7 +69,7 @@ class Results:
     message: str = ""
     dropped: list = field(default_factory=list)
     integrator: str = "energy-momentum"
-    factorisations: int = 0  # Newton matrices factorised (fewer than iterations with modified Newton)
+    factorisations: int = 0  # Newton matrices factorised (fewer than iterations with simplified Newton)
     mid_times: np.ndarray | None = None  # the inputs' times, where t does not give them (a later chunk)
     initial_total: float | None = None  # H_0, where t does not start at 0 (a later chunk)
     step: float | None = None  # the time step, where t has one row
