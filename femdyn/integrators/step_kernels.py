@@ -6,6 +6,7 @@ in one call, the step's begin, Newton's iteration, the step's end and the histor
 import numpy as np
 
 from ..numerics.compiled import kernel
+from ..joints import angle_kernels as angles
 from ..joints import kernels as joints
 from . import kernels as newton
 
@@ -215,7 +216,9 @@ def midpoint_steps(count, coefficients, head, tail, batch, force, family, solver
     end (``_finish``: v_n+1 = 2/h (q_n+1 - q_n) - v_n, the work ``step_work`` of the ``constants``
     forces (``alpha_steps``) plus V(q_n+1) - V(q_n)) and the chunk's row ``row`` + k + 1 (``rows`` as
     ``alpha_steps``'). ``coefficients``: (h, 2/h^2, 2/h, the tolerance); ``carry``: (q_n, v_n, lam_n,
-    V(q_n)). A step that does not converge, or whose state is not finite, is undone and left to the
+    V(q_n)). ``family`` (``joints.angle.JointAngle.loop_arguments``, its start at the call's first q_n):
+    each step gives it its own start, c, s and their gradients at q_n (``JointAngle.begin_step``,
+    ``joints.angle_kernels.cos_sin``). A step that does not converge, or whose state is not finite, is undone and left to the
     interpreted step (``alpha_steps``). Returns (steps done, refactorisations done, the values last
     factored, lam, V) of the last step done."""
     h, c_inertia, c_velocity, tolerance = coefficients
@@ -230,11 +233,22 @@ def midpoint_steps(count, coefficients, head, tail, batch, force, family, solver
     last = head[4]
     guess, inertia = np.empty(n), np.empty(n)
     Qa = np.empty((1, F_at.size))
+    angle_dofs = family[6]
+    K, J = angle_dofs.shape[0], family[9].size
+    local = np.empty((K, angle_dofs.shape[1]))
     saved = np.empty(2)
     done = 0
     while done < count:
         constant = constants[done if constants.shape[0] > 1 else 0]
         saved[:] = refinement
+        step_family = family
+        if K:  # the joint angles' start at q_n
+            for k in range(K):
+                for i in range(angle_dofs.shape[1]):
+                    local[k, i] = q[angle_dofs[k, i]]
+            c, s, grad_c, grad_s = np.empty(K), np.empty(K), np.empty((K, J)), np.empty((K, J))
+            angles.cos_sin(local, family[8], family[9], c, s, grad_c, grad_s)
+            step_family = (q, family[1], c, s, grad_c, grad_s) + family[6:]
         for i in range(n):
             guess[i] = q[i] + h * v[i]
         for i in range(n):
@@ -253,7 +267,7 @@ def midpoint_steps(count, coefficients, head, tail, batch, force, family, solver
         size = size if size > 1.0 else 1.0
         how, its, qb, increment, factored, values, R = newton.newton_loop(
             *head, inertia, constant, G_a, *tail, tangents, F_at, dF_at, Qa, False, False, *force[3:],
-            family, guess, lam_b, tolerance * size, *solver, stop)
+            step_family, guess, lam_b, tolerance * size, *solver, stop)
         if how != newton.CONVERGED:
             break
         vb = np.empty(n)

@@ -14,8 +14,8 @@ and the recovery of the interpreted iteration (KLU's pivots chosen anew, a Newto
 The compiled steps take models, with full or simplified Newton, whose constant forces depend on time alone (gravity,
 ``TimeLoad``; evaluated for the call's steps before it, at the times the steps take them), whose worked
 forces are those (the potential: gravity's), with no dissipation, no advancing force states and no
-family outside the batch but, with generalized-alpha, a joint-angle family that is no servo (the FEM
-3-PRR of cases/3prr_sine.toml). The others go step by step, as before.
+family outside the batch but a joint-angle family that is no servo (the FEM 3-PRR of
+cases/3prr_sine.toml; the rigid mechanisms driven at their joints, cases/nm_logo.toml). The others go step by step, as before.
 """
 import numpy as np
 
@@ -32,13 +32,23 @@ STEP_KERNELS = __package__ + ".step_kernels"  # numba: imported where the steps 
 TIME_ONLY = (Gravity, TimeLoad)  # constant forces that depend on time alone, not on q or a state
 
 
-def _eligible(stepper, alpha) -> bool:
-    """Whether ``step_kernels`` does the steps of ``stepper`` (``alpha``: a ``GeneralizedAlpha``; module
-    docstring)."""
+def _same_products(system) -> bool:
+    """Whether the kernels' products with M's CSR arrays (``SaddleSystem.mass_csr``) are those of the
+    interpreted steps' ``mass_operator`` bit for bit: a ``CsrOperator`` (the same sums), or M diagonal,
+    as for rigid bodies in director coordinates (one product per row; a dense operator adds exact zeros)."""
+    if isinstance(system.mass_operator, CsrOperator):
+        return True
+    indptr, indices = system.mass_csr[:2]
+    rows = np.diff(indptr)
+    return bool(np.all(rows <= 1) and np.array_equal(indices, np.flatnonzero(rows)))
+
+
+def _eligible(stepper) -> bool:
+    """Whether ``step_kernels`` does the steps of ``stepper`` (module docstring)."""
     system = stepper.system
     worked = [system.forces[k] for k, w in enumerate(system.worked) if w]
-    family = not system.families or (alpha and not system._servo_families)  # then the looped angle family
-    return (system.compiled_residual and family and isinstance(system.mass_operator, CsrOperator)
+    family = not system.families or not system._servo_families  # then the looped angle family
+    return (system.compiled_residual and family and _same_products(system)
             and all(type(system.forces[k]) in TIME_ONLY for k in system.constant)
             and all(isinstance(f, Gravity) or type(f).potential is Force.potential for f in worked)
             and not system.dissipative and not system.advancing and not system.advancing_continuous
@@ -49,12 +59,10 @@ class _Steps:
     """What the compiled steps of both steppers share: the gravity forces' data for the potential, the
     chunk's rows, Newton's arguments, and the stepper's and the chunk's state after a call."""
 
-    alpha = False  # the stepper's kind
-
     @classmethod
     def of(cls, stepper) -> "_Steps | None":
         """The compiled steps of ``stepper``, or None where its model goes step by step."""
-        return cls(stepper) if _eligible(stepper, cls.alpha) else None
+        return cls(stepper) if _eligible(stepper) else None
 
     def __init__(self, stepper, mass_factor):
         self.stepper = stepper
@@ -108,8 +116,6 @@ class _Steps:
 
 class AlphaSteps(_Steps):
     """Compiled generalized-alpha steps of ``stepper`` (a ``GeneralizedAlpha``; module docstring)."""
-
-    alpha = True
 
     def __init__(self, stepper):
         super().__init__(stepper, stepper.beta_p)
@@ -192,7 +198,7 @@ class MidpointSteps(_Steps):
         force = (*looped[:3], *looped[6:])  # the start and ``known``: the kernel's own per step
         done, refactored, last, lam, potential = compiled(STEP_KERNELS).midpoint_steps(
             count, self.coefficients, self.head, s._loop[1], self.batch, force,
-            system.loop_family([None]), self._solver(), NO_STOP, self.gravity, constants,
+            system.loop_family([None, None], q), self._solver(), NO_STOP, self.gravity, constants,
             (q, chunk.V[row], chunk.lam, potential), self._rows(chunk), row)
         if not done:
             return 0
