@@ -5,6 +5,7 @@ import numpy as np
 from ..beam.world import kernels as beams
 from ..joints import angle_kernels as angles
 from ..joints import kernels as batch
+from ..joints import servo_kernels as servos
 from ..numerics import klu
 from ..numerics.compiled import kernel
 
@@ -175,7 +176,7 @@ CONVERGED, REFUSED, NOT_FINITE, LIMIT = 0, 1, 2, 3
 def newton_loop(mass_factor, M_indptr, M_indices, M_data, mass_values, inertia, constant, G_a, scale, tangent, at,
                 G, g, c, slot_row, slot_col, G_indptr, H_indptr, H_indices, H_data, T_indptr, T_indices, T_data,
                 keep, phi_rows, phi_at, tangents, F_at, dF_at, Qa, same, known, dim, index, R_e, t_e, beta, lam_e,
-                gamma, C_e, k_e, start, start_grad, family, qb, lam, bound, max_iterations, Ap, Ai, handles, rcond,
+                gamma, C_e, k_e, start, start_grad, family, servo, qb, lam, bound, max_iterations, Ap, Ai, handles, rcond,
                 rcond_floor, active, newton_scale, refinement, steps, pause, modified, refresh, stop):
     """Newton's iteration, full or (``modified``) simplified, for a step of a model whose residual is all compiled -- the mass, the constant forces,
     the quadratic batch and at most one varying force, the world beams' elasticity (no other varying
@@ -186,7 +187,9 @@ def newton_loop(mass_factor, M_indptr, M_indices, M_data, mass_values, inertia, 
     from M's CSR arrays; the force's tangent at ``dF_at``, before or after the batch's entries or after
     the family's (``tangents``); ``G_a``, ``scale`` and ``tangent`` as there), at most one family of
     joint angles (``family``: ``joints.angle.JointAngle.loop_arguments``, its ``contribute``; none
-    where it has no instances), ``refactor_solve`` (KLU's refactorisation, ``first_solve`` in the first
+    where it has no instances), at most one family of servo rows (``servo``: ``joints.servo.Servo.loop_arguments``,
+    its ``contribute``, before or after the joint angles as ``servo[0]`` says; none where it has no
+    instances), ``refactor_solve`` (KLU's refactorisation, ``first_solve`` in the first
     iteration) and the stopping tests: ``early_stop`` with ``stop`` (``newton.QuadraticStop``), then
     ``converged`` -- the iteration of ``newton.Newton.solve`` over ``saddle.SaddleSystem.assemble``
     without a return to the interpreter, the same numbers bit for bit. With ``modified`` the
@@ -211,6 +214,8 @@ def newton_loop(mass_factor, M_indptr, M_indices, M_data, mass_values, inertia, 
     # the residual alone (a simplified iteration): no tangent, no values, no places
     no_dF, no_values, no_at = np.zeros((1, 0)), np.zeros(0), at[:0]
     no_T_at = np.empty((0, family[16].shape[1]), np.int64)
+    no_servo_at = np.empty((0, 0), np.int64)
+    servo_first, servo_last = servo[0] and servo[3].shape[0] > 0, not servo[0] and servo[3].shape[0] > 0
     fresh = True
     for it in range(1, max_iterations + 1):
         if nf:
@@ -228,15 +233,23 @@ def newton_loop(mass_factor, M_indptr, M_indices, M_data, mass_values, inertia, 
         values = mass_values.copy() if fresh else no_values
         places = at if fresh else no_at
         T_at = family[16] if fresh else no_T_at
+        servo_F_at = servo[6] if fresh else no_servo_at
+        servo_G_at = servo[7] if fresh else no_servo_at
         R = np.empty(size)
         assemble(R, values, qb, lam, Mq, mass_factor, inertia, constant, F[0], F_at, F_bounds, dF[0], dF_at, tangents,
                  G_a, scale, tangent, places, G, g, c, slot_row, slot_col, G_indptr, H_indptr, H_indices, H_data, T_indptr,
                  T_indices, T_data, keep, phi_rows, phi_at)
+        if servo_first:
+            servos.contribute(qb, servo[1], servo[2], lam, scale, R, values, servo[3], servo[4], servo[5], servo_F_at,
+                              servo_G_at)
         if family[6].shape[0]:
             angles.contribute(qb if family[1] else family[0], qb, family[1], family[2], family[3], family[4],
                               family[5], lam, scale, tangent, R, values, family[6], family[7], family[8], family[9],
                               family[10], family[11], family[12], family[13], family[14], family[15], T_at,
                               family[17], family[18])
+        if servo_last:
+            servos.contribute(qb, servo[1], servo[2], lam, scale, R, values, servo[3], servo[4], servo[5], servo_F_at,
+                              servo_G_at)
         if fresh and tangents == TANGENTS_LATER:
             for i in range(dF_at.size):
                 values[dF_at[i]] += -1.0 * dF[0, i]

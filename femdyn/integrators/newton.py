@@ -190,7 +190,7 @@ class Newton:
 
     def state(self):
         """What the iteration carries from one step to the next besides the factorisation (which the
-        ``lu``, a ``saddle.KeptLU``, saves itself): the refinement pause of ``_first_solve``. With
+        ``lu``, a ``kept_lu.KeptLU``, saves itself): the refinement pause of ``_first_solve``. With
         ``restore`` a resumed run takes the same decisions as one that did not stop
         (``time_loop.Checkpoint``)."""
         return {"newton.unrefined": int(self._refinement[0]),

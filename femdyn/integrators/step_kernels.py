@@ -205,14 +205,15 @@ def alpha_steps(count, coefficients, head, tail, solver, stop, gravity, constant
 
 
 @kernel
-def midpoint_steps(count, coefficients, head, tail, batch, force, family, solver, stop, gravity, constants, carry,
-                   rows, row):
+def midpoint_steps(count, coefficients, head, tail, batch, force, family, servo, solver, stop, gravity, constants,
+                   carry, rows, row):
     """Up to ``count`` energy-momentum steps (``energy_momentum.EnergyMomentum.step``) in one call, each
     as the interpreted step computes it: its begin (the predictor q_n + h v_n, Newton's start, the
     inertia 2/h^2 M (q_n + h v_n), G(q_n) of the batch, ``joints.kernels.jacobian`` with ``batch``:
     (the slots' g, the Hessians)), Newton's iteration (``kernels.newton_loop`` with ``head``, ``tail``,
     the beams' ``force`` -- where their tangents go, their coordinates and places, then the element
-    data after the start and ``known`` --, ``family`` and ``stop`` (none) and ``solver``), the step's
+    data after the start and ``known`` --, ``family``, ``servo`` (none: ``joints.servo.NO_SERVO``), ``stop``
+    (none) and ``solver``), the step's
     end (``_finish``: v_n+1 = 2/h (q_n+1 - q_n) - v_n, the work ``step_work`` of the ``constants``
     forces (``alpha_steps``) plus V(q_n+1) - V(q_n)) and the chunk's row ``row`` + k + 1 (``rows`` as
     ``alpha_steps``'). ``coefficients``: (h, 2/h^2, 2/h, the tolerance); ``carry``: (q_n, v_n, lam_n,
@@ -267,7 +268,7 @@ def midpoint_steps(count, coefficients, head, tail, batch, force, family, solver
         size = size if size > 1.0 else 1.0
         how, its, qb, increment, factored, values, R = newton.newton_loop(
             *head, inertia, constant, G_a, *tail, tangents, F_at, dF_at, Qa, False, False, *force[3:],
-            step_family, guess, lam_b, tolerance * size, *solver, stop)
+            step_family, servo, guess, lam_b, tolerance * size, *solver, stop)
         if how != newton.CONVERGED:
             break
         vb = np.empty(n)

@@ -151,7 +151,7 @@ class AlphaSteps(_Steps):
         else:
             early = (False, 0.0, 1, NONE, np.zeros(1, np.int64), 1, np.zeros(1, np.int64))
         tail = (NONE, s.scale, 2.0, *system.batch_arguments, *system.loop_force(None, True),
-                system.loop_family([None] * (1 + len(system.families))))
+                *system.loop_families([None] * (1 + len(system.families))))
         before = c.a if c.a_previous is None else c.a_previous
         carry = (c.q, c.v, c.a, c.vd, before, c.a_previous is not None, c.lam, c.force, potential)
         done, refactored, last, a, vd, a_before, lam, potential = compiled(STEP_KERNELS).alpha_steps(
@@ -198,7 +198,7 @@ class MidpointSteps(_Steps):
         force = (*looped[:3], *looped[6:])  # the start and ``known``: the kernel's own per step
         done, refactored, last, lam, potential = compiled(STEP_KERNELS).midpoint_steps(
             count, self.coefficients, self.head, s._loop[1], self.batch, force,
-            system.loop_family([None, None], q), self._solver(), NO_STOP, self.gravity, constants,
+            *system.loop_families([None, None], q), self._solver(), NO_STOP, self.gravity, constants,
             (q, chunk.V[row], chunk.lam, potential), self._rows(chunk), row)
         if not done:
             return 0

@@ -9,7 +9,7 @@ which the run continues exactly as if it had not stopped: ``simulate(..., resume
 the same numbers, bit for bit, as the run that went on. Nothing that changes the numbers is reset at a
 chunk boundary: what the steppers carry from step to step (generalized-alpha's a, vd, multipliers and
 predictor history, Newton's refinement pause and early-stop ratios, and KLU's ordering, pivots and
-kept factorisation, ``saddle.KeptLU``) is saved instead, so a run written in chunks has the numbers of
+kept factorisation, ``kept_lu.KeptLU``) is saved instead, so a run written in chunks has the numbers of
 a run in one piece.
 
 Models whose Newton iteration runs whole in compiled code (world beams, rigid bodies, quadratic joints,
