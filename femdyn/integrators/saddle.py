@@ -155,7 +155,7 @@ class SaddleSystem:
         self._kernels = None  # ``KERNELS``, looked up on the first call of ``assemble``
         # the whole Newton iteration is compiled (``kernels.newton_loop``) where the residual is: no
         # families outside the batch but those the loop adds itself (joint angles, servo rows, one of each:
-        # ``loop_families``), no
+        # ``loop_family``, ``loop_servo``), no
         # varying force but one that it evaluates itself (the world beams' elasticity, ``loop_force``); M in
         # CSR arrays for it (its products are those of ``mass_operator`` bit for bit where M is diagonal, as
         # for rigid bodies, or a ``CsrOperator``)
@@ -186,15 +186,21 @@ class SaddleSystem:
         later = kernels.TANGENTS_LATER if self.families else kernels.TANGENTS_LAST  # after the family's
         return (kernels.TANGENTS_FIRST if tangents_first else later, F_at, dF_at, *force)
 
-    def loop_families(self, starts: list, qa: np.ndarray | None = None) -> tuple:
-        """``kernels.newton_loop``'s ``family`` and ``servo``: the joint-angle family's ``loop_arguments``
-        (``starts`` from ``begin_step``, ``qa`` the step's start, None for the continuous forms) or
-        ``NO_FAMILY``, and the servo family's (its targets at the step's end) or ``NO_SERVO``."""
+    def loop_family(self, starts: list, qa: np.ndarray | None = None) -> tuple:
+        """``kernels.newton_loop``'s ``family``: the joint-angle family's ``loop_arguments`` (``starts``
+        from ``begin_step``, ``qa`` the step's start, None for the continuous forms), or ``NO_FAMILY``."""
+        angle = self._looped_families[0]
+        fam = None if angle is None else self.families[angle]
+        return NO_FAMILY if fam is None else fam.c.loop_arguments(starts[1 + angle], qa, fam.places)
+
+    def loop_servo(self, starts: list) -> tuple:
+        """``kernels.newton_loop``'s ``servo``: the servo family's ``loop_arguments`` (its targets at the
+        step's end, from ``begin_step``'s ``starts``), or ``NO_SERVO``."""
         angle, servo = self._looped_families
-        fam = self.families
-        return (NO_FAMILY if angle is None else fam[angle].c.loop_arguments(starts[1 + angle], qa, fam[angle].places),
-                NO_SERVO if servo is None else fam[servo].c.loop_arguments(starts[1 + servo], fam[servo].places,
-                                                                            angle is None or servo < angle))
+        if servo is None:
+            return NO_SERVO
+        fam = self.families[servo]
+        return fam.c.loop_arguments(starts[1 + servo], fam.places, angle is None or servo < angle)
 
     @property
     def factorisations(self):

@@ -14,14 +14,16 @@ and the recovery of the interpreted iteration (KLU's pivots chosen anew, a Newto
 The compiled steps take models, with full or simplified Newton, whose constant forces depend on time alone (gravity,
 ``TimeLoad``; evaluated for the call's steps before it, at the times the steps take them), whose worked
 forces are those (the potential: gravity's), with no dissipation, no advancing force states and no
-family outside the batch but a joint-angle family that is no servo (the FEM 3-PRR of
-cases/3prr_sine.toml; the rigid mechanisms driven at their joints, cases/nm_logo.toml). The others go step by step, as before.
+family outside the batch but a joint-angle family (the FEM 3-PRR of cases/3prr_sine.toml; the rigid
+mechanisms driven at their joints, cases/nm_logo.toml) and a family of servo rows (their targets taken
+before the call at the times of its steps, as the loads: the flexible five-bar and Delta). The others go step by step, as before.
 """
 import numpy as np
 
 from ..forces.base import Force
 from ..forces.loads import Gravity, TimeLoad
 from ..joints.batch import NONE
+from ..joints.servo import NO_SERVO
 from ..numerics.lazy import compiled
 from ..numerics.linalg import CsrOperator
 from .newton import FIRST_SOLVE_REFINEMENT, NO_STOP, ROUND_OFF
@@ -30,6 +32,8 @@ STEP_KERNELS = __package__ + ".step_kernels"  # numba: imported where the steps 
 
 
 TIME_ONLY = (Gravity, TimeLoad)  # constant forces that depend on time alone, not on q or a state
+# ``step_kernels``' servo rows of a model without: ``NO_SERVO`` with a(t), gamma(t) for one step
+NO_SERVOS = (NO_SERVO[0], np.zeros((1, 0, 0)), np.zeros((1, 0)), *NO_SERVO[3:])
 
 
 def _same_products(system) -> bool:
@@ -47,8 +51,7 @@ def _eligible(stepper) -> bool:
     """Whether ``step_kernels`` does the steps of ``stepper`` (module docstring)."""
     system = stepper.system
     worked = [system.forces[k] for k, w in enumerate(system.worked) if w]
-    family = not system.families or not system._servo_families  # then the looped angle family
-    return (system.compiled_residual and family and _same_products(system)
+    return (system.compiled_residual and _same_products(system)
             and all(type(system.forces[k]) in TIME_ONLY for k in system.constant)
             and all(isinstance(f, Gravity) or type(f).potential is Force.potential for f in worked)
             and not system.dissipative and not system.advancing and not system.advancing_continuous
@@ -98,6 +101,21 @@ class _Steps:
             return system.applied(q, q, times[0], dt, states, system.constant)[None]
         return np.stack([system.applied(q, q, t, dt, states, system.constant) for t in times])
 
+    def _servos(self, times):
+        """The servo rows of the call's steps (``step_kernels``): ``kernels.newton_loop``'s ``servo`` with
+        a(t) and gamma(t) at the ``times`` the steps take them, a row each (``Servo.begin_step``);
+        ``NO_SERVOS`` without a servo family."""
+        system = self.stepper.system
+        index = system._looped_families[1]
+        if index is None:
+            return NO_SERVOS
+        fam = system.families[index].c
+        starts = [fam.begin_step(None, t) for t in times]
+        padded = [None] * (1 + len(system.families))
+        padded[1 + index] = starts[0]
+        servo = system.loop_servo(padded)
+        return (servo[0], np.stack([a for a, _ in starts]), np.stack([g for _, g in starts]), *servo[3:])
+
     def _potential(self, q, states, known):
         """V(q_n) of the worked forces: ``known`` (the last step's) or evaluated, a float (the sum over no
         worked force is the integer 0, which would type the kernels' ``carry`` anew)."""
@@ -139,7 +157,8 @@ class AlphaSteps(_Steps):
         system, dt = s.system, s.dt
         row = chunk.rows
         c = s._carry
-        constants = self._constants(c.q, [(k + j) * dt + dt for j in range(count)], states)
+        times = [(k + j) * dt + dt for j in range(count)]
+        constants = self._constants(c.q, times, states)
         potential = self._potential(c.q, states, c.potential[1] if c.potential is not None and
                                     c.potential[0] is states else None)
         options, stop = s.options, s._stop
@@ -151,12 +170,12 @@ class AlphaSteps(_Steps):
         else:
             early = (False, 0.0, 1, NONE, np.zeros(1, np.int64), 1, np.zeros(1, np.int64))
         tail = (NONE, s.scale, 2.0, *system.batch_arguments, *system.loop_force(None, True),
-                *system.loop_families([None] * (1 + len(system.families))))
+                system.loop_family([None] * (1 + len(system.families))))
         before = c.a if c.a_previous is None else c.a_previous
         carry = (c.q, c.v, c.a, c.vd, before, c.a_previous is not None, c.lam, c.force, potential)
-        done, refactored, last, a, vd, a_before, lam, potential = compiled(STEP_KERNELS).alpha_steps(
-            count, self.coefficients, self.head, tail, self._solver(), early, self.gravity, constants, carry,
-            self._rows(chunk), row)
+        done, refactored, last, a, vd, a_before, lam, force, potential = compiled(STEP_KERNELS).alpha_steps(
+            count, self.coefficients, self.head, tail, self._servos(times), self._solver(), early, self.gravity,
+            constants, carry, self._rows(chunk), row)
         if not done:
             return 0
         self._done(chunk, done, refactored, last, lam, states)
@@ -166,7 +185,7 @@ class AlphaSteps(_Steps):
             stop.steps, stop.previous = int(steps[0]), None
         end = row + done
         s._carry = type(c)((k + done - 1) * dt + dt, chunk.Q[end].copy(), chunk.V[end].copy(), a, vd, lam.copy(),
-                           constants[min(done, len(constants)) - 1].copy(), a_before, (states, potential))
+                           force.copy(), a_before, (states, potential))
         return done
 
 
@@ -198,7 +217,8 @@ class MidpointSteps(_Steps):
         force = (*looped[:3], *looped[6:])  # the start and ``known``: the kernel's own per step
         done, refactored, last, lam, potential = compiled(STEP_KERNELS).midpoint_steps(
             count, self.coefficients, self.head, s._loop[1], self.batch, force,
-            *system.loop_families([None, None], q), self._solver(), NO_STOP, self.gravity, constants,
+            system.loop_family([None] * (1 + len(system.families)), q),
+            self._servos([(k + j) * dt + dt for j in range(count)]), self._solver(), NO_STOP, self.gravity, constants,
             (q, chunk.V[row], chunk.lam, potential), self._rows(chunk), row)
         if not done:
             return 0

@@ -87,6 +87,22 @@ def test_compiled_steps_of_the_fem_3prr_give_its_steps_one_by_one(integrator, mo
     same(fast, slow)
 
 
+@pytest.mark.parametrize("name,elements", [("five_bar_flexible", None), ("delta_flexible", 1)])
+def test_compiled_steps_of_mechanisms_driven_by_servos(name, elements, monkeypatch):
+    """The flexible five-bar (generalized-alpha) and Delta (energy-momentum) whose effectors follow
+    their paths by servo rows: the servo targets taken before each call at the times of its steps,
+    the inputs (the servo multipliers) and their work in the step's energy balance, as the steps one by
+    one, bit for bit; the energy-momentum balance H - H_0 - W at the round-off of the energies."""
+    case = load_case(CASES / f"{name}.toml", Options(elements=elements))
+    settings = case.settings.replace(t_end=min(case.settings.t_end, 100 * case.settings.dt))
+    setup = prepare(case.model, case.q0, case.v0, tolerance=case.settings.initial_tolerance)
+    fast, done, slow = runs(setup, settings, monkeypatch)
+    same(fast, slow)
+    assert fast.complete and done >= settings.steps // 2 and np.abs(fast.inputs).max() > 0
+    if settings.integrator == ENERGY_MOMENTUM:
+        assert np.abs(fast.energy_balance).max() <= 1e-11 * max(np.abs(fast.kinetic).max(), np.abs(fast.work).max())
+
+
 def test_compiled_steps_of_a_rigid_mechanism_driven_at_a_joint(monkeypatch):
     """cases/nm_logo.toml (rigid bodies, whose M is diagonal, a load on a joint angle, the
     energy-momentum scheme) in compiled steps: the steps one by one, bit for bit, and its energy balance
