@@ -80,7 +80,8 @@ below the tolerance. The solution is the same to within the tolerance, but it is
 to round-off (the constraint residual is then up to about the tolerance instead of 1e-15), so the
 option is off by default. The energy-momentum stepper has no early stop: its conservation to
 round-off needs the converged residual. ``NewtonOptions.modified`` (``newton.Newton``, both steppers)
-keeps the factorised matrix over steps instead; the early stop is for full Newton only.
+keeps a step's first factorisation for its later iterations instead; the early stop is for full Newton
+only.
 """
 from dataclasses import dataclass
 
@@ -291,7 +292,8 @@ class GeneralizedAlpha:
         if system.compiled_residual:  # Gbar = G(q_n+1): no G(qa); the tangent of G^T lam twice the mid-point one
             loop = lambda: (self.beta_p, *system.mass_csr, self._mass_values, step["inertia"],  # noqa: E731
                             step["constant_forces"], NONE, self.scale, 2.0, *system.batch_arguments,
-                            *system.loop_force(None, True), system.loop_family(step["servo_starts"]))
+                            *system.loop_force(None, True), system.loop_family(step["servo_starts"]),
+                            system.loop_servo(step["servo_starts"]))
         qb, lam, iterations = self.newton.solve(lambda qb, lam, tangents: self._newton_system(step, qb, lam, tangents),
                                                 step["q_known"] + self.beta * self.dt**2 * a_guess, lam,
                                                 t + self.dt, stop, loop)

@@ -5,6 +5,7 @@ import numpy as np
 from ..beam.world import kernels as beams
 from ..joints import angle_kernels as angles
 from ..joints import kernels as batch
+from ..joints import servo_kernels as servos
 from ..numerics import klu
 from ..numerics.compiled import kernel
 
@@ -175,9 +176,9 @@ CONVERGED, REFUSED, NOT_FINITE, LIMIT = 0, 1, 2, 3
 def newton_loop(mass_factor, M_indptr, M_indices, M_data, mass_values, inertia, constant, G_a, scale, tangent, at,
                 G, g, c, slot_row, slot_col, G_indptr, H_indptr, H_indices, H_data, T_indptr, T_indices, T_data,
                 keep, phi_rows, phi_at, tangents, F_at, dF_at, Qa, same, known, dim, index, R_e, t_e, beta, lam_e,
-                gamma, C_e, k_e, start, start_grad, family, qb, lam, bound, max_iterations, Ap, Ai, handles, rcond,
-                rcond_floor, active, newton_scale, refinement, steps, pause, stop):
-    """Full Newton for a step of a model whose residual is all compiled -- the mass, the constant forces,
+                gamma, C_e, k_e, start, start_grad, family, servo, qb, lam, bound, max_iterations, Ap, Ai, handles, rcond,
+                rcond_floor, active, newton_scale, refinement, steps, pause, modified, refresh, stop):
+    """Newton's iteration, full or (``modified``) simplified, for a step of a model whose residual is all compiled -- the mass, the constant forces,
     the quadratic batch and at most one varying force, the world beams' elasticity (no other varying
     forces, no other families): per iteration the beams' force and tangent (``beam.world.kernels.step``
     at the beams' coordinates ``F_at`` of qb, from their start ``Qa`` (1, F_at.size) or, with ``same``,
@@ -186,10 +187,17 @@ def newton_loop(mass_factor, M_indptr, M_indices, M_data, mass_values, inertia, 
     from M's CSR arrays; the force's tangent at ``dF_at``, before or after the batch's entries or after
     the family's (``tangents``); ``G_a``, ``scale`` and ``tangent`` as there), at most one family of
     joint angles (``family``: ``joints.angle.JointAngle.loop_arguments``, its ``contribute``; none
-    where it has no instances), ``refactor_solve`` (KLU's refactorisation, ``first_solve`` in the first
+    where it has no instances), at most one family of servo rows (``servo``: ``joints.servo.Servo.loop_arguments``,
+    its ``contribute``, before or after the joint angles as ``servo[0]`` says; none where it has no
+    instances), ``refactor_solve`` (KLU's refactorisation, ``first_solve`` in the first
     iteration) and the stopping tests: ``early_stop`` with ``stop`` (``newton.QuadraticStop``), then
     ``converged`` -- the iteration of ``newton.Newton.solve`` over ``saddle.SaddleSystem.assemble``
-    without a return to the interpreter, the same numbers bit for bit. ``lam`` (m,) is updated in
+    without a return to the interpreter, the same numbers bit for bit. With ``modified`` the
+    iterations after the first evaluate the residual alone (no tangents, no matrix entries) and solve
+    with the step's factorisation while each increment is at most ``refresh`` times the one before;
+    after one that is not the matrix is assembled and refactorised again at the next iterate, and an
+    increment no smaller than the one before is dropped (q and lam as before it) and the matrix made
+    anew at the iterate it started from. ``lam`` (m,) is updated in
     place, and so is ``stop``'s record of ratios. Returns (how it ended, the iteration it ended in, qb,
     the last increment or -1, refactorisations done, the last values factored, the last residual)."""
     n = qb.size
@@ -203,29 +211,46 @@ def newton_loop(mass_factor, M_indptr, M_indices, M_data, mass_values, inertia, 
     Qb, F, dF = np.empty((1, nf)), np.zeros((1, nf)), np.zeros((1, dF_at.size))
     F_bounds = np.zeros(2 if nf else 1, np.int64)  # one force's values: from 0 to nf
     F_bounds[-1] = nf
+    # the residual alone (a simplified iteration): no tangent, no values, no places
+    no_dF, no_values, no_at = np.zeros((1, 0)), np.zeros(0), at[:0]
+    no_T_at = np.empty((0, family[16].shape[1]), np.int64)
+    no_servo_at = np.empty((0, 0), np.int64)
+    servo_first, servo_last = servo[0] and servo[3].shape[0] > 0, not servo[0] and servo[3].shape[0] > 0
+    fresh = True
     for it in range(1, max_iterations + 1):
         if nf:
             for i in range(nf):
                 Qb[0, i] = qb[F_at[i]]
-            beams.step(Qb if same else Qa, Qb, same, dim, index, R_e, t_e, beta, lam_e, gamma, C_e, k_e, F, dF, start,
-                       start_grad, known)
+            tangent_e = dF if fresh else no_dF
+            beams.step(Qb if same else Qa, Qb, same, dim, index, R_e, t_e, beta, lam_e, gamma, C_e, k_e, F, tangent_e,
+                       start, start_grad, known)
             known = True
         for i in range(n):
             acc = 0.0
             for k in range(M_indptr[i], M_indptr[i + 1]):
                 acc += M_data[k] * qb[M_indices[k]]
             Mq[i] = acc
-        values = mass_values.copy()
+        values = mass_values.copy() if fresh else no_values
+        places = at if fresh else no_at
+        T_at = family[16] if fresh else no_T_at
+        servo_F_at = servo[6] if fresh else no_servo_at
+        servo_G_at = servo[7] if fresh else no_servo_at
         R = np.empty(size)
         assemble(R, values, qb, lam, Mq, mass_factor, inertia, constant, F[0], F_at, F_bounds, dF[0], dF_at, tangents,
-                 G_a, scale, tangent, at, G, g, c, slot_row, slot_col, G_indptr, H_indptr, H_indices, H_data, T_indptr,
+                 G_a, scale, tangent, places, G, g, c, slot_row, slot_col, G_indptr, H_indptr, H_indices, H_data, T_indptr,
                  T_indices, T_data, keep, phi_rows, phi_at)
+        if servo_first:
+            servos.contribute(qb, servo[1], servo[2], lam, scale, R, values, servo[3], servo[4], servo[5], servo_F_at,
+                              servo_G_at)
         if family[6].shape[0]:
             angles.contribute(qb if family[1] else family[0], qb, family[1], family[2], family[3], family[4],
                               family[5], lam, scale, tangent, R, values, family[6], family[7], family[8], family[9],
-                              family[10], family[11], family[12], family[13], family[14], family[15], family[16],
+                              family[10], family[11], family[12], family[13], family[14], family[15], T_at,
                               family[17], family[18])
-        if tangents == TANGENTS_LATER:
+        if servo_last:
+            servos.contribute(qb, servo[1], servo[2], lam, scale, R, values, servo[3], servo[4], servo[5], servo_F_at,
+                              servo_G_at)
+        if fresh and tangents == TANGENTS_LATER:
             for i in range(dF_at.size):
                 values[dF_at[i]] += -1.0 * dF[0, i]
         square = 0.0
@@ -233,14 +258,25 @@ def newton_loop(mass_factor, M_indptr, M_indices, M_data, mass_values, inertia, 
             square += R[i] * R[i]
         if not np.isfinite(square):
             return NOT_FINITE, it, qb, previous, count, last, R
-        ok, q, increment = refactor_solve(Ap, Ai, values, handles, rcond, rcond_floor, R, qb, lam, active,
-                                          newton_scale, it == 1, bound, refinement, steps, pause)
-        if not ok:
-            return REFUSED, it, qb, previous, count, last, R
-        count += 1
-        last = values
+        if fresh:
+            ok, q, increment = refactor_solve(Ap, Ai, values, handles, rcond, rcond_floor, R, qb, lam, active,
+                                              newton_scale, it == 1, bound, refinement, steps, pause)
+            if not ok:
+                return REFUSED, it, qb, previous, count, last, R
+            count += 1
+            last = values
+        else:
+            kept = lam.copy()
+            q, increment = solve_update(handles, R, qb, lam, active, newton_scale)
+            if not increment < previous:  # no contraction: the iterate is dropped, the matrix made anew here
+                lam[:] = kept
+                fresh = True
+                continue
         qb = q
-        if early_stop(increment, previous, bound, stop) or converged(increment, previous, bound):
+        if early_stop(increment, previous, bound, stop) or increment <= bound or \
+                (fresh and converged(increment, previous, bound)):
             return CONVERGED, it, qb, increment, count, last, R
+        if modified:
+            fresh = previous >= 0.0 and increment > refresh * previous
         previous = increment
     return LIMIT, max_iterations, qb, previous, count, last, R

@@ -2,14 +2,15 @@
 
 Both steppers (``energy_momentum``, ``generalized_alpha``) solve R(q_n+1, lam) = 0 in every step with
 the Newton matrix assembled into a fixed pattern and factorised by KLU (``linalg``); ``Newton`` runs
-that iteration for them. With ``NewtonOptions.modified`` it is the modified Newton method: the last
-factorisation is kept over iterations and steps, and the matrix is assembled and factorised anew only
-where the iteration stops contracting fast enough (``Newton``).
+that iteration for them. With ``NewtonOptions.modified`` it is the simplified (modified) Newton method:
+the matrix factorised in a step's first iteration is kept for the step's other iterations, which
+evaluate only the residual, and is factorised anew only where the iteration stops contracting fast
+enough (``Newton``).
 
 The per-iteration work after the residual is compiled (``kernels``): KLU's refactorisation and the
 solve and update in one call (``refactor_solve``), the first solve's refinement (``first_solve``) and
-the stopping test (``converged``); where the residual is compiled too, the whole iteration
-(``newton_loop``), which returns here only where it cannot go on.
+the stopping test (``converged``); where the residual is compiled too, the whole iteration, full or
+simplified (``newton_loop``), which returns here only where it cannot go on.
 """
 import math
 from collections import deque
@@ -38,8 +39,8 @@ class NewtonFailure(RuntimeError):
 # increment is the large one: a solve with relative error e leaves e |dq_1| for the next iteration
 # (N = 4096 beam elements: e = 2e-3, increments 3e-5, 6e-8, .. instead of 3e-5, 1e-9, ..), while the
 # later, small increments carry that error far below the tolerance.
-# A reused factorisation is not refined: the modified iteration corrects its error along with the
-# matrix's age. Where the refinement changes nothing (small, well-conditioned systems) it is paused
+# A kept factorisation is not refined again: the simplified iteration corrects its error along with
+# the matrix's own. Where the refinement changes nothing (small, well-conditioned systems) it is paused
 # (``Newton._first_solve``).
 FIRST_SOLVE_REFINEMENT = 1
 
@@ -52,7 +53,7 @@ class NewtonOptions:
     tolerance: float = 1e-10  # on the error of q_n+1, relative to max(1, |q|_inf): see ``newton_converged``
     max_iterations: int = 25
     early_stop: bool = False  # generalized-alpha only: ``QuadraticStop``
-    modified: bool = False  # modified Newton: the factorised Newton matrix is reused (``Newton``)
+    modified: bool = False  # simplified Newton: a step's first factorisation serves its iterations (``Newton``)
 
 
 def newton_converged(increment, previous, bound):
@@ -140,23 +141,29 @@ class Newton:
     are the n coordinates, then the multipliers of the ``active`` rows, scaled by ``scale``.
 
     Full Newton (default) assembles and factorises the Newton matrix in every iteration and stops by
-    ``newton_converged``. Modified Newton (``options.modified``; P. Deuflhard, Newton Methods for
-    Nonlinear Problems, Springer 2004, sec. 2.1.4) keeps the last factorisation, across steps too,
-    and evaluates only the residual; the iteration then converges linearly, more slowly as the
-    motion moves away from where the matrix was factorised. When an increment is more than
-    ``REFRESH_CONTRACTION`` times the one before -- or the iteration diverges -- the matrix is
-    assembled and factorised at the current iterate and the iteration goes on from there, so a
-    stale matrix costs at most a few cheap residual evaluations.
+    ``newton_converged``. Simplified Newton (``options.modified``; Hairer & Wanner, sec. IV.8, the
+    iteration (8.6) with the matrix of the step's start; P. Deuflhard, Newton Methods for Nonlinear
+    Problems, Springer 2004, sec. 2.1.4) assembles and factorises the matrix in a step's first
+    iteration, at the predictor, and keeps that factorisation for the step's later iterations, which
+    evaluate only the residual (the beams' forces without their tangents, no refactorisation). The
+    iteration then contracts linearly by Theta = |dq_k+1| / |dq_k|, about C |dq_1| for a predictor
+    |dq_1| from the solution (1e-4 to 1e-3 on the flexible pendulums of benchmarks/exudyn_compare.py
+    at dt = 1.25e-3), so the second increment is already as small as full Newton's and the same
+    stopping test, ``newton_converged`` -- derived by Hairer & Wanner for exactly this iteration --,
+    usually ends the step after two iterations with one factorisation instead of two. Where an
+    increment is more than ``REFRESH_CONTRACTION`` times the one before the matrix is assembled and
+    factorised at the next iterate; an increment no smaller than the one before is not taken (q and
+    the multipliers stay as they were) and the matrix is factorised at the iterate it started from,
+    where full Newton would have factorised it -- on the free beam spinning at 0.03 rad per step
+    (tests/units/test_modified_newton.py) taking such an increment let the iteration diverge.
 
-    Modified Newton stops on the increment itself, |dq_k| <= tolerance max(1, |q|): the error
-    estimate of ``newton_converged`` does not hold for a kept matrix. On a flexible pendulum its
-    error moves between the carriers and the elastic coordinates, so every other increment barely
-    shrinks the error while the one between them removes a factor of 1000 (increments 3.4e-5,
-    2.2e-8, 2.0e-8, 2.3e-11 with errors 2.2e-8, 2.0e-8, 1.6e-11, 1.8e-11); the estimate from two
-    increments then stopped with errors up to 450 times the tolerance, the increment test never
-    above 0.11 times it (300 steps, 64 elements; tests/test_modified_newton.py). The estimate is
-    used for an increment of a matrix just factorised at that iterate, as in full Newton: where the
-    round-off floor of the increments lies above the tolerance (fine meshes), only it can stop.
+    The factorisation is not kept across steps: a matrix from an earlier step contracts poorly on a
+    moving flexible body -- the axial stiffness EA/l, some 3000 times the beam's mass terms
+    beta' rho A l at dt = 1.25e-3, turns with the body, so a turn of 2.5 mrad per step couples
+    forces into bending larger than those terms (measured: contractions of 0.2-1 per iteration,
+    4.3 iterations and 1.6-1.8 factorisations per step) -- and its error estimate does not hold:
+    the error moved between the carriers and the elastic coordinates (increments 3.4e-5, 2.2e-8,
+    2.0e-8, 2.3e-11 with errors 2.2e-8, 2.0e-8, 1.6e-11, 1.8e-11).
     """
 
     REFRESH_CONTRACTION = 0.1
@@ -176,7 +183,6 @@ class Newton:
         self.options, self.lu = options, lu
         self.scale, self.servos = float(scale), servos
         self.active = np.ascontiguousarray(active, dtype=np.int64)
-        self.factorised = False  # lu holds a factorisation that modified Newton may reuse
         self._kernels = None  # ``KERNELS``, looked up in the first iteration
         # (first solves that may go without refinement, the relative error of an unrefined solve measured
         # by the last refinement): ``_first_solve``
@@ -184,15 +190,14 @@ class Newton:
 
     def state(self):
         """What the iteration carries from one step to the next besides the factorisation (which the
-        ``lu``, a ``saddle.KeptLU``, saves itself): whether modified Newton may reuse it, and the
-        refinement pause of ``_first_solve``. With ``restore`` a resumed run takes the same decisions
-        as one that did not stop (``time_loop.Checkpoint``)."""
-        return {"newton.factorised": self.factorised, "newton.unrefined": int(self._refinement[0]),
+        ``lu``, a ``kept_lu.KeptLU``, saves itself): the refinement pause of ``_first_solve``. With
+        ``restore`` a resumed run takes the same decisions as one that did not stop
+        (``time_loop.Checkpoint``)."""
+        return {"newton.unrefined": int(self._refinement[0]),
                 "newton.relative_error": float(self._refinement[1]), **self.lu.state()}
 
     def restore(self, state):
         self.lu.restore(state)
-        self.factorised = bool(state["newton.factorised"])
         self._refinement[:] = int(state["newton.unrefined"]), float(state["newton.relative_error"])
 
     def solve(self, system, qb, lam, t1, stop=None, compiled_loop=None):
@@ -201,31 +206,30 @@ class Newton:
         ``QuadraticStop``. Returns (qb, lam, iterations); lam (all m multipliers) is updated in place.
 
         ``compiled_loop``: a function that gives the system's arguments of ``kernels.newton_loop`` (a
-        tuple; called only where the loop runs), the same iteration compiled whole: full Newton (with
-        ``stop`` evaluated inside, ``kernels.early_stop``) runs it once a factorisation exists to
-        refactor, and goes on here from the iteration where it returns (a refactorisation refused, a
-        residual not finite)."""
+        tuple; called only where the loop runs), the same iteration compiled whole (with ``stop``
+        evaluated inside, ``kernels.early_stop``): it runs once a factorisation exists to refactor,
+        and the iteration goes on here from where it returns (a refactorisation refused, a residual
+        not finite)."""
         options, kernels = self.options, self._kernels
         if kernels is None:
             kernels = self._kernels = compiled(KERNELS)
-        fresh, previous = not (options.modified and self.factorised), None
+        fresh, previous = True, None  # the step's first iteration assembles and factorises the matrix
         # the tests' scale max(1, |q|_inf), taken once per step: the increments move q by far less than
         # it (1e-5 against 1 in a step of the 3-PRR), and each maximum over q costs as much as a product
         size = max(1.0, np.abs(qb).max())
         bound, floor = options.tolerance * size, ROUND_OFF * size
         first = 1
-        if compiled_loop is not None and not options.modified and self.lu.refactorable:
+        if compiled_loop is not None and self.lu.refactorable:
             lu = self.lu
             early = NO_STOP if stop is None else stop.loop_arguments(floor, options.max_iterations)
             how, first, qb, increment, count, values, R = kernels.newton_loop(
                 *compiled_loop(), qb, lam, bound, options.max_iterations, *lu.pattern, lu.handles, lu.rcond,
                 lu.refactor_floor, self.active, self.scale, self._refinement, FIRST_SOLVE_REFINEMENT,
-                self.REFINEMENT_PAUSE, early)
+                self.REFINEMENT_PAUSE, options.modified, self.REFRESH_CONTRACTION, early)
             if stop is not None:
                 stop.loop_ended(early, increment)
             if count:
                 lu.refactored(values, count)
-                self.factorised = True
             if how == kernels.CONVERGED:
                 return qb, lam, first
             if how == kernels.LIMIT:
@@ -245,28 +249,30 @@ class Newton:
                         self.scale, it == 1, bound, self._refinement, FIRST_SOLVE_REFINEMENT, self.REFINEMENT_PAUSE)
                     if refactored:
                         lu.refactored(values, 1)
-                        self.factorised, qb = True, q
+                        qb = q
                 if not refactored:  # the first factorisation, or KLU's pivots chosen anew
-                    self.factorised = False
                     try:
                         self.lu.factor(values)
                     except SingularMatrixError:
                         raise NewtonFailure(t1, np.abs(R).max(), it, "singular Newton matrix", self.servos) from None
-                    self.factorised = True
                     if it == 1:
                         qb, increment = kernels.update(qb, lam, self._first_solve(R, bound), self.active, self.scale)
                     else:
                         qb, increment = kernels.solve_update(self.lu.handles, R, qb, lam, self.active, self.scale)
             else:
-                qb, increment = kernels.solve_update(self.lu.handles, R, qb, lam, self.active, self.scale)
+                kept = lam.copy()
+                q, increment = kernels.solve_update(self.lu.handles, R, qb, lam, self.active, self.scale)
+                if not increment < previous:  # no contraction: the iterate is dropped, the matrix made anew here
+                    lam[:] = kept
+                    fresh = True
+                    continue
+                qb = q
             last = -1.0 if previous is None else previous  # ``newton_converged``'s kernel takes -1 for none
-            if options.modified:
-                if increment <= bound or (fresh and kernels.converged(increment, last, bound)):
-                    return qb, lam, it
-                fresh = previous is not None and increment > self.REFRESH_CONTRACTION * previous
-            elif ((stop is not None and stop.converged(increment, bound, floor))
-                  or kernels.converged(increment, last, bound)):
+            if ((stop is not None and stop.converged(increment, bound, floor))
+                    or increment <= bound or (fresh and kernels.converged(increment, last, bound))):
                 return qb, lam, it
+            if options.modified:  # the kept matrix while the iteration contracts fast enough
+                fresh = previous is not None and increment > self.REFRESH_CONTRACTION * previous
             previous = increment
         raise NewtonFailure(t1, np.abs(R).max(), options.max_iterations,
                             "no convergence within the iteration limit", self.servos)

@@ -45,85 +45,15 @@ from ..beam.world.elasticity import NO_STEP
 from ..forces.base import Force
 from ..joints.angle import NO_FAMILY
 from ..joints.batch import NO_PLACES, NONE, AffineConstraints
+from ..joints.servo import NO_SERVO
 from ..model.jacobian import JacobianRows
 from ..numerics.lazy import compiled
 from ..numerics.linalg import CsrOperator, FixedPatternLU, SingularMatrixError, operator
 from ..numerics.pattern import SparsePattern
 from .families import FamilyLayout, add_at
+from .kept_lu import KeptLU
 
 KERNELS = __package__ + ".kernels"
-
-
-class KeptLU(FixedPatternLU):
-    """The LU of the Newton matrices, able to save and rebuild its factorisation for a resumed run
-    (``time_loop.Checkpoint``). KLU's numbers depend on the run so far: the ordering is chosen on the
-    first matrix, the pivots on the last pivoting factorisation, and every refactorisation reuses them.
-    So the values of those matrices are kept (references to the arrays factored, no copies), and
-    ``restore`` factors them again in the same order: the first (same ordering), the last pivoting one
-    with pivoting forced (same pivots), the current one by refactorisation (same factors) -- the solves
-    after a resume are then those of the run that did not stop, bit for bit."""
-
-    first = pivoted = current = None
-
-    def __init__(self, indptr, indices):
-        super().__init__(indptr, indices)
-        # what compiled code needs to refactor and solve (``kernels.newton_loop``, ``first_solve``): the
-        # pattern, and klu_common.rcond as an array over its memory, set by each klu_rcond
-        self.pattern = (self._Ap, self._Ai)
-        self.rcond = np.frombuffer(self._common, dtype=np.float64, count=1, offset=type(self._common).rcond.offset)
-
-    @property
-    def refactorable(self):
-        """Whether a factorisation is there whose pivots a refactorisation reuses."""
-        return bool(self._numeric)
-
-    @property
-    def refactor_floor(self):
-        """The least klu_rcond of a refactorisation that ``factor`` accepts."""
-        return self.refactor_rcond_drop * self._rcond
-
-    def refactored(self, values, count):
-        """Records ``count`` refactorisations done by compiled code (``kernels.newton_loop``), the last
-        of the values ``values``, as ``factor`` records its own."""
-        self._Ax = self.current = values
-        self.refactorizations += count
-
-    def factor(self, values):
-        values = np.ascontiguousarray(values, dtype=np.float64)
-        pivoting = self.factorizations
-        super().factor(values)
-        if self.first is None:
-            self.first = values
-        if self.factorizations != pivoting:
-            self.pivoted = values
-        self.current = values
-
-    def state(self):
-        if self.first is None:
-            return {}
-        return {"lu.first": self.first, "lu.pivoted": self.pivoted, "lu.current": self.current,
-                "lu.pivoted_first": self.pivoted is self.first, "lu.refactored": self.current is not self.pivoted,
-                "lu.factorizations": self.factorizations, "lu.refactorizations": self.refactorizations,
-                "lu.scale": self._common.scale}
-
-    def restore(self, state):
-        if "lu.first" not in state:
-            return
-        for name in ("lu.first", "lu.pivoted", "lu.current"):  # read from a file: KLU reads as many values
-            if np.shape(state[name]) != self.pattern[1].shape:
-                raise ValueError(f"{name} holds {np.shape(state[name])} values, the Newton matrix {self.pattern[1].shape}")
-        self.factor(state["lu.first"])
-        self._common.scale = int(state.get("lu.scale", self._common.scale))  # rows unscaled if the run had turned scaling off
-        if not state["lu.pivoted_first"]:
-            self.refactor_rcond_drop = np.inf  # the refactorisation is refused: pivots chosen anew
-            try:
-                self.factor(state["lu.pivoted"])
-            finally:
-                del self.refactor_rcond_drop
-        if state["lu.refactored"]:
-            self.factor(state["lu.current"])
-        self.factorizations = int(state["lu.factorizations"])
-        self.refactorizations = int(state["lu.refactorizations"])
 
 
 class SaddleSystem:
@@ -192,15 +122,18 @@ class SaddleSystem:
         self._kernels = None  # ``KERNELS``, looked up on the first call of ``assemble``
         self._jacobian = None  # G at the active rows (``JacobianRows``), made on the first ``constraint_acceleration``
         # the whole Newton iteration is compiled (``kernels.newton_loop``) where the residual is: no
-        # families outside the batch but one that the loop adds itself (joint angles, ``loop_family``), no
+        # families outside the batch but those the loop adds itself (joint angles, servo rows, one of each:
+        # ``loop_family``, ``loop_servo``), no
         # varying force but one that it evaluates itself (the world beams' elasticity, ``loop_force``); M in
         # CSR arrays for it (its products are those of ``mass_operator`` bit for bit where M is diagonal, as
         # for rigid bodies, or a ``CsrOperator``)
         looped = [self.forces[k] for k in self.varying if hasattr(self.forces[k], "loop_arguments")]
         self._looped = looped[0] if looped else None
-        self._looped_family = next((fam for fam in self.families if hasattr(fam.c, "loop_arguments")), None)
-        self.compiled_residual = len(self.families) == (self._looped_family is not None) and len(looped) <= 1 \
-            and len(self.varying) == len(looped)
+        angles = [k for k, fam in enumerate(self.families) if not fam.servo and hasattr(fam.c, "loop_arguments")]
+        servos = [k for k, fam in enumerate(self.families) if fam.servo and hasattr(fam.c, "loop_arguments")]
+        self._looped_families = (angles[0] if angles else None, servos[0] if servos else None)
+        self.compiled_residual = len(self.families) == min(len(angles), 1) + min(len(servos), 1) \
+            and len(looped) <= 1 and len(self.varying) == len(looped)
         self.mass_operator = CsrOperator(self.mass) if self.compiled_residual and looped else operator(self.mass)
         self.batch_arguments = (self._batch_at, *self.affine.arguments)  # its places in the matrix, then its data
         mass = sp.csr_matrix(self.mass)
@@ -223,8 +156,18 @@ class SaddleSystem:
     def loop_family(self, starts: list, qa: np.ndarray | None = None) -> tuple:
         """``kernels.newton_loop``'s ``family``: the joint-angle family's ``loop_arguments`` (``starts``
         from ``begin_step``, ``qa`` the step's start, None for the continuous forms), or ``NO_FAMILY``."""
-        fam = self._looped_family
-        return NO_FAMILY if fam is None else fam.c.loop_arguments(starts[1], qa, fam.places)
+        angle = self._looped_families[0]
+        fam = None if angle is None else self.families[angle]
+        return NO_FAMILY if fam is None else fam.c.loop_arguments(starts[1 + angle], qa, fam.places)
+
+    def loop_servo(self, starts: list) -> tuple:
+        """``kernels.newton_loop``'s ``servo``: the servo family's ``loop_arguments`` (its targets at the
+        step's end, from ``begin_step``'s ``starts``), or ``NO_SERVO``."""
+        angle, servo = self._looped_families
+        if servo is None:
+            return NO_SERVO
+        fam = self.families[servo]
+        return fam.c.loop_arguments(starts[1 + servo], fam.places, angle is None or servo < angle)
 
     @property
     def factorisations(self):

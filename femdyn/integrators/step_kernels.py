@@ -6,6 +6,7 @@ in one call, the step's begin, Newton's iteration, the step's end and the histor
 import numpy as np
 
 from ..numerics.compiled import kernel
+from ..joints import angle_kernels as angles
 from ..joints import kernels as joints
 from . import kernels as newton
 
@@ -115,15 +116,36 @@ def record(rows, r, qb, vb, its, lam_a, lam_b, mean, work_step):
 
 
 @kernel
-def alpha_steps(count, coefficients, head, tail, solver, stop, gravity, constants, carry, rows, row):
+def worked_forces(constant, servo, lam):
+    """The forces whose work a step takes (``SaddleSystem.worked_forces``): the constant forces plus the
+    servo inputs' B^T u, u = -lam, of the servo rows ``servo`` (``kernels.newton_loop``'s), summed as
+    there (the inputs' forces in the order of their instances, as NumPy's ``bincount``); the constant
+    forces themselves without servo rows."""
+    dofs, rows = servo[3], servo[4]
+    K = dofs.shape[0]
+    if K == 0:
+        return constant
+    n = constant.size
+    inputs = np.zeros(n)
+    for k in range(K):
+        inputs[dofs[k, dofs.shape[1] - 1]] += 1.0 * lam[rows[k]]
+    total = np.empty(n)
+    for i in range(n):
+        total[i] = constant[i] + (0.0 - inputs[i])
+    return total
+
+
+@kernel
+def alpha_steps(count, coefficients, head, tail, servos, solver, stop, gravity, constants, carry, rows, row):
     """Up to ``count`` generalized-alpha steps (``generalized_alpha.GeneralizedAlpha.step``) in one call,
     each as the interpreted step computes it: its begin (``_begin``: q~ = q_n + h v_n + h^2 (1/2 - beta)
     a_n, v~ = v_n + h (1 - gamma) a_n, the inertia M (beta' q~ - c_n), c_n = (alpha_m a_n - alpha_f
     vd_n) / (1 - alpha_f), the predictor q~ + beta h^2 (2 a_n - a_n-1)), Newton's iteration
-    (``kernels.newton_loop`` with ``head``, ``tail`` and ``solver``, its arguments around the step's own;
-    ``stop``: (on, safety, window, ratios, count, refresh, steps) of ``newton.QuadraticStop``), the
-    step's end (``_finish``: a_n+1 = (q_n+1 - q~) / (beta h^2), v_n+1 = v~ + gamma h a_n+1, vd_n+1,
-    the work ``step_work`` of the constant forces plus V(q_n+1) - V(q_n), ``gravity_potential``
+    (``kernels.newton_loop`` with ``head``, ``tail`` and ``solver``, its arguments around the step's own,
+    and the step's servo rows from ``servos``: ``newton_loop``'s ``servo`` with a row of a(t), gamma(t) for
+    each step; ``stop``: (on, safety, window, ratios, count, refresh, steps) of ``newton.QuadraticStop``),
+    the step's end (``_finish``: a_n+1 = (q_n+1 - q~) / (beta h^2), v_n+1 = v~ + gamma h a_n+1, vd_n+1,
+    the work ``step_work`` of the ``worked_forces`` plus V(q_n+1) - V(q_n), ``gravity_potential``
     of ``gravity``) and the chunk's row ``row`` + k + 1 (``rows``: Q, V, Lam, inputs, iterations,
     work, dissipation, the input rows; ``time_loop._Chunk``).
 
@@ -136,7 +158,7 @@ def alpha_steps(count, coefficients, head, tail, solver, stop, gravity, constant
     A step whose Newton iteration ends other than converged, or whose (q, v) is not finite, is undone
     (the multipliers, the refinement pause and the early stop's record as before it) and the call
     returns before it, for the interpreted step to do it again with its messages. Returns (steps done,
-    refactorisations done, the values last factored, a, vd, a_n-1, lam, V) of the last step done."""
+    refactorisations done, the values last factored, a, vd, a_n-1, lam, F, V) of the last step done."""
     h, c_known, c_velocity, alpha_m, alpha_f, c_m, c_f, beta_p, c_guess, c_a, c_v, tolerance, round_off = \
         coefficients
     q, v, a, vd, a_before, known_before, lam, force, potential = carry
@@ -173,8 +195,10 @@ def alpha_steps(count, coefficients, head, tail, solver, stop, gravity, constant
         size = size if size > 1.0 else 1.0
         bound = tolerance * size
         early = (on, measuring, safety, window, round_off * size, ratios, recorded)
+        step_servo = (servos[0], servos[1][done if servos[1].shape[0] > 1 else 0],
+                      servos[2][done if servos[2].shape[0] > 1 else 0]) + servos[3:]
         how, its, qb, increment, factored, values, R = newton.newton_loop(
-            *head, inertia, constant, *tail, guess, lam_b, bound, *solver, early)
+            *head, inertia, constant, *tail, step_servo, guess, lam_b, bound, *solver, early)
         if how != newton.CONVERGED:
             break
         a_b, vb, vd_b = np.empty(n), np.empty(n), np.empty(n)
@@ -188,34 +212,38 @@ def alpha_steps(count, coefficients, head, tail, solver, stop, gravity, constant
         if not finite:
             break
         potential_b = gravity_potential(qb, weights, dofs, bounds)
+        force_b = worked_forces(constant, step_servo, lam_b)
         record(rows, row + done, qb, vb, its, lam, lam_b, True,
-               step_work(force, constant, qb, q) + potential_b - potential)
+               step_work(force, force_b, qb, q) + potential_b - potential)
         stop_steps[0] += 1
         refactored += factored
         if factored:
             last = values
         a_before, known_before = a, True
-        q, v, a, vd, lam, force, potential = qb, vb, a_b, vd_b, lam_b, constant, potential_b
+        q, v, a, vd, lam, force, potential = qb, vb, a_b, vd_b, lam_b, force_b, potential_b
         done += 1
     if done < count:  # the step not done: as before it
         refinement[:] = saved
         recorded[0] = kept
-    return done, refactored, last, a, vd, a_before, lam, potential
+    return done, refactored, last, a, vd, a_before, lam, force, potential
 
 
 @kernel
-def midpoint_steps(count, coefficients, head, tail, batch, force, family, solver, stop, gravity, constants, carry,
-                   rows, row):
+def midpoint_steps(count, coefficients, head, tail, batch, force, family, servos, solver, stop, gravity, constants,
+                   carry, rows, row):
     """Up to ``count`` energy-momentum steps (``energy_momentum.EnergyMomentum.step``) in one call, each
     as the interpreted step computes it: its begin (the predictor q_n + h v_n, Newton's start, the
     inertia 2/h^2 M (q_n + h v_n), G(q_n) of the batch, ``joints.kernels.jacobian`` with ``batch``:
     (the slots' g, the Hessians)), Newton's iteration (``kernels.newton_loop`` with ``head``, ``tail``,
     the beams' ``force`` -- where their tangents go, their coordinates and places, then the element
-    data after the start and ``known`` --, ``family`` and ``stop`` (none) and ``solver``), the step's
+    data after the start and ``known`` --, ``family``, the step's servo rows from ``servos``
+    (``alpha_steps``), ``stop`` (none) and ``solver``), the step's
     end (``_finish``: v_n+1 = 2/h (q_n+1 - q_n) - v_n, the work ``step_work`` of the ``constants``
     forces (``alpha_steps``) plus V(q_n+1) - V(q_n)) and the chunk's row ``row`` + k + 1 (``rows`` as
     ``alpha_steps``'). ``coefficients``: (h, 2/h^2, 2/h, the tolerance); ``carry``: (q_n, v_n, lam_n,
-    V(q_n)). A step that does not converge, or whose state is not finite, is undone and left to the
+    V(q_n)). ``family`` (``joints.angle.JointAngle.loop_arguments``, its start at the call's first q_n):
+    each step gives it its own start, c, s and their gradients at q_n (``JointAngle.begin_step``,
+    ``joints.angle_kernels.cos_sin``). A step that does not converge, or whose state is not finite, is undone and left to the
     interpreted step (``alpha_steps``). Returns (steps done, refactorisations done, the values last
     factored, lam, V) of the last step done."""
     h, c_inertia, c_velocity, tolerance = coefficients
@@ -230,11 +258,22 @@ def midpoint_steps(count, coefficients, head, tail, batch, force, family, solver
     last = head[4]
     guess, inertia = np.empty(n), np.empty(n)
     Qa = np.empty((1, F_at.size))
+    angle_dofs = family[6]
+    K, J = angle_dofs.shape[0], family[9].size
+    local = np.empty((K, angle_dofs.shape[1]))
     saved = np.empty(2)
     done = 0
     while done < count:
         constant = constants[done if constants.shape[0] > 1 else 0]
         saved[:] = refinement
+        step_family = family
+        if K:  # the joint angles' start at q_n
+            for k in range(K):
+                for i in range(angle_dofs.shape[1]):
+                    local[k, i] = q[angle_dofs[k, i]]
+            c, s, grad_c, grad_s = np.empty(K), np.empty(K), np.empty((K, J)), np.empty((K, J))
+            angles.cos_sin(local, family[8], family[9], c, s, grad_c, grad_s)
+            step_family = (q, family[1], c, s, grad_c, grad_s) + family[6:]
         for i in range(n):
             guess[i] = q[i] + h * v[i]
         for i in range(n):
@@ -251,9 +290,11 @@ def midpoint_steps(count, coefficients, head, tail, batch, force, family, solver
             Qa[0, i] = q[F_at[i]]
         size = newton.largest(guess)
         size = size if size > 1.0 else 1.0
+        step_servo = (servos[0], servos[1][done if servos[1].shape[0] > 1 else 0],
+                      servos[2][done if servos[2].shape[0] > 1 else 0]) + servos[3:]
         how, its, qb, increment, factored, values, R = newton.newton_loop(
             *head, inertia, constant, G_a, *tail, tangents, F_at, dF_at, Qa, False, False, *force[3:],
-            family, guess, lam_b, tolerance * size, *solver, stop)
+            step_family, step_servo, guess, lam_b, tolerance * size, *solver, stop)
         if how != newton.CONVERGED:
             break
         vb = np.empty(n)
@@ -265,8 +306,9 @@ def midpoint_steps(count, coefficients, head, tail, batch, force, family, solver
         if not finite:
             break
         potential_b = gravity_potential(qb, weights, dofs, bounds)
+        worked = worked_forces(constant, step_servo, lam_b)
         record(rows, row + done, qb, vb, its, lam, lam_b, False,
-               step_work(constant, constant, qb, q) + potential_b - potential)  # F . dq
+               step_work(worked, worked, qb, q) + potential_b - potential)  # F . dq
         refactored += factored
         if factored:
             last = values

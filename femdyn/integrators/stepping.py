@@ -11,17 +11,19 @@ Where a step cannot be done so -- its Newton iteration ends other than converged
 finite -- the call returns before it, undone, and the time loop does it step by step, with the messages
 and the recovery of the interpreted iteration (KLU's pivots chosen anew, a Newton failure).
 
-The compiled steps take models with full Newton whose constant forces depend on time alone (gravity,
+The compiled steps take models, with full or simplified Newton, whose constant forces depend on time alone (gravity,
 ``TimeLoad``; evaluated for the call's steps before it, at the times the steps take them), whose worked
 forces are those (the potential: gravity's), with no dissipation, no advancing force states and no
-family outside the batch but, with generalized-alpha, a joint-angle family that is no servo (the FEM
-3-PRR of cases/3prr_sine.toml). The others go step by step, as before.
+family outside the batch but a joint-angle family (the FEM 3-PRR of cases/3prr_sine.toml; the rigid
+mechanisms driven at their joints, cases/nm_logo.toml) and a family of servo rows (their targets taken
+before the call at the times of its steps, as the loads: the flexible five-bar and Delta). The others go step by step, as before.
 """
 import numpy as np
 
 from ..forces.base import Force
 from ..forces.loads import Gravity, TimeLoad
 from ..joints.batch import NONE
+from ..joints.servo import NO_SERVO
 from ..numerics.lazy import compiled
 from ..numerics.linalg import CsrOperator
 from .newton import FIRST_SOLVE_REFINEMENT, NO_STOP, ROUND_OFF
@@ -30,16 +32,27 @@ STEP_KERNELS = __package__ + ".step_kernels"  # numba: imported where the steps 
 
 
 TIME_ONLY = (Gravity, TimeLoad)  # constant forces that depend on time alone, not on q or a state
+# ``step_kernels``' servo rows of a model without: ``NO_SERVO`` with a(t), gamma(t) for one step
+NO_SERVOS = (NO_SERVO[0], np.zeros((1, 0, 0)), np.zeros((1, 0)), *NO_SERVO[3:])
 
 
-def _eligible(stepper, alpha) -> bool:
-    """Whether ``step_kernels`` does the steps of ``stepper`` (``alpha``: a ``GeneralizedAlpha``; module
-    docstring)."""
+def _same_products(system) -> bool:
+    """Whether the kernels' products with M's CSR arrays (``SaddleSystem.mass_csr``) are those of the
+    interpreted steps' ``mass_operator`` bit for bit: a ``CsrOperator`` (the same sums), or M diagonal,
+    as for rigid bodies in director coordinates (one product per row; a dense operator adds exact zeros)."""
+    if isinstance(system.mass_operator, CsrOperator):
+        return True
+    indptr, indices = system.mass_csr[:2]
+    rows = np.diff(indptr)
+    return bool(np.all(rows <= 1) and np.array_equal(indices, np.flatnonzero(rows)))
+
+
+def _eligible(stepper) -> bool:
+    """Whether ``step_kernels`` does the steps of ``stepper`` (module docstring)."""
     system = stepper.system
     worked = [system.forces[k] for k, w in enumerate(system.worked) if w]
-    family = not system.families or (alpha and not system._servo_families)  # then the looped angle family
-    return (system.compiled_residual and family and isinstance(system.mass_operator, CsrOperator)
-            and not stepper.options.modified and all(type(system.forces[k]) in TIME_ONLY for k in system.constant)
+    return (system.compiled_residual and _same_products(system)
+            and all(type(system.forces[k]) in TIME_ONLY for k in system.constant)
             and all(isinstance(f, Gravity) or type(f).potential is Force.potential for f in worked)
             and not system.dissipative and not system.advancing and not system.advancing_continuous
             and not system.varying_worked)
@@ -49,12 +62,10 @@ class _Steps:
     """What the compiled steps of both steppers share: the gravity forces' data for the potential, the
     chunk's rows, Newton's arguments, and the stepper's and the chunk's state after a call."""
 
-    alpha = False  # the stepper's kind
-
     @classmethod
     def of(cls, stepper) -> "_Steps | None":
         """The compiled steps of ``stepper``, or None where its model goes step by step."""
-        return cls(stepper) if _eligible(stepper, cls.alpha) else None
+        return cls(stepper) if _eligible(stepper) else None
 
     def __init__(self, stepper, mass_factor):
         self.stepper = stepper
@@ -70,11 +81,13 @@ class _Steps:
         self.head = (mass_factor, *system.mass_csr, stepper._mass_values)  # ``newton_loop``'s first arguments
 
     def _solver(self):
-        """``kernels.newton_loop``'s arguments after the bound (but the stop)."""
+        """``kernels.newton_loop``'s arguments after the bound (but the stop): the iteration limit, the
+        factorisation's, the refinement's and the simplified iteration's."""
         s = self.stepper
         lu, newton = s.system.lu, s.newton
         return (s.options.max_iterations, *lu.pattern, lu.handles, lu.rcond, lu.refactor_floor, newton.active,
-                newton.scale, newton._refinement, FIRST_SOLVE_REFINEMENT, newton.REFINEMENT_PAUSE)
+                newton.scale, newton._refinement, FIRST_SOLVE_REFINEMENT, newton.REFINEMENT_PAUSE, s.options.modified,
+                newton.REFRESH_CONTRACTION)
 
     def _rows(self, chunk):
         return (chunk.Q, chunk.V, chunk.Lam, chunk.inputs, chunk.iterations, chunk.work, chunk.dissipation,
@@ -88,6 +101,21 @@ class _Steps:
             return system.applied(q, q, times[0], dt, states, system.constant)[None]
         return np.stack([system.applied(q, q, t, dt, states, system.constant) for t in times])
 
+    def _servos(self, times):
+        """The servo rows of the call's steps (``step_kernels``): ``kernels.newton_loop``'s ``servo`` with
+        a(t) and gamma(t) at the ``times`` the steps take them, a row each (``Servo.begin_step``);
+        ``NO_SERVOS`` without a servo family."""
+        system = self.stepper.system
+        index = system._looped_families[1]
+        if index is None:
+            return NO_SERVOS
+        fam = system.families[index].c
+        starts = [fam.begin_step(None, t) for t in times]
+        padded = [None] * (1 + len(system.families))
+        padded[1 + index] = starts[0]
+        servo = system.loop_servo(padded)
+        return (servo[0], np.stack([a for a, _ in starts]), np.stack([g for _, g in starts]), *servo[3:])
+
     def _potential(self, q, states, known):
         """V(q_n) of the worked forces: ``known`` (the last step's) or evaluated, a float (the sum over no
         worked force is the integer 0, which would type the kernels' ``carry`` anew)."""
@@ -99,7 +127,6 @@ class _Steps:
         s = self.stepper
         if refactored:
             s.system.lu.refactored(last, refactored)
-            s.newton.factorised = True
         chunk.rows += done
         chunk.lam = lam
         chunk.history.extend([states] * done)
@@ -107,8 +134,6 @@ class _Steps:
 
 class AlphaSteps(_Steps):
     """Compiled generalized-alpha steps of ``stepper`` (a ``GeneralizedAlpha``; module docstring)."""
-
-    alpha = True
 
     def __init__(self, stepper):
         super().__init__(stepper, stepper.beta_p)
@@ -132,7 +157,8 @@ class AlphaSteps(_Steps):
         system, dt = s.system, s.dt
         row = chunk.rows
         c = s._carry
-        constants = self._constants(c.q, [(k + j) * dt + dt for j in range(count)], states)
+        times = [(k + j) * dt + dt for j in range(count)]
+        constants = self._constants(c.q, times, states)
         potential = self._potential(c.q, states, c.potential[1] if c.potential is not None and
                                     c.potential[0] is states else None)
         options, stop = s.options, s._stop
@@ -147,9 +173,9 @@ class AlphaSteps(_Steps):
                 system.loop_family([None] * (1 + len(system.families))))
         before = c.a if c.a_previous is None else c.a_previous
         carry = (c.q, c.v, c.a, c.vd, before, c.a_previous is not None, c.lam, c.force, potential)
-        done, refactored, last, a, vd, a_before, lam, potential = compiled(STEP_KERNELS).alpha_steps(
-            count, self.coefficients, self.head, tail, self._solver(), early, self.gravity, constants, carry,
-            self._rows(chunk), row)
+        done, refactored, last, a, vd, a_before, lam, force, potential = compiled(STEP_KERNELS).alpha_steps(
+            count, self.coefficients, self.head, tail, self._servos(times), self._solver(), early, self.gravity,
+            constants, carry, self._rows(chunk), row)
         if not done:
             return 0
         self._done(chunk, done, refactored, last, lam, states)
@@ -159,7 +185,7 @@ class AlphaSteps(_Steps):
             stop.steps, stop.previous = int(steps[0]), None
         end = row + done
         s._carry = type(c)((k + done - 1) * dt + dt, chunk.Q[end].copy(), chunk.V[end].copy(), a, vd, lam.copy(),
-                           constants[min(done, len(constants)) - 1].copy(), a_before, (states, potential))
+                           force.copy(), a_before, (states, potential))
         return done
 
 
@@ -191,7 +217,8 @@ class MidpointSteps(_Steps):
         force = (*looped[:3], *looped[6:])  # the start and ``known``: the kernel's own per step
         done, refactored, last, lam, potential = compiled(STEP_KERNELS).midpoint_steps(
             count, self.coefficients, self.head, s._loop[1], self.batch, force,
-            system.loop_family([None]), self._solver(), NO_STOP, self.gravity, constants,
+            system.loop_family([None] * (1 + len(system.families)), q),
+            self._servos([(k + j) * dt + dt for j in range(count)]), self._solver(), NO_STOP, self.gravity, constants,
             (q, chunk.V[row], chunk.lam, potential), self._rows(chunk), row)
         if not done:
             return 0

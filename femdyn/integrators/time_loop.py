@@ -9,7 +9,7 @@ which the run continues exactly as if it had not stopped: ``simulate(..., resume
 the same numbers, bit for bit, as the run that went on. Nothing that changes the numbers is reset at a
 chunk boundary: what the steppers carry from step to step (generalized-alpha's a, vd, multipliers and
 predictor history, Newton's refinement pause and early-stop ratios, and KLU's ordering, pivots and
-kept factorisation, ``saddle.KeptLU``) is saved instead, so a run written in chunks has the numbers of
+kept factorisation, ``kept_lu.KeptLU``) is saved instead, so a run written in chunks has the numbers of
 a run in one piece.
 
 Models whose Newton iteration runs whole in compiled code (world beams, rigid bodies, quadratic joints,
@@ -69,7 +69,7 @@ class Results:
     message: str = ""
     dropped: list = field(default_factory=list)
     integrator: str = "energy-momentum"
-    factorisations: int = 0  # Newton matrices factorised (fewer than iterations with modified Newton)
+    factorisations: int = 0  # Newton matrices factorised (fewer than iterations with simplified Newton)
     mid_times: np.ndarray | None = None  # the inputs' times, where t does not give them (a later chunk)
     initial_total: float | None = None  # H_0, where t does not start at 0 (a later chunk)
     step: float | None = None  # the time step, where t has one row

@@ -25,6 +25,9 @@ from .base import Constraint
 KERNELS = __package__ + ".servo_kernels"  # numba: imported where the kernel runs
 _NO_PLACES = np.zeros((0, 0), dtype=np.int64)
 _NO_VALUES = np.zeros(0)
+_NO_ROWS = np.zeros(0, dtype=np.int64)
+# ``Servo.loop_arguments`` of no servo family, of the same types: a Newton loop without servo rows
+NO_SERVO = (False, np.zeros((0, 0)), _NO_VALUES, _NO_PLACES, _NO_ROWS, _NO_ROWS, _NO_PLACES, _NO_PLACES)
 
 
 @dataclass(frozen=True)
@@ -95,6 +98,16 @@ class Servo(Constraint):
             F_at = G_at = _NO_PLACES
         compiled(KERNELS).contribute(qb, *start, lam, float(scale), R, _NO_VALUES if values is None else values,
                                      self.dofs, rows, phi_at, F_at, G_at)
+
+    def loop_arguments(self, start: tuple, places: tuple, first: bool) -> tuple:
+        """What ``integrators.kernels.newton_loop`` takes to add this family in its iterations
+        (``contribute``'s arguments but the iterate's, the multipliers, the scale and the outputs), a
+        tuple of the types of ``NO_SERVO``: whether it is added before the loop's joint-angle family
+        (``first``, the families' order), a(t_n+1) and gamma(t_n+1) (``start``, from ``begin_step``), the
+        instances' coordinates and rows, and the places (``places``)."""
+        _, F_at, G_at, phi_at, rows = places
+        a, gamma = start
+        return (bool(first), a, gamma, self.dofs, rows, phi_at, np.ascontiguousarray(F_at), np.ascontiguousarray(G_at))
 
     @property
     def jacobian_mask(self):

@@ -146,12 +146,14 @@ class Deviation:
         filled = np.where(np.isfinite(rigid), rigid, 0.0)
         xr, turn_r = point_poses(self.mechanism.rigid, self.probes, filled)
         dx = x - xr
+        singular = ~np.isfinite(rigid).all(axis=1)
         if dim == 2:
             rotation = (np.mod(turn - turn_r + np.pi, 2 * np.pi) - np.pi)[..., None]
-        else:
-            rotation = _rotation_vectors(turn @ np.swapaxes(turn_r, -1, -2))
+        else:  # only where the rigid pose exists: the zeros standing in for it are no rotation
+            rotation = np.full((*turn.shape[:-2], 3), np.nan)
+            if not singular.all():
+                rotation[~singular] = _rotation_vectors(turn[~singular] @ np.swapaxes(turn_r[~singular], -1, -2))
         values = np.concatenate([dx, rotation], axis=-1)
-        singular = ~np.isfinite(rigid).all(axis=1)
         values[singular] = np.nan
         columns = {}
         for p, (name, _, _) in enumerate(self.probes):

@@ -217,3 +217,23 @@ def test_the_centre_lines_write_a_stress_only_where_it_is_defined(fibre):
     lines = centre_lines(model, q[None], v[None])
     assert (STRESS in lines.point_data) == (fibre is not None)
     assert all(np.isfinite(values).all() for values in lines.point_data.values())
+
+
+def test_the_spatial_deviation_is_undefined_where_the_rigid_mechanism_has_no_pose():
+    """The spatial 3-PRR of cases/3prr_3d.toml: a frame whose slider 3 is 1 m beyond the others (legs
+    of about 0.5 m: no rigid pose) has NaN deviation -- positions and the rotation vector -- and the
+    status ``singular``, beside a frame at the start with numbers and ``ok`` (the rotation of the
+    missing rigid pose is not computed from the zeros standing in for it: SciPy refuses that matrix,
+    and the run of the case ended in a traceback where its rigid mechanism passed the fold)."""
+    case = load_case(CASES / "3prr_3d.toml")
+    deviation = Deviation(case.model, case.probes, case.q0)
+    far = case.q0.copy()
+    far[deviation.mechanism.act[2]] += 1.0
+    columns = deviation(np.stack([case.q0, far]), conditioning=True)
+    assert list(columns[STATUS]) == [OK, SINGULAR]
+    names = [c for c in columns if ".deviation_" in c]
+    assert {c.rsplit("_", 1)[1] for c in names} >= {"x", "y", "z", "rx", "ry", "rz"}
+    for name in names + ["jacobian_condition", "jacobian_smallest"]:
+        assert np.isfinite(columns[name][0]) and np.isnan(columns[name][1]), name
+    alone = deviation(far[None])  # every frame singular
+    assert list(alone[STATUS]) == [SINGULAR] and all(np.isnan(alone[c]).all() for c in names)

@@ -1,7 +1,7 @@
 """Newton's iteration compiled whole (``integrators.kernels.newton_loop``) for the energy-momentum and
 generalized-alpha steps of models whose residual is all compiled (rigid bodies, quadratic joints,
-constant loads, the world beams' elasticity and a joint-angle family evaluated inside the loop, as in
-the FEM 3-PRR), with generalized-alpha's early stop (``QuadraticStop``) inside it too:
+constant loads, the world beams' elasticity, a joint-angle family and a family of servo rows evaluated
+inside the loop, as in the FEM 3-PRR and the flexible five-bar and Delta driven by servos), with generalized-alpha's early stop (``QuadraticStop``) inside it too, full or simplified:
 its steps are those of the interpreted iteration (``Newton.solve``'s loop over ``SaddleSystem.assemble``,
 KLU's ``factor`` and the compiled solves) bit for bit -- q, v, multipliers, iterations, the work, KLU's
 refactorisation count and the state a checkpoint saves -- also where a refactorisation is refused and
@@ -68,8 +68,17 @@ def prr(dim=2):
     return case.model, prepare(case.model, case.q0, case.v0)
 
 
-@pytest.fixture(params=[(chain, 2), (chain, 3), (beam, 2), (beam, 3), (prr, 2)],
-                ids=["planar", "spatial", "planar-beam", "spatial-beam", "3prr"])
+def servo_case(name, elements=None):
+    """A case driven by servo rows on flexible links: cases/five_bar_flexible.toml (joint angles, then the
+    servos of the effector's path), cases/delta_flexible.toml with one element per link (in space)."""
+    case = load_case(CASES / f"{name}.toml", Options(elements=elements))
+    setup = prepare(case.model, case.q0, case.v0)
+    return setup.model, setup  # the model with its relative servo targets fixed from q0
+
+
+@pytest.fixture(params=[(chain, 2), (chain, 3), (beam, 2), (beam, 3), (prr, 2), (servo_case, "five_bar_flexible"),
+                        (lambda name: servo_case(name, 1), "delta_flexible")],
+                ids=["planar", "spatial", "planar-beam", "spatial-beam", "3prr", "five-bar-servos", "delta-servos"])
 def model_setup(request):
     build, dim = request.param
     return build(dim)
@@ -80,12 +89,17 @@ def test_the_chains_residual_is_all_compiled(model_setup):
     assert EnergyMomentum(model, 1e-3, setup.active_rows).system.compiled_residual
 
 
-@pytest.mark.parametrize("scheme,early", [(EnergyMomentum, False), (GeneralizedAlpha, False), (GeneralizedAlpha, True)],
-                         ids=["energy-momentum", "generalized-alpha", "generalized-alpha-early-stop"])
+@pytest.mark.parametrize("scheme,options", [
+    (EnergyMomentum, NewtonOptions()), (GeneralizedAlpha, NewtonOptions()),
+    (GeneralizedAlpha, NewtonOptions(early_stop=True)),
+    (EnergyMomentum, NewtonOptions(modified=True)), (GeneralizedAlpha, NewtonOptions(modified=True))],
+    ids=["energy-momentum", "generalized-alpha", "generalized-alpha-early-stop", "energy-momentum-simplified",
+         "generalized-alpha-simplified"])
 @pytest.mark.parametrize("refuse", [False, True], ids=["refactored", "pivoted"])
-def test_compiled_iteration_gives_the_interpreted_steps_bit_for_bit(model_setup, refuse, scheme, early):
+def test_compiled_iteration_gives_the_interpreted_steps_bit_for_bit(model_setup, refuse, scheme, options):
+    """Also simplified Newton (``NewtonOptions.modified``): its residual-only iterations inside the loop
+    are the interpreted ones, and it factorises fewer matrices than it iterates."""
     model, setup = model_setup
-    options = NewtonOptions(early_stop=early)
     compiled, fast = run(model, setup, True, refuse=refuse, scheme=scheme, options=options)
     interpreted, slow = run(model, setup, False, refuse=refuse, scheme=scheme, options=options)
     for a, b in zip(compiled, interpreted):
@@ -96,12 +110,18 @@ def test_compiled_iteration_gives_the_interpreted_steps_bit_for_bit(model_setup,
     assert sum(r.iterations for r in compiled) > len(compiled)  # more than one iteration per step
     lu_a, lu_b = fast.system.lu, slow.system.lu
     assert (lu_a.factorizations, lu_a.refactorizations) == (lu_b.factorizations, lu_b.refactorizations)
-    assert lu_a.refactorizations == (0 if refuse else sum(r.iterations for r in compiled) - 1)
+    iterations = sum(r.iterations for r in compiled)
+    if options.modified:
+        assert len(compiled) <= lu_a.factorizations + lu_a.refactorizations < iterations
+    else:  # one factorisation per iteration: pivoting where KLU refuses to refactorise (every one: ``refuse``)
+        assert lu_a.factorizations + lu_a.refactorizations == iterations
+    if refuse:
+        assert lu_a.refactorizations == 0
     state_a, state_b = fast.state(), slow.state()
     assert state_a.keys() == state_b.keys()
     for key in state_a:
         assert np.array_equal(state_a[key], state_b[key]), key
-    if early:  # it never iterates longer than the plain test
+    if options.early_stop:  # it never iterates longer than the plain test
         plain, _ = run(model, setup, True, refuse=refuse, scheme=scheme)
         assert all(a.iterations <= b.iterations for a, b in zip(compiled, plain))
 
@@ -153,7 +173,8 @@ def test_rigid_and_beam_models_share_one_compiled_loop():
 
 
 @pytest.mark.parametrize("scheme", [EnergyMomentum, GeneralizedAlpha], ids=["energy-momentum", "generalized-alpha"])
-@pytest.mark.parametrize("build,dim", [(beam, 2), (beam, 3), (prr, 2)], ids=["planar-beam", "spatial-beam", "3prr"])
+@pytest.mark.parametrize("build,dim", [(beam, 2), (beam, 3), (prr, 2), (lambda dim: servo_case("five_bar_flexible", 1), 2)],
+                         ids=["planar-beam", "spatial-beam", "3prr", "five-bar-servos"])
 def test_compiled_loops_matrix_is_the_derivative_of_its_own_residual(build, dim, scheme):
     """The Newton matrix that ``newton_loop`` factors for a beam model and the 3-PRR (beams, joint
     angles), at an iterate off the solution and random multipliers, against central differences of
@@ -186,8 +207,8 @@ def test_compiled_loops_matrix_is_the_derivative_of_its_own_residual(build, dim,
         """(residual, matrix values) of one iteration of the loop from (q, multipliers); the kept
         pivots accepted whatever KLU's condition estimate (the matrix is what is checked)."""
         out = kernels.newton_loop(*taken["loop"](), q, multipliers.copy(), 1e-10, 1, *lu.pattern, lu.handles,
-                                  lu.rcond, 0.0, newton.active, newton.scale, np.zeros(2), 1, 15,
-                                  NO_STOP)  # any pivots
+                                  lu.rcond, 0.0, newton.active, newton.scale, np.zeros(2), 1, 15, False,
+                                  0.1, NO_STOP)  # any pivots
         assert out[0] in (kernels.CONVERGED, kernels.LIMIT) and out[4] == 1  # refactored and solved
         return out[6], out[5]
 

@@ -1,7 +1,8 @@
-"""Modified Newton (``NewtonOptions.modified``, ``integrators.newton.Newton``): the factorised Newton
-matrix is kept over iterations and steps. A step lands where full Newton's step from the same state
-lands, to within the Newton tolerance; far fewer matrices are factorised than steps are taken; and a
-matrix that no longer makes the iteration contract is replaced, so the step still converges."""
+"""Simplified (modified) Newton (``NewtonOptions.modified``, ``integrators.newton.Newton``): the Newton
+matrix factorised in a step's first iteration serves the step's other iterations. A step lands where
+full Newton's step from the same state lands, to within the Newton tolerance, with about half full
+Newton's factorisations; and where the iteration contracts too slowly with that matrix it is
+factorised again within the step, which still lands where full Newton lands."""
 import dataclasses
 
 import numpy as np
@@ -29,10 +30,10 @@ def limit(q):
 
 @pytest.mark.parametrize("integrator", STEPPERS)
 def test_every_step_lands_where_full_newton_lands(integrator):
-    """100 steps of 1 ms of the falling pendulum: the modified stepper takes each step from full
-    Newton's state (and, for generalized-alpha, its carried accelerations), keeping its own aging
-    factorisation; q_n+1 and v_n+1 agree to the Newton tolerance, with fewer than one factorisation in
-    two steps against two per step."""
+    """100 steps of 1 ms of the falling pendulum: the simplified stepper takes each step from full
+    Newton's state (and, for generalized-alpha, its carried accelerations); q_n+1 and v_n+1 agree to the
+    Newton tolerance, with at least one factorisation per step and fewer than 0.6 times full Newton's
+    (two per step at least): the second and later iterations reuse the step's first matrix."""
     model, setup = flexible_pendulum()
     dt, steps = 1e-3, 100
     make = STEPPERS[integrator]
@@ -49,38 +50,41 @@ def test_every_step_lands_where_full_newton_lands(integrator):
         q, v, lam, states = b.q, b.v, b.lam, b.states
     assert worst <= 1.0, worst
     assert full.factorisations >= 2 * steps
-    assert modified.factorisations < steps / 2
+    assert steps <= modified.factorisations < 0.6 * full.factorisations
 
 
-def test_a_stale_matrix_is_replaced_and_the_step_still_converges():
-    """The fallback: a step from a state far from where the kept matrix was factorised (the pendulum
-    swung down by about 70 degrees, and moving) does not contract with the old matrix; the stepper
-    factorises anew at the current iterate and lands where full Newton lands."""
+@pytest.mark.parametrize("integrator", STEPPERS)
+def test_a_slowly_contracting_step_factorises_again_and_still_converges(integrator):
+    """The fallback: a step of 10 ms from the swinging pendulum (swung down by about 70 degrees) is far
+    from linear over its predictor's error, so the matrix of its first iteration contracts the later
+    increments by less than ``Newton.REFRESH_CONTRACTION``; the stepper factorises anew within the
+    step and lands where full Newton lands."""
     model, setup = flexible_pendulum()
-    dt = 1e-3
-    later = simulate(setup, SolverSettings(dt, 0.4))
+    later = simulate(setup, SolverSettings(1e-3, 0.4))
     assert later.complete, later.message
     d1 = later.q[-1, model.flexible[0].rigid[2:4]]
     assert abs(np.degrees(np.arctan2(-d1[1], d1[0]))) > 60.0  # far from the horizontal start
-    stepper = EnergyMomentum(model, dt, setup.active_rows, MODIFIED)
+    dt = 1e-2
+    stepper = STEPPERS[integrator](model, dt, setup.active_rows, MODIFIED)
     states = model.initial_states(setup.q0)
-    stepper.step(0.0, setup.q0, setup.v0, np.zeros(model.m), states)  # factorised at the start
+    stepper.step(0.0, setup.q0, setup.v0, np.zeros(model.m), states)  # a first matrix, from the start
     before = stepper.factorisations
     q, v = later.q[-1], later.v[-1]
     a = stepper.step(0.4, q, v, np.zeros(model.m), states)
-    b = EnergyMomentum(model, dt, setup.active_rows, FULL).step(0.4, q, v, np.zeros(model.m), states)
-    assert stepper.factorisations > before  # the matrix was replaced
+    b = STEPPERS[integrator](model, dt, setup.active_rows, FULL).step(0.4, q, v, np.zeros(model.m), states)
+    assert stepper.factorisations - before >= 2  # the step's first matrix, and one within the step
     assert np.abs(a.q - b.q).max() <= limit(b.q)
 
 
 def test_energy_and_momenta_of_a_free_spinning_beam_hold_to_the_newton_tolerance():
     """The free beam spinning at 15 rad/s (``shared.free_beam``, conserved with full Newton in
-    physics/test_flexible.py) with the energy-momentum scheme and modified Newton at a tolerance of
+    physics/test_flexible.py) with the energy-momentum scheme and simplified Newton at a tolerance of
     1e-13: energy and angular momentum are conserved as with full Newton, to 1e-11 of their size.
-    Turning by 0.03 rad per step, the beam leaves a kept matrix behind quickly (about 1.9 factorisations
-    per step were measured; 1.7 in this run, 170 in 100 steps): this run goes through the fallback,
-    factorising more matrices than it takes steps where a matrix kept throughout would be one, and
-    still fewer than it iterates (full Newton: one per iteration)."""
+    Turning by 0.03 rad per step, the beam is far from linear over a step (full Newton needs 5.8
+    iterations per step here): this run goes through the fallback -- increments that do not contract
+    dropped, matrices made anew within steps -- factorising more matrices than it takes steps, and
+    still fewer than it iterates (measured: 398 matrices in 907 iterations over 100 steps; full
+    Newton 583 in 583)."""
     model, setup = free_beam(True)
     tight = dict(tolerance=1e-13, newton="modified")
     r = simulate(setup, SolverSettings(2e-3, 0.2, **tight))

@@ -1,0 +1,77 @@
+"""The LU of a run's Newton matrices (``KeptLU``): KLU on the fixed pattern, with what compiled code needs
+to refactor and solve and what a resumed run needs to factor the same matrices again."""
+import numpy as np
+
+from ..numerics.linalg import FixedPatternLU
+
+
+class KeptLU(FixedPatternLU):
+    """The LU of the Newton matrices, able to save and rebuild its factorisation for a resumed run
+    (``time_loop.Checkpoint``). KLU's numbers depend on the run so far: the ordering is chosen on the
+    first matrix, the pivots on the last pivoting factorisation, and every refactorisation reuses them.
+    So the values of those matrices are kept (references to the arrays factored, no copies), and
+    ``restore`` factors them again in the same order: the first (same ordering), the last pivoting one
+    with pivoting forced (same pivots), the current one by refactorisation (same factors) -- the solves
+    after a resume are then those of the run that did not stop, bit for bit."""
+
+    first = pivoted = current = None
+
+    def __init__(self, indptr, indices):
+        super().__init__(indptr, indices)
+        # what compiled code needs to refactor and solve (``kernels.newton_loop``, ``first_solve``): the
+        # pattern, and klu_common.rcond as an array over its memory, set by each klu_rcond
+        self.pattern = (self._Ap, self._Ai)
+        self.rcond = np.frombuffer(self._common, dtype=np.float64, count=1, offset=type(self._common).rcond.offset)
+
+    @property
+    def refactorable(self):
+        """Whether a factorisation is there whose pivots a refactorisation reuses."""
+        return bool(self._numeric)
+
+    @property
+    def refactor_floor(self):
+        """The least klu_rcond of a refactorisation that ``factor`` accepts."""
+        return self.refactor_rcond_drop * self._rcond
+
+    def refactored(self, values, count):
+        """Records ``count`` refactorisations done by compiled code (``kernels.newton_loop``), the last
+        of the values ``values``, as ``factor`` records its own."""
+        self._Ax = self.current = values
+        self.refactorizations += count
+
+    def factor(self, values):
+        values = np.ascontiguousarray(values, dtype=np.float64)
+        pivoting = self.factorizations
+        super().factor(values)
+        if self.first is None:
+            self.first = values
+        if self.factorizations != pivoting:
+            self.pivoted = values
+        self.current = values
+
+    def state(self):
+        if self.first is None:
+            return {}
+        return {"lu.first": self.first, "lu.pivoted": self.pivoted, "lu.current": self.current,
+                "lu.pivoted_first": self.pivoted is self.first, "lu.refactored": self.current is not self.pivoted,
+                "lu.factorizations": self.factorizations, "lu.refactorizations": self.refactorizations,
+                "lu.scale": self._common.scale}
+
+    def restore(self, state):
+        if "lu.first" not in state:
+            return
+        for name in ("lu.first", "lu.pivoted", "lu.current"):  # read from a file: KLU reads as many values
+            if np.shape(state[name]) != self.pattern[1].shape:
+                raise ValueError(f"{name} holds {np.shape(state[name])} values, the Newton matrix {self.pattern[1].shape}")
+        self.factor(state["lu.first"])
+        self._common.scale = int(state.get("lu.scale", self._common.scale))  # rows unscaled if the run had turned scaling off
+        if not state["lu.pivoted_first"]:
+            self.refactor_rcond_drop = np.inf  # the refactorisation is refused: pivots chosen anew
+            try:
+                self.factor(state["lu.pivoted"])
+            finally:
+                del self.refactor_rcond_drop
+        if state["lu.refactored"]:
+            self.factor(state["lu.current"])
+        self.factorizations = int(state["lu.factorizations"])
+        self.refactorizations = int(state["lu.refactorizations"])
