@@ -11,12 +11,13 @@ Where a step cannot be done so -- its Newton iteration ends other than converged
 finite -- the call returns before it, undone, and the time loop does it step by step, with the messages
 and the recovery of the interpreted iteration (KLU's pivots chosen anew, a Newton failure).
 
-The compiled steps take models, with full or simplified Newton, whose constant forces depend on time alone (gravity,
-``TimeLoad``; evaluated for the call's steps before it, at the times the steps take them), whose worked
-forces are those (the potential: gravity's), with no dissipation, no advancing force states and no
-family outside the batch but a joint-angle family (the FEM 3-PRR of cases/3prr_sine.toml; the rigid
-mechanisms driven at their joints, cases/nm_logo.toml) and a family of servo rows (their targets taken
-before the call at the times of its steps, as the loads: the flexible five-bar and Delta). The others go step by step, as before.
+The compiled steps take models, with full or simplified Newton, whose constant forces depend on time
+alone (gravity, ``TimeLoad``; evaluated before the call at the times its steps take them, each step's
+once: a call that ends early leaves the rest to the next), whose worked forces are those (the potential:
+gravity's), with no dissipation, no advancing force states and no family outside the batch but a
+joint-angle family (the FEM 3-PRR of cases/3prr_sine.toml; the rigid mechanisms driven at their joints,
+cases/nm_logo.toml) and a family of servo rows (their targets taken as the loads: the flexible five-bar
+and Delta). The others go step by step, as before.
 """
 import numpy as np
 
@@ -79,6 +80,7 @@ class _Steps:
         self.invariant = not system.constant or system._invariant
         self.input_rows = np.asarray(stepper.model.input_rows, dtype=np.int64).reshape(-1)
         self.head = (mass_factor, *system.mass_csr, stepper._mass_values)  # ``newton_loop``'s first arguments
+        self._made = {}  # ``_per_step``'s values of the last call's steps
 
     def _solver(self):
         """``kernels.newton_loop``'s arguments after the bound (but the stop): the iteration limit, the
@@ -93,24 +95,36 @@ class _Steps:
         return (chunk.Q, chunk.V, chunk.Lam, chunk.inputs, chunk.iterations, chunk.work, chunk.dissipation,
                 self.input_rows)
 
-    def _constants(self, q, times, states):
-        """The constant forces (``SaddleSystem.applied``) at the ``times`` of the call's steps, a row each
-        (one row where they are invariant); q, which they do not depend on, that of the call's start."""
+    def _per_step(self, name, k, count, make):
+        """[make(i) for the steps i = k .. k + count - 1 of a call], reusing what was made for the last
+        call's steps where it ended before them (a refactorisation refused: the time loop does that step
+        alone and calls again), so that each step's values are made once."""
+        first, made = self._made.get(name, (0, []))
+        kept = made[k - first : k - first + count] if first <= k else []
+        values = kept + [make(i) for i in range(k + len(kept), k + count)]
+        self._made[name] = (k, values)
+        return values
+
+    def _constants(self, q, k, count, offset, states):
+        """The constant forces (``SaddleSystem.applied``) of the call's steps from step k, at the times
+        i dt + ``offset`` of steps i, a row each (one row where they are invariant); q, which they do not
+        depend on, that of the call's start."""
         system, dt = self.stepper.system, self.stepper.dt
         if self.invariant:
-            return system.applied(q, q, times[0], dt, states, system.constant)[None]
-        return np.stack([system.applied(q, q, t, dt, states, system.constant) for t in times])
+            return system.applied(q, q, k * dt + offset, dt, states, system.constant)[None]
+        return np.stack(self._per_step("constants", k, count,
+                                       lambda i: system.applied(q, q, i * dt + offset, dt, states, system.constant)))
 
-    def _servos(self, times):
-        """The servo rows of the call's steps (``step_kernels``): ``kernels.newton_loop``'s ``servo`` with
-        a(t) and gamma(t) at the ``times`` the steps take them, a row each (``Servo.begin_step``);
-        ``NO_SERVOS`` without a servo family."""
-        system = self.stepper.system
+    def _servos(self, k, count):
+        """The servo rows of the call's steps from step k (``step_kernels``): ``kernels.newton_loop``'s
+        ``servo`` with a(t) and gamma(t) at the steps' ends t = i dt + dt, a row each
+        (``Servo.begin_step``); ``NO_SERVOS`` without a servo family."""
+        system, dt = self.stepper.system, self.stepper.dt
         index = system._looped_families[1]
         if index is None:
             return NO_SERVOS
         fam = system.families[index].c
-        starts = [fam.begin_step(None, t) for t in times]
+        starts = self._per_step("servos", k, count, lambda i: fam.begin_step(None, i * dt + dt))
         padded = [None] * (1 + len(system.families))
         padded[1 + index] = starts[0]
         servo = system.loop_servo(padded)
@@ -157,8 +171,7 @@ class AlphaSteps(_Steps):
         system, dt = s.system, s.dt
         row = chunk.rows
         c = s._carry
-        times = [(k + j) * dt + dt for j in range(count)]
-        constants = self._constants(c.q, times, states)
+        constants = self._constants(c.q, k, count, dt, states)
         potential = self._potential(c.q, states, c.potential[1] if c.potential is not None and
                                     c.potential[0] is states else None)
         options, stop = s.options, s._stop
@@ -174,7 +187,7 @@ class AlphaSteps(_Steps):
         before = c.a if c.a_previous is None else c.a_previous
         carry = (c.q, c.v, c.a, c.vd, before, c.a_previous is not None, c.lam, c.force, potential)
         done, refactored, last, a, vd, a_before, lam, force, potential = compiled(STEP_KERNELS).alpha_steps(
-            count, self.coefficients, self.head, tail, self._servos(times), self._solver(), early, self.gravity,
+            count, self.coefficients, self.head, tail, self._servos(k, count), self._solver(), early, self.gravity,
             constants, carry, self._rows(chunk), row)
         if not done:
             return 0
@@ -209,7 +222,7 @@ class MidpointSteps(_Steps):
         system, dt = s.system, s.dt
         row = chunk.rows
         q = chunk.Q[row]
-        constants = self._constants(q, [(k + j) * dt + 0.5 * dt for j in range(count)], states)
+        constants = self._constants(q, k, count, 0.5 * dt, states)
         p = s._potential
         potential = self._potential(q, states, p[2] if p is not None and p[0] is states and p[1] == q.tobytes()
                                     else None)
@@ -218,7 +231,7 @@ class MidpointSteps(_Steps):
         done, refactored, last, lam, potential = compiled(STEP_KERNELS).midpoint_steps(
             count, self.coefficients, self.head, s._loop[1], self.batch, force,
             system.loop_family([None] * (1 + len(system.families)), q),
-            self._servos([(k + j) * dt + dt for j in range(count)]), self._solver(), NO_STOP, self.gravity, constants,
+            self._servos(k, count), self._solver(), NO_STOP, self.gravity, constants,
             (q, chunk.V[row], chunk.lam, potential), self._rows(chunk), row)
         if not done:
             return 0
