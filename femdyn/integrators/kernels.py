@@ -176,30 +176,29 @@ CONVERGED, REFUSED, NOT_FINITE, LIMIT = 0, 1, 2, 3
 def newton_loop(mass_factor, M_indptr, M_indices, M_data, mass_values, inertia, constant, G_a, scale, tangent, at,
                 G, g, c, slot_row, slot_col, G_indptr, H_indptr, H_indices, H_data, T_indptr, T_indices, T_data,
                 keep, phi_rows, phi_at, tangents, F_at, dF_at, Qa, same, known, dim, index, R_e, t_e, beta, lam_e,
-                gamma, C_e, k_e, start, start_grad, family, servo, qb, lam, bound, max_iterations, Ap, Ai, handles, rcond,
-                rcond_floor, active, newton_scale, refinement, steps, pause, modified, refresh, stop):
-    """Newton's iteration, full or (``modified``) simplified, for a step of a model whose residual is all compiled -- the mass, the constant forces,
-    the quadratic batch and at most one varying force, the world beams' elasticity (no other varying
-    forces, no other families): per iteration the beams' force and tangent (``beam.world.kernels.step``
-    at the beams' coordinates ``F_at`` of qb, from their start ``Qa`` (1, F_at.size) or, with ``same``,
-    the continuous forms at qb; ``known``: the strains at Qa are in ``start``/``start_grad`` already;
-    the element data ``dim`` .. ``k_e`` as there; none where ``F_at`` is empty), ``assemble`` (M qb
-    from M's CSR arrays; the force's tangent at ``dF_at``, before or after the batch's entries or after
-    the family's (``tangents``); ``G_a``, ``scale`` and ``tangent`` as there), at most one family of
-    joint angles (``family``: ``joints.angle.JointAngle.loop_arguments``, its ``contribute``; none
-    where it has no instances), at most one family of servo rows (``servo``: ``joints.servo.Servo.loop_arguments``,
-    its ``contribute``, before or after the joint angles as ``servo[0]`` says; none where it has no
-    instances), ``refactor_solve`` (KLU's refactorisation, ``first_solve`` in the first
-    iteration) and the stopping tests: ``early_stop`` with ``stop`` (``newton.QuadraticStop``), then
-    ``converged`` -- the iteration of ``newton.Newton.solve`` over ``saddle.SaddleSystem.assemble``
-    without a return to the interpreter, the same numbers bit for bit. With ``modified`` the
-    iterations after the first evaluate the residual alone (no tangents, no matrix entries) and solve
-    with the step's factorisation while each increment is at most ``refresh`` times the one before;
-    after one that is not the matrix is assembled and refactorised again at the next iterate, and an
-    increment no smaller than the one before is dropped (q and lam as before it) and the matrix made
-    anew at the iterate it started from. ``lam`` (m,) is updated in
-    place, and so is ``stop``'s record of ratios. Returns (how it ended, the iteration it ended in, qb,
-    the last increment or -1, refactorisations done, the last values factored, the last residual)."""
+                gamma, C_e, k_e, start, start_grad, family, servo, qb, lam, bound, max_iterations, Ap, Ai, handles,
+                rcond, rcond_floor, active, newton_scale, refinement, steps, pause, modified, refresh, stop):
+    """Newton's iteration, full or (``modified``) simplified, for a step of a model whose residual is all compiled --
+    the mass, the constant forces, the quadratic batch and at most one varying force, the world beams'
+    elasticity (no other varying forces, no families but those below): per iteration the beams' force and tangent
+    (``beam.world.kernels.step`` at the beams' coordinates ``F_at`` of qb, from their start ``Qa`` (1,
+    F_at.size) or, with ``same``, the continuous forms at qb; ``known``: the strains at Qa are in
+    ``start``/``start_grad`` already; the element data ``dim`` .. ``k_e`` as there; none where ``F_at`` is
+    empty), ``assemble`` (M qb from M's CSR arrays; the force's tangent at ``dF_at``, before or after the
+    batch's entries or after the family's (``tangents``); ``G_a``, ``scale`` and ``tangent`` as there), at most
+    one family of joint angles (``family``: ``joints.angle.JointAngle.loop_arguments``, its ``contribute``; none
+    where it has no instances), at most one family of servo rows (``servo``:
+    ``joints.servo.Servo.loop_arguments``, its ``contribute``, before or after the joint angles as ``servo[0]``
+    says; none where it has no instances), ``refactor_solve`` (KLU's refactorisation, ``first_solve`` in the
+    first iteration) and the stopping tests: ``early_stop`` with ``stop`` (``newton.QuadraticStop``), then
+    ``converged`` -- the iteration of ``newton.Newton.solve`` over ``saddle.SaddleSystem.assemble`` without a
+    return to the interpreter, the same numbers bit for bit. With ``modified`` the iterations after the first
+    evaluate the residual alone (no tangents, no matrix entries) and solve with the step's factorisation while
+    each increment is at most ``refresh`` times the one before; after one that is not the matrix is assembled
+    and refactorised again at the next iterate, and an increment no smaller than the one before is dropped (q
+    and lam as before it) and the matrix made anew at the iterate it started from. ``lam`` (m,) is updated in
+    place, and so is ``stop``'s record of ratios. Returns (how it ended, the iteration it ended in, qb, the last
+    increment or -1, refactorisations done, the last values factored, the last residual)."""
     n = qb.size
     size = n + active.size  # the unknowns: q_n+1, then the active rows' multipliers
     previous = -1.0
@@ -237,8 +236,8 @@ def newton_loop(mass_factor, M_indptr, M_indices, M_data, mass_values, inertia, 
         servo_G_at = servo[7] if fresh else no_servo_at
         R = np.empty(size)
         assemble(R, values, qb, lam, Mq, mass_factor, inertia, constant, F[0], F_at, F_bounds, dF[0], dF_at, tangents,
-                 G_a, scale, tangent, places, G, g, c, slot_row, slot_col, G_indptr, H_indptr, H_indices, H_data, T_indptr,
-                 T_indices, T_data, keep, phi_rows, phi_at)
+                 G_a, scale, tangent, places, G, g, c, slot_row, slot_col, G_indptr, H_indptr, H_indices, H_data,
+                 T_indptr, T_indices, T_data, keep, phi_rows, phi_at)
         if servo_first:
             servos.contribute(qb, servo[1], servo[2], lam, scale, R, values, servo[3], servo[4], servo[5], servo_F_at,
                               servo_G_at)
