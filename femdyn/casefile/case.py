@@ -17,7 +17,8 @@ Schema::
     [solver]  dt, t_end; optional tolerance, max_iterations, initial_tolerance,
               integrator = "energy-momentum" (default) | "generalized-alpha", rho_inf (default 0.9),
               early_stop (generalized-alpha only, default false: ``NewtonOptions.early_stop``),
-              newton = "full" (default) | "modified" (``NewtonOptions.modified``; not with early_stop)
+              newton = "full" | "modified" (``NewtonOptions.modified``; not with early_stop; default:
+              modified with generalized-alpha without early_stop, else full: ``settings.default_newton``)
     [output]  optional every, vtk, plots, states
     [[bodies]]   name, mass, euler = [..] | inertia = [J1, J2, J3] (3D); optional size = [..]
                  (values >= 0: a point mass has all zero, a flat disc J2 = J1 + J3)
@@ -130,8 +131,8 @@ LOADS = {  # type -> (required keys, optional keys)
 }
 SOLVER_TYPES = get_type_hints(SolverSettings)  # the keys of [solver] and their types
 SOLVER_REQUIRED = tuple(f.name for f in fields(SolverSettings) if f.default is MISSING)
-SOLVER_OPTIONAL = tuple(f.name for f in fields(SolverSettings) if f.default is not MISSING)
-READ = {float: "number", int: "integer", bool: "boolean", str: "string"}  # Reader methods by type
+SOLVER_OPTIONAL = tuple(f.name for f in fields(SolverSettings) if f.default is not MISSING and f.init)
+READ = {float: "number", int: "integer", bool: "boolean", str: "string", str | None: "string"}  # Reader methods
 
 
 @dataclass(frozen=True)

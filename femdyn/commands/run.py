@@ -50,7 +50,8 @@ def add(commands):
                      help="spectral radius in [0, 1] of generalized-alpha (overrides solver.rho_inf)")
     run.add_argument("--newton", choices=NEWTON_METHODS,
                      help="full Newton, or simplified ('modified') Newton reusing a step's first "
-                     "factorised matrix while it contracts fast enough (overrides solver.newton; default full)")
+                     "factorised matrix while it contracts fast enough (overrides solver.newton; default: modified "
+                     "with generalized-alpha without early stop, else full)")
     out_options(run, "result folder (default: results/<case file stem>); an existing folder is "
                 "replaced only if it is empty or an earlier result folder femdyn made (has .femdyn and "
                 "summary.json), unless --force")
