@@ -32,6 +32,13 @@ imported yet is registered as loaded on first use instead (``_rebuild_environmen
 its namespace, which is filled the moment anything first uses the module -- and before numba compiles
 anything in the process (``LazyModules``, on numba's ``numba:compile`` event), as the implementations those
 modules register must be known to its typing from the start of the compilation.
+
+Likewise ``importlib.metadata`` (0.04-0.05 s of CPU with the e-mail and socket modules it imports), which
+numba imports as it is imported, to find the extensions installed (their ``numba_extensions`` entry
+points) before it first loads or compiles a kernel of a process (``Dispatcher._compilation_chain_init_hook``:
+another 0.01 s to read every installed package's metadata). A kernel's hook does nothing
+(``_no_extensions``): loading machine code needs no extension, and a compilation initialises them when it
+refreshes the target context.
 """
 import functools
 import hashlib
@@ -40,12 +47,18 @@ import sys
 import time
 import types
 
-from numba import njit
-from numba.core import environment, event
+from .lazy import deferred
+
+if "importlib.metadata" not in sys.modules:  # what numba's import runs for a use femdyn has not (module docstring)
+    deferred("importlib.metadata")
+
+from llvmlite import binding as llvm
+from numba import njit  # after the deferred module above
+from numba.core import codegen, environment, event
 from numba.core.caching import FunctionCache
 from numba.core.runtime import rtsys
 
-from .lazy import deferred
+from .elf import defined_symbols
 
 
 class KernelCache(FunctionCache):
@@ -92,11 +105,13 @@ class KernelCache(FunctionCache):
 
     def _load(self, sig, target_context):
         rebuild, environment._rebuild_env = environment._rebuild_env, _rebuild_environment  # what pickle calls
+        codegen.CPUCodeLibrary._unserialize = classmethod(_load_library)
         try:
             with self._guard_against_spurious_io_errors():
                 return self._load_overload(sig, target_context)
         finally:
             environment._rebuild_env = rebuild
+            codegen.CPUCodeLibrary._unserialize = UNSERIALIZE
 
     def _release(self):
         lock, self._lock = getattr(self, "_lock", None), None
@@ -144,6 +159,47 @@ def _rebuild_environment(module, consts, name):
     env.env_name = name
     environment.Environment._memo[name] = env
     return env
+
+
+UNSERIALIZE = codegen.CPUCodeLibrary.__dict__["_unserialize"]  # numba's, which ``KernelCache._load`` replaces
+
+
+class CachedLibrary(codegen.JITCodeLibrary):
+    """The code library of a kernel loaded from the cache (``_load_library``): its bitcode for linking into
+    other functions -- which only a compilation that calls the kernel links -- parsed where it is first
+    asked for."""
+
+    _bitcode = None
+    _shared = None
+
+    @property
+    def _shared_module(self):
+        if self._bitcode is not None:
+            self._shared, self._bitcode = llvm.parse_bitcode(self._bitcode), None
+        return self._shared
+
+    @_shared_module.setter
+    def _shared_module(self, module):
+        self._shared, self._bitcode = module, None
+
+
+def _load_library(cls, codegen_, state):
+    """numba's ``CPUCodeLibrary._unserialize`` (0.68) of the machine code of a kernel loaded from the cache:
+    the library, finalised, whose symbols the execution engine knows -- read from the object file's symbol
+    table (``elf.defined_symbols``), not by parsing the bitcode cached beside it (module docstring), which
+    the library keeps for linking (``CachedLibrary``). Cached code of another kind, or an object file that
+    is not ELF, is numba's to load."""
+    name, kind, data = state
+    symbols = defined_symbols(data[0]) if kind == "object" else None
+    if symbols is None:
+        return UNSERIALIZE.__func__(cls, codegen_, state)
+    library = CachedLibrary(codegen_, name)
+    library.enable_object_caching()
+    library._set_compiled_object(data[0])
+    library._bitcode = data[1]
+    library._finalize_final_module()  # the engine adds the machine code (``_object_getbuffer_hook``)
+    codegen_._engine._defined_symbols |= symbols
+    return library
 
 
 def _callee_sources(namespace: dict) -> tuple:
@@ -203,6 +259,14 @@ def _lock(path):
             time.sleep(0.02)
 
 
+def _no_extensions():
+    """A kernel's ``Dispatcher._compilation_chain_init_hook``, which numba (0.68) calls at every call that finds
+    no machine code for its argument types -- a load from the cache among them -- to initialise the numba
+    extensions installed (``entrypoints.init_all``): nothing. A compilation initialises them all the same,
+    as it refreshes its target context (``CPUContext.load_additional_registries``); a kernel's arguments are
+    arrays and numbers, typed without any extension."""
+
+
 def kernel(function=None, **options):
     """``numba.njit(cache=True, **options)`` of ``function`` with its cache a ``KernelCache``, or
     ``njit(cache=False, **options)`` when numba finds no writable cache directory for its source file
@@ -211,6 +275,7 @@ def kernel(function=None, **options):
 
     def compile_(function):
         dispatcher = njit(**options)(function)
+        dispatcher._compilation_chain_init_hook = _no_extensions  # numba's extensions: where it compiles
         try:
             dispatcher._cache = KernelCache(function)  # what ``njit(cache=True)`` sets, a FunctionCache
         except RuntimeError:  # no cache locator: NUMBA_CACHE_DIR, __pycache__ and the user cache unwritable

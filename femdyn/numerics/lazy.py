@@ -19,14 +19,16 @@ def compiled(name):
 
 def deferred(name: str) -> types.ModuleType:
     """The module ``name``, not imported yet, registered as loaded on first use
-    (``importlib.util.LazyLoader``): in ``sys.modules`` and as its package's attribute, its code run when a
+    (``importlib.util.LazyLoader``): in ``sys.modules`` and as its package's attribute (if it has a package),
+    its code run when a
     name of it is first looked up -- an ``import`` statement of it counts as one."""
     spec = importlib.util.find_spec(name)
     spec.loader = importlib.util.LazyLoader(spec.loader)
     module = sys.modules[name] = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     parent, _, child = name.rpartition(".")
-    setattr(sys.modules[parent], child, module)
+    if parent:
+        setattr(sys.modules[parent], child, module)
     return module
 
 
