@@ -33,24 +33,27 @@ its namespace, which is filled the moment anything first uses the module -- and 
 anything in the process (``LazyModules``, on numba's ``numba:compile`` event), as the implementations those
 modules register must be known to its typing from the start of the compilation.
 
-Likewise ``importlib.metadata`` (0.04-0.05 s of CPU with the e-mail and socket modules it imports), which
-numba imports as it is imported, to find the extensions installed (their ``numba_extensions`` entry
-points) before it first loads or compiles a kernel of a process (``Dispatcher._compilation_chain_init_hook``:
-another 0.01 s to read every installed package's metadata). A kernel's hook does nothing
-(``_no_extensions``): loading machine code needs no extension, and a compilation initialises them when it
-refreshes the target context.
+Likewise two modules that numba imports as it is imported: PyYAML (0.02-0.03 s of CPU), with which it would
+read a ``.numba_config.yaml`` where there is one, and ``importlib.metadata`` (0.04-0.05 s with the e-mail
+and socket modules it imports), with which it finds the extensions installed (their ``numba_extensions``
+entry points) before it first loads or compiles a kernel of a process
+(``Dispatcher._compilation_chain_init_hook``: another 0.01 s to read every installed package's metadata). A
+kernel's hook does nothing (``_no_extensions``): loading machine code needs no extension, and a compilation
+initialises them when it refreshes the target context.
 """
 import functools
 import hashlib
+import importlib.util
 import os
 import sys
 import time
 import types
 
-from .lazy import deferred
+from .lazy import deferred, load
 
-if "importlib.metadata" not in sys.modules:  # what numba's import runs for a use femdyn has not (module docstring)
-    deferred("importlib.metadata")
+for _name in ("yaml", "importlib.metadata"):  # what numba's import runs for uses femdyn has not (module docstring)
+    if _name not in sys.modules and importlib.util.find_spec(_name) is not None:
+        deferred(_name)
 
 from llvmlite import binding as llvm
 from numba import njit  # after the deferred module above
@@ -136,7 +139,7 @@ class LazyModules(event.Listener):
     @classmethod
     def run(cls):
         while cls.waiting:
-            getattr(cls.waiting.pop(), "__name__")  # any use of a lazy module runs it
+            load(cls.waiting.pop())
 
 
 event.register("numba:compile", LazyModules())
@@ -154,7 +157,7 @@ def _rebuild_environment(module, consts, name):
     if loaded is None:
         loaded = deferred(module)
         LazyModules.waiting.append(loaded)
-    env = environment.Environment(object.__getattribute__(loaded, "__dict__"))  # not a use: it stays lazy
+    env = environment.Environment(vars(loaded))  # not a use: it stays lazy
     env.consts[:] = consts
     env.env_name = name
     environment.Environment._memo[name] = env
