@@ -128,9 +128,10 @@ def handle(args):
 
 def prepare_plots():
     """What the plot child does before its job comes: ``plots.prepare``, with fontTools' list of glyph names
-    (``fontTools.agl``), which matplotlib's TeX support imports (0.01-0.02 s of CPU) and the plots never use,
-    registered as loaded on first use (``numerics.lazy.deferred``)."""
-    if "fontTools.agl" not in sys.modules and importlib.util.find_spec("fontTools") is not None:
+    (``fontTools.agl``) and the package around it, which matplotlib's TeX support imports (0.02 s of CPU) and
+    the plots never use, registered as loaded on first use (``numerics.lazy.deferred``)."""
+    if "fontTools" not in sys.modules and importlib.util.find_spec("fontTools") is not None:
+        deferred("fontTools")
         deferred("fontTools.agl")
     plots.prepare()
 
