@@ -126,7 +126,7 @@ def handle(args):
             plotter.close()
 
 
-def prepare_plots():
+def prepare_plots() -> None:
     """What the plot child does before its job comes: ``plots.prepare``, with fontTools' list of glyph names
     (``fontTools.agl``) and the package around it, which matplotlib's TeX support imports (0.02 s of CPU) and
     the plots never use, registered as loaded on first use (``numerics.lazy.deferred``)."""
