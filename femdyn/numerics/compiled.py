@@ -40,6 +40,10 @@ defines, which its execution engine must know, and to keep it for linking the ke
 later that call it. The names are read from the object file's symbol table instead (``elf.defined_symbols``:
 the same names, 0.05-4 ms), and the bitcode is parsed where a compilation first links it (``CachedLibrary``).
 
+numba's runtime is loaded the same way (``_initialize_runtime``): its own functions, which numba compiles
+from LLVM IR in every process before it loads the first kernel (0.02-0.04 s), are kept as machine code in a
+file beside the kernels' cache the first time and loaded from it afterwards.
+
 Likewise two modules that numba imports as it is imported: PyYAML (0.02-0.03 s of CPU), with which it would
 read a ``.numba_config.yaml`` where there is one, and ``importlib.metadata`` (0.04-0.05 s with the e-mail
 and socket modules it imports), with which it finds the extensions installed (their ``numba_extensions``
@@ -52,6 +56,7 @@ import functools
 import hashlib
 import importlib.util
 import os
+import pickle
 import sys
 import time
 import types
@@ -62,11 +67,13 @@ for _name in ("yaml", "importlib.metadata"):  # what numba's import runs for use
     if _name not in sys.modules and importlib.util.find_spec(_name) is not None:
         deferred(_name)
 
+import llvmlite
 from llvmlite import binding as llvm
-from numba import njit  # after the deferred modules above
-from numba.core import codegen, environment, event
+import numba  # after the deferred modules above
+from numba import njit
+from numba.core import codegen, config, environment, event
 from numba.core.caching import FunctionCache
-from numba.core.runtime import rtsys
+from numba.core.runtime import nrtdynmod, rtsys
 
 from .elf import defined_symbols
 
@@ -97,7 +104,7 @@ class KernelCache(FunctionCache):
             cache_file._source_stamp = (cache_file._source_stamp, *map(_stamp, callees))
 
     def load_overload(self, sig, target_context):
-        rtsys.initialize(target_context)
+        _initialize_runtime(target_context, self._cache_path)
         found = self._load(sig, target_context)
         if found is None and self._enabled:
             self._release()
@@ -209,6 +216,50 @@ def _load_library(cls, codegen_, state):
     library._bitcode = data[1]
     library._finalize_final_module()  # the engine adds the machine code (``_object_getbuffer_hook``)
     codegen_._engine._defined_symbols |= symbols
+    return library
+
+
+def _initialize_runtime(context, folder):
+    """numba's runtime (``rtsys.initialize``, once per process) with its own functions -- reference counts,
+    atomic operations, the abort of an unresolved call: ``nrtdynmod.compile_nrt_functions``, which numba
+    compiles from LLVM IR in every process, 0.02-0.04 s of CPU -- loaded from the file of an earlier process
+    in ``folder`` (``_runtime_library``)."""
+    if rtsys._init:
+        return
+    compile_ = nrtdynmod.compile_nrt_functions
+    nrtdynmod.compile_nrt_functions = functools.partial(_runtime_library, folder=folder)
+    try:
+        rtsys.initialize(context)
+    finally:
+        nrtdynmod.compile_nrt_functions = compile_
+
+
+def _runtime_library(context, folder):
+    """numba's ``nrtdynmod.compile_nrt_functions(context)``: the library of its runtime's functions, loaded as a
+    cached kernel is (``_load_library``) from ``folder``'s file for this numba, llvmlite, CPU and runtime
+    debugging options where an earlier process wrote it, else compiled and written there (a file written
+    whole or not at all, as the kernels' index: renamed into place)."""
+    key = repr((numba.__version__, llvmlite.__version__, context.codegen().magic_tuple(), config.DEBUG_NRT,
+                config.DEBUG_NRT_STACK_LIMIT))
+    path = os.path.join(folder, f"numba_runtime-{hashlib.sha256(key.encode()).hexdigest()[:16]}.nbc")
+    try:
+        with open(path, "rb") as f:
+            state = pickle.load(f)
+    except (OSError, pickle.UnpicklingError, EOFError, ValueError):
+        state = None
+    if state is not None:
+        return _load_library(codegen.JITCodeLibrary, context.codegen(), state)
+    module, library = nrtdynmod.create_nrt_module(context)
+    library.enable_object_caching()
+    library.add_ir_module(module)
+    library.finalize()
+    temporary = f"{path}.{os.getpid()}.tmp"
+    try:
+        with open(temporary, "wb") as f:
+            pickle.dump(library.serialize_using_object_code(), f)
+        os.replace(temporary, path)
+    except OSError:  # an unwritable folder: compiled again by the next process
+        pass
     return library
 
 

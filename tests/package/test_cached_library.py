@@ -88,3 +88,41 @@ def test_a_kernel_compiled_after_its_callee_was_loaded_links_the_callee(tmp_path
     assert (float(scaled), float(affine), library) == (3.0, 4.0, "CachedLibrary")
     assert any("data loaded" in line and "scaled" in line for line in outputs[1]), outputs[1]
     assert any("data saved" in line and "affine" in line for line in outputs[1]), outputs[1]
+
+
+ALLOCATING = textwrap.dedent("""\
+    import numpy as np
+    from femdyn.numerics.compiled import kernel
+
+    @kernel
+    def squares(n):
+        out = np.empty(n)
+        for k in range(n):
+            out[k] = k * k
+        return out
+    """)
+
+# counts numba's compilations of its runtime's functions, then calls the kernel
+RUNTIME = ("from numba.core.runtime import nrtdynmod\n"
+           "made = []\n"
+           "create = nrtdynmod.create_nrt_module\n"
+           "nrtdynmod.create_nrt_module = lambda ctx: made.append(1) or create(ctx)\n"
+           "import allocating\n"
+           "print(allocating.squares(5).sum(), len(made))\n")
+
+
+def test_numbas_runtime_is_loaded_from_the_file_of_an_earlier_process(tmp_path):
+    """A kernel that allocates an array (numba's runtime: reference counts, ``NRT_MemInfo``) gives
+    sum k^2 = 30 for k < 5 in two processes on one cache; the first compiles the runtime's functions and
+    writes them beside the kernel's cache, the second loads them and compiles none
+    (``compiled._initialize_runtime``)."""
+    (tmp_path / "allocating.py").write_text(ALLOCATING)
+    env = {k: v for k, v in os.environ.items() if k not in ("NUMBA_CACHE_DIR", "PYTHONPATH")}
+    env.update(PYTHONPATH=os.pathsep.join([str(tmp_path), str(PACKAGE_ROOT)]), NUMBA_CACHE_DIR=str(tmp_path / "cache"))
+    lines = []
+    for _ in range(2):
+        child = subprocess.run([sys.executable, "-c", RUNTIME], env=env, cwd=tmp_path, capture_output=True, text=True)
+        assert child.returncode == 0, child.stderr
+        lines.append(child.stdout.split())
+    assert lines == [["30.0", "1"], ["30.0", "0"]]
+    assert len(list((tmp_path / "cache").rglob("numba_runtime-*.nbc"))) == 1
