@@ -9,8 +9,9 @@ output: CSV, ParaView series, plots) runs in fresh processes:
   kernel the case calls and writes the cache;
 * warm: ``NUMBA_CACHE_DIR`` a folder filled by one run before the rounds -- every later run;
 * bare: warm, with ``--no-plots --no-vtk`` -- the run's own process alone: its imports (numpy, scipy.sparse,
-  numba, femdyn), kernel loads, steps and tables, without the plot children (which import matplotlib and
-  draw, ``post/plot_child.py``) and meshio's VTK files. warm - bare is what the plots and VTK files cost.
+  numba, femdyn), kernel loads, steps and tables, without the plot child (which imports matplotlib and
+  draws, ``post/plot_child.py``) and the ParaView series (``io/vtkxml.py``). warm - bare is what the plots
+  and the ParaView series cost.
 
 (numba uses ``NUMBA_CACHE_DIR`` in place of the package's ``__pycache__``; the cache files are the same.
 Python's own bytecode is warm in both.) The runs are interleaved: in each of ``--rounds`` rounds every

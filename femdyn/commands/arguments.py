@@ -5,14 +5,13 @@ an ``api.problem.Problem``: ``problem``).
 A type refuses its text with ``argparse.ArgumentTypeError``, which the parser reports as a usage error
 (exit code 2)."""
 import argparse
+import importlib
 import math
 from pathlib import Path
 
 from ..casefile.beams import MAX_ELEMENTS, MODELS, Options
 from ..casefile.case import MAX_EVERY, CaseError, load_case
 from ..studies.run import check_elements
-from ..studies.sensitivity import parse_parameters
-from ..studies.sweep import parse_parameter
 
 
 def finite_float(text):
@@ -75,8 +74,17 @@ def parsed(parse):
     return read
 
 
-parameters = parsed(parse_parameters)  # sensitivity parameters E,rho,b,h
-sweep_parameter = parsed(parse_parameter)  # a swept parameter NAME=SPEC
+def _parsed_by(module, name):
+    """``parsed`` of the function ``name`` of ``studies.<module>``, imported as the first text is read: the
+    commands that take no such argument (``femdyn run``) do not import the study."""
+    def read(text):
+        return parsed(getattr(importlib.import_module(f"..studies.{module}", __package__), name))(text)
+    read.__name__ = name
+    return read
+
+
+parameters = _parsed_by("sensitivity", "parse_parameters")  # sensitivity parameters E,rho,b,h
+sweep_parameter = _parsed_by("sweep", "parse_parameter")  # a swept parameter NAME=SPEC
 
 
 def at_option(parser):

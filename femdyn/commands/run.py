@@ -6,6 +6,7 @@ its option. Exit codes: 0 done, 1 the run stopped early (a Newton failure, a ste
 the steps so far are written) or its results could not be written, 2 bad input (nothing written),
 128 + the signal's number after Ctrl-C, SIGTERM or SIGHUP (130, 143, 129: the steps so far are written
 and the run can be resumed)."""
+import importlib.util
 import math
 import shlex
 import sys
@@ -19,7 +20,7 @@ from ..casefile.beams import MAX_ELEMENTS, MODELS
 from ..casefile.case import MAX_EVERY, CaseError
 from ..post.folders import check_state, check_unlocked, default_folder, output_folder, read_checkpoint
 from ..post.plot_child import PlotChildren, drawers
-from ..post.plots import prepare
+from ..post import plots
 from ..post.probes import deflection_lines, deviation_lines
 from ..model.gauges import gauge_lines
 from ..post.progress import Progress
@@ -27,6 +28,7 @@ from ..post.results import SAVE_SECONDS, TABLES, ResultWriter, draw_plots, finge
 from .arguments import every, finite_float, flexible_options, load_problem, out_options, positive_float
 from ..api.check import dropped, flexible_line
 from .output import say
+from ..numerics.lazy import deferred
 
 OPTIONS = {"dt": "--dt", "t_end": "--t-end", "integrator": "--integrator", "rho_inf": "--rho-inf",
            "newton": "--newton"}  # solver settings field -> the option that overrides it
@@ -117,12 +119,22 @@ def _saved_option(field, value):
 def handle(args):
     """Run the case (module docstring). The plots are drawn by child processes forked now, before numba
     and the case are loaded (``post.plot_child``), unless there are none to draw."""
-    plotter = None if args.no_plots else PlotChildren.start(prepare, draw_plots, drawers())
+    plotter = None if args.no_plots else PlotChildren.start(prepare_plots, draw_plots, drawers())
     try:
         return _run(args, plotter)
     finally:
         if plotter is not None:
             plotter.close()
+
+
+def prepare_plots() -> None:
+    """What the plot child does before its job comes: ``plots.prepare``, with fontTools' list of glyph names
+    (``fontTools.agl``) and the package around it, which matplotlib's TeX support imports (0.02 s of CPU) and
+    the plots never use, registered as loaded on first use (``numerics.lazy.deferred``)."""
+    if "fontTools" not in sys.modules and importlib.util.find_spec("fontTools") is not None:
+        deferred("fontTools")
+        deferred("fontTools.agl")
+    plots.prepare()
 
 
 def _run(args, plotter):

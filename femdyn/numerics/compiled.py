@@ -32,20 +32,50 @@ imported yet is registered as loaded on first use instead (``_rebuild_environmen
 its namespace, which is filled the moment anything first uses the module -- and before numba compiles
 anything in the process (``LazyModules``, on numba's ``numba:compile`` event), as the implementations those
 modules register must be known to its typing from the start of the compilation.
+
+Nor is a cached kernel's LLVM bitcode parsed as it is loaded (``_load_library``): numba caches a kernel as
+machine code (an ELF object file) and the bitcode of the same module, and parses the bitcode at every load
+(6-100 ms a kernel, 0.1-0.2 s of the 18 loads of a small rigid run) only to list the functions and data it
+defines, which its execution engine must know, and to keep it for linking the kernel into functions compiled
+later that call it. The names are read from the object file's symbol table instead (``elf.defined_symbols``:
+the same names, 0.05-4 ms), and the bitcode is parsed where a compilation first links it (``CachedLibrary``).
+
+numba's runtime is loaded the same way (``_initialize_runtime``): its own functions, which numba compiles
+from LLVM IR in every process before it loads the first kernel (0.02-0.04 s), are kept as machine code in a
+file beside the kernels' cache the first time and loaded from it afterwards.
+
+Likewise two modules that numba imports as it is imported: PyYAML (0.02-0.03 s of CPU), with which it would
+read a ``.numba_config.yaml`` where there is one, and ``importlib.metadata`` (0.04-0.05 s with the e-mail
+and socket modules it imports), with which it finds the extensions installed (their ``numba_extensions``
+entry points) before it first loads or compiles a kernel of a process
+(``Dispatcher._compilation_chain_init_hook``: another 0.01 s to read every installed package's metadata). A
+kernel's hook does nothing (``_no_extensions``): loading machine code needs no extension, and a compilation
+initialises them when it refreshes the target context.
 """
 import functools
 import hashlib
+import importlib.util
 import os
+import pickle
 import sys
 import time
 import types
 
-from numba import njit
-from numba.core import environment, event
-from numba.core.caching import FunctionCache
-from numba.core.runtime import rtsys
+from .lazy import deferred, load
 
-from .lazy import deferred
+for _name in ("yaml", "importlib.metadata"):  # what numba's import runs for uses femdyn has not (module docstring)
+    if _name not in sys.modules and importlib.util.find_spec(_name) is not None:
+        deferred(_name)
+
+import llvmlite
+from llvmlite import binding as llvm
+import numba  # after the deferred modules above
+from numba import njit
+from numba.core import codegen, config, environment, event
+from numba.core.caching import FunctionCache
+from numba.core.runtime import nrtdynmod, rtsys
+
+from .elf import defined_symbols
 
 
 class KernelCache(FunctionCache):
@@ -74,7 +104,7 @@ class KernelCache(FunctionCache):
             cache_file._source_stamp = (cache_file._source_stamp, *map(_stamp, callees))
 
     def load_overload(self, sig, target_context):
-        rtsys.initialize(target_context)
+        _initialize_runtime(target_context, self._cache_path)
         found = self._load(sig, target_context)
         if found is None and self._enabled:
             self._release()
@@ -92,11 +122,13 @@ class KernelCache(FunctionCache):
 
     def _load(self, sig, target_context):
         rebuild, environment._rebuild_env = environment._rebuild_env, _rebuild_environment  # what pickle calls
+        codegen.CPUCodeLibrary._unserialize = classmethod(_load_library)
         try:
             with self._guard_against_spurious_io_errors():
                 return self._load_overload(sig, target_context)
         finally:
             environment._rebuild_env = rebuild
+            codegen.CPUCodeLibrary._unserialize = UNSERIALIZE
 
     def _release(self):
         lock, self._lock = getattr(self, "_lock", None), None
@@ -121,7 +153,7 @@ class LazyModules(event.Listener):
     @classmethod
     def run(cls):
         while cls.waiting:
-            getattr(cls.waiting.pop(), "__name__")  # any use of a lazy module runs it
+            load(cls.waiting.pop())
 
 
 event.register("numba:compile", LazyModules())
@@ -139,11 +171,96 @@ def _rebuild_environment(module, consts, name):
     if loaded is None:
         loaded = deferred(module)
         LazyModules.waiting.append(loaded)
-    env = environment.Environment(object.__getattribute__(loaded, "__dict__"))  # not a use: it stays lazy
+    env = environment.Environment(vars(loaded))  # not a use: it stays lazy
     env.consts[:] = consts
     env.env_name = name
     environment.Environment._memo[name] = env
     return env
+
+
+UNSERIALIZE = codegen.CPUCodeLibrary.__dict__["_unserialize"]  # numba's, which ``KernelCache._load`` replaces
+
+
+class CachedLibrary(codegen.JITCodeLibrary):
+    """The code library of a kernel loaded from the cache (``_load_library``): its bitcode for linking into
+    other functions -- which only a compilation that calls the kernel links -- parsed where it is first
+    asked for."""
+
+    _bitcode = None
+    _shared = None
+
+    @property
+    def _shared_module(self):
+        if self._bitcode is not None:
+            self._shared, self._bitcode = llvm.parse_bitcode(self._bitcode), None
+        return self._shared
+
+    @_shared_module.setter
+    def _shared_module(self, module):
+        self._shared, self._bitcode = module, None
+
+
+def _load_library(cls, codegen_, state):
+    """numba's ``CPUCodeLibrary._unserialize`` (0.68) of the machine code of a kernel loaded from the cache:
+    the library, finalised, whose symbols the execution engine knows -- read from the object file's symbol
+    table (``elf.defined_symbols``), not by parsing the bitcode cached beside it (module docstring), which
+    the library keeps for linking (``CachedLibrary``). Cached code of another kind, or an object file that
+    is not ELF, is numba's to load."""
+    name, kind, data = state
+    symbols = defined_symbols(data[0]) if kind == "object" else None
+    if symbols is None:
+        return UNSERIALIZE.__func__(cls, codegen_, state)
+    library = CachedLibrary(codegen_, name)
+    library.enable_object_caching()
+    library._set_compiled_object(data[0])
+    library._bitcode = data[1]
+    library._finalize_final_module()  # the engine adds the machine code (``_object_getbuffer_hook``)
+    codegen_._engine._defined_symbols |= symbols
+    return library
+
+
+def _initialize_runtime(context, folder):
+    """numba's runtime (``rtsys.initialize``, once per process) with its own functions -- reference counts,
+    atomic operations, the abort of an unresolved call: ``nrtdynmod.compile_nrt_functions``, which numba
+    compiles from LLVM IR in every process, 0.02-0.04 s of CPU -- loaded from the file of an earlier process
+    in ``folder`` (``_runtime_library``)."""
+    if rtsys._init:
+        return
+    compile_ = nrtdynmod.compile_nrt_functions
+    nrtdynmod.compile_nrt_functions = functools.partial(_runtime_library, folder=folder)
+    try:
+        rtsys.initialize(context)
+    finally:
+        nrtdynmod.compile_nrt_functions = compile_
+
+
+def _runtime_library(context, folder):
+    """numba's ``nrtdynmod.compile_nrt_functions(context)``: the library of its runtime's functions, loaded as a
+    cached kernel is (``_load_library``) from ``folder``'s file for this numba, llvmlite, CPU and runtime
+    debugging options where an earlier process wrote it, else compiled and written there (a file written
+    whole or not at all, as the kernels' index: renamed into place)."""
+    key = repr((numba.__version__, llvmlite.__version__, context.codegen().magic_tuple(), config.DEBUG_NRT,
+                config.DEBUG_NRT_STACK_LIMIT))
+    path = os.path.join(folder, f"numba_runtime-{hashlib.sha256(key.encode()).hexdigest()[:16]}.nbc")
+    try:
+        with open(path, "rb") as f:
+            state = pickle.load(f)
+    except (OSError, pickle.UnpicklingError, EOFError, ValueError):
+        state = None
+    if state is not None:
+        return _load_library(codegen.JITCodeLibrary, context.codegen(), state)
+    module, library = nrtdynmod.create_nrt_module(context)
+    library.enable_object_caching()
+    library.add_ir_module(module)
+    library.finalize()
+    temporary = f"{path}.{os.getpid()}.tmp"
+    try:
+        with open(temporary, "wb") as f:
+            pickle.dump(library.serialize_using_object_code(), f)
+        os.replace(temporary, path)
+    except OSError:  # an unwritable folder: compiled again by the next process
+        pass
+    return library
 
 
 def _callee_sources(namespace: dict) -> tuple:
@@ -203,6 +320,14 @@ def _lock(path):
             time.sleep(0.02)
 
 
+def _no_extensions():
+    """A kernel's ``Dispatcher._compilation_chain_init_hook``, which numba (0.68) calls at every call that finds
+    no machine code for its argument types -- a load from the cache among them -- to initialise the numba
+    extensions installed (``entrypoints.init_all``): nothing. A compilation initialises them all the same,
+    as it refreshes its target context (``CPUContext.load_additional_registries``); a kernel's arguments are
+    arrays and numbers, typed without any extension."""
+
+
 def kernel(function=None, **options):
     """``numba.njit(cache=True, **options)`` of ``function`` with its cache a ``KernelCache``, or
     ``njit(cache=False, **options)`` when numba finds no writable cache directory for its source file
@@ -211,6 +336,7 @@ def kernel(function=None, **options):
 
     def compile_(function):
         dispatcher = njit(**options)(function)
+        dispatcher._compilation_chain_init_hook = _no_extensions  # numba's extensions: where it compiles
         try:
             dispatcher._cache = KernelCache(function)  # what ``njit(cache=True)`` sets, a FunctionCache
         except RuntimeError:  # no cache locator: NUMBA_CACHE_DIR, __pycache__ and the user cache unwritable

@@ -17,17 +17,36 @@ def compiled(name):
     return module if module is not None else importlib.import_module(name)
 
 
+class Deferred(types.ModuleType):
+    """A module registered by ``deferred`` whose code has not run: its spec, name, file and (a package's)
+    search path are set -- all that an ``import`` statement of it reads --, and looking up any other name of it
+    runs its code (``load``), after which it is a plain module."""
+
+    def __getattr__(self, name):
+        load(self)
+        return getattr(self, name)
+
+
 def deferred(name: str) -> types.ModuleType:
-    """The module ``name``, not imported yet, registered as loaded on first use
-    (``importlib.util.LazyLoader``): in ``sys.modules`` and as its package's attribute, its code run when a
-    name of it is first looked up -- an ``import`` statement of it counts as one."""
-    spec = importlib.util.find_spec(name)
-    spec.loader = importlib.util.LazyLoader(spec.loader)
-    module = sys.modules[name] = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    """The module ``name``, not imported yet, registered as loaded on first use (``Deferred``): in
+    ``sys.modules`` and as its package's attribute (if it has a package), its code run when a name of it is
+    first looked up. An ``import`` statement of it does not run it (as it would a module of
+    ``importlib.util.LazyLoader``, whose spec is one of its names): a library that imports a module for a
+    use this process does not have, such as numba PyYAML for a configuration file, then does not run it."""
+    module = importlib.util.module_from_spec(importlib.util.find_spec(name))
+    module.__class__ = Deferred
+    sys.modules[name] = module
     parent, _, child = name.rpartition(".")
-    setattr(sys.modules[parent], child, module)
+    if parent:
+        setattr(sys.modules[parent], child, module)
     return module
+
+
+def load(module: types.ModuleType) -> None:
+    """Run the code of ``module`` if it is ``Deferred``, as its import would have."""
+    if type(module) is Deferred:
+        module.__class__ = types.ModuleType
+        module.__spec__.loader.exec_module(module)
 
 
 def floats(x):

@@ -14,6 +14,9 @@ The child never outlives the parent's interest in it: it reads its job from a pi
 and a parent that dies (or ``close``s without a job) leaves it the end of that pipe, on which it exits
 without drawing. Each child closes every file it inherited but the standard streams and its two pipes
 (``_close_inherited``): the parent's sockets and other children's pipes are not held open by it.
+The child's garbage collector walks neither the parent's objects nor those of the modules ``prepare``
+imports: it is off while they are imported, and they are frozen (``gc.freeze``) before it draws (0.1 s of
+CPU of a small run's child, the collections of matplotlib's import); the figures' garbage is collected.
 It ignores SIGINT, SIGTERM and SIGHUP, which the parent answers by writing what it computed -- plots
 included -- and it exits by ``os._exit``, so that nothing of the parent's (buffers, atexit handlers)
 runs twice. An exception in ``draw`` is sent back pickled and raised by ``wait`` in the parent, as if
@@ -86,10 +89,13 @@ class PlotChild:
             code = 0
             try:
                 gc.freeze()  # the parent's objects: never collected here, so never traversed (nor their pages copied)
+                gc.disable()  # nor those of what ``prepare`` imports, frozen after it
                 _close_inherited(job_r, answer_w)
                 for name in IGNORED:
                     signal.signal(getattr(signal, name), signal.SIG_IGN)
                 prepare()
+                gc.freeze()
+                gc.enable()  # the figures' garbage is collected
                 header = _read_all(job_r, HEADER.size)  # the job's length: a later child holds this pipe too
                 if len(header) == HEADER.size:
                     draw(*pickle.loads(_read_all(job_r, *HEADER.unpack(header))))

@@ -60,7 +60,7 @@ RUN_AND_LIST = """
 import sys
 from femdyn.cli import main
 assert main(sys.argv[1:]) == 0
-loaded = [name for name in {names!r} if name in sys.modules and type(sys.modules[name]).__name__ != "_LazyModule"]
+loaded = [name for name in {names!r} if name in sys.modules and type(sys.modules[name]).__name__ != "Deferred"]
 print(" ".join(loaded))
 """
 
@@ -69,12 +69,13 @@ def test_a_rigid_run_with_its_paraview_series_loads_no_mesh_or_dense_linear_alge
     """``femdyn run`` of the rigid NM logo with its tables and ParaView series (plots off: they are a child
     process's) imports neither meshio (the series is written by ``io.vtkxml``), nor scipy.linalg,
     scipy.sparse.linalg and csgraph (no mesh, no modes, no statics), nor numba's array implementation
-    modules, which only compiling needs (``numerics.compiled``): checked in the second of two runs, the
+    modules, which only compiling needs, nor importlib.metadata and PyYAML, with which numba finds its
+    extensions and reads a configuration file (``numerics.compiled``): checked in the second of two runs, the
     first having filled numba's cache if it was empty."""
     package = str(Path(femdyn.__file__).resolve().parents[1])
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [package, os.environ.get("PYTHONPATH")])))
     names = ("meshio", "scipy.linalg", "scipy.sparse.linalg", "scipy.sparse.csgraph", "numba.np.arrayobj",
-             "numba.np.arraymath", "matplotlib")
+             "numba.np.arraymath", "matplotlib", "importlib.metadata", "yaml")
     code = RUN_AND_LIST.format(names=names)
     for run in range(2):
         child = subprocess.run([sys.executable, "-c", code, "run", str(Path(package) / "cases" / "nm_logo.toml"),
