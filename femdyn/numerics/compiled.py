@@ -51,6 +51,9 @@ entry points) before it first loads or compiles a kernel of a process
 (``Dispatcher._compilation_chain_init_hook``: another 0.01 s to read every installed package's metadata). A
 kernel's hook does nothing (``_no_extensions``): loading machine code needs no extension, and a compilation
 initialises them when it refreshes the target context.
+
+These three replace numba's internals as numba 0.68 has them (``FAST_LOADS``); with another numba, which
+``pyproject.toml`` allows, the kernels load numba's own way: slower, the same machine code.
 """
 import functools
 import hashlib
@@ -104,7 +107,10 @@ class KernelCache(FunctionCache):
             cache_file._source_stamp = (cache_file._source_stamp, *map(_stamp, callees))
 
     def load_overload(self, sig, target_context):
-        _initialize_runtime(target_context, self._cache_path)
+        if FAST_LOADS:
+            _initialize_runtime(target_context, self._cache_path)
+        else:
+            rtsys.initialize(target_context)
         found = self._load(sig, target_context)
         if found is None and self._enabled:
             self._release()
@@ -122,13 +128,15 @@ class KernelCache(FunctionCache):
 
     def _load(self, sig, target_context):
         rebuild, environment._rebuild_env = environment._rebuild_env, _rebuild_environment  # what pickle calls
-        codegen.CPUCodeLibrary._unserialize = classmethod(_load_library)
+        if FAST_LOADS:
+            codegen.CPUCodeLibrary._unserialize = classmethod(_load_library)
         try:
             with self._guard_against_spurious_io_errors():
                 return self._load_overload(sig, target_context)
         finally:
             environment._rebuild_env = rebuild
-            codegen.CPUCodeLibrary._unserialize = UNSERIALIZE
+            if FAST_LOADS:
+                codegen.CPUCodeLibrary._unserialize = UNSERIALIZE
 
     def _release(self):
         lock, self._lock = getattr(self, "_lock", None), None
@@ -178,7 +186,18 @@ def _rebuild_environment(module, consts, name):
     return env
 
 
-UNSERIALIZE = codegen.CPUCodeLibrary.__dict__["_unserialize"]  # numba's, which ``KernelCache._load`` replaces
+UNSERIALIZE = codegen.CPUCodeLibrary.__dict__.get("_unserialize")  # numba's, which ``KernelCache._load`` replaces
+
+
+def _numba_version() -> tuple:
+    """(major, minor) of the numba imported; (0, 0) where its version does not read so."""
+    try:
+        return tuple(int(part) for part in numba.__version__.split(".")[:2])
+    except ValueError:
+        return (0, 0)
+
+
+FAST_LOADS = _numba_version() == (0, 68) and UNSERIALIZE is not None  # the loads of the module docstring
 
 
 class CachedLibrary(codegen.JITCodeLibrary):
@@ -336,7 +355,8 @@ def kernel(function=None, **options):
 
     def compile_(function):
         dispatcher = njit(**options)(function)
-        dispatcher._compilation_chain_init_hook = _no_extensions  # numba's extensions: where it compiles
+        if FAST_LOADS:
+            dispatcher._compilation_chain_init_hook = _no_extensions  # numba's extensions: where it compiles
         try:
             dispatcher._cache = KernelCache(function)  # what ``njit(cache=True)`` sets, a FunctionCache
         except RuntimeError:  # no cache locator: NUMBA_CACHE_DIR, __pycache__ and the user cache unwritable
