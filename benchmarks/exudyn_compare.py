@@ -19,9 +19,10 @@ Both codes: generalized-alpha, index 3, spectral radius rho_inf = 0.9 (the 3-PRR
 thread, Newton stopped at the same size of increment: femdyn's error estimate of q below 1e-10 max(1, |q|)
 (``NewtonOptions.tolerance``), Exudyn's increment criterion ``newton.residualMode = 1`` with relative =
 absolute tolerance 1e-10 (its residual criterion stalls on the beams' round-off: ``exudyn_flexible.py``).
-femdyn runs twice: with its default Newton (``SolverSettings``: full Newton; the 3-PRR: the case's full
-Newton with the early stop) and with modified Newton (``newton = "modified"``); Exudyn with its modified
-Newton (its default), Eigen sparse LU with the pattern reused, no output files.
+femdyn runs twice: with full Newton ("femdyn"; the 3-PRR: the case's full Newton with the early stop, its
+default) and with simplified Newton ("femdyn modified", ``newton = "modified"``: generalized-alpha's
+default where there is no early stop, so the pendulums' default since femdyn 0.1.0); Exudyn with its
+modified Newton (its default), Eigen sparse LU with the pattern reused, no output files.
 
 Work: each code's time integration only, femdyn's ``integrators.time_loop.simulate`` (what ``femdyn run``
 reports as ``wall_time_s``: stepper, consistent start and end, history) against Exudyn's
@@ -38,7 +39,7 @@ ratio (the check that equal dt is equal error, made in every run). ``--scan`` pr
 ``SCAN`` (one round) to check the choice of ``STEPS`` for any N. The 3-PRR is timed at its case's dt, its
 effector's errors printed beside the ratio.
 
-Interleaved: for every problem and dt the three runs (femdyn default, femdyn modified, Exudyn) follow one
+Interleaved: for every problem and dt the three runs (femdyn full, femdyn modified, Exudyn) follow one
 another, their order rotating from round to round, ``--rounds`` rounds (default 3); each figure is the
 median over the rounds, the ratios are those of the medians, with the range of the rounds' own ratios
 beside them. ``os.getloadavg()`` is recorded before and after every such group. Prints the tables and
@@ -95,7 +96,7 @@ CASE = Path(__file__).resolve().parent.parent / "cases" / "3prr_sine.toml"
 
 class Pendulum:
     """A pendulum problem: femdyn's model (``FemdynPendulum`` or ``SpatialPendulum``) with its Exudyn
-    twin, generalized-alpha at rho_inf 0.9, femdyn's default (full) Newton."""
+    twin, generalized-alpha at rho_inf 0.9, femdyn's full Newton without the early stop."""
 
     rho_inf, t_end, early_stop, point = 0.9, 1.0, False, "tip"
 
@@ -284,7 +285,7 @@ def summarise(runs, references):
 
 
 def ratio_row(summary, dt, target):
-    """femdyn (default, modified) over Exudyn at ``dt`` (standing for the error ``target``, None for none):
+    """femdyn (full, modified) over Exudyn at ``dt`` (standing for the error ``target``, None for none):
     both codes' errors, the medians' ratios (wall, CPU) and the rounds' own wall-time ratios."""
     rows = {code: next(r for r in summary[code] if math.isclose(r["dt"], dt)) for code in CODES}
     e = rows["Exudyn"]
@@ -355,7 +356,7 @@ def print_study(res):
 def markdown(results):
     """The table to paste into the README."""
     lines = ["| problem | dt (s) | tip error femdyn / Exudyn (m) | femdyn s | femdyn modified s | Exudyn s | "
-             "femdyn / Exudyn wall (CPU) | modified / Exudyn wall (CPU) | target | load |",
+             "full / Exudyn wall (CPU) | modified / Exudyn wall (CPU) | target | load |",
              "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
     for res in results:
         for row in res["ratios"]:
@@ -417,8 +418,8 @@ def main():
                 newton_tolerance=NEWTON_TOLERANCE, load_start=load, load_end=end, seconds=seconds,
                 command=" ".join(sys.argv),
                 work=dict(femdyn="integrators.time_loop.simulate (femdyn run's wall_time_s)", exudyn="mbs.SolveDynamic"),
-                femdyn=dict(integrator="generalized-alpha (index 3)", newton="default: full (3-PRR: the case's full "
-                            "with early stop); modified", tolerance="error estimate of q <= 1e-10 max(1, |q|)"),
+                femdyn=dict(integrator="generalized-alpha (index 3)", newton="full (3-PRR: the case's full "
+                            "with early stop, its default); modified (simplified: the pendulums' default)", tolerance="error estimate of q <= 1e-10 max(1, |q|)"),
                 exudyn_settings=dict(integrator="generalized-alpha (index 3)", newton="modified, residualMode 1 "
                                      "(increment), relative = absolute tolerance 1e-10", linear_solver="EigenSparse, "
                                      "reuseAnalyzedPattern", threads=1))
