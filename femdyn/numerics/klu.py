@@ -43,15 +43,24 @@ def refine(symbolic, numeric, common, Ap, Ai, Ax, b, x, steps):
     """x improved in place by ``steps`` of fixed-precision iterative refinement x += A^-1 (b - A x)
     (``linalg`` module docstring), A the CSC matrix (``Ap``, ``Ai``, ``Ax``) factored in ``numeric``, A x
     summed column by column; returns the size of the last step,
-    max |A^-1 (b - A x)| (NaN if it holds one; 0 for no step)."""
+    max |A^-1 (b - A x)| (NaN if it holds one; 0 for no step). One work vector of n holds A x, then
+    b - A x, then the step (solved in place): the numbers of ``solve(.., b - A x, 1.0)`` without its
+    temporaries, which at 20503 unknowns (4096 beam elements) were four arrays of 160 KiB each."""
     n = x.size
     correction = 0.0
+    r = np.empty(n)
     for _ in range(steps):
-        Ax_ = np.zeros(n)
+        r[:] = 0.0
         for j in range(n):
             for k in range(Ap[j], Ap[j + 1]):
-                Ax_[Ai[k]] += Ax[k] * x[j]
-        step = solve(symbolic, numeric, common, b - Ax_, 1.0)
-        x += step
-        correction = np.abs(step).max()
+                r[Ai[k]] += Ax[k] * x[j]
+        for i in range(n):
+            r[i] = b[i] - r[i]
+        klu_solve(symbolic, numeric, n, 1, r.ctypes.data, common)
+        correction = 0.0
+        for i in range(n):
+            x[i] += r[i]
+            size = abs(r[i])
+            if size > correction or size != size:  # a NaN stays NaN, as NumPy's max
+                correction = size
     return correction
