@@ -26,6 +26,7 @@ def world_elasticity(dim):
     return force, q
 
 
+@pytest.mark.slow  # step_into's first compilation: about a minute of CPU (no run uses it yet)
 @pytest.mark.parametrize("dim", [2, 3])
 def test_step_into_is_step_then_the_scatter_bit_for_bit(dim):
     kernels = compiled("femdyn.beam.world.kernels")
