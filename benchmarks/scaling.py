@@ -21,7 +21,15 @@ of the iteration (``split_run``): ms per step of the whole iteration where it ru
 assembly (residual and Newton matrix, the refill of
 the force tangents among it), KLU's refactorisations (also ms per refactorisation) and pivoting
 factorisations, the first solve, its refinement, the later solves, the end of step and the rest, and
-KLU's figures (unknowns, entries of the matrix and of L + U, the ordering kept).
+KLU's figures (unknowns, entries of the matrix and of L + U, the ordering kept). The compiled
+iteration is then split apart as well (``loop_parts``): the arguments of ``newton_loop`` are taken at
+step ``PARTS_STEP`` and each of its parts is timed alone on them, least time per call over batches (us
+per call, not per step): the beam kernel (``beam.world.kernels.step``, the step's start held), the
+mass product M qb and the copy of the mass entries that start each iteration, ``kernels.assemble``
+with and without the scatter of the beams' tangent into the matrix, KLU's refactorisation (with
+klu_rcond), the first solve with its refinement, a later solve, and the whole loop of that step again
+(its iterations as in the run) -- parts in isolation keep their data in cache, so their sum is below
+the loop's time in a run.
 
 Prints a table, the time per step at N = 4096 over that at N = 256 (target: <= 17, linear
 growth gives 16) and the peak memory at N = 4096 (target: < 300 MiB), and writes JSON. A benchmark, not
@@ -112,6 +120,93 @@ def split_run(model, setup, dt, options, steps):
                 ordering=lu.ordering, factorizations=lu.factorizations, refactorizations=lu.refactorizations)
 
 
+PARTS_STEP = 30  # the step whose ``newton_loop`` arguments ``loop_parts`` times the parts on
+
+
+def loop_parts(model, setup, dt, options, batches=15):
+    """us per call of each part of the compiled Newton iteration, timed alone on the arguments of
+    ``newton_loop`` at step ``PARTS_STEP`` (module docstring), least over ``batches`` batches."""
+    import copy
+    import inspect
+
+    import numpy as np
+    from chain import run_steps
+    from numba import njit
+
+    from femdyn.beam.world import kernels as beams
+    from femdyn.integrators import kernels
+    from femdyn.integrators.energy_momentum import EnergyMomentum
+    from femdyn.numerics import klu
+
+    @njit
+    def mass_product(indptr, indices, data, q, out):  # newton_loop's M qb
+        for i in range(q.size):
+            acc = 0.0
+            for k in range(indptr[i], indptr[i + 1]):
+                acc += data[k] * q[indices[k]]
+            out[i] = acc
+
+    loop, taken = kernels.newton_loop, []
+    names = list(inspect.signature(loop.py_func).parameters)
+
+    def capture(*args):
+        taken.append(copy.deepcopy(args) if len(taken) == PARTS_STEP else None)
+        return loop(*args)
+
+    kernels.newton_loop = capture
+    try:
+        stepper = EnergyMomentum(model, dt, setup.active_rows, options)  # alive: it owns the factorisation
+        run_steps(model, setup, stepper, PARTS_STEP + 3)
+    finally:
+        kernels.newton_loop = loop
+    a = dict(zip(names, taken[PARTS_STEP]))
+    qb, nf, h = a["qb"], a["F_at"].size, a["handles"]
+    Qb, F, dF, Mq = a["qb"][a["F_at"]][None], np.zeros((1, nf)), np.zeros((1, a["dF_at"].size)), np.empty(qb.size)
+    beam = (a["same"], a["dim"], a["index"], a["R_e"], a["t_e"], a["beta"], a["lam_e"], a["gamma"], a["C_e"], a["k_e"])
+    beams.step(Qb if a["same"] else a["Qa"], Qb, *beam, F, dF, a["start"], a["start_grad"], a["known"])
+    mass_product(a["M_indptr"], a["M_indices"], a["M_data"], qb, Mq)
+    R = np.empty(qb.size + a["active"].size)
+
+    def assemble(values, dF_at):
+        kernels.assemble(R, values, qb, a["lam"].copy(), Mq, a["mass_factor"], a["inertia"], a["constant"], F[0],
+                         a["F_at"], np.array([0, nf]), dF[0], dF_at, a["tangents"], a["G_a"], a["scale"], a["tangent"],
+                         *(a[k] for k in names[names.index("at"):names.index("phi_at") + 1]))
+
+    values = a["mass_values"].copy()
+    assemble(values, a["dF_at"])  # one iteration's matrix, for KLU
+
+    def least(call):
+        reps = max(3, 200_000 // a["Ai"].size)
+        best = math.inf
+        for _ in range(batches):
+            start = time.perf_counter()
+            for _ in range(reps):
+                call()
+            best = min(best, (time.perf_counter() - start) / reps)
+        return 1e6 * best
+
+    work = np.empty_like(values)
+    parts = {"beam kernel": least(lambda: beams.step(a["Qa"], Qb, *beam, F, dF, a["start"], a["start_grad"], True)),
+             "mass product M qb": least(lambda: mass_product(a["M_indptr"], a["M_indices"], a["M_data"], qb, Mq)),
+             "copy of the mass entries": least(lambda: a["mass_values"].copy()),
+             "assemble": least(lambda: assemble(work, a["dF_at"])),
+             "  of it the beams' tangent": None,
+             "KLU refactorisation + rcond": least(lambda: klu.refactor(a["Ap"], a["Ai"], values, *h)),
+             "first solve + refinement": least(lambda: kernels.first_solve(h, R, a["bound"], np.zeros(2), a["steps"],
+                                                                          a["pause"], a["Ap"], a["Ai"], values)),
+             "later solve": least(lambda: kernels.solve(h, R))}
+    parts["  of it the beams' tangent"] = parts["assemble"] - least(lambda: assemble(work, a["dF_at"][:0]))
+    whole = []
+    for _ in range(batches):
+        args = copy.deepcopy(taken[PARTS_STEP])
+        start = time.perf_counter()
+        out = loop(*args)
+        whole.append(time.perf_counter() - start)
+    parts["whole loop (per iteration)"] = 1e6 * min(whole) / out[1]
+    return dict(parts=parts, iterations=out[1], matrix_entries=int(a["Ai"].size),
+                tangent_entries=int(a["dF_at"].size))
+
+
 def worker(n, steps, dt, repeat, single_above, trace, newton, split=False):
     """One N in this (fresh) process; prints one JSON line."""
     if trace:
@@ -137,7 +232,8 @@ def worker(n, steps, dt, repeat, single_above, trace, newton, split=False):
     model, setup = fp.model, fp.setup
     run_steps(model, setup, EnergyMomentum(model, dt, setup.active_rows, options), 3)  # warm-up: first-call costs
     if split:
-        print(json.dumps(dict(elements=n, **split_run(model, setup, dt, options, steps))))
+        print(json.dumps(dict(elements=n, **split_run(model, setup, dt, options, steps),
+                              loop_parts=loop_parts(model, setup, dt, options))))
         return
     runs, construction = [], []
     for k in range(repeat if not trace else 1):
@@ -205,6 +301,12 @@ def print_split(splits):
     for key in ("unknowns", "matrix_entries", "lu_entries", "factorizations"):
         line(key.replace("_", " "), [float(table[n][key]) for n in ns])
     print(f"{'ordering':>32s}" + "".join(f"{table[n]['ordering']:>10s}" for n in ns))
+    if "loop_parts" in table[ns[0]]:
+        print(f"\nthe compiled iteration's parts alone (us per call, least over batches, median of the processes; "
+              f"arguments of step {PARTS_STEP}):")
+        for label in table[ns[0]]["loop_parts"]["parts"]:
+            line(label, [statistics.median(r["loop_parts"]["parts"][label] for r in splits[n]) for n in ns])
+        line("iterations of that step", [float(table[n]["loop_parts"]["iterations"]) for n in ns])
     return table
 
 
