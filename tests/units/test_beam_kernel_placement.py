@@ -4,8 +4,7 @@ matrix's CSC data at given places, against ``step`` followed by the scatter that
 (the same products, each place's sum in the same order), for the discrete gradient of a step (its start's
 strains computed, then held) and the continuous forms, in the plane and in space, on elements with and
 without removed coordinates (a pinned pendulum in the plane, a clamped cantilever in space: the first
-element's root vectors are gone); and ``tangent_times``, the product with that tangent from its values
-in their pattern's order."""
+element's root vectors are gone)."""
 import numpy as np
 import pytest
 
@@ -53,25 +52,3 @@ def test_step_into_is_step_then_the_scatter_bit_for_bit(dim):
                           *[a.copy() for a in held], known)
         assert np.array_equal(F_into, F) and np.array_equal(values, expected)
         assert not np.array_equal(values, matrix)
-
-
-@pytest.mark.parametrize("dim", [2, 3])
-def test_tangent_times_is_the_tangents_product(dim):
-    """``tangent_times`` from the kernel's values in their pattern's order equals the product with the
-    tangent assembled from ``tangent_pattern`` (to the round-off of its sums)."""
-    kernels = compiled("femdyn.beam.world.kernels")
-    force, q0 = world_elasticity(dim)
-    rng = np.random.default_rng(dim)
-    q = q0[force.dofs] + 1e-2 * rng.standard_normal(force.dofs.shape)
-    n = force.dofs.shape[1]
-    F, dF = np.empty((1, n)), np.empty((1, force.tangent_pattern()[0].size))
-    kernels.step(q, q, True, *force._arguments, F, dF, *[np.zeros_like(a) for a in force._at_start], False)
-    T = np.zeros((n, n))
-    np.add.at(T, force.tangent_pattern(), dF[0])
-    x = rng.standard_normal(n + 3)  # the force's coordinates among others, in another order
-    dofs = rng.permutation(n + 3)[:n]
-    y = np.ones(n + 3)
-    kernels.tangent_times(dim, force.index, dofs, dF[0], -2.0, x, y)
-    expected = np.ones(n + 3)
-    expected[dofs] += -2.0 * (T @ x[dofs])
-    assert np.abs(y - expected).max() <= 1e-13 * 2.0 * (np.abs(T) @ np.abs(x[dofs])).max()

@@ -177,30 +177,6 @@ def step_into(Qa, Qb, same, dim, index, R, t, beta, lam, gam, C, k, F, values, a
                 known)
 
 
-@kernel
-def tangent_times(dim, index, dofs, values, factor, x, y):
-    """y += factor T x for the tangent T whose values ``values`` (nnz,) are in the order of its pattern
-    ("Layout": the order ``step`` writes), ``index`` (E, nz) the elements' coordinates (-1: removed) and
-    ``dofs`` where the force's coordinates are in x and y. Element by element from the kernel's own
-    values: the residual of a refinement against the matrix's unsummed parts
-    (``numerics.klu.refine_parts``) at the cost of reading them once."""
-    E, nz = index.shape
-    moving = dim * dim + 4 * dim
-    p = 0
-    for el in range(E):
-        ix = index[el]
-        for r in range(nz):
-            if ix[r] < 0:
-                continue
-            first, last = (0, moving) if r < moving else (moving, nz)
-            acc = 0.0
-            for c in range(first, last):
-                if ix[c] >= 0:
-                    acc += values[p] * x[dofs[ix[c]]]
-                    p += 1
-            y[dofs[ix[r]]] += factor * acc
-
-
 NOWHERE = np.zeros(0, dtype=np.int64)  # ``_elements``' ``at`` that writes the tangent in its pattern's order
 
 
