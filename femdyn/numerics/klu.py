@@ -46,31 +46,6 @@ def refine(symbolic, numeric, common, Ap, Ai, Ax, b, x, steps):
     max |A^-1 (b - A x)| (NaN if it holds one; 0 for no step). One work vector of n holds A x, then
     b - A x, then the step (solved in place): the numbers of ``solve(.., b - A x, 1.0)`` without its
     temporaries, which at 20503 unknowns (4096 beam elements) were four arrays of 160 KiB each."""
-    return _refine(symbolic, numeric, common, Ap, Ai, Ax, NO_ENTRIES, NO_ENTRIES, NO_VALUES, 0.0, b, x, steps)
-
-
-@kernel
-def refine_parts(symbolic, numeric, common, Ap, Ai, Ax, rows, cols, T, factor, b, x, steps):
-    """``refine`` of the factorisation of A = A_0 + factor T, with A x formed from the parts: A_0 the
-    CSC values ``Ax`` (Ap, Ai), T the entries ``T`` at (``rows``, ``cols``) -- A_0 x, then factor T x
-    added entry by entry --, not from the values of A that were factored.
-
-    Where T is a stiffness far above A_0 (the Newton matrix of a fine beam: 12 EI/h^3 = 2.9e14 N/m
-    on the diagonal at 4096 elements against 2/dt^2 M = 126 N/m), a sum A_0 + T in double keeps A_0's
-    entries only to eps |T| (5e-4 of the mass at 4096 elements), and with identical elements that
-    error is the same in each: it does not average out over the slow modes that A_0 governs. A solve
-    with the factored sum then leaves a relative error of that size, which Newton carries as a linear
-    contraction (benchmarks/README.md, "Scaling"); a refinement against the unsummed parts removes it
-    (N. J. Higham, Accuracy and Stability of Numerical Algorithms, 2nd ed., SIAM 2002, ch. 12: the
-    residual against the matrix whose solution is wanted, the factors of a nearby one)."""
-    return _refine(symbolic, numeric, common, Ap, Ai, Ax, rows, cols, T, factor, b, x, steps)
-
-
-NO_ENTRIES, NO_VALUES = np.zeros(0, dtype=np.int64), np.zeros(0)  # ``refine``: no part T
-
-
-@kernel(inline="always")
-def _refine(symbolic, numeric, common, Ap, Ai, Ax, rows, cols, T, factor, b, x, steps):
     n = x.size
     correction = 0.0
     r = np.empty(n)
@@ -79,8 +54,6 @@ def _refine(symbolic, numeric, common, Ap, Ai, Ax, rows, cols, T, factor, b, x, 
         for j in range(n):
             for k in range(Ap[j], Ap[j + 1]):
                 r[Ai[k]] += Ax[k] * x[j]
-        for p in range(T.size):
-            r[rows[p]] += factor * T[p] * x[cols[p]]
         for i in range(n):
             r[i] = b[i] - r[i]
         klu_solve(symbolic, numeric, n, 1, r.ctypes.data, common)
