@@ -53,19 +53,8 @@ def residual(q, G_a, lam, scale, tangent, R, values, at, G, g, c, slot_row, slot
     G(q); R[phi_at] := scale phi(q)[phi_rows]; R[:n] += Gbar^T lam with Gbar = (G_a + G)/2, or G where
     G_a is empty; and, unless ``at`` is empty, the Newton-matrix entries in the order of
     ``AffineConstraints.place`` -- ``tangent`` d(Gbar^T lam)/dq (T entries), scale Gbar and scale G at
-    the ``keep`` slots -- added to the CSC data ``values`` at their places ``at``: ``jacobian``, ``rows``
-    and ``entries``, which a caller that puts other entries between the batch's and the residual's
-    (``beam.world.kernels.step_into``) calls itself, with the same numbers."""
+    the ``keep`` slots -- added to the CSC data ``values`` at their places ``at``."""
     jacobian(q, g, H_indptr, H_indices, H_data, G)
-    rows(q, G_a, G, lam, scale, R, g, c, slot_row, slot_col, G_indptr, phi_rows, phi_at)
-    if at.size:
-        entries(G_a, G, lam, scale, tangent, values, at, T_indptr, T_indices, T_data, keep)
-
-
-@kernel
-def rows(q, G_a, G, lam, scale, R, g, c, slot_row, slot_col, G_indptr, phi_rows, phi_at):
-    """``residual``'s rows at the Jacobian G = G(q): R[phi_at] := scale phi(q)[phi_rows] and R[:n] +=
-    Gbar^T lam."""
     for i in range(phi_rows.size):
         R[phi_at[i]] = scale * _phi_row(phi_rows[i], q, G, g, c, slot_col, G_indptr)
     n = q.size
@@ -76,14 +65,10 @@ def rows(q, G_a, G, lam, scale, R, g, c, slot_row, slot_col, G_indptr, phi_rows,
         force[slot_col[s]] += gbar * lam[slot_row[s]]
     for j in range(n):
         R[j] += force[j]
-
-
-@kernel
-def entries(G_a, G, lam, scale, tangent, values, at, T_indptr, T_indices, T_data, keep):
-    """``residual``'s Newton-matrix entries at the Jacobian G = G(q), added to ``values`` at ``at``."""
-    midpoint = G_a.size > 0
-    tangents = T_indptr.size - 1
-    for e in range(tangents):
+    if at.size == 0:
+        return
+    entries = T_indptr.size - 1
+    for e in range(entries):
         acc = 0.0
         for k in range(T_indptr[e], T_indptr[e + 1]):
             acc += T_data[k] * lam[T_indices[k]]
@@ -91,6 +76,6 @@ def entries(G_a, G, lam, scale, tangent, values, at, T_indptr, T_indices, T_data
     kept = keep.size
     for i in range(kept):
         s = keep[i]
-        values[at[tangents + i]] += scale * (0.5 * (G_a[s] + G[s]) if midpoint else G[s])
+        values[at[entries + i]] += scale * (0.5 * (G_a[s] + G[s]) if midpoint else G[s])
     for i in range(kept):
-        values[at[tangents + kept + i]] += scale * G[keep[i]]
+        values[at[entries + kept + i]] += scale * G[keep[i]]
