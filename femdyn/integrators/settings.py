@@ -144,8 +144,8 @@ class SolverSettings:
             changes["newton"] = None
         if self.early_stop and "early_stop" not in changes:
             integrator = changes.get("integrator", self.integrator)
-            changes["early_stop"] = integrator == GENERALIZED_ALPHA and changes["newton"] in ("full", None) \
-                if "newton" in changes else integrator == GENERALIZED_ALPHA and self.newton == "full"
+            newton = changes.get("newton", self.newton)  # None: the default, full Newton with the early stop
+            changes["early_stop"] = integrator == GENERALIZED_ALPHA and newton in ("full", None)
         return dataclasses.replace(self, **changes)
 
     @property

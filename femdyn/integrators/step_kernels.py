@@ -116,6 +116,19 @@ def record(rows, r, qb, vb, its, lam_a, lam_b, mean, work_step):
 
 
 @kernel
+def step_row(rows, k):
+    """Step k's row of ``rows`` (a row per step of a call), or its one row where every step shares it."""
+    return rows[k if rows.shape[0] > 1 else 0]
+
+
+@kernel
+def servo_rows(servos, k):
+    """``kernels.newton_loop``'s ``servo`` of step k from a call's ``servos``: its a(t) and gamma(t) rows
+    (``step_row``), the instances' data shared."""
+    return (servos[0], step_row(servos[1], k), step_row(servos[2], k)) + servos[3:]
+
+
+@kernel
 def worked_forces(constant, servo, lam):
     """The forces whose work a step takes (``SaddleSystem.worked_forces``): the constant forces plus the
     servo inputs' B^T u, u = -lam, of the servo rows ``servo`` (``kernels.newton_loop``'s), summed as
@@ -174,7 +187,7 @@ def alpha_steps(count, coefficients, head, tail, servos, solver, stop, gravity, 
     saved = np.empty(2)
     done = 0
     while done < count:
-        constant = constants[done if constants.shape[0] > 1 else 0]
+        constant = step_row(constants, done)
         saved[:] = refinement
         kept = recorded[0]
         for i in range(n):
@@ -195,8 +208,7 @@ def alpha_steps(count, coefficients, head, tail, servos, solver, stop, gravity, 
         size = size if size > 1.0 else 1.0
         bound = tolerance * size
         early = (on, measuring, safety, window, round_off * size, ratios, recorded)
-        step_servo = (servos[0], servos[1][done if servos[1].shape[0] > 1 else 0],
-                      servos[2][done if servos[2].shape[0] > 1 else 0]) + servos[3:]
+        step_servo = servo_rows(servos, done)
         how, its, qb, increment, factored, values, R = newton.newton_loop(
             *head, inertia, constant, *tail, step_servo, guess, lam_b, bound, *solver, early)
         if how != newton.CONVERGED:
@@ -264,7 +276,7 @@ def midpoint_steps(count, coefficients, head, tail, batch, force, family, servos
     saved = np.empty(2)
     done = 0
     while done < count:
-        constant = constants[done if constants.shape[0] > 1 else 0]
+        constant = step_row(constants, done)
         saved[:] = refinement
         step_family = family
         if K:  # the joint angles' start at q_n
@@ -290,8 +302,7 @@ def midpoint_steps(count, coefficients, head, tail, batch, force, family, servos
             Qa[0, i] = q[F_at[i]]
         size = newton.largest(guess)
         size = size if size > 1.0 else 1.0
-        step_servo = (servos[0], servos[1][done if servos[1].shape[0] > 1 else 0],
-                      servos[2][done if servos[2].shape[0] > 1 else 0]) + servos[3:]
+        step_servo = servo_rows(servos, done)
         how, its, qb, increment, factored, values, R = newton.newton_loop(
             *head, inertia, constant, G_a, *tail, tangents, F_at, dF_at, Qa, False, False, *force[3:],
             step_family, step_servo, guess, lam_b, tolerance * size, *solver, stop)
