@@ -1,5 +1,5 @@
-"""The LU of a run's Newton matrices (``KeptLU``): KLU on the fixed pattern, with what compiled code needs
-to refactor and solve and what a resumed run needs to factor the same matrices again."""
+"""The LU of a run's Newton matrices (``KeptLU``): KLU on the fixed pattern, with what a resumed run needs
+to factor the same matrices again."""
 import numpy as np
 
 from ..numerics.linalg import FixedPatternLU
@@ -18,35 +18,27 @@ class KeptLU(FixedPatternLU):
 
     def __init__(self, indptr, indices):
         super().__init__(indptr, indices)
-        # what compiled code needs to refactor and solve (``kernels.newton_loop``, ``first_solve``): the
-        # pattern, and klu_common.rcond as an array over its memory, set by each klu_rcond
-        self.pattern = (self._Ap, self._Ai)
-        self.rcond = np.frombuffer(self._common, dtype=np.float64, count=1, offset=type(self._common).rcond.offset)
+        self._seen = 0  # the pivoting factorisations that ``pivoted`` has followed
 
-    @property
-    def refactorable(self):
-        """Whether a factorisation is there whose pivots a refactorisation reuses."""
-        return bool(self._numeric)
+    def _follow(self, values):
+        """``pivoted`` after a factorisation of ``values``: those values where it pivoted, the copy
+        that compiled code made of the last pivoting one's (``klu.factor``) where one came before."""
+        if self.factorizations != self._seen:
+            self.pivoted = values if self.counts[2] else self._pivoted.copy()
+            self._seen = self.factorizations
 
-    @property
-    def refactor_floor(self):
-        """The least klu_rcond of a refactorisation that ``factor`` accepts."""
-        return self.refactor_rcond_drop * self._rcond
-
-    def refactored(self, values, count):
-        """Records ``count`` refactorisations done by compiled code (``kernels.newton_loop``), the last
-        of the values ``values``, as ``factor`` records its own."""
+    def refactored(self, values):
+        """Records that compiled code (``kernels.newton_loop``, ``stepping``) factored the values
+        ``values`` last, refactorised or with pivots chosen anew, as ``factor`` records its own."""
         self._Ax = self.current = values
-        self.refactorizations += count
+        self._follow(values)
 
     def factor(self, values):
         values = np.ascontiguousarray(values, dtype=np.float64)
-        pivoting = self.factorizations
         super().factor(values)
         if self.first is None:
             self.first = values
-        if self.factorizations != pivoting:
-            self.pivoted = values
+        self._follow(values)
         self.current = values
 
     def state(self):
@@ -73,5 +65,5 @@ class KeptLU(FixedPatternLU):
                 del self.refactor_rcond_drop
         if state["lu.refactored"]:
             self.factor(state["lu.current"])
-        self.factorizations = int(state["lu.factorizations"])
+        self.factorizations = self._seen = int(state["lu.factorizations"])
         self.refactorizations = int(state["lu.refactorizations"])

@@ -124,14 +124,14 @@ def first_solve(handles, R, bound, refinement, steps, pause, Ap, Ai, values):
 
 
 @kernel
-def refactor_solve(Ap, Ai, values, handles, rcond, rcond_floor, R, qb, lam, active, scale, first, bound, refinement,
+def refactor_solve(Ap, Ai, values, handles, rcond, pivoting, R, qb, lam, active, scale, first, bound, refinement,
                    steps, pause):
-    """KLU's refactorisation of the CSC matrix (``Ap``, ``Ai``, ``values``) with the kept pivots,
-    accepted while klu_rcond, read from ``rcond``, stays at or above ``rcond_floor`` (as
-    ``linalg.FixedPatternLU.factor``), then the Newton update by -A^-1 R: ``first_solve`` if ``first``,
-    else the plain solve. Returns (accepted, q_n+1, |dq|_inf); (False, qb, -1) where refused."""
-    ok = klu.refactor(Ap, Ai, values, handles[0], handles[1], handles[2])
-    if not ok or not rcond[0] >= rcond_floor:
+    """KLU's factorisation of the CSC matrix (``Ap``, ``Ai``, ``values``): refactorised with the kept pivots
+    where KLU accepts, else with pivots chosen anew (``numerics.klu.factor`` with ``handles``, ``rcond``,
+    ``pivoting``: ``linalg.FixedPatternLU.factor``), then the Newton update by -A^-1 R: ``first_solve`` if
+    ``first``, else the plain solve. Returns (factored, q_n+1, |dq|_inf); (False, qb, -1) where the matrix is
+    singular."""
+    if klu.factor(Ap, Ai, values, handles, rcond, pivoting) == klu.SINGULAR:
         return False, qb, -1.0
     if first:
         q, increment = update(qb, lam, first_solve(handles, R, bound, refinement, steps, pause, Ap, Ai, values),
@@ -167,9 +167,8 @@ def early_stop(increment, previous, bound, stop):
 
 
 # how ``newton_loop`` ends: converged, or back to the interpreter at the start of an iteration that it
-# cannot do (a refactorisation refused: KLU chooses the pivots anew; a residual not finite) or without
-# convergence within the iteration limit
-CONVERGED, REFUSED, NOT_FINITE, LIMIT = 0, 1, 2, 3
+# cannot do (a singular Newton matrix; a residual not finite) or without convergence within the iteration limit
+CONVERGED, SINGULAR, NOT_FINITE, LIMIT = 0, 1, 2, 3
 
 
 @kernel
@@ -177,7 +176,7 @@ def newton_loop(mass_factor, M_indptr, M_indices, M_data, mass_values, inertia, 
                 G, g, c, slot_row, slot_col, G_indptr, H_indptr, H_indices, H_data, T_indptr, T_indices, T_data,
                 keep, phi_rows, phi_at, tangents, F_at, dF_at, Qa, same, known, dim, index, R_e, t_e, beta, lam_e,
                 gamma, C_e, k_e, start, start_grad, family, servo, qb, lam, bound, max_iterations, Ap, Ai, handles,
-                rcond, rcond_floor, active, newton_scale, refinement, steps, pause, modified, refresh, stop):
+                rcond, pivoting, active, newton_scale, refinement, steps, pause, modified, refresh, stop):
     """Newton's iteration, full or (``modified``) simplified, for a step of a model whose residual is all compiled --
     the mass, the constant forces, the quadratic batch and at most one varying force, the world beams'
     elasticity (no other varying forces, no families but those below): per iteration the beams' force and tangent
@@ -189,8 +188,9 @@ def newton_loop(mass_factor, M_indptr, M_indices, M_data, mass_values, inertia, 
     one family of joint angles (``family``: ``joints.angle.JointAngle.loop_arguments``, its ``contribute``; none
     where it has no instances), at most one family of servo rows (``servo``:
     ``joints.servo.Servo.loop_arguments``, its ``contribute``, before or after the joint angles as ``servo[0]``
-    says; none where it has no instances), ``refactor_solve`` (KLU's refactorisation, ``first_solve`` in the
-    first iteration) and the stopping tests: ``early_stop`` with ``stop`` (``newton.QuadraticStop``), then
+    says; none where it has no instances), ``refactor_solve`` (KLU's refactorisation, or the factorisation with
+    pivots chosen anew where KLU refuses it, ``pivoting`` as there; ``first_solve`` in the first iteration)
+    and the stopping tests: ``early_stop`` with ``stop`` (``newton.QuadraticStop``), then
     ``converged`` -- the iteration of ``newton.Newton.solve`` over ``saddle.SaddleSystem.assemble`` without a
     return to the interpreter, the same numbers bit for bit. With ``modified`` the iterations after the first
     evaluate the residual alone (no tangents, no matrix entries) and solve with the step's factorisation while
@@ -198,7 +198,8 @@ def newton_loop(mass_factor, M_indptr, M_indices, M_data, mass_values, inertia, 
     and refactorised again at the next iterate, and an increment no smaller than the one before is dropped (q
     and lam as before it) and the matrix made anew at the iterate it started from. ``lam`` (m,) is updated in
     place, and so is ``stop``'s record of ratios. Returns (how it ended, the iteration it ended in, qb, the last
-    increment or -1, refactorisations done, the last values factored, the last residual)."""
+    increment or -1, factorisations done (either kind: ``pivoting``'s counts tell them apart), the last values
+    factored, the last residual)."""
     n = qb.size
     size = n + active.size  # the unknowns: q_n+1, then the active rows' multipliers
     previous = -1.0
@@ -258,10 +259,10 @@ def newton_loop(mass_factor, M_indptr, M_indices, M_data, mass_values, inertia, 
         if not np.isfinite(square):
             return NOT_FINITE, it, qb, previous, count, last, R
         if fresh:
-            ok, q, increment = refactor_solve(Ap, Ai, values, handles, rcond, rcond_floor, R, qb, lam, active,
+            ok, q, increment = refactor_solve(Ap, Ai, values, handles, rcond, pivoting, R, qb, lam, active,
                                               newton_scale, it == 1, bound, refinement, steps, pause)
             if not ok:
-                return REFUSED, it, qb, previous, count, last, R
+                return SINGULAR, it, qb, previous, count, last, R
             count += 1
             last = values
         else:

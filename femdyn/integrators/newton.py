@@ -7,8 +7,9 @@ the matrix factorised in a step's first iteration is kept for the step's other i
 evaluate only the residual, and is factorised anew only where the iteration stops contracting fast
 enough (``Newton``).
 
-The per-iteration work after the residual is compiled (``kernels``): KLU's refactorisation and the
-solve and update in one call (``refactor_solve``), the first solve's refinement (``first_solve``) and
+The per-iteration work after the residual is compiled (``kernels``): KLU's refactorisation (or, where
+KLU refuses it, the factorisation with pivots chosen anew, ``numerics.klu.factor``) and the solve and
+update in one call (``refactor_solve``), the first solve's refinement (``first_solve``) and
 the stopping test (``converged``); where the residual is compiled too, the whole iteration, full or
 simplified (``newton_loop``), which returns here only where it cannot go on.
 """
@@ -212,8 +213,8 @@ class Newton:
         ``compiled_loop``: a function that gives the system's arguments of ``kernels.newton_loop`` (a
         tuple; called only where the loop runs), the same iteration compiled whole (with ``stop``
         evaluated inside, ``kernels.early_stop``): it runs once a factorisation exists to refactor,
-        and the iteration goes on here from where it returns (a refactorisation refused, a residual
-        not finite)."""
+        and the iteration goes on here from where it returns (a singular matrix, a residual not
+        finite). KLU's refusals of a refactorisation are taken inside: it pivots anew there."""
         options, kernels = self.options, self._kernels
         if kernels is None:
             kernels = self._kernels = compiled(KERNELS)
@@ -228,12 +229,12 @@ class Newton:
             early = NO_STOP if stop is None else stop.loop_arguments(floor, options.max_iterations)
             how, first, qb, increment, count, values, R = kernels.newton_loop(
                 *compiled_loop(), qb, lam, bound, options.max_iterations, *lu.pattern, lu.handles, lu.rcond,
-                lu.refactor_floor, self.active, self.scale, self._refinement, FIRST_SOLVE_REFINEMENT,
+                lu.pivoting(), self.active, self.scale, self._refinement, FIRST_SOLVE_REFINEMENT,
                 self.REFINEMENT_PAUSE, options.modified, self.REFRESH_CONTRACTION, early)
             if stop is not None:
                 stop.loop_ended(early, increment)
             if count:
-                lu.refactored(values, count)
+                lu.refactored(values)
             if how == kernels.CONVERGED:
                 return qb, lam, first
             if how == kernels.LIMIT:
@@ -245,16 +246,16 @@ class Newton:
             if not math.isfinite(R @ R):  # one product for the test of every entry; |R| > 1e154 counts as infinite
                 raise NewtonFailure(t1, np.inf, it, "the residual is not finite", self.servos)
             if fresh:
-                refactored = False
-                if self.lu.refactorable:  # refactored and solved in one compiled call where KLU accepts
+                if self.lu.refactorable:  # refactored (or pivoted anew where KLU refuses) and solved in one compiled call
                     lu = self.lu
-                    refactored, q, increment = kernels.refactor_solve(
-                        *lu.pattern, values, lu.handles, lu.rcond, lu.refactor_floor, R, qb, lam, self.active,
+                    factored, q, increment = kernels.refactor_solve(
+                        *lu.pattern, values, lu.handles, lu.rcond, lu.pivoting(), R, qb, lam, self.active,
                         self.scale, it == 1, bound, self._refinement, FIRST_SOLVE_REFINEMENT, self.REFINEMENT_PAUSE)
-                    if refactored:
-                        lu.refactored(values, 1)
-                        qb = q
-                if not refactored:  # the first factorisation, or KLU's pivots chosen anew
+                    if not factored:
+                        raise NewtonFailure(t1, np.abs(R).max(), it, "singular Newton matrix", self.servos)
+                    lu.refactored(values)
+                    qb = q
+                else:  # the first factorisation
                     try:
                         self.lu.factor(values)
                     except SingularMatrixError:

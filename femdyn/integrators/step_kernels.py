@@ -5,6 +5,7 @@ in one call, the step's begin, Newton's iteration, the step's end and the histor
 ``step_work``), so that both give the same numbers bit for bit."""
 import numpy as np
 
+from ..numerics import klu
 from ..numerics.compiled import kernel
 from ..joints import angle_kernels as angles
 from ..joints import kernels as joints
@@ -171,7 +172,9 @@ def alpha_steps(count, coefficients, head, tail, servos, solver, stop, gravity, 
     A step whose Newton iteration ends other than converged, or whose (q, v) is not finite, is undone
     (the multipliers, the refinement pause and the early stop's record as before it) and the call
     returns before it, for the interpreted step to do it again with its messages. Returns (steps done,
-    refactorisations done, the values last factored, a, vd, a_n-1, lam, F, V) of the last step done."""
+    factorisations done, the values last factored, a, vd, a_n-1, lam, F, V) of the last step done. KLU's
+    factorisation of a step's start is kept until the step is done (``solver``'s ``pivoting`` keeps it),
+    and an undone step puts it back (``numerics.klu.undo``)."""
     h, c_known, c_velocity, alpha_m, alpha_f, c_m, c_f, beta_p, c_guess, c_a, c_v, tolerance, round_off = \
         coefficients
     q, v, a, vd, a_before, known_before, lam, force, potential = carry
@@ -184,11 +187,12 @@ def alpha_steps(count, coefficients, head, tail, servos, solver, stop, gravity, 
     last = head[4]
     inertia, x = np.empty(n), np.empty(n)
     q_known, v_known, guess = np.empty(n), np.empty(n), np.empty(n)
-    saved = np.empty(2)
+    saved, factors = np.empty(2), np.empty(6)
     done = 0
     while done < count:
         constant = step_row(constants, done)
         saved[:] = refinement
+        klu.save(solver[3], solver[5], factors)
         kept = recorded[0]
         for i in range(n):
             q_known[i] = q[i] + h * v[i] + c_known * a[i]
@@ -231,12 +235,14 @@ def alpha_steps(count, coefficients, head, tail, servos, solver, stop, gravity, 
         refactored += factored
         if factored:
             last = values
+        klu.free(solver[3], klu.KEPT)  # the step's start's factorisation, kept for an undo
         a_before, known_before = a, True
         q, v, a, vd, lam, force, potential = qb, vb, a_b, vd_b, lam_b, force_b, potential_b
         done += 1
     if done < count:  # the step not done: as before it
         refinement[:] = saved
         recorded[0] = kept
+        klu.undo(solver[3], solver[5], factors)
     return done, refactored, last, a, vd, a_before, lam, force, potential
 
 
@@ -256,7 +262,7 @@ def midpoint_steps(count, coefficients, head, tail, batch, force, family, servos
     V(q_n)). ``family`` (``joints.angle.JointAngle.loop_arguments``, its start at the call's first q_n):
     each step gives it its own start, c, s and their gradients at q_n (``JointAngle.begin_step``,
     ``joints.angle_kernels.cos_sin``). A step that does not converge, or whose state is not finite, is undone and left to the
-    interpreted step (``alpha_steps``). Returns (steps done, refactorisations done, the values last
+    interpreted step (``alpha_steps``). Returns (steps done, factorisations done, the values last
     factored, lam, V) of the last step done."""
     h, c_inertia, c_velocity, tolerance = coefficients
     q, v, lam, potential = carry
@@ -273,11 +279,12 @@ def midpoint_steps(count, coefficients, head, tail, batch, force, family, servos
     angle_dofs = family[6]
     K, J = angle_dofs.shape[0], family[9].size
     local = np.empty((K, angle_dofs.shape[1]))
-    saved = np.empty(2)
+    saved, factors = np.empty(2), np.empty(6)
     done = 0
     while done < count:
         constant = step_row(constants, done)
         saved[:] = refinement
+        klu.save(solver[3], solver[5], factors)
         step_family = family
         if K:  # the joint angles' start at q_n
             for k in range(K):
@@ -323,8 +330,10 @@ def midpoint_steps(count, coefficients, head, tail, batch, force, family, servos
         refactored += factored
         if factored:
             last = values
+        klu.free(solver[3], klu.KEPT)  # the step's start's factorisation, kept for an undo
         q, v, lam, potential = qb, vb, lam_b, potential_b
         done += 1
     if done < count:
         refinement[:] = saved
+        klu.undo(solver[3], solver[5], factors)
     return done, refactored, last, lam, potential

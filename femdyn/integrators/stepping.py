@@ -7,9 +7,11 @@ back to the stepper after each call, so that the time loop sees, between calls, 
 step the call ended with: the same numbers bit for bit as step after step (the kernel computes every
 quantity in the order of the interpreted step), the same checkpoints, the same early stop.
 
-Where a step cannot be done so -- its Newton iteration ends other than converged, its state is not
-finite -- the call returns before it, undone, and the time loop does it step by step, with the messages
-and the recovery of the interpreted iteration (KLU's pivots chosen anew, a Newton failure).
+Where KLU refuses to refactorise a Newton matrix the call goes on: KLU chooses the pivots anew inside
+(``numerics.klu.factor``). Where a step cannot be done so -- its Newton iteration ends other than
+converged, its state is not finite -- the call returns before it, undone (KLU's factorisation of the
+step's start kept until the step is done, and put back, ``klu.undo``), and the time loop does it step by
+step, with the messages of the interpreted iteration (a Newton failure).
 
 The compiled steps take models, with full or simplified Newton, whose constant forces depend on time
 alone (gravity, ``TimeLoad``; evaluated before the call at the times its steps take them, each step's
@@ -87,7 +89,7 @@ class _Steps:
         factorisation's, the refinement's and the simplified iteration's."""
         s = self.stepper
         lu, newton = s.system.lu, s.newton
-        return (s.options.max_iterations, *lu.pattern, lu.handles, lu.rcond, lu.refactor_floor, newton.active,
+        return (s.options.max_iterations, *lu.pattern, lu.handles, lu.rcond, lu.pivoting(True), newton.active,
                 newton.scale, newton._refinement, FIRST_SOLVE_REFINEMENT, newton.REFINEMENT_PAUSE, s.options.modified,
                 newton.REFRESH_CONTRACTION)
 
@@ -97,8 +99,7 @@ class _Steps:
 
     def _per_step(self, name, k, count, make):
         """[make(i) for the steps i = k .. k + count - 1 of a call], reusing what was made for the last
-        call's steps where it ended before them (a refactorisation refused: the time loop does that step
-        alone and calls again), so that each step's values are made once."""
+        call's steps where it ended before them (the time loop does that step alone and calls again), so that each step's values are made once."""
         first, made = self._made.get(name, (0, []))
         kept = made[k - first : k - first + count] if first <= k else []
         values = kept + [make(i) for i in range(k + len(kept), k + count)]
@@ -136,11 +137,11 @@ class _Steps:
         return float(known if known is not None else self.stepper.system.worked_potential(q, states))
 
     def _done(self, chunk, done, refactored, last, lam, states):
-        """The chunk's and Newton's state after ``done`` steps of a call (``refactored`` refactorisations,
-        the last of ``last``) that ended with the multipliers ``lam``."""
+        """The chunk's and Newton's state after ``done`` steps of a call (``refactored`` factorisations,
+        the last of ``last``, counted by ``klu.factor`` itself) that ended with the multipliers ``lam``."""
         s = self.stepper
         if refactored:
-            s.system.lu.refactored(last, refactored)
+            s.system.lu.refactored(last)
         chunk.rows += done
         chunk.lam = lam
         chunk.history.extend([states] * done)

@@ -16,7 +16,7 @@ Models whose Newton iteration runs whole in compiled code (world beams, rigid bo
 gravity and time-only loads; ``stepping``) make many steps per compiled call, writing the chunk's rows
 there; between calls the loop does what it does between steps (progress, ``output.due()``, asked for
 each step ahead of the call, which ends where a chunk is due; Ctrl-C, within a call's ~50 ms). A step
-that the call cannot do (Newton not converged, KLU's refactorisation refused, a state not finite) is done
+that the call cannot do (Newton not converged, a singular Newton matrix, a state not finite) is done
 again step by step, so failures, messages and numbers are those of the steps one by one, bit for bit.
 
 Every chunk is checked before it is given out: a non-finite state stops the run at that step, a

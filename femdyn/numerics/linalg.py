@@ -165,21 +165,40 @@ def _fill(numeric):
     return counts[2] + counts[3]
 
 
+SCALE_AT = _KluCommon.scale.offset  # where klu_common.scale lies (``klu.factor`` turns it off)
+
+
 class FixedPatternLU:
-    """LU factorisation of CSC matrices sharing ``indptr``/``indices``, refilled with new values."""
+    """LU factorisation of CSC matrices sharing ``indptr``/``indices``, refilled with new values.
+
+    Its KLU state lives in arrays that compiled code reads and writes (``klu.factor``): ``handles`` the
+    addresses of klu_symbolic, klu_numeric, klu_common and of a klu_numeric kept for an undo (0: none),
+    ``rcond`` klu_common.rcond, ``record`` (``refactor_rcond_drop``, klu_rcond of the last pivoting
+    factorisation, ``fill_growth``, the first factorisation's fill), ``counts`` (pivoting factorisations,
+    refactorisations, whether the last was pivoting). Whatever factorisation ``handles`` holds at the end
+    is freed with the object."""
 
     refactor_rcond_drop = 1e-3  # re-pivot if rcond falls below this fraction of the last pivoting one
     fill_growth = 2.0  # a pivoting factorisation filling more than this times the first: made unscaled
-    _first_fill = 0
+    HANDLES = range(4)  # slots of ``handles``: symbolic, numeric, common, kept numeric
+    RECORD = range(4)  # slots of ``record``: drop, pivoting rcond, growth, first fill
+    COUNTS = range(3)  # slots of ``counts``: pivoting, refactorised, last pivoting
 
     def __init__(self, indptr, indices):
         self.n = len(indptr) - 1
         self._Ap = np.ascontiguousarray(indptr, dtype=np.int32)
         self._Ai = np.ascontiguousarray(indices, dtype=np.int32)
+        self.pattern = (self._Ap, self._Ai)
         self._addresses = (self._Ap.ctypes.data, self._Ai.ctypes.data)  # the fixed pattern's; .ctypes costs 2 us a call
         self._common = _KluCommon()
         _KLU.klu_defaults(ctypes.byref(self._common))
         self._candidates = []
+        self.handles = np.zeros(4, dtype=np.intp)
+        self.handles[2] = ctypes.addressof(self._common)
+        self.rcond = np.frombuffer(self._common, dtype=np.float64, count=1, offset=_KluCommon.rcond.offset)
+        self.record = np.zeros(4)
+        self.counts = np.zeros(3, dtype=np.int64)
+        self._pivoted = np.empty(self._Ai.size)  # the values of the last pivoting factorisation (``klu.factor``)
         for ordering, btf in ORDERINGS.values():
             self._common.ordering, self._common.btf = ordering, btf
             symbolic = ctypes.c_void_p(_KLU.klu_analyze(self.n, *self._addresses,
@@ -187,19 +206,28 @@ class FixedPatternLU:
             if not symbolic:
                 raise MemoryError("KLU analysis failed")
             self._candidates.append(symbolic)
-        self._symbolic = self._candidates[0]
-        self._numeric = ctypes.c_void_p()
-        self._rcond = 0.0
-        self.factorizations = self.refactorizations = 0
+
+    factorizations = property(lambda self: int(self.counts[0]), lambda self, k: self.counts.__setitem__(0, k),
+                              doc="Pivoting factorisations made.")
+    refactorizations = property(lambda self: int(self.counts[1]), lambda self, k: self.counts.__setitem__(1, k),
+                                doc="Refactorisations with the kept pivots made.")
+
+    @property
+    def refactorable(self):
+        """Whether a factorisation is there whose pivots a refactorisation reuses."""
+        return bool(self.handles[1])
 
     @property
     def fill(self):
         """Entries of L + U of the current factorisation."""
-        return _fill(self._numeric)
+        return _fill(int(self.handles[1]))
 
-    def _rcond_now(self):
-        _KLU.klu_rcond(self._symbolic, self._numeric, ctypes.byref(self._common))
-        return self._common.rcond
+    def pivoting(self, keep=False):
+        """``klu.factor``'s ``pivoting`` with this object's ``refactor_rcond_drop`` and ``fill_growth``
+        (plain attributes, set per object or class); ``keep``: a factorisation replaced is kept for
+        ``klu.undo``."""
+        self.record[0], self.record[2] = self.refactor_rcond_drop, self.fill_growth
+        return self.record, self.counts, self._pivoted, keep
 
     def _choose_ordering(self):
         """Factor with every analysed ordering, keep the one with the fewest L + U entries."""
@@ -214,43 +242,25 @@ class FixedPatternLU:
         for k, symbolic in enumerate(self._candidates):
             if k != best:
                 _KLU.klu_free_symbolic(ctypes.byref(symbolic), ctypes.byref(self._common))
-        self._symbolic, self._candidates = self._candidates[best], []
+        self.handles[0], self._candidates = self._candidates[best].value, []
         self.ordering = list(ORDERINGS)[best]
 
     def factor(self, values, pivot=False):
-        """Factor the matrix with these values (in the CSC order of the pattern); ``pivot``: with pivots
-        chosen for this matrix (not the last pivoting factorisation's), so that the factors depend on it
-        alone."""
+        """Factor the matrix with these values (in the CSC order of the pattern): refactorised with the
+        kept pivots where KLU accepts, else with pivots chosen anew (``klu.factor``); ``pivot``: with
+        pivots chosen for this matrix (not the last pivoting factorisation's), so that the factors depend
+        on it alone."""
         self._Ax = np.ascontiguousarray(values, dtype=np.float64)
         if self._candidates:
             self._choose_ordering()
-        if self._numeric and pivot:
-            _KLU.klu_free_numeric(ctypes.byref(self._numeric), ctypes.byref(self._common))
-        if self._numeric:
-            ok = compiled(KERNELS).refactor(self._Ap, self._Ai, self._Ax, *self.handles)
-            if ok and self._common.rcond >= self.refactor_rcond_drop * self._rcond:
-                self.refactorizations += 1
-                return
-            _KLU.klu_free_numeric(ctypes.byref(self._numeric), ctypes.byref(self._common))
-        self._numeric = self._pivoting_factor()
-        grown = self._numeric and self._first_fill and self.fill > self.fill_growth * self._first_fill
-        if grown and self._common.scale:
-            _KLU.klu_free_numeric(ctypes.byref(self._numeric), ctypes.byref(self._common))
-            self._common.scale = 0  # the rows unscaled from now on (module docstring)
-            self._numeric = self._pivoting_factor()
-        self.handles = (self._symbolic.value, self._numeric.value, ctypes.addressof(self._common))
-        if not self._numeric or self._rcond_now() == 0.0:
+        kernels = compiled(KERNELS)
+        if pivot:
+            kernels.free(self.handles, 1)
+        if kernels.factor(*self.pattern, self._Ax, self.handles, self.rcond, self.pivoting()) == kernels.SINGULAR:
             raise SingularMatrixError(f"matrix is singular (KLU status {self._common.status})")
-        self._rcond = self._common.rcond
-        self._first_fill = self._first_fill or self.fill
-        self.factorizations += 1
-
-    def _pivoting_factor(self):
-        return ctypes.c_void_p(_KLU.klu_factor(*self._addresses, self._Ax.ctypes.data, self._symbolic,
-                                               ctypes.byref(self._common)))
 
     def _solve(self, b):
-        return compiled(KERNELS).solve(*self.handles, np.ascontiguousarray(b, dtype=np.float64), 1.0)
+        return compiled(KERNELS).solve(*self.handles[:3], np.ascontiguousarray(b, dtype=np.float64), 1.0)
 
     def solve(self, b, refine=0):
         """x with A x = b for the last factored A, improved by ``refine`` steps of iterative
@@ -261,13 +271,18 @@ class FixedPatternLU:
         """x improved in place by ``steps`` of iterative refinement x += A^-1 (b - A x) (see the module
         docstring); ``correction`` is then the size of the last step, max |A^-1 (b - A x)|."""
         if steps:
-            self.correction = compiled(KERNELS).refine(*self.handles, self._Ap, self._Ai, self._Ax,
+            self.correction = compiled(KERNELS).refine(*self.handles[:3], self._Ap, self._Ai, self._Ax,
                                                        np.ascontiguousarray(b, dtype=np.float64), x, steps)
         return x
 
     def __del__(self):
-        if getattr(self, "_numeric", None):
-            _KLU.klu_free_numeric(ctypes.byref(self._numeric), ctypes.byref(self._common))
-        for symbolic in getattr(self, "_candidates", None) or [getattr(self, "_symbolic", None)]:
+        if not hasattr(self, "handles"):
+            return
+        common = ctypes.byref(self._common)
+        for slot in (1, 3):  # the factorisation, and one kept for an undo (``klu.undo``)
+            numeric = ctypes.c_void_p(int(self.handles[slot]))
+            if numeric:
+                _KLU.klu_free_numeric(ctypes.byref(numeric), common)
+        for symbolic in self._candidates or [ctypes.c_void_p(int(self.handles[0]))]:
             if symbolic:
-                _KLU.klu_free_symbolic(ctypes.byref(symbolic), ctypes.byref(self._common))
+                _KLU.klu_free_symbolic(ctypes.byref(symbolic), common)

@@ -206,9 +206,10 @@ def test_compiled_loops_matrix_is_the_derivative_of_its_own_residual(build, dim,
     def loop(q, multipliers):
         """(residual, matrix values) of one iteration of the loop from (q, multipliers); the kept
         pivots accepted whatever KLU's condition estimate (the matrix is what is checked)."""
+        lu.refactor_rcond_drop = 0.0  # any pivots
         out = kernels.newton_loop(*taken["loop"](), q, multipliers.copy(), 1e-10, 1, *lu.pattern, lu.handles,
-                                  lu.rcond, 0.0, newton.active, newton.scale, np.zeros(2), 1, 15, False,
-                                  0.1, NO_STOP)  # any pivots
+                                  lu.rcond, lu.pivoting(), newton.active, newton.scale, np.zeros(2), 1, 15, False,
+                                  0.1, NO_STOP)
         assert out[0] in (kernels.CONVERGED, kernels.LIMIT) and out[4] == 1  # refactored and solved
         return out[6], out[5]
 
