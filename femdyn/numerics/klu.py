@@ -135,8 +135,9 @@ def save(handles, pivoting, saved):
 
 @kernel
 def undo(handles, pivoting, saved):
-    """The factorisation, record, counts and scale as they were at ``save`` (a factorisation kept since
-    is back, the one that replaced it freed)."""
+    """The pivots, record, counts and scale as they were at ``save``: a factorisation kept since is back
+    (the one that replaced it freed), with the pivots it had then and the values of the last
+    refactorisation with them -- the step done again factors its matrix first."""
     if handles[KEPT]:
         free(handles, NUMERIC)
         handles[NUMERIC], handles[KEPT] = handles[KEPT], 0

@@ -58,6 +58,54 @@ def test_singular_matrix_is_reported():
         lu.factor(A.data)
 
 
+def test_compiled_repivoting_frees_what_it_replaces_and_undoes_a_step():
+    """KLU's own count of its memory (klu_common.memusage: the blocks it allocated less those it freed)
+    stays that of one factorisation however often the compiled factorisation (``numerics.klu.factor``)
+    pivots anew, every refactorisation refused; a compiled step keeps its start's factorisation while it
+    pivots (``keep``) and puts it back when undone (``klu.undo``: the pivots, hence the refactorisations
+    and solves, the counts and KLU's memory as before the step) or frees it when done; the owner's finaliser frees the current factorisation, a
+    kept one and the analysis: nothing is left."""
+    import gc
+
+    from femdyn.numerics.lazy import compiled
+    klu = compiled("femdyn.numerics.klu")
+    A = random_pattern(200, 0.02, 0)
+    rng = np.random.default_rng(1)
+    values, other, b = rng.normal(size=A.nnz), rng.normal(size=A.nnz), rng.normal(size=A.shape[0])
+    lu = FixedPatternLU(A.indptr, A.indices)
+    lu.factor(values)
+    one = lu._common.memusage
+    lu.refactor_rcond_drop = np.inf
+    for _ in range(40):
+        assert klu.factor(*lu.pattern, values, lu.handles, lu.rcond, lu.pivoting()) == klu.PIVOTED
+    assert lu._common.memusage == one and (lu.factorizations, lu.refactorizations) == (41, 0)
+    del lu.refactor_rcond_drop
+    lu.factor(values)  # refactorised with the pivots of ``values``
+    x = lu.solve(b)
+    saved = np.empty(6)
+    klu.save(lu.handles, lu.pivoting(True), saved)
+    lu.refactor_rcond_drop = np.inf
+    for _ in range(3):  # the step's start kept, the later ones freed
+        assert klu.factor(*lu.pattern, other, lu.handles, lu.rcond, lu.pivoting(True)) == klu.PIVOTED
+    assert lu.handles[3] and lu._common.memusage > one and lu.factorizations == 44
+    klu.undo(lu.handles, lu.pivoting(True), saved)
+    assert not lu.handles[3] and lu._common.memusage == one and (lu.factorizations, lu.refactorizations) == (41, 1)
+    del lu.refactor_rcond_drop
+    lu.factor(values)  # the pivots of before the step: the same factors
+    assert lu.refactorizations == 2 and np.array_equal(lu.solve(b), x)
+    klu.factor(*lu.pattern, other, lu.handles, lu.rcond, lu.pivoting(True))
+    klu.free(lu.handles, 3)  # the step done: its start's factorisation freed
+    y, M = lu.solve(b), with_values(A, other)
+    assert not lu.handles[3] and np.abs(M @ y - b).max() <= 1e-10 * abs(M).max() * np.abs(y).max()
+    lu.refactor_rcond_drop = np.inf
+    klu.factor(*lu.pattern, values, lu.handles, lu.rcond, lu.pivoting(True))
+    assert lu.handles[3] and lu._common.memusage > one
+    common = lu._common
+    del lu
+    gc.collect()
+    assert common.memusage == 0
+
+
 def test_row_pattern_products_equal_scipy_ones():
     """A x and A^T y on a pattern with repeated and unsorted columns, empty rows and changing values,
     against SciPy's sparse products; wrong lengths are refused before the compiled kernel runs."""
