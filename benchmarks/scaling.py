@@ -19,8 +19,8 @@ With ``--split`` a third fresh process per N and round repeats the run with time
 of the iteration (``split_run``): ms per step of the whole iteration where it runs compiled
 (``kernels.newton_loop``: full Newton after the first step, its parts then not timed apart), of the
 assembly (residual and Newton matrix, the refill of
-the force tangents among it), KLU's refactorisations (also ms per refactorisation) and pivoting
-factorisations, the first solve, its refinement, the later solves, the end of step and the rest, and
+the force tangents among it), KLU's factorisations from the interpreter (``numerics.klu.factor``:
+refactorised or pivoting; also ms per factorisation), the first solve, its refinement, the later solves, the end of step and the rest, and
 KLU's figures (unknowns, entries of the matrix and of L + U, the ordering kept). The compiled
 iteration is then split apart as well (``loop_parts``): the arguments of ``newton_loop`` are taken at
 step ``PARTS_STEP`` and each of its parts is timed alone on them, least time per call over batches (us
@@ -69,8 +69,7 @@ def peak_rss_mib():
 SPLIT = [("femdyn.integrators.kernels", None, "newton_loop", "compiled Newton iteration (whole)"),
          ("femdyn.integrators.energy_momentum", "EnergyMomentum", "_iterate", "assembly"),
          ("femdyn.integrators.saddle", "SaddleSystem", "add_tangent", "  refill of force tangents"),
-         ("femdyn.numerics.klu", None, "refactor", "KLU refactorisation"),
-         ("femdyn.numerics.linalg", "FixedPatternLU", "_pivoting_factor", "KLU pivoting factorisation"),
+         ("femdyn.numerics.klu", None, "factor", "KLU factorisation"),
          ("femdyn.numerics.linalg", "FixedPatternLU", "solve", "first solve"),
          ("femdyn.numerics.linalg", "FixedPatternLU", "refine", "refinement"),
          ("femdyn.integrators.kernels", None, "solve_update", "later solves"),
@@ -112,10 +111,10 @@ def split_run(model, setup, dt, options, steps):
     parts = {label: 1e3 * spent.get(label, 0.0) / steps for *_, label in SPLIT}
     parts["rest"] = 1e3 * seconds / steps - sum(v for k, v in parts.items() if not k.startswith(" "))
     lu = stepper.system.lu
-    refactors = calls.get("KLU refactorisation", 0)
+    refactors = calls.get("KLU factorisation", 0)
     return dict(ms_per_step=1e3 * seconds / steps, newton_per_step=iterations / steps, parts=parts,
                 calls_per_step={k: v / steps for k, v in calls.items()},
-                ms_per_refactorisation=1e3 * spent.get("KLU refactorisation", 0.0) / max(refactors, 1),
+                ms_per_refactorisation=1e3 * spent.get("KLU factorisation", 0.0) / max(refactors, 1),
                 unknowns=stepper.size, matrix_entries=int(lu._Ai.size), lu_entries=int(lu.fill),
                 ordering=lu.ordering, factorizations=lu.factorizations, refactorizations=lu.refactorizations)
 
@@ -191,7 +190,7 @@ def loop_parts(model, setup, dt, options, batches=15):
              "copy of the mass entries": least(lambda: a["mass_values"].copy()),
              "assemble": least(lambda: assemble(work, a["dF_at"])),
              "  of it the beams' tangent": None,
-             "KLU refactorisation + rcond": least(lambda: klu.refactor(a["Ap"], a["Ai"], values, *h)),
+             "KLU refactorisation + rcond": least(lambda: klu.refactor(a["Ap"], a["Ai"], values, *h[:3])),
              "first solve + refinement": least(lambda: kernels.first_solve(h, R, a["bound"], np.zeros(2), a["steps"],
                                                                           a["pause"], a["Ap"], a["Ai"], values)),
              "later solve": least(lambda: kernels.solve(h, R))}
