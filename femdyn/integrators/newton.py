@@ -246,7 +246,7 @@ class Newton:
             if not math.isfinite(R @ R):  # one product for the test of every entry; |R| > 1e154 counts as infinite
                 raise NewtonFailure(t1, np.inf, it, "the residual is not finite", self.servos)
             if fresh:
-                if self.lu.refactorable:  # refactored (or pivoted anew where KLU refuses) and solved in one compiled call
+                if self.lu.refactorable:  # refactored (pivoted anew where KLU refuses) and solved in one compiled call
                     lu = self.lu
                     factored, q, increment = kernels.refactor_solve(
                         *lu.pattern, values, lu.handles, lu.rcond, lu.pivoting(), R, qb, lam, self.active,

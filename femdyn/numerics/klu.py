@@ -32,7 +32,7 @@ klu_free_numeric = types.ExternalFunction("klu_free_numeric", types.int32(_ADDRE
 
 # the slots of ``FixedPatternLU.handles``, ``.record`` and ``.counts``; ``factor``'s results
 SYMBOLIC, NUMERIC, COMMON, KEPT = FixedPatternLU.HANDLES
-DROP, RCOND, GROWTH, FIRST_FILL = FixedPatternLU.RECORD
+DROP, RCOND, GROWTH, FIRST_FILL, UNSCALED = FixedPatternLU.RECORD
 PIVOTING, REFACTORED, LAST_PIVOTING = FixedPatternLU.COUNTS
 SINGULAR, REFACTORISED, PIVOTED = 0, 1, 2
 
@@ -100,8 +100,10 @@ def factor(Ap, Ai, Ax, handles, rcond, pivoting):
             handles[NUMERIC] = 0
         else:
             free(handles, NUMERIC)
-    pivot(Ap, Ai, Ax, handles)
     scale = carray(_ints(handles[COMMON] + SCALE_AT), 1)
+    if record[FIRST_FILL] and record[UNSCALED]:
+        scale[0] = 0  # pivots chosen anew without row scaling (``linalg.FixedPatternLU.unscaled_repivots``)
+    pivot(Ap, Ai, Ax, handles)
     if handles[NUMERIC] and record[FIRST_FILL] and scale[0] and \
             fill(handles[NUMERIC]) > record[GROWTH] * record[FIRST_FILL]:
         free(handles, NUMERIC)

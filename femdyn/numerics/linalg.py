@@ -17,15 +17,18 @@ than ``fill_growth`` times the first one's entries is made again without row sca
 (``klu_common.scale = 0``; the Newton matrices are balanced already, the multipliers scaled to the
 mass block, ``saddle``), and the run stays unscaled: those matrices then keep 1.0e5 entries with
 backward errors of 2e-16 to 4e-16. A new ``klu_analyze`` would not help: the ordering is symbolic,
-the fill comes from the pivots. If the reciprocal condition estimate of a refactorisation falls far below that of the
+the fill comes from the pivots. With ``unscaled_repivots`` (the Newton matrices of a run,
+``integrators.kept_lu``) every pivoting factorisation after the first is made unscaled at once: the
+scaled attempt that the fill test throws away cost 37 s and 1.5 GB at 4096 beam elements. If the reciprocal condition estimate of a refactorisation falls far below that of the
 last pivoting factorisation, the pivots are chosen anew (``klu_factor``), so reuse never costs
 accuracy. ``solve(b, refine=k)`` adds k steps of fixed-precision iterative refinement (Wilkinson; residual
 b - A x in working precision, N. J. Higham, Accuracy and Stability of Numerical Algorithms, 2nd ed.,
 SIAM 2002, ch. 12): it does not beat the condition number, but it removes the error of the LU itself
 (for the flexible pendulum with 4096 beam elements the forward error of a KLU solve drops from about
 2e-3 to 5e-5 with one step, at the cost of one sparse product and one more solve). SciPy's SuperLU cannot reuse its analysis (see benchmarks/solvers.py for the comparison).
-libklu is the kvxopt wheel's, loaded by path (``suitesparse``). The refactorisations and solves of the
-time steps call it from compiled code (``klu``); the analyses and pivoting factorisations through ctypes.
+libklu is the kvxopt wheel's, loaded by path (``suitesparse``). The factorisations (refactorised, or
+pivoting where KLU refuses) and solves call it from compiled code (``klu``), also inside the compiled
+Newton iteration; the analyses and the first factorisations that choose the ordering through ctypes.
 """
 import ctypes
 
@@ -174,14 +177,15 @@ class FixedPatternLU:
     Its KLU state lives in arrays that compiled code reads and writes (``klu.factor``): ``handles`` the
     addresses of klu_symbolic, klu_numeric, klu_common and of a klu_numeric kept for an undo (0: none),
     ``rcond`` klu_common.rcond, ``record`` (``refactor_rcond_drop``, klu_rcond of the last pivoting
-    factorisation, ``fill_growth``, the first factorisation's fill), ``counts`` (pivoting factorisations,
-    refactorisations, whether the last was pivoting). Whatever factorisation ``handles`` holds at the end
+    factorisation, ``fill_growth``, the first factorisation's fill, ``unscaled_repivots``), ``counts``
+    (pivoting factorisations, refactorisations, whether the last was pivoting). Whatever factorisation ``handles`` holds at the end
     is freed with the object."""
 
     refactor_rcond_drop = 1e-3  # re-pivot if rcond falls below this fraction of the last pivoting one
     fill_growth = 2.0  # a pivoting factorisation filling more than this times the first: made unscaled
     HANDLES = range(4)  # slots of ``handles``: symbolic, numeric, common, kept numeric
-    RECORD = range(4)  # slots of ``record``: drop, pivoting rcond, growth, first fill
+    unscaled_repivots = False  # pivots chosen anew after the first factorisation without row scaling
+    RECORD = range(5)  # slots of ``record``: drop, pivoting rcond, growth, first fill, unscaled re-pivots
     COUNTS = range(3)  # slots of ``counts``: pivoting, refactorised, last pivoting
 
     def __init__(self, indptr, indices):
@@ -196,7 +200,7 @@ class FixedPatternLU:
         self.handles = np.zeros(4, dtype=np.intp)
         self.handles[2] = ctypes.addressof(self._common)
         self.rcond = np.frombuffer(self._common, dtype=np.float64, count=1, offset=_KluCommon.rcond.offset)
-        self.record = np.zeros(4)
+        self.record = np.zeros(5)
         self.counts = np.zeros(3, dtype=np.int64)
         self._pivoted = np.empty(self._Ai.size)  # the values of the last pivoting factorisation (``klu.factor``)
         for ordering, btf in ORDERINGS.values():
@@ -207,10 +211,23 @@ class FixedPatternLU:
                 raise MemoryError("KLU analysis failed")
             self._candidates.append(symbolic)
 
-    factorizations = property(lambda self: int(self.counts[0]), lambda self, k: self.counts.__setitem__(0, k),
-                              doc="Pivoting factorisations made.")
-    refactorizations = property(lambda self: int(self.counts[1]), lambda self, k: self.counts.__setitem__(1, k),
-                                doc="Refactorisations with the kept pivots made.")
+    @property
+    def factorizations(self):
+        """Pivoting factorisations made."""
+        return int(self.counts[0])
+
+    @factorizations.setter
+    def factorizations(self, count):
+        self.counts[0] = count
+
+    @property
+    def refactorizations(self):
+        """Refactorisations with the kept pivots made."""
+        return int(self.counts[1])
+
+    @refactorizations.setter
+    def refactorizations(self, count):
+        self.counts[1] = count
 
     @property
     def refactorable(self):
@@ -226,8 +243,9 @@ class FixedPatternLU:
         """``klu.factor``'s ``pivoting`` with this object's ``refactor_rcond_drop`` and ``fill_growth``
         (plain attributes, set per object or class); ``keep``: a factorisation replaced is kept for
         ``klu.undo``."""
-        self.record[0], self.record[2] = self.refactor_rcond_drop, self.fill_growth
-        return self.record, self.counts, self._pivoted, keep
+        record = self.record
+        record[0], record[2], record[4] = self.refactor_rcond_drop, self.fill_growth, self.unscaled_repivots
+        return record, self.counts, self._pivoted, keep
 
     def _choose_ordering(self):
         """Factor with every analysed ordering, keep the one with the fewest L + U entries."""
