@@ -88,7 +88,7 @@ def factor(Ap, Ai, Ax, handles, rcond, pivoting):
     ``undo``. ``pivoting`` = (record, counts, values, keep): counts[PIVOTING] and counts[REFACTORED] count the
     factorisations, counts[LAST_PIVOTING] says which this one was, and values takes a copy of Ax where it
     pivoted. Returns REFACTORISED, PIVOTED or SINGULAR (KLU failed or klu_rcond is 0; nothing counted)."""
-    record, counts, values, keep = pivoting
+    record, counts, _, keep = pivoting
     if handles[NUMERIC]:
         if refactor(Ap, Ai, Ax, handles[SYMBOLIC], handles[NUMERIC], handles[COMMON]) and \
                 rcond[0] >= record[DROP] * record[RCOND]:
@@ -109,6 +109,15 @@ def factor(Ap, Ai, Ax, handles, rcond, pivoting):
         free(handles, NUMERIC)
         scale[0] = 0  # the rows unscaled from now on
         pivot(Ap, Ai, Ax, handles)
+    return pivoted(Ax, handles, rcond, pivoting)
+
+
+@kernel
+def pivoted(Ax, handles, rcond, pivoting):
+    """``factor``'s record of the pivoting factorisation of the values Ax at handles[NUMERIC]: its klu_rcond,
+    its fill where it is the first, the counts, the copy of Ax; SINGULAR where there is none or klu_rcond
+    is 0, else PIVOTED."""
+    record, counts, values, _ = pivoting
     if not handles[NUMERIC]:
         return SINGULAR
     klu_rcond(handles[SYMBOLIC], handles[NUMERIC], handles[COMMON])

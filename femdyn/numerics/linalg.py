@@ -248,33 +248,36 @@ class FixedPatternLU:
         return record, self.counts, self._pivoted, keep
 
     def _choose_ordering(self):
-        """Factor with every analysed ordering, keep the one with the fewest L + U entries."""
-        fills = []
-        for symbolic in self._candidates:
-            numeric = ctypes.c_void_p(_KLU.klu_factor(*self._addresses, self._Ax.ctypes.data, symbolic,
-                                                      ctypes.byref(self._common)))
-            fills.append(_fill(numeric) if numeric else np.inf)
-            if numeric:
-                _KLU.klu_free_numeric(ctypes.byref(numeric), ctypes.byref(self._common))
-        best = int(np.argmin(fills))
-        for k, symbolic in enumerate(self._candidates):
+        """Factor with every analysed ordering, keep the one with the fewest L + U entries, and its
+        factorisation (in ``handles``)."""
+        common = ctypes.byref(self._common)
+        numerics = [ctypes.c_void_p(_KLU.klu_factor(*self._addresses, self._Ax.ctypes.data, symbolic, common))
+                    for symbolic in self._candidates]
+        best = int(np.argmin([_fill(numeric) if numeric else np.inf for numeric in numerics]))
+        for k, (symbolic, numeric) in enumerate(zip(self._candidates, numerics)):
             if k != best:
-                _KLU.klu_free_symbolic(ctypes.byref(symbolic), ctypes.byref(self._common))
-        self.handles[0], self._candidates = self._candidates[best].value, []
+                if numeric:
+                    _KLU.klu_free_numeric(ctypes.byref(numeric), common)
+                _KLU.klu_free_symbolic(ctypes.byref(symbolic), common)
+        self.handles[0], self.handles[1] = self._candidates[best].value, numerics[best].value or 0
+        self._candidates = []
         self.ordering = list(ORDERINGS)[best]
 
     def factor(self, values, pivot=False):
         """Factor the matrix with these values (in the CSC order of the pattern): refactorised with the
-        kept pivots where KLU accepts, else with pivots chosen anew (``klu.factor``); ``pivot``: with
-        pivots chosen for this matrix (not the last pivoting factorisation's), so that the factors depend
-        on it alone."""
+        kept pivots where KLU accepts, else with pivots chosen anew (``klu.factor``); the first one by
+        the ordering chosen for it (``_choose_ordering``); ``pivot``: with pivots chosen for this matrix
+        (not the last pivoting factorisation's), so that the factors depend on it alone."""
         self._Ax = np.ascontiguousarray(values, dtype=np.float64)
+        kernels = compiled(KERNELS)
         if self._candidates:
             self._choose_ordering()
-        kernels = compiled(KERNELS)
-        if pivot:
-            kernels.free(self.handles, 1)
-        if kernels.factor(*self.pattern, self._Ax, self.handles, self.rcond, self.pivoting()) == kernels.SINGULAR:
+            status = kernels.pivoted(self._Ax, self.handles, self.rcond, self.pivoting())
+        else:
+            if pivot:
+                kernels.free(self.handles, 1)
+            status = kernels.factor(*self.pattern, self._Ax, self.handles, self.rcond, self.pivoting())
+        if status == kernels.SINGULAR:
             raise SingularMatrixError(f"matrix is singular (KLU status {self._common.status})")
 
     def _solve(self, b):
