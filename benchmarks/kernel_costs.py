@@ -26,7 +26,6 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "NUMB
     os.environ.setdefault(_var, "1")
 
 import argparse
-import ctypes
 import time
 
 import numpy as np
@@ -116,12 +115,8 @@ def kernel_times(force, qa, qb, batches):
 
 def analysed(lu, ordering, btf, scale):
     """A ``FixedPatternLU`` of ``lu``'s pattern with one analysis and row scaling, the run's matrices factored."""
-    other = linalg.FixedPatternLU(lu._Ap, lu._Ai)
-    common = ctypes.byref(other._common)
-    for symbolic in other._candidates:
-        linalg._KLU.klu_free_symbolic(ctypes.byref(symbolic), common)
-    other._common.ordering, other._common.btf, other._common.scale = ordering, btf, scale
-    other._candidates = [ctypes.c_void_p(linalg._KLU.klu_analyze(other.n, *other._addresses, common))]
+    other = linalg.FixedPatternLU(lu._Ap, lu._Ai, linalg.Analyses(lu._Ap, lu._Ai, {"one": (ordering, btf)}))
+    other._common.scale = scale
     other.factor(lu.first)
     if lu.pivoted is not lu.first:
         other.factor(lu.pivoted, pivot=True)

@@ -22,8 +22,8 @@ class KeptLU(FixedPatternLU):
     # first matrix is factored scaled (its unscaled AMD analysis filled 1.0e8).
     unscaled_repivots = True
 
-    def __init__(self, indptr, indices):
-        super().__init__(indptr, indices)
+    def __init__(self, indptr, indices, analyses=None):
+        super().__init__(indptr, indices, analyses)
         self._seen = 0  # the pivoting factorisations that ``pivoted`` has followed
 
     def _follow(self, values):

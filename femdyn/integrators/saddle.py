@@ -48,7 +48,7 @@ from ..joints.batch import NO_PLACES, NONE, AffineConstraints
 from ..joints.servo import NO_SERVO
 from ..model.jacobian import JacobianRows
 from ..numerics.lazy import compiled
-from ..numerics.linalg import CsrOperator, FixedPatternLU, SingularMatrixError, operator
+from ..numerics.linalg import Analyses, CsrOperator, FixedPatternLU, SingularMatrixError, operator
 from ..numerics.pattern import SparsePattern
 from .families import FamilyLayout, add_at
 from .kept_lu import KeptLU
@@ -112,7 +112,9 @@ class SaddleSystem:
             if fam.compiled:
                 fam.places = fam.c.places(fam)
         self._force_at = {k: places(4 + 3 * len(self.families) + i, 1) for i, k in enumerate(self.varying)}
-        self.lu = KeptLU(self.pattern.indptr, self.pattern.indices)
+        # KLU's analyses of the pattern, shared by the run's LU and those of the consistent accelerations
+        self.analyses = Analyses(self.pattern.indptr, self.pattern.indices)
+        self.lu = KeptLU(self.pattern.indptr, self.pattern.indices, self.analyses)
         # ``assemble``'s fixed arguments: where the varying forces' values and tangents go (their
         # coordinates, where each force's values begin, their Newton-matrix places; in ``varying`` order)
         join = lambda parts: np.concatenate(parts).astype(np.int64) if parts else NO_PLACES  # noqa: E731
@@ -286,7 +288,8 @@ class SaddleSystem:
         from ``begin_step(q, t, midpoint=False)``; one sparse solve (not finite where the system is
         singular). KLU on the Newton matrix's fixed pattern, as every solve of the system (SciPy's
         SuperLU filled the saddle matrix of the 4096-element pendulum to 2.9 GB), factored anew with one
-        step of refinement (not the run's ``KeptLU``, whose pivots the steps keep). At rest with the
+        step of refinement (not the run's ``KeptLU``, whose pivots the steps keep; its ordering chosen
+        among the pattern's ``analyses``, which both share). At rest with the
         constraints' accelerations zero, lam are the constraint forces of the instant of release, the
         static multipliers where q is an equilibrium (a = 0)."""
         s, lam = self.mbar, np.zeros(self.model.m)
@@ -294,7 +297,7 @@ class SaddleSystem:
         self.constrain(np.zeros(self.size), starts, q, q, lam, s, 0.0, values)
         rhs = np.concatenate([applied, s * constraint_acceleration])
         try:  # a new LU each call: its numbers depend on this matrix alone, as in a resumed run
-            lu = FixedPatternLU(self.pattern.indptr, self.pattern.indices)
+            lu = FixedPatternLU(self.pattern.indptr, self.pattern.indices, self.analyses)
             lu.factor(values)
             x = lu.solve(rhs, refine=1)
         except SingularMatrixError:

@@ -168,6 +168,30 @@ def _fill(numeric):
     return counts[2] + counts[3]
 
 
+class Analyses:
+    """KLU's analyses of one pattern, one per ordering of ``orderings`` (``ORDERINGS``' by default), for the
+    LUs of the matrices on it: each ``FixedPatternLU`` given them chooses among them without analysing the
+    pattern again (an analysis depends on the pattern alone). Freed with this object, which every LU
+    using them holds."""
+
+    def __init__(self, indptr, indices, orderings=ORDERINGS):
+        Ap, Ai = (np.ascontiguousarray(a, dtype=np.int32) for a in (indptr, indices))
+        self._common = _KluCommon()
+        _KLU.klu_defaults(ctypes.byref(self._common))
+        self.names, self.symbolic = list(orderings), []
+        for ordering, btf in orderings.values():
+            self._common.ordering, self._common.btf = ordering, btf
+            symbolic = ctypes.c_void_p(_KLU.klu_analyze(len(Ap) - 1, Ap.ctypes.data, Ai.ctypes.data,
+                                                        ctypes.byref(self._common)))
+            if not symbolic:
+                raise MemoryError("KLU analysis failed")
+            self.symbolic.append(symbolic)
+
+    def __del__(self):
+        for symbolic in getattr(self, "symbolic", ()):
+            _KLU.klu_free_symbolic(ctypes.byref(symbolic), ctypes.byref(self._common))
+
+
 SCALE_AT = _KluCommon.scale.offset  # where klu_common.scale lies (``klu.factor`` turns it off)
 
 
@@ -188,7 +212,9 @@ class FixedPatternLU:
     RECORD = range(5)  # slots of ``record``: drop, pivoting rcond, growth, first fill, unscaled re-pivots
     COUNTS = range(3)  # slots of ``counts``: pivoting, refactorised, last pivoting
 
-    def __init__(self, indptr, indices):
+    def __init__(self, indptr, indices, analyses=None):
+        """``analyses``: KLU's ``Analyses`` of this pattern to choose from, shared with other LUs (made
+        here if none)."""
         self.n = len(indptr) - 1
         self._Ap = np.ascontiguousarray(indptr, dtype=np.int32)
         self._Ai = np.ascontiguousarray(indices, dtype=np.int32)
@@ -196,20 +222,14 @@ class FixedPatternLU:
         self._addresses = (self._Ap.ctypes.data, self._Ai.ctypes.data)  # the fixed pattern's; .ctypes costs 2 us a call
         self._common = _KluCommon()
         _KLU.klu_defaults(ctypes.byref(self._common))
-        self._candidates = []
         self.handles = np.zeros(4, dtype=np.intp)
         self.handles[2] = ctypes.addressof(self._common)
         self.rcond = np.frombuffer(self._common, dtype=np.float64, count=1, offset=_KluCommon.rcond.offset)
         self.record = np.zeros(5)
         self.counts = np.zeros(3, dtype=np.int64)
         self._pivoted = np.empty(self._Ai.size)  # the values of the last pivoting factorisation (``klu.factor``)
-        for ordering, btf in ORDERINGS.values():
-            self._common.ordering, self._common.btf = ordering, btf
-            symbolic = ctypes.c_void_p(_KLU.klu_analyze(self.n, *self._addresses,
-                                                        ctypes.byref(self._common)))
-            if not symbolic:
-                raise MemoryError("KLU analysis failed")
-            self._candidates.append(symbolic)
+        self._analyses = analyses if analyses is not None else Analyses(indptr, indices)
+        self._candidates = list(self._analyses.symbolic)
 
     @property
     def factorizations(self):
@@ -248,20 +268,18 @@ class FixedPatternLU:
         return record, self.counts, self._pivoted, keep
 
     def _choose_ordering(self):
-        """Factor with every analysed ordering, keep the one with the fewest L + U entries, and its
-        factorisation (in ``handles``)."""
+        """Factor with every analysis, keep the one with the fewest L + U entries, and its factorisation
+        (in ``handles``)."""
         common = ctypes.byref(self._common)
         numerics = [ctypes.c_void_p(_KLU.klu_factor(*self._addresses, self._Ax.ctypes.data, symbolic, common))
                     for symbolic in self._candidates]
         best = int(np.argmin([_fill(numeric) if numeric else np.inf for numeric in numerics]))
-        for k, (symbolic, numeric) in enumerate(zip(self._candidates, numerics)):
-            if k != best:
-                if numeric:
-                    _KLU.klu_free_numeric(ctypes.byref(numeric), common)
-                _KLU.klu_free_symbolic(ctypes.byref(symbolic), common)
+        for k, numeric in enumerate(numerics):
+            if k != best and numeric:
+                _KLU.klu_free_numeric(ctypes.byref(numeric), common)
         self.handles[0], self.handles[1] = self._candidates[best].value, numerics[best].value or 0
         self._candidates = []
-        self.ordering = list(ORDERINGS)[best]
+        self.ordering = self._analyses.names[best]
 
     def factor(self, values, pivot=False):
         """Factor the matrix with these values (in the CSC order of the pattern): refactorised with the
@@ -299,11 +317,7 @@ class FixedPatternLU:
     def __del__(self):
         if not hasattr(self, "handles"):
             return
-        common = ctypes.byref(self._common)
-        for slot in (1, 3):  # the factorisation, and one kept for an undo (``klu.undo``)
+        for slot in (1, 3):  # the factorisation, and one kept for an undo (``klu.undo``); the analyses are ``Analyses``'
             numeric = ctypes.c_void_p(int(self.handles[slot]))
             if numeric:
-                _KLU.klu_free_numeric(ctypes.byref(numeric), common)
-        for symbolic in self._candidates or [ctypes.c_void_p(int(self.handles[0]))]:
-            if symbolic:
-                _KLU.klu_free_symbolic(ctypes.byref(symbolic), common)
+                _KLU.klu_free_numeric(ctypes.byref(numeric), ctypes.byref(self._common))
