@@ -19,8 +19,8 @@ mass block, ``saddle``), and the run stays unscaled: those matrices then keep 1.
 backward errors of 2e-16 to 4e-16. A new ``klu_analyze`` would not help: the ordering is symbolic,
 the fill comes from the pivots. With ``unscaled_repivots`` (the Newton matrices of a run,
 ``integrators.kept_lu``) every pivoting factorisation after the first is made unscaled at once: the
-scaled attempt that the fill test throws away cost 37 s and 1.5 GB at 4096 beam elements. If the reciprocal condition estimate of a refactorisation falls far below that of the
-last pivoting factorisation, the pivots are chosen anew (``klu_factor``), so reuse never costs
+scaled attempt that the fill test throws away cost 37 s and 1.5 GB at 4096 beam elements. If the
+reciprocal condition estimate of a refactorisation falls far below that of the last pivoting factorisation, the pivots are chosen anew (``klu_factor``), so reuse never costs
 accuracy. ``solve(b, refine=k)`` adds k steps of fixed-precision iterative refinement (Wilkinson; residual
 b - A x in working precision, N. J. Higham, Accuracy and Stability of Numerical Algorithms, 2nd ed.,
 SIAM 2002, ch. 12): it does not beat the condition number, but it removes the error of the LU itself
@@ -202,8 +202,8 @@ class FixedPatternLU:
     addresses of klu_symbolic, klu_numeric, klu_common and of a klu_numeric kept for an undo (0: none),
     ``rcond`` klu_common.rcond, ``record`` (``refactor_rcond_drop``, klu_rcond of the last pivoting
     factorisation, ``fill_growth``, the first factorisation's fill, ``unscaled_repivots``), ``counts``
-    (pivoting factorisations, refactorisations, whether the last was pivoting). Whatever factorisation ``handles`` holds at the end
-    is freed with the object."""
+    (pivoting factorisations, refactorisations, whether the last was pivoting). Whatever factorisation
+    ``handles`` holds at the end is freed with the object; the analyses are ``Analyses``', shared."""
 
     refactor_rcond_drop = 1e-3  # re-pivot if rcond falls below this fraction of the last pivoting one
     fill_growth = 2.0  # a pivoting factorisation filling more than this times the first: made unscaled
@@ -317,7 +317,7 @@ class FixedPatternLU:
     def __del__(self):
         if not hasattr(self, "handles"):
             return
-        for slot in (1, 3):  # the factorisation, and one kept for an undo (``klu.undo``); the analyses are ``Analyses``'
+        for slot in (1, 3):  # the factorisation, and one kept for an undo (``klu.undo``)
             numeric = ctypes.c_void_p(int(self.handles[slot]))
             if numeric:
                 _KLU.klu_free_numeric(ctypes.byref(numeric), ctypes.byref(self._common))
