@@ -101,6 +101,11 @@ def _run(argv, signals):
         return 2
 
 
+def _interrupted(code):
+    print("interrupted", file=sys.stderr)
+    return code
+
+
 def main(argv=None):
     """Run the command line ``argv`` (default: sys.argv[1:]); returns the exit code. Run as the command
     (``argv`` None: the process ends next), it moves the objects alive into the garbage collector's
@@ -109,15 +114,25 @@ def main(argv=None):
     then skip the heap of NumPy, SciPy and matplotlib; the atexit handlers and the flushing of the output
     streams stay. Its collector is off until the command's modules are imported and frozen: collections then
     would only walk objects that live as long as the process (0.03 s of CPU). Called with ``argv`` (in a
-    process that goes on), it freezes nothing and leaves the collector as it is."""
+    process that goes on), it freezes nothing and leaves the collector as it is. A stop signal ends it with
+    128 + the signal's number and the one line 'interrupted' also where the signal landed inside a library's
+    import: NumPy turns it into an ImportError, importlib's module-lock callbacks swallow it (4 in 150
+    signals sent at random times during the start-up imports)."""
     if argv is None:
         gc.disable()
+    signals = Signals()
     try:  # also a signal that arrives as the handlers are being set
-        with Signals() as signals:
+        with signals:
             code = _run(argv, signals)
     except KeyboardInterrupt as err:
-        print("interrupted", file=sys.stderr)
-        code = 128 + getattr(err, "signum", 2)
+        code = _interrupted(128 + getattr(err, "signum", 2))
+    except Exception:
+        if not signals.seen:
+            raise
+        code = _interrupted(signals.exit_code)  # an import the signal broke: NumPy's ImportError
+    else:
+        if signals.seen and code == 0:  # a signal that an import's callback swallowed
+            code = _interrupted(signals.exit_code)
     if argv is None:
         gc.freeze()
     return code

@@ -168,7 +168,11 @@ class Newton:
     forces into bending larger than those terms (measured: contractions of 0.2-1 per iteration,
     4.3 iterations and 1.6-1.8 factorisations per step) -- and its error estimate does not hold:
     the error moved between the carriers and the elastic coordinates (increments 3.4e-5, 2.2e-8,
-    2.0e-8, 2.3e-11 with errors 2.2e-8, 2.0e-8, 1.6e-11, 1.8e-11).
+    2.0e-8, 2.3e-11 with errors 2.2e-8, 2.0e-8, 1.6e-11, 1.8e-11). Nor does a rule that keeps it
+    only while it contracts pay (benchmarks/README.md, "Keeping the factorisation across steps"): on
+    the spatial pendulum a matrix one step old contracts by 0.13-0.38 on average, and the best rule
+    measured (a matrix serves at most two steps) saves one factorisation for 14 residual-only
+    iterations, where a factorisation with its tangent and assembly costs 6-8.
     """
 
     REFRESH_CONTRACTION = 0.1

@@ -10,6 +10,7 @@ signal's number, as a shell reports a process ended by it (130 for Ctrl-C, 143 f
 SIGHUP)."""
 import _thread
 import signal
+import sys
 import threading
 from contextlib import contextmanager
 
@@ -35,12 +36,22 @@ class Signals:
     before). Inside ``deferred()`` the first is only noted (``pending``) and a second one raises. Only the
     main thread can handle signals; elsewhere nothing changes."""
 
+    signum = None
+
     def __enter__(self):
         self.signum, self._deferred, self._previous, self._timer = None, False, {}, None
+        self._hook = None
         if threading.current_thread() is threading.main_thread():
             for number in STOP_SIGNALS:
                 self._previous[number] = signal.signal(number, self._handle)
+            self._hook, sys.unraisablehook = sys.unraisablehook, self._unraisable
         return self
+
+    def _unraisable(self, unraisable):
+        """A signal raised where Python cannot pass it on (a weakref callback in importlib's module
+        locks) is only noted (``seen``), not printed as a traceback; other unraisable errors as before."""
+        if not isinstance(unraisable.exc_value, Interrupted):
+            self._hook(unraisable)
 
     def _handle(self, signum, frame):
         first = self.signum is None
@@ -81,5 +92,7 @@ class Signals:
 
     def __exit__(self, *exc):
         self._cancel()
+        if self._hook is not None:
+            sys.unraisablehook = self._hook
         for number, previous in self._previous.items():
             signal.signal(number, previous)

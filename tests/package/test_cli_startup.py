@@ -84,3 +84,53 @@ def test_a_rigid_run_with_its_paraview_series_loads_no_mesh_or_dense_linear_alge
         assert child.returncode == 0, child.stderr
     assert child.stdout.splitlines()[-1].split() == []
     assert (tmp_path / "out" / "motion.pvd").is_file() and list((tmp_path / "out" / "vtk").glob("frame_*.vtu"))
+
+
+# ``femdyn check`` whose start-up imports meet a stop signal the way a library's import can: NumPy turns
+# it into an ImportError ("broken"), importlib's module-lock callbacks swallow it ("swallowed": a weakref
+# callback raises it, Python prints it as ignored and goes on)
+BROKEN_IMPORT = """
+import signal, sys, weakref
+import femdyn.cli as cli
+
+run = cli._run
+
+def broken(argv, signals):
+    try:
+        signal.raise_signal(signal.SIGINT)
+    except KeyboardInterrupt as err:
+        raise ImportError("numpy: original error was: KeyboardInterrupt") from err
+    return run(argv, signals)
+
+class Module:
+    pass
+
+def callback(ref):
+    signal.raise_signal(signal.SIGINT)
+    for _ in range(100):  # the handler runs here, inside the callback
+        pass
+
+def swallowed(argv, signals):
+    module = Module()
+    ref = weakref.ref(module, callback)
+    del module
+    return run(argv, signals)
+
+cli._run = {patch}
+sys.argv[0] = "femdyn"
+sys.exit(cli.main())
+"""
+
+
+def test_a_stop_signal_that_a_librarys_import_breaks_or_swallows_is_still_one_line():
+    """Sent at random times during the start-up imports, 4 in 150 signals used to end ``femdyn check`` in
+    NumPy's ImportError (exit code 1 and its page of advice) or be swallowed by importlib's callbacks
+    (a traceback marked 'ignored', then exit code 0): both now give exit code 130 and the one line
+    'interrupted'."""
+    package = str(Path(femdyn.__file__).resolve().parents[1])
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [package, os.environ.get("PYTHONPATH")])))
+    case = str(Path(package) / "cases" / "nm_logo.toml")
+    for patch in ("broken", "swallowed"):
+        child = subprocess.run([sys.executable, "-c", BROKEN_IMPORT.format(patch=patch), "check", case], env=env,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        assert (child.returncode, child.stderr) == (130, "interrupted\n"), (patch, child.stderr)

@@ -2,18 +2,21 @@
 matrix factorised in a step's first iteration serves the step's other iterations. A step lands where
 full Newton's step from the same state lands, to within the Newton tolerance, with about half full
 Newton's factorisations; and where the iteration contracts too slowly with that matrix it is
-factorised again within the step, which still lands where full Newton lands."""
+factorised again within the step, which still lands where full Newton lands. A matrix one step old
+contracts the next step's iteration far more slowly than that step's own, which is why the factorisation
+is not kept across steps."""
 import dataclasses
 
 import numpy as np
 import pytest
-from shared import flexible_pendulum, free_beam
+from shared import flexible_pendulum, free_beam, pinned_beam
 
 from femdyn.integrators.energy_momentum import EnergyMomentum
 from femdyn.integrators.generalized_alpha import GeneralizedAlpha
-from femdyn.integrators.newton import NewtonOptions
+from femdyn.integrators.newton import Newton, NewtonOptions
 from femdyn.integrators.settings import SolverSettings
 from femdyn.integrators.time_loop import simulate
+from femdyn.numerics.linalg import FixedPatternLU
 
 FULL, MODIFIED = NewtonOptions(), NewtonOptions(modified=True)
 
@@ -93,3 +96,50 @@ def test_energy_and_momenta_of_a_free_spinning_beam_hold_to_the_newton_tolerance
     assert steps < r.factorisations < r.iterations.sum(), (steps, r.factorisations, r.iterations.sum())
     assert np.ptp(r.total) <= 1e-11 * r.total.max()
     assert np.abs(r.angular_momentum - r.angular_momentum[0]).max() <= 1e-11 * np.abs(r.angular_momentum[0]).max()
+
+
+def _contraction(stepper, step, start, lam, values):
+    """d2/d1 of the first two increments of the simplified iteration of ``step`` from ``start`` with the
+    Newton matrix ``values`` (CSC data on the stepper's pattern) kept."""
+    system, n = stepper.system, stepper.model.n
+    lu = FixedPatternLU(system.pattern.indptr, system.pattern.indices)
+    lu.factor(values)
+    q, lam, sizes = start.copy(), lam.copy(), []
+    for _ in range(2):
+        R, _ = stepper._newton_system(step, q, lam, False)
+        dx = lu.solve(-R)
+        q += dx[:n]
+        lam[system.active] += stepper.scale * dx[n:]
+        sizes.append(np.abs(dx[:n]).max())
+    return sizes[1] / sizes[0]
+
+
+def test_a_newton_matrix_one_step_old_contracts_far_more_slowly_than_the_steps_own():
+    """Why simplified Newton factorises once in every step instead of keeping the factorisation across
+    steps (``Newton``'s docstring, benchmarks/README.md "Keeping the factorisation across steps"): on the
+    spatial pinned beam falling and swinging (``shared.pinned_beam``), the stiff axial terms of the Newton
+    matrix (EA/l) turn with the beam, about 5 mrad per step here, so the matrix of the step before, at its
+    predictor, contracts the iteration of the next step from its predictor by far less than that step's
+    own matrix does: d2/d1 on average more than 50 times larger, and above the 0.1 that
+    ``Newton.REFRESH_CONTRACTION`` allows, where the step's own matrix stays below it in every step."""
+    model, setup = pinned_beam(3, 4)
+    dt = 1.25e-3
+    stepper = GeneralizedAlpha(model, dt, setup.active_rows, MODIFIED, rho_inf=0.9)
+    q, v, lam, states = setup.q0, setup.v0, np.zeros(model.m), model.initial_states(setup.q0)
+    own, old, before = [], [], None
+    for k in range(120):
+        step = stepper._begin(k * dt, q, v, states)
+        c = stepper._carry
+        a_guess = c.a if c.a_previous is None else 2.0 * c.a - c.a_previous
+        start = step["q_known"] + stepper.beta * dt**2 * a_guess
+        lam_start = stepper.system.active_multipliers(lam)
+        values = stepper._newton_system(step, start, lam_start, True)[1].copy()
+        if k >= 100:  # swinging at about 4 rad/s
+            own.append(_contraction(stepper, step, start, lam_start, values))
+            old.append(_contraction(stepper, step, start, lam_start, before))
+        before = values
+        r = stepper.step(k * dt, q, v, lam, states)
+        q, v, lam, states = r.q, r.v, r.lam, r.states
+    own, old = np.array(own), np.array(old)
+    assert own.max() < Newton.REFRESH_CONTRACTION, own.max()
+    assert old.mean() > max(Newton.REFRESH_CONTRACTION, 50.0 * own.mean()), (old.mean(), own.mean())
