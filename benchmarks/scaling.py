@@ -168,7 +168,7 @@ def loop_parts(model, setup, dt, options, batches=15):
     R = np.empty(qb.size + a["active"].size)
 
     def assemble(values, dF_at):
-        kernels.assemble(R, values, qb, a["lam"].copy(), Mq, a["mass_factor"], a["inertia"], a["constant"], F[0],
+        kernels.assemble(R, values, np.zeros(0), qb, a["lam"].copy(), Mq, a["mass_factor"], a["inertia"], a["constant"], F[0],
                          a["F_at"], np.array([0, nf]), dF[0], dF_at, a["tangents"], a["G_a"], a["scale"], a["tangent"],
                          *(a[k] for k in names[names.index("at"):names.index("phi_at") + 1]))
 
@@ -193,7 +193,8 @@ def loop_parts(model, setup, dt, options, batches=15):
              "  of it the beams' tangent": None,
              "KLU refactorisation + rcond": least(lambda: klu.refactor(a["Ap"], a["Ai"], values, *h)),
              "first solve + refinement": least(lambda: kernels.first_solve(h, R, a["bound"], np.zeros(2), a["steps"],
-                                                                          a["pause"], a["Ap"], a["Ai"], values)),
+                                                                          a["pause"], a["Ap"], a["Ai"], values,
+                                                                          np.zeros(0))),
              "later solve": least(lambda: kernels.solve(h, R))}
     parts["  of it the beams' tangent"] = parts["assemble"] - least(lambda: assemble(work, a["dF_at"][:0]))
     whole = []

@@ -53,7 +53,7 @@ class EnergyMomentum:
         self._varying = [system.forces[k] for k in system.varying]
         self._loop = ((self._mass_factor, *system.mass_csr, self._mass_values),
                       (self.scale, 1.0, *system.batch_arguments))
-        self.newton = Newton(self.options, system.lu, system.active, self.scale, system.servos)
+        self.newton = Newton(self.options, system.lu, system.active, self.scale, system.servos, system.rounding)
         self._potential = None  # (states, q, ``SaddleSystem.worked_potential``) at the end of the last step
 
     def consistent(self, t, q, v, states):

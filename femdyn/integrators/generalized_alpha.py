@@ -154,7 +154,7 @@ class GeneralizedAlpha:
         self.scale = self.beta_p * system.mbar
         self._mass_values = system.newton_values(self.beta_p)  # the Newton matrix's mass entries
         self._varying = [system.forces[k] for k in system.varying]
-        self.newton = Newton(self.options, system.lu, system.active, self.scale, system.servos)
+        self.newton = Newton(self.options, system.lu, system.active, self.scale, system.servos, system.rounding)
         self._carry = None
         self._stop = QuadraticStop()
         self._consistent = None  # (t, q, v), states and the result of the last ``consistent``
