@@ -168,7 +168,7 @@ def loop_parts(model, setup, dt, options, batches=15):
     R = np.empty(qb.size + a["active"].size)
 
     def assemble(values, dF_at):
-        kernels.assemble(R, values, np.zeros(0), qb, a["lam"].copy(), Mq, a["mass_factor"], a["inertia"], a["constant"], F[0],
+        kernels.assemble(R, values, qb, a["lam"].copy(), Mq, a["mass_factor"], a["inertia"], a["constant"], F[0],
                          a["F_at"], np.array([0, nf]), dF[0], dF_at, a["tangents"], a["G_a"], a["scale"], a["tangent"],
                          *(a[k] for k in names[names.index("at"):names.index("phi_at") + 1]))
 

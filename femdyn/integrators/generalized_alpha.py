@@ -220,9 +220,9 @@ class GeneralizedAlpha:
             else:
                 F_f = f.continuous_force(q_f, v_f, t, dt, states[k])
             F.append(F_f)
-        values = self._mass_values.copy() if tangents else None
+        values = np.zeros(self._mass_values.size) if tangents else None  # the mass added last
         R = system.assemble(values, q, lam, servo_starts, self.beta_p, inertia, constant_forces, system.stacked(F),
-                            system.stacked(dF), self.scale, 2.0, True)
+                            system.stacked(dF), self.scale, 2.0, True, mass_values=self._mass_values)
         return R, values
 
     # --- start -------------------------------------------------------------------------------

@@ -46,31 +46,30 @@ TANGENTS_FIRST, TANGENTS_LAST, TANGENTS_LATER = 0, 1, 2
 
 
 @kernel
-def add_tangent(values, rounding, at, dF):
-    """The forces' tangents into the Newton matrix's CSC data, values[at[i]] += -dF[i] in order; where
-    ``rounding`` (CSC data too) is not empty, each sum's rounding error added to it, exactly (TwoSum,
-    Knuth 1997 sec. 4.2.2, [Knuth1997]): values + rounding is then the matrix that the parts sum to
-    before its storage in double, which ``first_solve`` refines against. At a beam node with 4096
-    elements the mass entries (2/dt^2 M, 126 N/m) meet stiffness entries of 3e14 N/m, whose last bit
-    is 0.06 N/m: the stored sum keeps the mass to about 5e-4, the same rounding at every node, which
-    the slow modes (governed by the mass) see as a wrong matrix and Newton as a linear contraction
-    by 2e-3 (tests/units/test_matrix_rounding.py)."""
+def add_mass(values, mass_values, rounding):
+    """The mass entries added last to the Newton matrix's CSC data, values += mass_values, and where
+    ``rounding`` is not empty each sum's rounding error written to it, exactly (TwoSum, Knuth 1997
+    sec. 4.2.2, [Knuth1997]): values + rounding then holds the mass exactly against the rest, and
+    ``first_solve`` refines against it. At a beam node with 4096 elements the mass entries (2/dt^2 M,
+    126 N/m) meet stiffness entries of 3e14 N/m, whose last bit is 0.06 N/m: the stored sum keeps the
+    mass to about 5e-4, the same rounding at every node, which the slow modes (governed by the mass)
+    see as a wrong matrix and Newton as a linear contraction by 2e-3 from the second iteration on
+    (tests/units/test_matrix_rounding.py). The rounding of the other entries' sums does not matter."""
     if rounding.size:
-        for i in range(at.size):
-            k = at[i]
-            a, b = values[k], -1.0 * dF[i]
+        for k in range(values.size):
+            a, b = values[k], mass_values[k]
             s = a + b
             bb = s - a
-            rounding[k] += (a - (s - bb)) + (b - bb)
+            rounding[k] = (a - (s - bb)) + (b - bb)
             values[k] = s
     else:
-        for i in range(at.size):
-            values[at[i]] += -1.0 * dF[i]
+        for k in range(values.size):
+            values[k] += mass_values[k]
 
 
 @kernel
-def assemble(R, values, rounding, qb, lam, Mq, mass_factor, inertia, constant, F, F_at, F_bounds, dF, dF_at, tangents,
-             G_a, scale, tangent, at, G, g, c, slot_row, slot_col, G_indptr, H_indptr, H_indices, H_data, T_indptr,
+def assemble(R, values, qb, lam, Mq, mass_factor, inertia, constant, F, F_at, F_bounds, dF, dF_at, tangents, G_a,
+             scale, tangent, at, G, g, c, slot_row, slot_col, G_indptr, H_indptr, H_indices, H_data, T_indptr,
              T_indices, T_data, keep, phi_rows, phi_at):
     """The Newton iteration's residual and matrix data but for the constraint families outside the
     batch (``saddle.SaddleSystem.assemble``):
@@ -81,8 +80,7 @@ def assemble(R, values, rounding, qb, lam, Mq, mass_factor, inertia, constant, F
     from ``F_bounds[k]`` to ``F_bounds[k + 1]``), then the batch's part (``joints.kernels.residual``:
     scale phi, Gbar^T lam and, unless ``at`` is empty, its Newton entries) and, unless ``values`` is
     empty (the residual only), the forces' tangents -dF added to the CSC data ``values`` at ``dF_at``
-    before or after the batch's entries (``tangents``), with their rounding in ``rounding`` unless that is
-    empty (``add_tangent``). Every sum is formed in the order of the
+    before or after the batch's entries (``tangents``). Every sum is formed in the order of the
     NumPy expressions it replaces (``SaddleSystem.applied``, ``constrain``, ``add_tangent``), so the
     numbers are theirs bit for bit."""
     n = Mq.size
@@ -97,11 +95,13 @@ def assemble(R, values, rounding, qb, lam, Mq, mass_factor, inertia, constant, F
     for j in range(n):
         R[j] = mass_factor * Mq[j] - inertia[j] - constant[j] - applied[j]
     if values.size and tangents == TANGENTS_FIRST:
-        add_tangent(values, rounding, dF_at, dF)
+        for i in range(dF_at.size):
+            values[dF_at[i]] += -1.0 * dF[i]
     batch.residual(qb, G_a, lam, scale, tangent, R, values, at, G, g, c, slot_row, slot_col, G_indptr, H_indptr,
                    H_indices, H_data, T_indptr, T_indices, T_data, keep, phi_rows, phi_at)
     if values.size and tangents == TANGENTS_LAST:
-        add_tangent(values, rounding, dF_at, dF)
+        for i in range(dF_at.size):
+            values[dF_at[i]] += -1.0 * dF[i]
 
 
 @kernel
@@ -133,24 +133,27 @@ def first_solve(handles, R, bound, refinement, steps, pause, Ap, Ai, values, rou
     x += A^-1 (b - A x), b = -R (``numerics.klu.refine``), unless the refinement is paused:
     ``refinement`` = (first solves left unrefined, relative error of the last refinement), updated in
     place -- unrefined while that error times max|x| stays below 1e-3 ``bound``; a refinement whose
-    last correction is below that pauses it for ``pause`` first solves. Where ``rounding`` (CSC data
-    on A's pattern, ``add_tangent``) is not empty, the refinement is against A + rounding, the
-    matrix before its storage in double: b = -R - rounding x at the unrefined x (exact for one step;
-    later steps keep that product), so that Newton converges quadratically where the stored sums
-    lose the mass (``add_tangent``)."""
+    last correction is below that pauses it for ``pause`` first solves. Where it runs and ``rounding``
+    (CSC data on A's pattern, ``add_mass``) is not empty, x is then corrected for the matrix with its
+    mass entries' sums exact, A + rounding: x -= A^-1 (rounding x), so that Newton converges
+    quadratically where the stored sums lose the mass (``add_mass``); the pause is decided on the
+    solve's own error alone, as without it."""
     x = solve(handles, R)
     if refinement[0] > 0 and refinement[1] * largest(x) <= 1e-3 * bound:
         refinement[0] -= 1
         return x
-    b = -R
-    if rounding.size:
-        for j in range(x.size):
-            for k in range(Ap[j], Ap[j + 1]):
-                b[Ai[k]] -= rounding[k] * x[j]
-    correction = klu.refine(handles[0], handles[1], handles[2], Ap, Ai, values, b, x, steps)
+    correction = klu.refine(handles[0], handles[1], handles[2], Ap, Ai, values, -R, x, steps)
     size = largest(x)
     refinement[1] = correction / size if size != 0.0 else 0.0
     refinement[0] = pause if correction <= 1e-3 * bound else 0
+    if rounding.size:
+        Ex = np.zeros(x.size)
+        for j in range(x.size):
+            for k in range(Ap[j], Ap[j + 1]):
+                Ex[Ai[k]] += rounding[k] * x[j]
+        step = solve(handles, Ex)
+        for i in range(x.size):
+            x[i] += step[i]
     return x
 
 
@@ -160,7 +163,8 @@ def refactor_solve(Ap, Ai, values, handles, rcond, rcond_floor, R, qb, lam, acti
     """KLU's refactorisation of the CSC matrix (``Ap``, ``Ai``, ``values``) with the kept pivots,
     accepted while klu_rcond, read from ``rcond``, stays at or above ``rcond_floor`` (as
     ``linalg.FixedPatternLU.factor``), then the Newton update by -A^-1 R: ``first_solve`` (with
-    ``rounding``) if ``first``, else the plain solve. Returns (accepted, q_n+1, |dq|_inf); (False, qb, -1) where refused."""
+    ``rounding``) if ``first``, else the plain solve. Returns (accepted, q_n+1, |dq|_inf); (False, qb, -1)
+    where refused."""
     ok = klu.refactor(Ap, Ai, values, handles[0], handles[1], handles[2])
     if not ok or not rcond[0] >= rcond_floor:
         return False, qb, -1.0
@@ -221,7 +225,8 @@ def newton_loop(mass_factor, M_indptr, M_indices, M_data, mass_values, inertia, 
     one family of joint angles (``family``: ``joints.angle.JointAngle.loop_arguments``, its ``contribute``; none
     where it has no instances), at most one family of servo rows (``servo``:
     ``joints.servo.Servo.loop_arguments``, its ``contribute``, before or after the joint angles as ``servo[0]``
-    says; none where it has no instances), ``refactor_solve`` (KLU's refactorisation, ``first_solve`` in the
+    says; none where it has no instances), the mass entries last (``add_mass``, their rounding kept in the first
+    iteration for ``first_solve``), ``refactor_solve`` (KLU's refactorisation, ``first_solve`` in the
     first iteration) and the stopping tests: ``early_stop`` with ``stop`` (``newton.QuadraticStop``), then
     ``converged`` -- the iteration of ``newton.Newton.solve`` over ``saddle.SaddleSystem.assemble`` without a
     return to the interpreter, the same numbers bit for bit. With ``modified`` the iterations after the first
@@ -261,16 +266,16 @@ def newton_loop(mass_factor, M_indptr, M_indices, M_data, mass_values, inertia, 
             for k in range(M_indptr[i], M_indptr[i + 1]):
                 acc += M_data[k] * qb[M_indices[k]]
             Mq[i] = acc
-        values = mass_values.copy() if fresh else no_values
-        # the first iteration's stored sums' rounding, which its refined solve corrects (``add_tangent``)
-        rounding = np.zeros(values.size) if it == 1 and dF_at.size else no_values
+        values = np.zeros(mass_values.size) if fresh else no_values  # the mass added last (``add_mass``)
+        # the first iteration's rounding of the mass entries, which its refined solve corrects
+        rounding = np.empty(values.size) if it == 1 and dF_at.size else no_values
         places = at if fresh else no_at
         T_at = family[16] if fresh else no_T_at
         servo_F_at = servo[6] if fresh else no_servo_at
         servo_G_at = servo[7] if fresh else no_servo_at
         R = np.empty(size)
-        assemble(R, values, rounding, qb, lam, Mq, mass_factor, inertia, constant, F[0], F_at, F_bounds, dF[0], dF_at,
-                 tangents, G_a, scale, tangent, places, G, g, c, slot_row, slot_col, G_indptr, H_indptr, H_indices, H_data,
+        assemble(R, values, qb, lam, Mq, mass_factor, inertia, constant, F[0], F_at, F_bounds, dF[0], dF_at, tangents,
+                 G_a, scale, tangent, places, G, g, c, slot_row, slot_col, G_indptr, H_indptr, H_indices, H_data,
                  T_indptr, T_indices, T_data, keep, phi_rows, phi_at)
         if servo_first:
             servos.contribute(qb, servo[1], servo[2], lam, scale, R, values, servo[3], servo[4], servo[5], servo_F_at,
@@ -284,7 +289,10 @@ def newton_loop(mass_factor, M_indptr, M_indices, M_data, mass_values, inertia, 
             servos.contribute(qb, servo[1], servo[2], lam, scale, R, values, servo[3], servo[4], servo[5], servo_F_at,
                               servo_G_at)
         if fresh and tangents == TANGENTS_LATER:
-            add_tangent(values, rounding, dF_at, dF[0])
+            for i in range(dF_at.size):
+                values[dF_at[i]] += -1.0 * dF[0, i]
+        if fresh:
+            add_mass(values, mass_values, rounding)
         square = 0.0
         for i in range(size):
             square += R[i] * R[i]

@@ -120,8 +120,9 @@ class SaddleSystem:
                             np.cumsum([0] + [self.forces[k].dofs.size for k in self.varying]).astype(np.int64),
                             join([self._force_at[k] for k in self.varying]))
         self._kernels = None  # ``KERNELS``, looked up on the first call of ``assemble``
-        # the rounding of the varying forces' tangents summed into the Newton matrix, filled with it by
-        # ``assemble`` (``kernels.add_tangent``) for the first solve's refinement (``newton.Newton``)
+        # the rounding of the mass entries added last into the Newton matrix, written with it by
+        # ``assemble`` (``kernels.add_mass``) for the first solve's refinement (``newton.Newton``) where
+        # forces add tangents (none where nothing large meets the mass: rigid models)
         self.rounding = np.zeros(self.pattern.nnz if self._varying_at[2].size else 0)
         self._jacobian = None  # G at the active rows (``JacobianRows``), made on the first ``constraint_acceleration``
         # the whole Newton iteration is compiled (``kernels.newton_loop``) where the residual is: no
@@ -236,17 +237,17 @@ class SaddleSystem:
         return np.concatenate([p.ravel() for p in parts]) if parts else NONE
 
     def assemble(self, values, qb, lam, starts, mass_factor, inertia, constant, F, dF, scale, tangent,
-                 tangents_first, qa=None):
-        """A Newton iteration's residual R (size,) and, with ``values`` (the CSC data holding
-        mass_factor M, ``newton_values``; None: the residual only), its matrix entries in place:
+                 tangents_first, qa=None, mass_values=None):
+        """A Newton iteration's residual R (size,) and, with ``values`` (zeros on the pattern; None: the
+        residual only), its matrix entries in place, the mass entries ``mass_values`` (mass_factor M,
+        ``newton_values``) added last with their rounding in ``rounding`` (``kernels.add_mass``):
 
             R[:n] = mass_factor M qb - inertia - constant - F,  F the varying forces' values (``stacked``),
 
         the constraints' part at q_n+1 = qb (``constrain``: ``starts`` from ``begin_step``, ``lam`` all m
         multipliers, ``tangent`` the factor of d(Gbar^T lam)/dq, ``qa`` the step's start or None for
         qb itself) and -dF, the varying forces' tangents (``stacked``), added to ``values`` before the
-        constraints' entries (``tangents_first``) or after them, their rounding in ``rounding``
-        (``kernels.add_tangent``). One compiled call for the forces and
+        constraints' entries (``tangents_first``) or after them. One compiled call for the forces and
         the batch (``kernels.assemble``, the same numbers as ``applied``, ``constrain`` and
         ``add_tangent``); the families outside the batch in their own calls. Returns R."""
         kernels = self._kernels
@@ -254,21 +255,22 @@ class SaddleSystem:
             kernels = self._kernels = compiled(KERNELS)
         F_at, F_bounds, dF_at = self._varying_at
         if values is None:
-            where, data, rounding, at = kernels.TANGENTS_LATER, NONE, NONE, NO_PLACES
+            where, data, at = kernels.TANGENTS_LATER, NONE, NO_PLACES
         else:
             where = kernels.TANGENTS_FIRST if tangents_first else \
                 kernels.TANGENTS_LATER if self.families else kernels.TANGENTS_LAST
-            data, rounding, at = values, self.rounding, self._batch_at
-            rounding[:] = 0.0
+            data, at = values, self._batch_at
         R = np.empty(self.size)
-        kernels.assemble(R, data, rounding, qb, lam, self.mass_operator @ qb, mass_factor, inertia, constant, F, F_at,
-                         F_bounds, dF, dF_at, where, NONE if starts[0] is None else starts[0], scale, tangent, at,
+        kernels.assemble(R, data, qb, lam, self.mass_operator @ qb, mass_factor, inertia, constant, F, F_at, F_bounds,
+                         dF, dF_at, where, NONE if starts[0] is None else starts[0], scale, tangent, at,
                          *self.affine.arguments)
         if self.families:
             self._constrain_families(R, starts, qb if qa is None else qa, qb, lam, scale,
                                      None if values is None else tangent, values)
             if where == kernels.TANGENTS_LATER and values is not None:
-                kernels.add_tangent(values, rounding, dF_at, dF)
+                add_at(values, dF_at, dF, -1.0)
+        if values is not None:
+            kernels.add_mass(values, mass_values, self.rounding)
         return R
 
     def static(self, q, lam, t, states, starts, scale, mass_factor=0.0, tangents=True, v=None):

@@ -1,10 +1,11 @@
-"""The Newton matrix of a long beam against the rounding of its stored sums (``kernels.add_tangent``):
+"""The Newton matrix of a long beam against the rounding of its stored sums (``kernels.add_mass``):
 at a node of the pendulum with 4096 world-vector elements the mass entries 2/dt^2 M (about 126 N/m)
 are summed with stiffness entries of some 3e14 N/m, whose last bit is 0.06 N/m, so the stored matrix
 keeps the mass only to about 5e-4 -- the same rounding at every node, which the slow modes (governed
-by the mass) see as a wrong matrix. The first solve of a step refines against the stored matrix plus
-the sums' exact rounding (TwoSum, Knuth 1997): the matrix it solves with then holds the mass to
-round-off, and Newton converges quadratically -- two iterations per step -- as on short meshes."""
+by the mass) see as a wrong matrix. The mass entries are added last (``kernels.add_mass``), and the
+first solve of a step refines against the stored matrix plus that sum's exact rounding (TwoSum, Knuth
+1997): the matrix it solves with then holds the mass to round-off, and Newton converges quadratically
+-- two iterations per step -- as on short meshes."""
 import numpy as np
 from shared import flexible_pendulum
 
