@@ -186,8 +186,9 @@ class Newton:
 
     def __init__(self, options, lu, active, scale, servos, rounding=NO_ROUNDING):
         self.options, self.lu = options, lu
-        # the rounding of the matrix's stored sums that the assembly leaves (``SaddleSystem.rounding``),
-        # which the first solve refines against (``kernels.first_solve``); empty: none
+        # the rounding of the mass entries' sums that the assembly leaves in the matrix
+        # (``SaddleSystem.rounding``, ``kernels.add_mass``), which the first solve corrects for
+        # (``kernels.first_solve``); empty: none
         self.rounding = rounding
         self.scale, self.servos = float(scale), servos
         self.active = np.ascontiguousarray(active, dtype=np.int64)
