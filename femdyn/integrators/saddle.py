@@ -27,8 +27,10 @@ constraint rows, the constant mass matrix M, the quadratic constraint families a
 evaluate, and K's fixed sparsity pattern with the KLU factorisation on it. The pattern's entries are
 listed once, in the order mass; batch (tangent, Gbar^T, G); each other family (tangent, Gbar^T, G);
 the tangent of each force that depends on q_n+1; each contributor knows the places of its entries in
-the CSC data array (``SparsePattern.positions``). Every Newton iteration starts from a copy of the
-mass entries (``newton_values``) and each contributor adds its entries at their places, so the array
+the CSC data array (``SparsePattern.positions``). Every Newton iteration starts from zeros, each
+contributor adds its entries at their places and the mass entries (``newton_values``) come last
+(``kernels.add_mass``, which in a step's first iteration keeps their sums' rounding for the first solve's
+correction: on long beams the stored sums lose the mass against the bending stiffness), so the array
 goes to KLU's refactorisation without a list of contributions to gather: the steppers' iterations
 evaluate the varying forces through their ``Force`` interface and hand them, with the mass, the
 constant forces and the batch, to one compiled call (``assemble``, ``kernels.assemble``); the other
