@@ -19,7 +19,7 @@ from ..integrators.time_loop import CheckpointError
 from ..casefile.beams import MAX_ELEMENTS, MODELS
 from ..casefile.case import MAX_EVERY, CaseError
 from ..post.folders import check_state, check_unlocked, default_folder, output_folder, read_checkpoint
-from ..post.plot_child import PlotChildren, drawers
+from ..post import plot_child
 from ..post import plots
 from ..post.probes import deflection_lines, deviation_lines
 from ..model.gauges import gauge_lines
@@ -67,7 +67,8 @@ def add(commands):
                      "default: 2 n numbers a frame)")
     run.add_argument("--no-plots", action="store_true",
                      help="do not write the PNG plots (else drawn by child processes started with the run; "
-                     "FEMDYN_PLOT_PROCESSES=N sets how many, 0 to 8, 0: by the run's own process)")
+                     "FEMDYN_PLOT_PROCESSES=N sets how many processes draw, 0 to 8, 0: the run's own; default 2, "
+                     "1 on one core)")
     flexible_options(run)
     run.add_argument("--quiet", action="store_true", help="no progress bar")
     run.add_argument("--resume", type=Path, metavar="DIR",
@@ -119,7 +120,7 @@ def _saved_option(field, value):
 def handle(args):
     """Run the case (module docstring). The plots are drawn by child processes forked now, before numba
     and the case are loaded (``post.plot_child``), unless there are none to draw."""
-    plotter = None if args.no_plots else PlotChildren.start(prepare_plots, draw_plots, drawers())
+    plotter = None if args.no_plots else plot_child.start(prepare_plots, draw_plots, plot_child.drawers())
     try:
         return _run(args, plotter)
     finally:

@@ -184,11 +184,12 @@ class ResultWriter:
     the folder records about the run and its files (``FORMAT``, the ``fingerprint``, the options, where
     each table ends, the frames, the probes' unwrapping, the wall time so far); ``signals``: an
     ``interrupt.Signals`` whose pending signal stops the run; ``save_every``: seconds between chunks;
-    ``plotter``: ``plot_child.PlotChildren`` to draw the plots (``draw_plots``) instead of this process."""
+    ``plotter``: the ``plot_child.PlotChild`` (``plot_child.start``) that draws the plots (``draw_plots``)
+    instead of this process."""
 
     def __init__(self, folder, case, meta, signals=None, save_every=SAVE_SECONDS, plotter=None):
         self.folder, self.case, self.meta, self.signals = Path(folder), case, meta, signals
-        self.plotter = plotter  # ``plot_child.PlotChildren`` that draw the plots, or None: drawn here
+        self.plotter = plotter  # the ``plot_child.PlotChild`` that draws the plots, or None: drawn here
         self.save_every = save_every
         self.unwraps = chunk_states(meta["unwraps"])  # the probes' ``Unwrap`` and ``Rates``
         self.origin = meta.pop("origin", None)  # q at t = 0, for the centre lines' displacement
