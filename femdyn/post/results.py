@@ -334,23 +334,23 @@ class ResultWriter:
         if self._resumed:
             self._take_up()
         wall_time = self.wall_time if wall_time is None else wall_time
-        if self.final is not None:
-            step, t, q, v = self.final
-            unsaved = step % case.output_every != 0  # the last step, a frame too
-            if unsaved and STATES in self.meta["rows"]:
-                self._append(STATES, states_columns(model, np.array([t]), q, v))
-            if case.vtk:
-                extra = self._frames(self.meta["frame_count"], [t], q, v) if unsaved else []
-                write_pvd(folder / SERIES, self.meta["frames"] + extra)
         rows = self.meta["rows"]
         plots = case.plots and HISTORY in rows
-        if plots:
+        if plots:  # first: a plot child draws while the last frame and the summary are written
             job = (folder, PlotSpec.of(case, self.nodes.reactions.sides if self.nodes.reactions else ()), rows,
                    compare)
             if self.plotter is not None:
                 self.plotter.submit(*job)
             else:
                 draw_plots(*job)
+        if self.final is not None:
+            step, t, q, v = self.final
+            unsaved = step % case.output_every != 0  # the last step, a frame too
+            if unsaved and STATES in rows:
+                self._append(STATES, states_columns(model, np.array([t]), q, v))
+            if case.vtk:
+                extra = self._frames(self.meta["frame_count"], [t], q, v) if unsaved else []
+                write_pvd(folder / SERIES, self.meta["frames"] + extra)
         history = read_csv(folder / HISTORY, rows.get(HISTORY)) if HISTORY in rows else history_columns(model, last)
         probes = read_csv(folder / PROBES, rows[PROBES]) if PROBES in rows else {}
         summary = _summary(case, history, last, wall_time)
