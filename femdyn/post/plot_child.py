@@ -196,16 +196,23 @@ PROCESSES = "FEMDYN_PLOT_PROCESSES"  # environment variable: how many processes 
 
 def drawers():
     """How many processes draw a run's plots: ``FEMDYN_PLOT_PROCESSES`` where it is set (0: none, the
-    run's own process draws them), else two where this process may run on two cores or more, else one.
-    Two, not one per core: the second, forked from the first with matplotlib imported (``_draw_shared``),
-    costs little CPU time (its fork and the pages it copies) and halves the drawing's wall time on an idle
-    machine, the part of a small run that the run's process waits for; the figures of a run are few (three
-    to seven), their costs uneven (``run_plots.share``). CaseError naming the variable where it is not a
-    whole number from 0 to 8."""
+    run's own process draws them), else two where a core is idle (``idle_core``), else one. Two, not one
+    per core: the second, forked from the first with matplotlib imported (``_draw_shared``), shortens the
+    drawing, the part of a small run that the run's process waits for, by 40-50 % where it has a core of its
+    own, for 0.1-0.15 s of CPU (its fork, the pages both processes then copy, the first-use work of each
+    figure's objects); where every core is busy it would gain nothing for that CPU time. CaseError naming
+    the variable where it is not a whole number from 0 to 8."""
     given = os.environ.get(PROCESSES)
     if given is not None:
         if not (given.strip().isdigit() and int(given) <= 8):
             raise CaseError("environment", PROCESSES, f"must be a whole number from 0 to 8, got {given!r}")
         return int(given)
+    return 2 if idle_core() else 1
+
+
+def idle_core() -> bool:
+    """Whether this process may run on two cores or more and the load average of the last minute leaves one
+    of them idle at least half of the time (below the number of those cores less a half): the run's process
+    waits while its plots are drawn, so a second drawer has that core then."""
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
-    return min(cores, 2)
+    return cores >= 2 and os.getloadavg()[0] < cores - 0.5

@@ -134,6 +134,16 @@ def test_children_end_with_a_killed_parent_and_draw_nothing(tmp_path):
     assert not list(tmp_path.iterdir())
 
 
+@pytest.mark.parametrize("load, cores, count", [(0.0, 2, 2), (1.4, 2, 2), (1.6, 2, 1), (3.0, 16, 2), (0.0, 1, 1)])
+def test_a_second_drawer_only_where_a_core_is_idle(load, cores, count, monkeypatch):
+    """Without FEMDYN_PLOT_PROCESSES two processes draw where the load average leaves a core idle at least
+    half of the time, else one."""
+    monkeypatch.delenv(PROCESSES, raising=False)
+    monkeypatch.setattr(os, "getloadavg", lambda: (load, load, load))
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(cores)))
+    assert plot_child.drawers() == count
+
+
 def test_a_bad_number_of_plot_processes_is_refused(tmp_path, monkeypatch, capsys):
     monkeypatch.setenv(PROCESSES, "two")
     out = tmp_path / "out"
