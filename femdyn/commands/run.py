@@ -131,10 +131,16 @@ def handle(args):
 def prepare_plots() -> None:
     """What the plot child does before its job comes: ``plots.prepare``, with fontTools' list of glyph names
     (``fontTools.agl``) and the package around it, which matplotlib's TeX support imports (0.02 s of CPU) and
-    the plots never use, registered as loaded on first use (``numerics.lazy.deferred``)."""
+    the plots never use, and matplotlib's unit converters of strings and dates (``plots.CONVERTERS``, with
+    dateutil's parser and time zones: 19 modules), which ``Axes`` imports only to register them for data of
+    those types (the plots' data are floats), registered as loaded on first use (``numerics.lazy.deferred``):
+    in the plot child they stay unrun, and unregistered."""
     if "fontTools" not in sys.modules and importlib.util.find_spec("fontTools") is not None:
         deferred("fontTools")
         deferred("fontTools.agl")
+    for name in plots.CONVERTERS:
+        if name not in sys.modules:
+            deferred(name)
     plots.prepare()
 
 

@@ -24,6 +24,9 @@ LEGEND = dict(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=LEGEND_SIZE
 # last row, above the first (a title), right of the last column (a tick label's overhang), between rows
 # (which share their x axis: no tick labels between them) and between columns; PAD around the drawing
 LEFT, BOTTOM, TOP, RIGHT, ROW_GAP, COLUMN_GAP, PAD = 1.0, 0.6, 0.45, 0.3, 0.35, 1.2, 0.08
+# matplotlib's unit converters of strings and dates, which ``Axes`` imports only to register them; the plots' data
+# are floats (the plot child leaves them unrun: ``commands.run.prepare_plots``)
+CONVERTERS = ("matplotlib.category", "matplotlib.dates")
 COMPRESSION = 3  # zlib level of the PNG files: half the time of PIL's default 6 for files about 12 % larger
 
 

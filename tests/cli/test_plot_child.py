@@ -160,3 +160,29 @@ def test_children_without_a_job_end_when_closed():
     pid = child.pid
     child.close()
     assert _ended(pid)
+
+
+PREPARED = """
+import sys
+import numpy as np
+from femdyn.commands.run import prepare_plots
+from femdyn.post import plots
+from femdyn.post.run_plots import PlotSpec, figures
+
+prepare_plots()
+t = np.linspace(0.0, 1.0, 11)
+history = {"t": t, "kinetic": t, "potential": -t, "total": 0 * t, "angular_momentum_z": t, "momentum_x": t,
+           "momentum_y": t, "theta": t}
+spec = PlotSpec("prepared", 2, {"theta": plots.label("joint angle", "rad")}, {}, (), 0.1, ())
+for _, function, arguments in figures(__import__("pathlib").Path(sys.argv[1]), spec, history, {}, None, None):
+    function(*arguments)
+print(*(type(sys.modules[name]).__name__ for name in plots.CONVERTERS), "dateutil.parser" in sys.modules)
+"""
+
+
+def test_the_plot_child_draws_without_the_unit_converters_of_strings_and_dates(tmp_path):
+    """``prepare`` (the plot child's import) leaves matplotlib's converters of strings and dates, and dateutil's
+    parser, unrun, and the figures of float data are drawn without them."""
+    out = subprocess.run([sys.executable, "-c", PREPARED, str(tmp_path)], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["Deferred", "Deferred", "False"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["energy.png", "joint_coordinates.png"]
