@@ -7,11 +7,11 @@ their sum (benchmarks/README.md, "Start-up"). The child, forked before the paren
 loads its kernels, imports matplotlib while the parent simulates, and then waits. When the tables are
 written, the parent sends it the job -- the arguments of ``draw``, pickled, no model in them
 (``run_plots.PlotSpec``) -- goes on with the summary, and waits for it before it lists the folder's files.
-With ``count`` processes drawing (``drawers``: two where the run may use two cores), the child forks the
+With ``count`` processes drawing (``drawers``: two where a core is idle, else one), the child forks the
 other ``count - 1`` from itself as the job comes (``_draw_shared``): they start with matplotlib imported
-and its fonts loaded, so a second process costs its fork, not a second import (0.25 s), and each draws
-its share of the figures (``run_plots.share``) at once. The plots are the same images as drawn in the
-parent (``tests/cli/test_plot_child.py``).
+and its fonts loaded, so a second process costs its fork and the pages it copies (about 0.1 s of CPU),
+not a second import as well (0.25 s more), and each draws its share of the figures (``run_plots.share``)
+at once. The plots are the same images as drawn in the parent (``tests/cli/test_plot_child.py``).
 
 The child never outlives the parent's interest in it: it reads its job from a pipe (its length first),
 and a parent that dies (or ``close``s without a job) leaves it the end of that pipe, on which it exits
@@ -198,10 +198,11 @@ def drawers():
     """How many processes draw a run's plots: ``FEMDYN_PLOT_PROCESSES`` where it is set (0: none, the
     run's own process draws them), else two where a core is idle (``idle_core``), else one. Two, not one
     per core: the second, forked from the first with matplotlib imported (``_draw_shared``), shortens the
-    drawing, the part of a small run that the run's process waits for, by 40-50 % where it has a core of its
-    own, for 0.1-0.15 s of CPU (its fork, the pages both processes then copy, the first-use work of each
-    figure's objects); where every core is busy it would gain nothing for that CPU time. CaseError naming
-    the variable where it is not a whole number from 0 to 8."""
+    drawing, the part of a small run that the run's process waits for, to its larger share where it has a
+    core of its own (nm_logo's three figures: 0.37-0.54 s of CPU against 0.63-0.69 s at load 3), for about
+    0.1 s of CPU more (0-0.2 s measured on a shared machine: its fork, the pages both processes then copy,
+    the first use of matplotlib's objects in each); where every core is busy it would gain nothing for that
+    CPU time. CaseError naming the variable where it is not a whole number from 0 to 8."""
     given = os.environ.get(PROCESSES)
     if given is not None:
         if not (given.strip().isdigit() and int(given) <= 8):
