@@ -66,9 +66,9 @@ def add(commands):
                      "`femdyn linearize`/`modes --result DIR --frame K` linearise (output.states; off by "
                      "default: 2 n numbers a frame)")
     run.add_argument("--no-plots", action="store_true",
-                     help="do not write the PNG plots (else drawn by child processes started with the run; "
-                     "FEMDYN_PLOT_PROCESSES=N sets how many processes draw, 0 to 8, 0: the run's own; default 2, "
-                     "1 on one core)")
+                     help="do not write the PNG plots (else drawn by a child process started with the run, two "
+                     "where the load average leaves a core idle; FEMDYN_PLOT_PROCESSES=N sets how many processes "
+                     "draw, 0 to 8, 0: the run's own)")
     flexible_options(run)
     run.add_argument("--quiet", action="store_true", help="no progress bar")
     run.add_argument("--resume", type=Path, metavar="DIR",
@@ -118,7 +118,7 @@ def _saved_option(field, value):
 
 
 def handle(args):
-    """Run the case (module docstring). The plots are drawn by child processes forked now, before numba
+    """Run the case (module docstring). The plots are drawn by a child process forked now, before numba
     and the case are loaded (``post.plot_child``), unless there are none to draw."""
     plotter = None if args.no_plots else plot_child.start(prepare_plots, draw_plots, plot_child.drawers())
     try:
