@@ -20,7 +20,9 @@ wall time of the command (from starting the process to its exit), its CPU time (
 sensitive to other processes on a shared machine than the wall time), the cold - warm difference (the
 compilation), and the run's own time for its steps from its summary.json (``wall_time_s``). The CPU time is
 that of the whole process tree: ``getrusage(RUSAGE_CHILDREN)`` of this process counts every descendant
-that was waited for, the plot children the run forks (and reaps) included. The target: nm_logo warm
+that was waited for, the plot child the run forks (and reaps) included, with the second drawing process it
+forks where the load average leaves a core idle (``post.plot_child.idle_core``; ``FEMDYN_PLOT_PROCESSES``
+in the environment fixes the number for every run). The target: nm_logo warm
 within 1.5 s wall and 2 s CPU on an idle machine. The load average (1 min) is printed with every run and at
 the start and the end (the CPU time of a run grows with the load too, but less than its wall time).
 

@@ -19,7 +19,7 @@ from ..integrators.time_loop import CheckpointError
 from ..casefile.beams import MAX_ELEMENTS, MODELS
 from ..casefile.case import MAX_EVERY, CaseError
 from ..post.folders import check_state, check_unlocked, default_folder, output_folder, read_checkpoint
-from ..post.plot_child import PlotChildren, drawers
+from ..post import plot_child
 from ..post import plots
 from ..post.probes import deflection_lines, deviation_lines
 from ..model.gauges import gauge_lines
@@ -66,8 +66,9 @@ def add(commands):
                      "`femdyn linearize`/`modes --result DIR --frame K` linearise (output.states; off by "
                      "default: 2 n numbers a frame)")
     run.add_argument("--no-plots", action="store_true",
-                     help="do not write the PNG plots (else drawn by child processes started with the run; "
-                     "FEMDYN_PLOT_PROCESSES=N sets how many, 0 to 8, 0: by the run's own process)")
+                     help="do not write the PNG plots (else drawn by a child process started with the run, two "
+                     "where the load average leaves a core idle; FEMDYN_PLOT_PROCESSES=N sets how many processes "
+                     "draw, 0 to 8, 0: the run's own)")
     flexible_options(run)
     run.add_argument("--quiet", action="store_true", help="no progress bar")
     run.add_argument("--resume", type=Path, metavar="DIR",
@@ -117,9 +118,9 @@ def _saved_option(field, value):
 
 
 def handle(args):
-    """Run the case (module docstring). The plots are drawn by child processes forked now, before numba
+    """Run the case (module docstring). The plots are drawn by a child process forked now, before numba
     and the case are loaded (``post.plot_child``), unless there are none to draw."""
-    plotter = None if args.no_plots else PlotChildren.start(prepare_plots, draw_plots, drawers())
+    plotter = None if args.no_plots else plot_child.start(prepare_plots, draw_plots, plot_child.drawers())
     try:
         return _run(args, plotter)
     finally:
@@ -130,10 +131,16 @@ def handle(args):
 def prepare_plots() -> None:
     """What the plot child does before its job comes: ``plots.prepare``, with fontTools' list of glyph names
     (``fontTools.agl``) and the package around it, which matplotlib's TeX support imports (0.02 s of CPU) and
-    the plots never use, registered as loaded on first use (``numerics.lazy.deferred``)."""
+    the plots never use, and matplotlib's unit converters of strings and dates (``plots.CONVERTERS``, with
+    dateutil's parser and time zones: 19 modules), which ``Axes`` imports only to register them for data of
+    those types (the plots' data are floats), registered as loaded on first use (``numerics.lazy.deferred``):
+    in the plot child they stay unrun, and unregistered."""
     if "fontTools" not in sys.modules and importlib.util.find_spec("fontTools") is not None:
         deferred("fontTools")
         deferred("fontTools.agl")
+    for name in plots.CONVERTERS:
+        if name not in sys.modules:
+            deferred(name)
     plots.prepare()
 
 

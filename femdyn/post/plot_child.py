@@ -1,14 +1,17 @@
-"""The plots of a run drawn by child processes forked when the run starts (``PlotChildren``).
+"""The plots of a run drawn by a child process forked when the run starts (``start``), with helpers forked
+from it.
 
-Why: a small case's whole run is shorter than matplotlib's import (about 0.3 s) plus its drawing of
-the plots (0.2-0.3 s a figure); a command that does them one after the other makes the user wait for
-their sum (benchmarks/README.md, "Start-up"). The children, forked before the parent imports numba
-and loads its kernels, import matplotlib while the parent simulates, and then wait. When the tables
-are written, the parent sends each the job -- the arguments of ``draw``, pickled, no model in them
-(``run_plots.PlotSpec``) -- goes on with the summary, and waits for them before it lists the folder's
-files; with several children (``FEMDYN_PLOT_PROCESSES``; one by default) each draws its share of the
-figures (``run_plots.share``). The plots are the same images as drawn in the parent
-(``tests/cli/test_plot_child.py``).
+Why: a small case's whole run is shorter than matplotlib's import (about 0.25 s) plus its drawing of
+the plots (0.15-0.3 s a figure); a command that does them one after the other makes the user wait for
+their sum (benchmarks/README.md, "Start-up"). The child, forked before the parent imports numba and
+loads its kernels, imports matplotlib while the parent simulates, and then waits. When the tables are
+written, the parent sends it the job -- the arguments of ``draw``, pickled, no model in them
+(``run_plots.PlotSpec``) -- goes on with the summary, and waits for it before it lists the folder's files.
+With ``count`` processes drawing (``drawers``: two where a core is idle, else one), the child forks the
+other ``count - 1`` from itself as the job comes (``_draw_shared``): they start with matplotlib imported
+and its fonts loaded, so a second process costs its fork and the pages it copies (about 0.1 s of CPU),
+not a second import as well (0.25 s more), and each draws its share of the figures (``run_plots.share``)
+at once. The plots are the same images as drawn in the parent (``tests/cli/test_plot_child.py``).
 
 The child never outlives the parent's interest in it: it reads its job from a pipe (its length first),
 and a parent that dies (or ``close``s without a job) leaves it the end of that pipe, on which it exits
@@ -20,8 +23,8 @@ CPU of a small run's child, the collections of matplotlib's import); the figures
 It ignores SIGINT, SIGTERM and SIGHUP, which the parent answers by writing what it computed -- plots
 included -- and it exits by ``os._exit``, so that nothing of the parent's (buffers, atexit handlers)
 runs twice. An exception in ``draw`` is sent back pickled and raised by ``wait`` in the parent, as if
-the parent had drawn. Where ``os.fork`` does not exist, ``PlotChild.start`` gives None and the caller
-draws itself.
+the parent had drawn (a helper's through the child). Where ``os.fork`` does not exist, ``start`` gives
+None and the caller draws itself; where a helper cannot be forked, the child draws its share too.
 """
 import functools
 import gc
@@ -152,66 +155,65 @@ class PlotChild:
             self._jobs = None
 
 
-class PlotChildren:
-    """``count`` ``PlotChild``ren, child k running ``draw(*job, k, count)``, as one: ``submit``,
-    ``wait`` and ``close`` act on all of them."""
+def start(prepare, draw, count):
+    """The ``PlotChild`` that runs ``prepare()`` at once and, for its job, ``draw(*job, part, count)`` for every
+    ``part`` from 0 to ``count - 1`` in ``count`` processes (``_draw_shared``); None where there is none (``count``
+    0, or no process to fork)."""
+    return PlotChild.start(prepare, functools.partial(_draw_shared, draw, count)) if count else None
 
-    def __init__(self, children):
-        self.children = children
 
-    @classmethod
-    def start(cls, prepare, draw, count):
-        """The children, forked now; None where there are none (``count`` 0, or no process to fork)."""
-        if count == 0:
-            return None
-        children = []
-        for k in range(count):
-            child = PlotChild.start(prepare, functools.partial(_share, draw, k, count))
-            if child is None:
-                cls(children).close()
-                return None
-            children.append(child)
-        return cls(children)
-
-    def submit(self, *job):
-        for child in self.children:
-            child.submit(*job)
-
-    def wait(self):
-        """Wait for every child; raises the first exception that ended a ``draw``."""
-        failures = []
-        for child in self.children:
+def _draw_shared(draw, parts, *job):
+    """``draw(*job, part, parts)`` for every ``part``: part 0 in this process, each other in a ``PlotChild``
+    forked from this one now (where none can be forked, here after part 0), all at once; raises the first
+    exception of a part once every helper has ended."""
+    helpers = {part: PlotChild.start(_nothing, functools.partial(draw, *job, part, parts))
+               for part in range(1, parts)}
+    for helper in helpers.values():
+        if helper is not None:
+            helper.submit()
+    failures = []
+    try:
+        for part in [0] + [part for part, helper in helpers.items() if helper is None]:
+            draw(*job, part, parts)
+    except Exception as err:  # raised below, once every helper is reaped
+        failures.append(err)
+    for helper in helpers.values():
+        if helper is not None:
             try:
-                child.wait()
-            except Exception as err:  # raised below, once every child is reaped
+                helper.wait()
+            except Exception as err:
                 failures.append(err)
-        if failures:
-            raise failures[0]
-
-    def close(self):
-        for child in self.children:  # every pipe first: no child waits for another's
-            child._close_jobs()
-        for child in self.children:
-            child.close()
+    if failures:
+        raise failures[0]
 
 
-def _share(draw, part, parts, *job):
-    draw(*job, part, parts)
+def _nothing():
+    """A helper's ``prepare``: the child it is forked from has imported everything."""
 
 
-PROCESSES = "FEMDYN_PLOT_PROCESSES"  # environment variable: how many children draw (0: the run's process)
+PROCESSES = "FEMDYN_PLOT_PROCESSES"  # environment variable: how many processes draw (0: the run's own)
 
 
 def drawers():
-    """How many children draw a run's plots: ``FEMDYN_PLOT_PROCESSES`` where it is set (0: none, the
-    run's own process draws them), else one. One child, not one per core: each child pays matplotlib's
-    import (0.3-0.8 s of CPU), which is most of what the figures cost, once they are drawn once each
-    (``plots._save``); a second child would save a short run about 0.3 s of wall time on an idle machine
-    for as much CPU time more (benchmarks/README.md, "Start-up"). CaseError naming the variable where it
-    is not a whole number from 0 to 8."""
+    """How many processes draw a run's plots: ``FEMDYN_PLOT_PROCESSES`` where it is set (0: none, the
+    run's own process draws them), else two where a core is idle (``idle_core``), else one. Two, not one
+    per core: the second, forked from the first with matplotlib imported (``_draw_shared``), shortens the
+    drawing, the part of a small run that the run's process waits for, to its larger share where it has a
+    core of its own (nm_logo's three figures: 0.37-0.54 s of CPU against 0.63-0.69 s at load 3), for about
+    0.1 s of CPU more (0-0.2 s measured on a shared machine: its fork, the pages both processes then copy,
+    the first use of matplotlib's objects in each); where every core is busy it would gain nothing for that
+    CPU time. CaseError naming the variable where it is not a whole number from 0 to 8."""
     given = os.environ.get(PROCESSES)
     if given is not None:
         if not (given.strip().isdigit() and int(given) <= 8):
             raise CaseError("environment", PROCESSES, f"must be a whole number from 0 to 8, got {given!r}")
         return int(given)
-    return 1
+    return 2 if idle_core() else 1
+
+
+def idle_core() -> bool:
+    """Whether this process may run on two cores or more and the load average of the last minute leaves one
+    of them idle at least half of the time (below the number of those cores less a half): the run's process
+    waits while its plots are drawn, so a second drawer has that core then."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    return cores >= 2 and os.getloadavg()[0] < cores - 0.5

@@ -18,11 +18,15 @@ from ..io.units import PROBES
 
 DPI = 120
 TIME = "time t [s]"
-LEGEND = dict(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8, borderaxespad=0.0)
+TITLE, LEGEND_SIZE, SMALL_LEGEND_SIZE = 10, 8, 7  # font sizes [pt] of the titles, legends and the reactions' legend
+LEGEND = dict(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=LEGEND_SIZE, borderaxespad=0.0)
 # the margins of ``_save`` in inches: left of the first column (tick labels and the axis label), below the
 # last row, above the first (a title), right of the last column (a tick label's overhang), between rows
 # (which share their x axis: no tick labels between them) and between columns; PAD around the drawing
 LEFT, BOTTOM, TOP, RIGHT, ROW_GAP, COLUMN_GAP, PAD = 1.0, 0.6, 0.45, 0.3, 0.35, 1.2, 0.08
+# matplotlib's unit converters of strings and dates, which ``Axes`` imports only to register them; the plots' data
+# are floats (the plot child leaves them unrun: ``commands.run.prepare_plots``)
+CONVERTERS = ("matplotlib.category", "matplotlib.dates")
 COMPRESSION = 3  # zlib level of the PNG files: half the time of PIL's default 6 for files about 12 % larger
 
 
@@ -46,8 +50,10 @@ def subplots(*args, figsize, **kwargs):
 
 
 def prepare():
-    """Import what drawing and saving a figure needs and load the font of its texts: what the first
-    plot pays once is then paid ahead of it (``plot_child``), with nothing drawn in vain.
+    """Import what drawing and saving a figure needs, look up the font of its texts in each size the plots use
+    (matplotlib's font search, cached per size) and register PIL's image formats (as its first ``save`` does):
+    what the first plot pays once is then paid ahead of it (``plot_child``) -- and once, not in every process
+    forked to draw (``plot_child._draw_shared``) --, with nothing drawn in vain.
 
     Called by the plot child alone, a process that draws the run's plots and ends, which imports
     matplotlib without what only other uses need: the docstrings and signatures of its artists' ``set``
@@ -75,9 +81,14 @@ def prepare():
         base._update_set_signature_and_docstring = signature
         if hidden:
             del sys.modules["mpl_toolkits.mplot3d"]
-    from matplotlib import font_manager
+    from matplotlib.backends.backend_agg import RendererAgg
+    from matplotlib.font_manager import FontProperties
+    from PIL import Image
 
-    font_manager.get_font(font_manager.findfont(font_manager.FontProperties()))
+    renderer = RendererAgg(1, 1, DPI)
+    for size in (None, TITLE, LEGEND_SIZE, SMALL_LEGEND_SIZE):  # found as a text's font is (``_prepare_font``)
+        renderer.get_text_width_height_descent("0", FontProperties(size=size), ismath=False)
+    Image.preinit()
 
 
 def _flag_set(cls):
@@ -164,7 +175,7 @@ def plot_energy_momentum(path, t, kinetic, potential, total, angular_momentum, m
     ax_e.plot(t, potential, label="V")
     ax_e.plot(t, total, label="H")
     ax_e.set_ylabel(label("energy", "J"))
-    ax_e.set_title(title, fontsize=10)
+    ax_e.set_title(title, fontsize=TITLE)
     for ax, values, name, quantity in ((ax_l, angular_momentum, "L", label("angular momentum", "kg m^2/s")),
                                        (ax_p, momentum, "p", label("linear momentum", "kg m/s"))):
         values = np.asarray(values, dtype=float)
@@ -193,7 +204,7 @@ def plot_lines(path, lines, title, xlabel=TIME):
         ax.grid(True, alpha=0.3)
         legend(ax)
     axes[kinds[-1]].set_xlabel(xlabel)
-    axes[kinds[0]].set_title(title, fontsize=10)
+    axes[kinds[0]].set_title(title, fontsize=TITLE)
     _save(fig, path)
 
 
@@ -231,7 +242,7 @@ def plot_probes(path, t, columns, names, title):
         for row in range(len(quantities), rows):
             axes[row, col].set_visible(False)
         axes[len(quantities) - 1, col].set_xlabel(TIME)
-    fig.suptitle(title, fontsize=10)
+    fig.suptitle(title, fontsize=TITLE)
     _save(fig, path)
 
 
@@ -278,7 +289,7 @@ def plot_paths(path, columns, names, dim, title):
     ax.set_xlabel(label(f"position {axes[shown[0]]}", "m"))
     ax.set_ylabel(label(f"position {axes[shown[1]]}", "m"))
     ax.set_aspect("equal", adjustable="datalim")
-    ax.set_title(title, fontsize=10)
+    ax.set_title(title, fontsize=TITLE)
     ax.grid(True, alpha=0.3)
     legend(ax)
     _save(fig, path)
@@ -300,8 +311,9 @@ def plot_reactions(path, columns, sides, dim, title):
     top.set_ylabel(label("force |F|", "N"))
     bottom.set_ylabel(label("moment |M| about the joint point", "N m"))
     bottom.set_xlabel(label("time t", "s"))
-    top.set_title(f"{title}: joint reactions", fontsize=10)
+    top.set_title(f"{title}: joint reactions", fontsize=TITLE)
     for ax in (top, bottom):
         ax.grid(True, alpha=0.3)
-    top.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), ncol=-(-len(sides) // 2 // 10))
+    top.legend(fontsize=SMALL_LEGEND_SIZE, loc="upper left", bbox_to_anchor=(1.01, 1.0),
+               ncol=-(-len(sides) // 2 // 10))
     _save(fig, path)

@@ -184,11 +184,12 @@ class ResultWriter:
     the folder records about the run and its files (``FORMAT``, the ``fingerprint``, the options, where
     each table ends, the frames, the probes' unwrapping, the wall time so far); ``signals``: an
     ``interrupt.Signals`` whose pending signal stops the run; ``save_every``: seconds between chunks;
-    ``plotter``: ``plot_child.PlotChildren`` to draw the plots (``draw_plots``) instead of this process."""
+    ``plotter``: the ``plot_child.PlotChild`` (``plot_child.start``) that draws the plots (``draw_plots``)
+    instead of this process."""
 
     def __init__(self, folder, case, meta, signals=None, save_every=SAVE_SECONDS, plotter=None):
         self.folder, self.case, self.meta, self.signals = Path(folder), case, meta, signals
-        self.plotter = plotter  # ``plot_child.PlotChildren`` that draw the plots, or None: drawn here
+        self.plotter = plotter  # the ``plot_child.PlotChild`` that draws the plots, or None: drawn here
         self.save_every = save_every
         self.unwraps = chunk_states(meta["unwraps"])  # the probes' ``Unwrap`` and ``Rates``
         self.origin = meta.pop("origin", None)  # q at t = 0, for the centre lines' displacement
@@ -333,23 +334,23 @@ class ResultWriter:
         if self._resumed:
             self._take_up()
         wall_time = self.wall_time if wall_time is None else wall_time
-        if self.final is not None:
-            step, t, q, v = self.final
-            unsaved = step % case.output_every != 0  # the last step, a frame too
-            if unsaved and STATES in self.meta["rows"]:
-                self._append(STATES, states_columns(model, np.array([t]), q, v))
-            if case.vtk:
-                extra = self._frames(self.meta["frame_count"], [t], q, v) if unsaved else []
-                write_pvd(folder / SERIES, self.meta["frames"] + extra)
         rows = self.meta["rows"]
         plots = case.plots and HISTORY in rows
-        if plots:
+        if plots:  # first: a plot child draws while the last frame and the summary are written
             job = (folder, PlotSpec.of(case, self.nodes.reactions.sides if self.nodes.reactions else ()), rows,
                    compare)
             if self.plotter is not None:
                 self.plotter.submit(*job)
             else:
                 draw_plots(*job)
+        if self.final is not None:
+            step, t, q, v = self.final
+            unsaved = step % case.output_every != 0  # the last step, a frame too
+            if unsaved and STATES in rows:
+                self._append(STATES, states_columns(model, np.array([t]), q, v))
+            if case.vtk:
+                extra = self._frames(self.meta["frame_count"], [t], q, v) if unsaved else []
+                write_pvd(folder / SERIES, self.meta["frames"] + extra)
         history = read_csv(folder / HISTORY, rows.get(HISTORY)) if HISTORY in rows else history_columns(model, last)
         probes = read_csv(folder / PROBES, rows[PROBES]) if PROBES in rows else {}
         summary = _summary(case, history, last, wall_time)

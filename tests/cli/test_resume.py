@@ -194,7 +194,7 @@ def die(*args, **kwargs):
 
 moment = sys.argv[1]
 if moment == "plots":  # as the job goes to the children that draw them
-    plot_child.PlotChildren.submit = die
+    plot_child.PlotChild.submit = die
 else:
     replace = results.replace
     def kill_after(path, write):
