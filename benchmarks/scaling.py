@@ -25,11 +25,9 @@ KLU's figures (unknowns, entries of the matrix and of L + U, the ordering kept).
 iteration is then split apart as well (``loop_parts``): the arguments of ``newton_loop`` are taken at
 step ``PARTS_STEP`` and each of its parts is timed alone on them, least time per call over batches (us
 per call, not per step): the beam kernel (``beam.world.kernels.step``, the step's start held), the
-mass product M qb, the mass entries added last to a zeroed matrix (``kernels.add_mass``, also with their
-exact rounding, as in the first iteration), ``kernels.assemble``
+mass product M qb and the copy of the mass entries that start each iteration, ``kernels.assemble``
 with and without the scatter of the beams' tangent into the matrix, KLU's refactorisation (with
-klu_rcond), the first solve with its refinement and the correction for the mass entries' rounding, a
-later solve, and the whole loop of that step again
+klu_rcond), the first solve with its refinement, a later solve, and the whole loop of that step again
 (its iterations as in the run) -- parts in isolation keep their data in cache, so their sum is below
 the loop's time in a run.
 
@@ -173,10 +171,8 @@ def loop_parts(model, setup, dt, options, batches=15):
                          a["F_at"], np.array([0, nf]), dF[0], dF_at, a["tangents"], a["G_a"], a["scale"], a["tangent"],
                          *(a[k] for k in names[names.index("at"):names.index("phi_at") + 1]))
 
-    mass, no = a["mass_values"], np.zeros(0)
-    values, rounding = np.zeros(mass.size), np.empty(mass.size)
-    assemble(values, a["dF_at"])  # the first iteration's matrix, for KLU, and its mass entries' rounding
-    kernels.add_mass(values, mass, rounding)
+    values = a["mass_values"].copy()
+    assemble(values, a["dF_at"])  # one iteration's matrix, for KLU
 
     def least(call):
         reps = max(3, 200_000 // a["Ai"].size)
@@ -191,14 +187,12 @@ def loop_parts(model, setup, dt, options, batches=15):
     work = np.empty_like(values)
     parts = {"beam kernel": least(lambda: beams.step(a["Qa"], Qb, *beam, F, dF, a["start"], a["start_grad"], True)),
              "mass product M qb": least(lambda: mass_product(a["M_indptr"], a["M_indices"], a["M_data"], qb, Mq)),
-             "mass entries (zeros, add_mass)": least(lambda: kernels.add_mass(np.zeros(mass.size), mass, no)),
-             "  the same, with their rounding (1st)": least(lambda: kernels.add_mass(np.zeros(mass.size), mass,
-                                                                                        np.empty(mass.size))),
+             "copy of the mass entries": least(lambda: a["mass_values"].copy()),
              "assemble": least(lambda: assemble(work, a["dF_at"])),
              "  of it the beams' tangent": None,
              "KLU refactorisation + rcond": least(lambda: klu.refactor(a["Ap"], a["Ai"], values, *h[:3])),
-             "first solve + refinement + rounding": least(lambda: kernels.first_solve(
-                 h, R, a["bound"], np.zeros(2), a["steps"], a["pause"], a["Ap"], a["Ai"], values, rounding)),
+             "first solve + refinement": least(lambda: kernels.first_solve(h, R, a["bound"], np.zeros(2), a["steps"],
+                                                                          a["pause"], a["Ap"], a["Ai"], values)),
              "later solve": least(lambda: kernels.solve(h, R))}
     parts["  of it the beams' tangent"] = parts["assemble"] - least(lambda: assemble(work, a["dF_at"][:0]))
     whole = []

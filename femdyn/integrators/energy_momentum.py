@@ -53,7 +53,7 @@ class EnergyMomentum:
         self._varying = [system.forces[k] for k in system.varying]
         self._loop = ((self._mass_factor, *system.mass_csr, self._mass_values),
                       (self.scale, 1.0, *system.batch_arguments))
-        self.newton = Newton(self.options, system.lu, system.active, self.scale, system.servos, system.rounding)
+        self.newton = Newton(self.options, system.lu, system.active, self.scale, system.servos)
         self._potential = None  # (states, q, ``SaddleSystem.worked_potential``) at the end of the last step
 
     def consistent(self, t, q, v, states):
@@ -91,9 +91,9 @@ class EnergyMomentum:
                 if tangents:
                     dF.append(f.tangent_values(q_a, q_b, t_mid, dt, states[k]))
             F, dF = system.stacked(F), system.stacked(dF)
-        values = np.zeros(self._mass_values.size) if tangents else None  # the mass added last
+        values = self._mass_values.copy() if tangents else None
         R = system.assemble(values, qb, lam, starts, self._mass_factor, inertia, constant_forces, F, dF, self.scale,
-                            1.0, False, qa, mass_values=self._mass_values)
+                            1.0, False, qa)
         return R, values
 
     def step(self, t, qa, va, lam_guess, states):

@@ -154,7 +154,7 @@ class GeneralizedAlpha:
         self.scale = self.beta_p * system.mbar
         self._mass_values = system.newton_values(self.beta_p)  # the Newton matrix's mass entries
         self._varying = [system.forces[k] for k in system.varying]
-        self.newton = Newton(self.options, system.lu, system.active, self.scale, system.servos, system.rounding)
+        self.newton = Newton(self.options, system.lu, system.active, self.scale, system.servos)
         self._carry = None
         self._stop = QuadraticStop()
         self._consistent = None  # (t, q, v), states and the result of the last ``consistent``
@@ -220,9 +220,9 @@ class GeneralizedAlpha:
             else:
                 F_f = f.continuous_force(q_f, v_f, t, dt, states[k])
             F.append(F_f)
-        values = np.zeros(self._mass_values.size) if tangents else None  # the mass added last
+        values = self._mass_values.copy() if tangents else None
         R = system.assemble(values, q, lam, servo_starts, self.beta_p, inertia, constant_forces, system.stacked(F),
-                            system.stacked(dF), self.scale, 2.0, True, mass_values=self._mass_values)
+                            system.stacked(dF), self.scale, 2.0, True)
         return R, values
 
     # --- start -------------------------------------------------------------------------------

@@ -46,28 +46,6 @@ TANGENTS_FIRST, TANGENTS_LAST, TANGENTS_LATER = 0, 1, 2
 
 
 @kernel
-def add_mass(values, mass_values, rounding):
-    """The mass entries added last to the Newton matrix's CSC data, values += mass_values, and where
-    ``rounding`` is not empty each sum's rounding error written to it, exactly (TwoSum, Knuth 1997
-    sec. 4.2.2, [Knuth1997]): values + rounding then holds the mass exactly against the rest, and
-    ``first_solve`` refines against it. At a beam node with 4096 elements the mass entries (2/dt^2 M,
-    126 N/m) meet stiffness entries of 3e14 N/m, whose last bit is 0.06 N/m: the stored sum keeps the
-    mass to about 5e-4, the same rounding at every node, which the slow modes (governed by the mass)
-    see as a wrong matrix and Newton as a linear contraction by 2e-3 from the second iteration on
-    (tests/units/test_matrix_rounding.py). The rounding of the other entries' sums does not matter."""
-    if rounding.size:
-        for k in range(values.size):
-            a, b = values[k], mass_values[k]
-            s = a + b
-            bb = s - a
-            rounding[k] = (a - (s - bb)) + (b - bb)
-            values[k] = s
-    else:
-        for k in range(values.size):
-            values[k] += mass_values[k]
-
-
-@kernel
 def assemble(R, values, qb, lam, Mq, mass_factor, inertia, constant, F, F_at, F_bounds, dF, dF_at, tangents, G_a,
              scale, tangent, at, G, g, c, slot_row, slot_col, G_indptr, H_indptr, H_indices, H_data, T_indptr,
              T_indices, T_data, keep, phi_rows, phi_at):
@@ -127,17 +105,13 @@ def largest(x):
 
 
 @kernel
-def first_solve(handles, R, bound, refinement, steps, pause, Ap, Ai, values, rounding):
+def first_solve(handles, R, bound, refinement, steps, pause, Ap, Ai, values):
     """``newton.Newton._first_solve``: x = -A^-1 R with the factorisation ``handles`` of the CSC matrix
     A (``Ap``, ``Ai``, ``values``), improved by ``steps`` of fixed-precision iterative refinement
     x += A^-1 (b - A x), b = -R (``numerics.klu.refine``), unless the refinement is paused:
     ``refinement`` = (first solves left unrefined, relative error of the last refinement), updated in
     place -- unrefined while that error times max|x| stays below 1e-3 ``bound``; a refinement whose
-    last correction is below that pauses it for ``pause`` first solves. Where it runs and ``rounding``
-    (CSC data on A's pattern, ``add_mass``) is not empty, x is then corrected for the matrix with its
-    mass entries' sums exact, A + rounding: x -= A^-1 (rounding x), so that Newton converges
-    quadratically where the stored sums lose the mass (``add_mass``); the pause is decided on the
-    solve's own error alone, as without it."""
+    last correction is below that pauses it for ``pause`` first solves."""
     x = solve(handles, R)
     if refinement[0] > 0 and refinement[1] * largest(x) <= 1e-3 * bound:
         refinement[0] -= 1
@@ -146,30 +120,21 @@ def first_solve(handles, R, bound, refinement, steps, pause, Ap, Ai, values, rou
     size = largest(x)
     refinement[1] = correction / size if size != 0.0 else 0.0
     refinement[0] = pause if correction <= 1e-3 * bound else 0
-    if rounding.size:
-        Ex = np.zeros(x.size)
-        for j in range(x.size):
-            for k in range(Ap[j], Ap[j + 1]):
-                Ex[Ai[k]] += rounding[k] * x[j]
-        step = solve(handles, Ex)
-        for i in range(x.size):
-            x[i] += step[i]
     return x
 
 
 @kernel
 def refactor_solve(Ap, Ai, values, handles, rcond, pivoting, R, qb, lam, active, scale, first, bound, refinement,
-                   steps, pause, rounding):
+                   steps, pause):
     """KLU's factorisation of the CSC matrix (``Ap``, ``Ai``, ``values``): refactorised with the kept pivots
     where KLU accepts, else with pivots chosen anew (``numerics.klu.factor`` with ``handles``, ``rcond``,
-    ``pivoting``: ``linalg.FixedPatternLU.factor``), then the Newton update by -A^-1 R: ``first_solve``
-    (with ``rounding``) if ``first``, else the plain solve. Returns (factored, q_n+1, |dq|_inf);
-    (False, qb, -1) where the matrix is singular."""
+    ``pivoting``: ``linalg.FixedPatternLU.factor``), then the Newton update by -A^-1 R: ``first_solve`` if
+    ``first``, else the plain solve. Returns (factored, q_n+1, |dq|_inf); (False, qb, -1) where the matrix is
+    singular."""
     if klu.factor(Ap, Ai, values, handles, rcond, pivoting) == klu.SINGULAR:
         return False, qb, -1.0
     if first:
-        q, increment = update(qb, lam, first_solve(handles, R, bound, refinement, steps, pause, Ap, Ai, values,
-                                                          rounding),
+        q, increment = update(qb, lam, first_solve(handles, R, bound, refinement, steps, pause, Ap, Ai, values),
                               active, scale)
     else:
         q, increment = solve_update(handles, R, qb, lam, active, scale)
@@ -223,8 +188,7 @@ def newton_loop(mass_factor, M_indptr, M_indices, M_data, mass_values, inertia, 
     one family of joint angles (``family``: ``joints.angle.JointAngle.loop_arguments``, its ``contribute``; none
     where it has no instances), at most one family of servo rows (``servo``:
     ``joints.servo.Servo.loop_arguments``, its ``contribute``, before or after the joint angles as ``servo[0]``
-    says; none where it has no instances), the mass entries last (``add_mass``, their rounding kept in the first
-    iteration for ``first_solve``), ``refactor_solve`` (KLU's refactorisation, or the factorisation with
+    says; none where it has no instances), ``refactor_solve`` (KLU's refactorisation, or the factorisation with
     pivots chosen anew where KLU refuses it, ``pivoting`` as there; ``first_solve`` in the first iteration)
     and the stopping tests: ``early_stop`` with ``stop`` (``newton.QuadraticStop``), then
     ``converged`` -- the iteration of ``newton.Newton.solve`` over ``saddle.SaddleSystem.assemble`` without a
@@ -266,9 +230,7 @@ def newton_loop(mass_factor, M_indptr, M_indices, M_data, mass_values, inertia, 
             for k in range(M_indptr[i], M_indptr[i + 1]):
                 acc += M_data[k] * qb[M_indices[k]]
             Mq[i] = acc
-        values = np.zeros(mass_values.size) if fresh else no_values  # the mass added last (``add_mass``)
-        # the first iteration's rounding of the mass entries, which its refined solve corrects
-        rounding = np.empty(values.size) if it == 1 and dF_at.size else no_values
+        values = mass_values.copy() if fresh else no_values
         places = at if fresh else no_at
         T_at = family[16] if fresh else no_T_at
         servo_F_at = servo[6] if fresh else no_servo_at
@@ -291,8 +253,6 @@ def newton_loop(mass_factor, M_indptr, M_indices, M_data, mass_values, inertia, 
         if fresh and tangents == TANGENTS_LATER:
             for i in range(dF_at.size):
                 values[dF_at[i]] += -1.0 * dF[0, i]
-        if fresh:
-            add_mass(values, mass_values, rounding)
         square = 0.0
         for i in range(size):
             square += R[i] * R[i]
@@ -300,7 +260,7 @@ def newton_loop(mass_factor, M_indptr, M_indices, M_data, mass_values, inertia, 
             return NOT_FINITE, it, qb, previous, count, last, R
         if fresh:
             ok, q, increment = refactor_solve(Ap, Ai, values, handles, rcond, pivoting, R, qb, lam, active,
-                                              newton_scale, it == 1, bound, refinement, steps, pause, rounding)
+                                              newton_scale, it == 1, bound, refinement, steps, pause)
             if not ok:
                 return SINGULAR, it, qb, previous, count, last, R
             count += 1

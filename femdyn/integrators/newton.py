@@ -44,7 +44,6 @@ class NewtonFailure(RuntimeError):
 # the matrix's own. Where the refinement changes nothing (small, well-conditioned systems) it is paused
 # (``Newton._first_solve``).
 FIRST_SOLVE_REFINEMENT = 1
-NO_ROUNDING = np.zeros(0)  # ``Newton``'s ``rounding`` where the assembly records none
 
 
 NEWTON_METHODS = ("full", "modified")  # the choices of a case's solver.newton and of --newton
@@ -187,14 +186,10 @@ class Newton:
         stays below that too; the one after them measures again."""
         lu = self.lu
         return self._kernels.first_solve(lu.handles, R, bound, self._refinement, FIRST_SOLVE_REFINEMENT,
-                                         self.REFINEMENT_PAUSE, *lu.pattern, lu.current, self.rounding)  # compiled
+                                         self.REFINEMENT_PAUSE, *lu.pattern, lu.current)  # compiled
 
-    def __init__(self, options, lu, active, scale, servos, rounding=NO_ROUNDING):
+    def __init__(self, options, lu, active, scale, servos):
         self.options, self.lu = options, lu
-        # the rounding of the mass entries' sums that the assembly leaves in the matrix
-        # (``SaddleSystem.rounding``, ``kernels.add_mass``), which the first solve corrects for
-        # (``kernels.first_solve``); empty: none
-        self.rounding = rounding
         self.scale, self.servos = float(scale), servos
         self.active = np.ascontiguousarray(active, dtype=np.int64)
         self._kernels = None  # ``KERNELS``, looked up in the first iteration
@@ -259,8 +254,7 @@ class Newton:
                     lu = self.lu
                     factored, q, increment = kernels.refactor_solve(
                         *lu.pattern, values, lu.handles, lu.rcond, lu.pivoting(), R, qb, lam, self.active,
-                        self.scale, it == 1, bound, self._refinement, FIRST_SOLVE_REFINEMENT, self.REFINEMENT_PAUSE,
-                        self.rounding)
+                        self.scale, it == 1, bound, self._refinement, FIRST_SOLVE_REFINEMENT, self.REFINEMENT_PAUSE)
                     if not factored:
                         raise NewtonFailure(t1, np.abs(R).max(), it, "singular Newton matrix", self.servos)
                     lu.refactored(values)

@@ -27,10 +27,8 @@ constraint rows, the constant mass matrix M, the quadratic constraint families a
 evaluate, and K's fixed sparsity pattern with the KLU factorisation on it. The pattern's entries are
 listed once, in the order mass; batch (tangent, Gbar^T, G); each other family (tangent, Gbar^T, G);
 the tangent of each force that depends on q_n+1; each contributor knows the places of its entries in
-the CSC data array (``SparsePattern.positions``). Every Newton iteration starts from zeros, each
-contributor adds its entries at their places and the mass entries (``newton_values``) come last
-(``kernels.add_mass``, which in a step's first iteration keeps their sums' rounding for the first solve's
-correction: on long beams the stored sums lose the mass against the bending stiffness), so the array
+the CSC data array (``SparsePattern.positions``). Every Newton iteration starts from a copy of the
+mass entries (``newton_values``) and each contributor adds its entries at their places, so the array
 goes to KLU's refactorisation without a list of contributions to gather: the steppers' iterations
 evaluate the varying forces through their ``Force`` interface and hand them, with the mass, the
 constant forces and the batch, to one compiled call (``assemble``, ``kernels.assemble``); the other
@@ -124,10 +122,6 @@ class SaddleSystem:
                             np.cumsum([0] + [self.forces[k].dofs.size for k in self.varying]).astype(np.int64),
                             join([self._force_at[k] for k in self.varying]))
         self._kernels = None  # ``KERNELS``, looked up on the first call of ``assemble``
-        # the rounding of the mass entries added last into the Newton matrix, written with it by
-        # ``assemble`` (``kernels.add_mass``) for the first solve's refinement (``newton.Newton``) where
-        # forces add tangents (none where nothing large meets the mass: rigid models)
-        self.rounding = np.zeros(self.pattern.nnz if self._varying_at[2].size else 0)
         self._jacobian = None  # G at the active rows (``JacobianRows``), made on the first ``constraint_acceleration``
         # the whole Newton iteration is compiled (``kernels.newton_loop``) where the residual is: no
         # families outside the batch but those the loop adds itself (joint angles, servo rows, one of each:
@@ -241,10 +235,9 @@ class SaddleSystem:
         return np.concatenate([p.ravel() for p in parts]) if parts else NONE
 
     def assemble(self, values, qb, lam, starts, mass_factor, inertia, constant, F, dF, scale, tangent,
-                 tangents_first, qa=None, mass_values=None):
-        """A Newton iteration's residual R (size,) and, with ``values`` (zeros on the pattern; None: the
-        residual only), its matrix entries in place, the mass entries ``mass_values`` (mass_factor M,
-        ``newton_values``) added last with their rounding in ``rounding`` (``kernels.add_mass``):
+                 tangents_first, qa=None):
+        """A Newton iteration's residual R (size,) and, with ``values`` (the CSC data holding
+        mass_factor M, ``newton_values``; None: the residual only), its matrix entries in place:
 
             R[:n] = mass_factor M qb - inertia - constant - F,  F the varying forces' values (``stacked``),
 
@@ -273,8 +266,6 @@ class SaddleSystem:
                                      None if values is None else tangent, values)
             if where == kernels.TANGENTS_LATER and values is not None:
                 add_at(values, dF_at, dF, -1.0)
-        if values is not None:
-            kernels.add_mass(values, mass_values, self.rounding)
         return R
 
     def static(self, q, lam, t, states, starts, scale, mass_factor=0.0, tangents=True, v=None):
