@@ -122,6 +122,37 @@ class Servo(Constraint):
         return np.zeros((self.dofs.shape[1],) * 2, dtype=bool)
 
 
+def joinable(families: list) -> bool:
+    """Whether the servo families ``families`` can be added as one (``joined_loop_arguments``): no
+    coordinate actuated twice, so that each entry of their forces B^T lam and each Newton-matrix place
+    takes one family's value alone."""
+    actuated = np.concatenate([c.dofs[:, -1] for c in families])
+    return np.unique(actuated).size == actuated.size
+
+
+def joined_loop_arguments(parts: list) -> tuple:
+    """The ``loop_arguments`` of several servo families (``joinable``, all added on the same side of the
+    joint angles) as those of one, of the same types: their instances one after the other, each with
+    the widest family's q_c, a narrower one's q_c filled up with its first coordinate at coefficient 0
+    and no Newton-matrix place (-1). Its kernel's numbers are those of the families one by one bit for
+    bit: a . q_c gains exact zeros (a sum that starts at +0 is never -0), the forces B^T lam of one
+    family are zero where another's act, and no place is written twice; ``NO_SERVO`` for none."""
+    if len(parts) <= 1:
+        return parts[0] if parts else NO_SERVO
+    width = max(p[3].shape[1] for p in parts)
+
+    def filled(p):
+        a, dofs, G_at = p[1], p[3], p[7]
+        more = width - dofs.shape[1]
+        return (np.pad(a, ((0, 0), (0, more))), np.concatenate([dofs[:, :-1], np.repeat(dofs[:, :1], more, axis=1),
+                                                                dofs[:, -1:]], axis=1),
+                np.pad(G_at, ((0, 0), (0, more)), constant_values=-1))
+
+    a, dofs, G_at = (np.concatenate(x) for x in zip(*map(filled, parts)))
+    return (parts[0][0], a, np.concatenate([p[2] for p in parts]), dofs, np.concatenate([p[4] for p in parts]),
+            np.concatenate([p[5] for p in parts]), np.concatenate([p[6] for p in parts]), G_at)
+
+
 class ServoTrajectory(Servo):
     """Rows a . q_c = gamma(t) with constant a: a component of a body point (a = a row of C(X): a
     material point, or on a flexible body the point x = phi + X_a d_a its floating frame carries, whose
