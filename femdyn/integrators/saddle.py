@@ -48,7 +48,7 @@ from ..beam.world.elasticity import NO_STEP
 from ..forces.base import Force
 from ..joints.angle import NO_FAMILY
 from ..joints.batch import NO_PLACES, NONE, AffineConstraints
-from ..joints.servo import joinable, joined_loop_arguments
+from ..joints.servo import NO_SERVO, LoopServos, joinable
 from ..model.jacobian import JacobianRows
 from ..numerics.lazy import compiled
 from ..numerics.linalg import Analyses, CsrOperator, FixedPatternLU, SingularMatrixError, operator
@@ -139,12 +139,14 @@ class SaddleSystem:
         looped = [self.forces[k] for k in self.varying if hasattr(self.forces[k], "loop_arguments")]
         self._looped = looped[0] if looped else None
         angles = [k for k, fam in enumerate(self.families) if not fam.servo and hasattr(fam.c, "loop_arguments")]
-        servos = [k for k, fam in enumerate(self.families) if fam.servo and hasattr(fam.c, "loop_arguments")]
+        servos = [k for k, fam in enumerate(self.families) if fam.servo and fam.compiled]
         self._looped_families = (angles[0] if angles else None, servos)
-        one_servo = not servos or (joinable([self.families[k].c for k in servos])
-                                   and len({not angles or k < angles[0] for k in servos}) == 1)  # one side
-        self.compiled_residual = len(self.families) == min(len(angles), 1) + len(servos) and one_servo \
-            and len(looped) <= 1 and len(self.varying) == len(looped)
+        first = [not angles or k < angles[0] for k in servos]  # added before the joint angles
+        joined = servos and len(set(first)) == 1 and joinable([self.families[k].c for k in servos])
+        self._loop_servos = LoopServos([self.families[k].c for k in servos], [self.families[k].places for k in servos],
+                                       first[0]) if joined else None
+        self.compiled_residual = len(self.families) == min(len(angles), 1) + len(servos) \
+            and (not servos or joined) and len(looped) <= 1 and len(self.varying) == len(looped)
         self.mass_operator = CsrOperator(self.mass) if self.compiled_residual and looped else operator(self.mass)
         self.batch_arguments = (self._batch_at, *self.affine.arguments)  # its places in the matrix, then its data
         mass = sp.csr_matrix(self.mass)
@@ -172,13 +174,10 @@ class SaddleSystem:
         return NO_FAMILY if fam is None else fam.c.loop_arguments(starts[1 + angle], qa, fam.places)
 
     def loop_servo(self, starts: list) -> tuple:
-        """``kernels.newton_loop``'s ``servo``: the servo families' ``loop_arguments`` (their targets at
-        the step's end, from ``begin_step``'s ``starts``) joined as one (``joined_loop_arguments``), or
-        ``NO_SERVO``."""
-        angle, servos = self._looped_families
-        return joined_loop_arguments([self.families[k].c.loop_arguments(starts[1 + k], self.families[k].places,
-                                                                         angle is None or k < angle)
-                                      for k in servos])
+        """``kernels.newton_loop``'s ``servo``: the servo families as one (``LoopServos.loop_arguments``, their
+        targets at the step's end from ``begin_step``'s ``starts``), or ``NO_SERVO``."""
+        servos = self._looped_families[1]
+        return NO_SERVO if not servos else self._loop_servos.loop_arguments([starts[1 + k] for k in servos])
 
     @property
     def factorisations(self):

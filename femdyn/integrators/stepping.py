@@ -120,7 +120,7 @@ class _Steps:
 
     def _servos(self, k, count):
         """The servo rows of the call's steps from step k (``step_kernels``): ``kernels.newton_loop``'s
-        ``servo`` (``SaddleSystem.loop_servo``, the servo families joined as one) with a(t) and gamma(t)
+        ``servo`` (``joints.servo.LoopServos``: the servo families as one) with a(t) and gamma(t)
         at the steps' ends t = i dt + dt, a row each (``Servo.begin_step``); ``NO_SERVOS`` without servo
         rows."""
         system, dt = self.stepper.system, self.stepper.dt
@@ -128,14 +128,10 @@ class _Steps:
         if not servos:
             return NO_SERVOS
 
-        def rows(i):
-            starts = [None] * (1 + len(system.families))
-            for j in servos:
-                starts[1 + j] = system.families[j].c.begin_step(None, i * dt + dt)
-            return system.loop_servo(starts)
-
-        steps = self._per_step("servos", k, count, rows)
-        return (steps[0][0], np.stack([s[1] for s in steps]), np.stack([s[2] for s in steps]), *steps[0][3:])
+        joined = system._loop_servos
+        steps = self._per_step("servos", k, count, lambda i: joined.loop_arguments(
+            [system.families[j].c.begin_step(None, i * dt + dt) for j in servos])[1:3])
+        return (joined.first, np.stack([a for a, _ in steps]), np.stack([g for _, g in steps]), *joined.arrays)
 
     def _potential(self, q, states, known):
         """V(q_n) of the worked forces: ``known`` (the last step's) or evaluated, a float (the sum over no
