@@ -142,7 +142,7 @@ class SaddleSystem:
         servos = [k for k, fam in enumerate(self.families) if fam.servo and fam.compiled]
         self._looped_families = (angles[0] if angles else None, servos)
         first = [not angles or k < angles[0] for k in servos]  # added before the joint angles
-        joined = servos and len(set(first)) == 1 and joinable([self.families[k].c for k in servos])
+        joined = bool(servos) and len(set(first)) == 1 and joinable([self.families[k].c for k in servos])
         self._loop_servos = LoopServos([self.families[k].c for k in servos], [self.families[k].places for k in servos],
                                        first[0]) if joined else None
         self.compiled_residual = len(self.families) == min(len(angles), 1) + len(servos) \

@@ -2,7 +2,8 @@
 generalized-alpha steps of models whose residual is all compiled (rigid bodies, quadratic joints,
 constant loads, the world beams' elasticity, a joint-angle family and servo rows evaluated inside the loop,
 as in the FEM 3-PRR and the flexible five-bar and Delta driven by servos, also of two servo families joined
-as one, as in the Stewart-Gough platform and the 3-PRR driven on its reference motion), with generalized-alpha's early stop (``QuadraticStop``) inside it too, full or simplified:
+as one, as in the Stewart-Gough platform and the 3-PRR driven on its reference motion), with
+generalized-alpha's early stop (``QuadraticStop``) inside it too, full or simplified:
 its steps are those of the interpreted iteration (``Newton.solve``'s loop over ``SaddleSystem.assemble``,
 KLU's ``factor`` and the compiled solves) bit for bit -- q, v, multipliers, iterations, the work, KLU's
 refactorisation count and the state a checkpoint saves -- also where a refactorisation is refused and
@@ -75,7 +76,7 @@ def prr(dim=2):
 def servo_case(name, elements=None):
     """A case driven by servo rows on flexible links: cases/five_bar_flexible.toml (joint angles, then the
     servos of the effector's path), cases/delta_flexible.toml with one element per link (in space); by two
-    servo families that the loop adds as one (``SaddleSystem.loop_servo``): cases/stewart_gough.toml (rigid,
+    servo families that the loop adds as one (``joints.servo.LoopServos``): cases/stewart_gough.toml (rigid,
     in space: the platform's position and orientation, rows of different widths), cases/3prr_reference.toml
     with one element per link (joint angles, then the platform frame's path and angle)."""
     case = load_case(CASES / f"{name}.toml", Options(elements=elements))
@@ -183,7 +184,8 @@ def test_rigid_and_beam_models_share_one_compiled_loop():
 
 
 @pytest.mark.parametrize("scheme", [EnergyMomentum, GeneralizedAlpha], ids=["energy-momentum", "generalized-alpha"])
-@pytest.mark.parametrize("build,dim", [(beam, 2), (beam, 3), (prr, 2), (lambda dim: servo_case("five_bar_flexible", 1), 2),
+@pytest.mark.parametrize("build,dim", [(beam, 2), (beam, 3), (prr, 2),
+                                       (lambda dim: servo_case("five_bar_flexible", 1), 2),
                                        (lambda dim: servo_case("3prr_reference", 1), 2),
                                        (lambda dim: servo_case("stewart_gough"), 3)],
                          ids=["planar-beam", "spatial-beam", "3prr", "five-bar-servos", "3prr-two-servo-families",
