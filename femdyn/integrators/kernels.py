@@ -186,8 +186,8 @@ def newton_loop(mass_factor, M_indptr, M_indices, M_data, mass_values, inertia, 
     empty), ``assemble`` (M qb from M's CSR arrays; the force's tangent at ``dF_at``, before or after the
     batch's entries or after the family's (``tangents``); ``G_a``, ``scale`` and ``tangent`` as there), at most
     one family of joint angles (``family``: ``joints.angle.JointAngle.loop_arguments``, its ``contribute``; none
-    where it has no instances), at most one family of servo rows (``servo``:
-    ``joints.servo.Servo.loop_arguments``, its ``contribute``, before or after the joint angles as ``servo[0]``
+    where it has no instances), the servo rows as one family (``servo``: ``joints.servo.LoopServos.loop_arguments``
+    of one or more servo families, their ``contribute``, before or after the joint angles as ``servo[0]``
     says; none where it has no instances), ``refactor_solve`` (KLU's refactorisation, or the factorisation with
     pivots chosen anew where KLU refuses it, ``pivoting`` as there; ``first_solve`` in the first iteration)
     and the stopping tests: ``early_stop`` with ``stop`` (``newton.QuadraticStop``), then

@@ -35,7 +35,8 @@ constant forces and the batch, to one compiled call (``assemble``, ``kernels.ass
 families add theirs in their own kernels. Where nothing is left to the interpreter -- no families
 outside the batch, no varying forces but the world beams' elasticity, which the loop evaluates itself
 (rigid bodies, quadratic joints, constant loads, world-vector beams) -- the whole iteration runs
-compiled (``compiled_residual``, ``loop_force``, ``kernels.newton_loop``), also with one joint-angle family.
+compiled (``compiled_residual``, ``loop_force``, ``kernels.newton_loop``), also with one joint-angle family
+and servo families that it adds as one (``loop_servo``).
 """
 
 import numpy as np
@@ -45,7 +46,7 @@ from ..beam.world.elasticity import NO_STEP
 from ..forces.base import Force
 from ..joints.angle import NO_FAMILY
 from ..joints.batch import NO_PLACES, NONE, AffineConstraints
-from ..joints.servo import NO_SERVO
+from ..joints.servo import NO_SERVO, LoopServos, joinable
 from ..model.jacobian import JacobianRows
 from ..numerics.lazy import compiled
 from ..numerics.linalg import Analyses, CsrOperator, FixedPatternLU, SingularMatrixError, operator
@@ -124,18 +125,22 @@ class SaddleSystem:
         self._kernels = None  # ``KERNELS``, looked up on the first call of ``assemble``
         self._jacobian = None  # G at the active rows (``JacobianRows``), made on the first ``constraint_acceleration``
         # the whole Newton iteration is compiled (``kernels.newton_loop``) where the residual is: no
-        # families outside the batch but those the loop adds itself (joint angles, servo rows, one of each:
-        # ``loop_family``, ``loop_servo``), no
+        # families outside the batch but those the loop adds itself (a family of joint angles, servo families
+        # that it adds as one: ``loop_family``, ``loop_servo``), no
         # varying force but one that it evaluates itself (the world beams' elasticity, ``loop_force``); M in
         # CSR arrays for it (its products are those of ``mass_operator`` bit for bit where M is diagonal, as
         # for rigid bodies, or a ``CsrOperator``)
         looped = [self.forces[k] for k in self.varying if hasattr(self.forces[k], "loop_arguments")]
         self._looped = looped[0] if looped else None
         angles = [k for k, fam in enumerate(self.families) if not fam.servo and hasattr(fam.c, "loop_arguments")]
-        servos = [k for k, fam in enumerate(self.families) if fam.servo and hasattr(fam.c, "loop_arguments")]
-        self._looped_families = (angles[0] if angles else None, servos[0] if servos else None)
-        self.compiled_residual = len(self.families) == min(len(angles), 1) + min(len(servos), 1) \
-            and len(looped) <= 1 and len(self.varying) == len(looped)
+        servos = [k for k, fam in enumerate(self.families) if fam.servo and fam.compiled]
+        self._looped_families = (angles[0] if angles else None, servos)
+        first = [not angles or k < angles[0] for k in servos]  # added before the joint angles
+        joined = bool(servos) and len(set(first)) == 1 and joinable([self.families[k].c for k in servos])
+        self._loop_servos = LoopServos([self.families[k].c for k in servos], [self.families[k].places for k in servos],
+                                       first[0]) if joined else None
+        self.compiled_residual = len(self.families) == min(len(angles), 1) + len(servos) \
+            and (not servos or joined) and len(looped) <= 1 and len(self.varying) == len(looped)
         self.mass_operator = CsrOperator(self.mass) if self.compiled_residual and looped else operator(self.mass)
         self.batch_arguments = (self._batch_at, *self.affine.arguments)  # its places in the matrix, then its data
         mass = sp.csr_matrix(self.mass)
@@ -163,13 +168,10 @@ class SaddleSystem:
         return NO_FAMILY if fam is None else fam.c.loop_arguments(starts[1 + angle], qa, fam.places)
 
     def loop_servo(self, starts: list) -> tuple:
-        """``kernels.newton_loop``'s ``servo``: the servo family's ``loop_arguments`` (its targets at the
-        step's end, from ``begin_step``'s ``starts``), or ``NO_SERVO``."""
-        angle, servo = self._looped_families
-        if servo is None:
-            return NO_SERVO
-        fam = self.families[servo]
-        return fam.c.loop_arguments(starts[1 + servo], fam.places, angle is None or servo < angle)
+        """``kernels.newton_loop``'s ``servo``: the servo families as one (``LoopServos.loop_arguments``, their
+        targets at the step's end from ``begin_step``'s ``starts``), or ``NO_SERVO``."""
+        servos = self._looped_families[1]
+        return NO_SERVO if not servos else self._loop_servos.loop_arguments([starts[1 + k] for k in servos])
 
     @property
     def factorisations(self):

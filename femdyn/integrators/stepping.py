@@ -18,8 +18,10 @@ alone (gravity, ``TimeLoad``; evaluated before the call at the times its steps t
 once: a call that ends early leaves the rest to the next), whose worked forces are those (the potential:
 gravity's), with no dissipation, no advancing force states and no family outside the batch but a
 joint-angle family (the FEM 3-PRR of cases/3prr_sine.toml; the rigid mechanisms driven at their joints,
-cases/nm_logo.toml) and a family of servo rows (their targets taken as the loads: the flexible five-bar
-and Delta). The others go step by step, as before.
+cases/nm_logo.toml) and servo rows (their targets taken as the loads: the flexible five-bar and Delta),
+also of several families that the loop adds as one (``SaddleSystem.loop_servo``: the RPR's path and
+angle, cases/rpr_figure8.toml; the Stewart-Gough platform's position and orientation). The others go
+step by step, as before.
 """
 import numpy as np
 
@@ -118,18 +120,18 @@ class _Steps:
 
     def _servos(self, k, count):
         """The servo rows of the call's steps from step k (``step_kernels``): ``kernels.newton_loop``'s
-        ``servo`` with a(t) and gamma(t) at the steps' ends t = i dt + dt, a row each
-        (``Servo.begin_step``); ``NO_SERVOS`` without a servo family."""
+        ``servo`` (``joints.servo.LoopServos``: the servo families as one) with a(t) and gamma(t)
+        at the steps' ends t = i dt + dt, a row each (``Servo.begin_step``); ``NO_SERVOS`` without servo
+        rows."""
         system, dt = self.stepper.system, self.stepper.dt
-        index = system._looped_families[1]
-        if index is None:
+        servos = system._looped_families[1]
+        if not servos:
             return NO_SERVOS
-        fam = system.families[index].c
-        starts = self._per_step("servos", k, count, lambda i: fam.begin_step(None, i * dt + dt))
-        padded = [None] * (1 + len(system.families))
-        padded[1 + index] = starts[0]
-        servo = system.loop_servo(padded)
-        return (servo[0], np.stack([a for a, _ in starts]), np.stack([g for _, g in starts]), *servo[3:])
+
+        joined = system._loop_servos
+        steps = self._per_step("servos", k, count, lambda i: joined.loop_arguments(
+            [system.families[j].c.begin_step(None, i * dt + dt) for j in servos])[1:3])
+        return (joined.first, np.stack([a for a, _ in steps]), np.stack([g for _, g in steps]), *joined.arrays)
 
     def _potential(self, q, states, known):
         """V(q_n) of the worked forces: ``known`` (the last step's) or evaluated, a float (the sum over no

@@ -26,7 +26,7 @@ KERNELS = __package__ + ".servo_kernels"  # numba: imported where the kernel run
 _NO_PLACES = np.zeros((0, 0), dtype=np.int64)
 _NO_VALUES = np.zeros(0)
 _NO_ROWS = np.zeros(0, dtype=np.int64)
-# ``Servo.loop_arguments`` of no servo family, of the same types: a Newton loop without servo rows
+# ``LoopServos.loop_arguments`` of no servo family, of the same types: a Newton loop without servo rows
 NO_SERVO = (False, np.zeros((0, 0)), _NO_VALUES, _NO_PLACES, _NO_ROWS, _NO_ROWS, _NO_PLACES, _NO_PLACES)
 
 
@@ -99,16 +99,6 @@ class Servo(Constraint):
         compiled(KERNELS).contribute(qb, *start, lam, float(scale), R, _NO_VALUES if values is None else values,
                                      self.dofs, rows, phi_at, F_at, G_at)
 
-    def loop_arguments(self, start: tuple, places: tuple, first: bool) -> tuple:
-        """What ``integrators.kernels.newton_loop`` takes to add this family in its iterations
-        (``contribute``'s arguments but the iterate's, the multipliers, the scale and the outputs), a
-        tuple of the types of ``NO_SERVO``: whether it is added before the loop's joint-angle family
-        (``first``, the families' order), a(t_n+1) and gamma(t_n+1) (``start``, from ``begin_step``), the
-        instances' coordinates and rows, and the places (``places``)."""
-        _, F_at, G_at, phi_at, rows = places
-        a, gamma = start
-        return (bool(first), a, gamma, self.dofs, rows, phi_at, np.ascontiguousarray(F_at), np.ascontiguousarray(G_at))
-
     @property
     def jacobian_mask(self):
         return np.arange(self.dofs.shape[1])[None, :] < self.dofs.shape[1] - 1
@@ -120,6 +110,52 @@ class Servo(Constraint):
     @property
     def tangent_mask(self):
         return np.zeros((self.dofs.shape[1],) * 2, dtype=bool)
+
+
+def joinable(families: list) -> bool:
+    """Whether the servo families ``families`` can be added as one (``LoopServos``): no
+    coordinate actuated twice, so that each entry of their forces B^T lam and each Newton-matrix place
+    takes one family's value alone."""
+    actuated = np.concatenate([c.dofs[:, -1] for c in families])
+    return np.unique(actuated).size == actuated.size
+
+
+class LoopServos:
+    """The servo families ``families`` (``joinable``; their ``places``; added before the joint angles or
+    after them, ``first``) as the one family of servo rows that ``integrators.kernels.newton_loop`` adds in
+    its iterations (``loop_arguments``). Their instances one after the other, each with the widest
+    family's q_c: a narrower one's q_c filled up with its first coordinate at coefficient 0 and no
+    Newton-matrix place (-1). The kernel's numbers are those of the families added one by one bit for
+    bit: a . q_c gains exact zeros (a sum that starts at +0 is never -0), the forces B^T lam of one family
+    are zero where another's act, and no place is written twice."""
+
+    def __init__(self, families: list, places: list, first: bool):
+        width = max(c.dofs.shape[1] for c in families)
+
+        def filled(c, at):  # the family's coordinates and G's places, width wide
+            more = width - c.dofs.shape[1]
+            return (np.concatenate([c.dofs[:, :-1], np.repeat(c.dofs[:, :1], more, axis=1), c.dofs[:, -1:]], axis=1),
+                    np.pad(at[2], ((0, 0), (0, more)), constant_values=-1))
+
+        dofs, G_at = (np.concatenate(x).astype(np.int64) for x in zip(*map(filled, families, places)))
+        join = lambda k: np.concatenate([at[k] for at in places]).astype(np.int64)  # noqa: E731
+        self.first, self.arrays = bool(first), (dofs, join(4), join(3), join(1), G_at)
+        self.bounds = np.cumsum([0] + [c.count for c in families])
+        self.shape = (int(self.bounds[-1]), width - 1)
+
+    def loop_arguments(self, starts: list) -> tuple:
+        """What ``newton_loop`` takes to add the families (``Servo.contribute``'s arguments but the iterate's,
+        the multipliers, the scale and the outputs), a tuple of the types of ``NO_SERVO``: ``first``, a(t_n+1)
+        and gamma(t_n+1) (each family's ``begin_step``, ``starts``) joined, the instances' coordinates, rows and
+        places."""
+        if len(starts) == 1:
+            a, gamma = starts[0]
+        else:
+            a, gamma = np.zeros(self.shape), np.empty(self.shape[0])
+            for k, (a_k, gamma_k) in enumerate(starts):
+                a[self.bounds[k] : self.bounds[k + 1], : a_k.shape[1]] = a_k
+                gamma[self.bounds[k] : self.bounds[k + 1]] = gamma_k
+        return (self.first, a, gamma, *self.arrays)
 
 
 class ServoTrajectory(Servo):

@@ -1,7 +1,9 @@
 """Newton's iteration compiled whole (``integrators.kernels.newton_loop``) for the energy-momentum and
 generalized-alpha steps of models whose residual is all compiled (rigid bodies, quadratic joints,
-constant loads, the world beams' elasticity, a joint-angle family and a family of servo rows evaluated
-inside the loop, as in the FEM 3-PRR and the flexible five-bar and Delta driven by servos), with generalized-alpha's early stop (``QuadraticStop``) inside it too, full or simplified:
+constant loads, the world beams' elasticity, a joint-angle family and servo rows evaluated inside the loop,
+as in the FEM 3-PRR and the flexible five-bar and Delta driven by servos, also of two servo families joined
+as one, as in the Stewart-Gough platform and the 3-PRR driven on its reference motion), with
+generalized-alpha's early stop (``QuadraticStop``) inside it too, full or simplified:
 its steps are those of the interpreted iteration (``Newton.solve``'s loop over ``SaddleSystem.assemble``,
 KLU's ``factor`` and the compiled solves) bit for bit -- q, v, multipliers, iterations, the work, KLU's
 refactorisation count and the state a checkpoint saves -- also where a refactorisation is refused and
@@ -73,15 +75,20 @@ def prr(dim=2):
 
 def servo_case(name, elements=None):
     """A case driven by servo rows on flexible links: cases/five_bar_flexible.toml (joint angles, then the
-    servos of the effector's path), cases/delta_flexible.toml with one element per link (in space)."""
+    servos of the effector's path), cases/delta_flexible.toml with one element per link (in space); by two
+    servo families that the loop adds as one (``joints.servo.LoopServos``): cases/stewart_gough.toml (rigid,
+    in space: the platform's position and orientation, rows of different widths), cases/3prr_reference.toml
+    with one element per link (joint angles, then the platform frame's path and angle)."""
     case = load_case(CASES / f"{name}.toml", Options(elements=elements))
     setup = prepare(case.model, case.q0, case.v0)
     return setup.model, setup  # the model with its relative servo targets fixed from q0
 
 
 @pytest.fixture(params=[(chain, 2), (chain, 3), (beam, 2), (beam, 3), (prr, 2), (servo_case, "five_bar_flexible"),
-                        (lambda name: servo_case(name, 1), "delta_flexible")],
-                ids=["planar", "spatial", "planar-beam", "spatial-beam", "3prr", "five-bar-servos", "delta-servos"])
+                        (lambda name: servo_case(name, 1), "delta_flexible"), (servo_case, "stewart_gough"),
+                        (lambda name: servo_case(name, 1), "3prr_reference")],
+                ids=["planar", "spatial", "planar-beam", "spatial-beam", "3prr", "five-bar-servos", "delta-servos",
+                     "stewart-two-servo-families", "3prr-two-servo-families"])
 def model_setup(request):
     build, dim = request.param
     return build(dim)
@@ -177,8 +184,12 @@ def test_rigid_and_beam_models_share_one_compiled_loop():
 
 
 @pytest.mark.parametrize("scheme", [EnergyMomentum, GeneralizedAlpha], ids=["energy-momentum", "generalized-alpha"])
-@pytest.mark.parametrize("build,dim", [(beam, 2), (beam, 3), (prr, 2), (lambda dim: servo_case("five_bar_flexible", 1), 2)],
-                         ids=["planar-beam", "spatial-beam", "3prr", "five-bar-servos"])
+@pytest.mark.parametrize("build,dim", [(beam, 2), (beam, 3), (prr, 2),
+                                       (lambda dim: servo_case("five_bar_flexible", 1), 2),
+                                       (lambda dim: servo_case("3prr_reference", 1), 2),
+                                       (lambda dim: servo_case("stewart_gough"), 3)],
+                         ids=["planar-beam", "spatial-beam", "3prr", "five-bar-servos", "3prr-two-servo-families",
+                              "stewart-two-servo-families"])
 def test_compiled_loops_matrix_is_the_derivative_of_its_own_residual(build, dim, scheme):
     """The Newton matrix that ``newton_loop`` factors for a beam model and the 3-PRR (beams, joint
     angles), at an iterate off the solution and random multipliers, against central differences of
@@ -220,3 +231,14 @@ def test_compiled_loops_matrix_is_the_derivative_of_its_own_residual(build, dim,
     K = system.pattern.csc(loop(qb, lam)[1]).toarray()
     numeric = newton_matrix_by_differences(lambda q, m: loop(q, m)[0], qb, lam, system.active, stepper.scale)
     assert np.abs(K - numeric).max() <= 1e-9 * np.abs(K).max()
+
+
+def test_servo_families_that_actuate_one_coordinate_twice_are_not_joined():
+    """Two servo families are added as one only where no coordinate is actuated twice (each entry of
+    B^T lam then one family's): the Stewart-Gough platform's families are joinable, and the same family
+    twice is not."""
+    from femdyn.joints.servo import joinable
+    model, setup = servo_case("stewart_gough")
+    system = EnergyMomentum(model, 1e-3, setup.active_rows).system
+    servos = [fam.c for fam in system.families if fam.servo]
+    assert len(servos) == 2 and joinable(servos) and not joinable([servos[0], servos[0]])

@@ -87,12 +87,17 @@ def test_compiled_steps_of_the_fem_3prr_give_its_steps_one_by_one(integrator, mo
     same(fast, slow)
 
 
-@pytest.mark.parametrize("name,elements", [("five_bar_flexible", None), ("delta_flexible", 1)])
+@pytest.mark.parametrize("name,elements", [("five_bar_flexible", None), ("delta_flexible", 1), ("rpr_figure8", None),
+                                           ("stewart_gough", None), ("3prr_reference", 1)])
 def test_compiled_steps_of_mechanisms_driven_by_servos(name, elements, monkeypatch):
     """The flexible five-bar (generalized-alpha) and Delta (energy-momentum) whose effectors follow
-    their paths by servo rows: the servo targets taken before each call at the times of its steps,
-    the inputs (the servo multipliers) and their work in the step's energy balance, as the steps one by
-    one, bit for bit; the energy-momentum balance H - H_0 - W at the round-off of the energies."""
+    their paths by servo rows, and mechanisms driven by two servo families that the loop adds as one
+    (``joints.servo.LoopServos``; energy-momentum): the rigid RPR (path and angle, after its joint
+    angles), the Stewart-Gough platform (position and orientation, in space) and the FEM 3-PRR driven on
+    its reference motion (beams, joint angles, path and angle): the servo targets taken before each call
+    at the times of its steps, the inputs (the servo multipliers) and their work in the step's energy
+    balance, as the steps one by one, bit for bit; the energy-momentum balance H - H_0 - W at the
+    round-off of the energies."""
     case = load_case(CASES / f"{name}.toml", Options(elements=elements))
     settings = case.settings.replace(t_end=min(case.settings.t_end, 100 * case.settings.dt))
     setup = prepare(case.model, case.q0, case.v0, tolerance=case.settings.initial_tolerance)
