@@ -267,40 +267,46 @@ class FixedPatternLU:
         record[0], record[2], record[4] = self.refactor_rcond_drop, self.fill_growth, self.unscaled_repivots
         return record, self.counts, self._pivoted, keep
 
-    def _attempt(self, symbolic, scale, bounded):
+    def _attempt(self, symbolic, scale, room=None):
         """klu_factor of the values ``_Ax`` by the analysis ``symbolic`` with row scaling ``scale``
-        (klu_common.scale); ``bounded``: abandoned (KLU_TOO_LARGE, None returned) where L + U outgrow KLU's
-        first allocation, ``initmem_amd`` times the analysis' estimate for AMD, ``initmem`` times the
-        entries of A for COLAMD (klu_common.memgrow = inf: the growth test of klu_kernel overflows)."""
+        (klu_common.scale); with ``room``, abandoned (KLU_TOO_LARGE, None returned) where L + U outgrow
+        KLU's first allocation, which is then ``initmem_amd`` times the analysis' estimate for AMD, and
+        ``room`` times the entries of A for each of L and U for COLAMD (klu_common.initmem; KLU's
+        default is 10): klu_common.memgrow = inf makes klu_kernel's growth test overflow."""
         common = self._common
-        grow, common.memgrow, common.scale = common.memgrow, np.inf if bounded else common.memgrow, scale
+        saved = common.memgrow, common.initmem
+        common.scale = scale
+        if room is not None:
+            common.memgrow, common.initmem = np.inf, room
         try:
             numeric = _KLU.klu_factor(*self._addresses, self._Ax.ctypes.data, symbolic, ctypes.byref(common))
         finally:
-            common.memgrow = grow
+            common.memgrow, common.initmem = saved
         return ctypes.c_void_p(numeric) if numeric else None
 
     def _choose_ordering(self):
         """Factor with every analysis, keep the one with the fewest L + U entries, and its factorisation
-        (in ``handles``) and row scaling. Each is first made with the row scaling of klu_common and
-        bounded (``_attempt``), then, where that is abandoned, unscaled and bounded: KLU has no fill
-        limit, and on the first Newton matrix of the 0.5 m pendulum with 4096 beam elements
-        (energy-momentum) the scaled COLAMD candidate filled 1.2e8 entries in 63 s (1.65 GB), the
-        unscaled one 4.1e5 in 10 ms; on its generalized-alpha matrix the unscaled AMD candidate filled
-        1.0e8, the scaled one 4.3e5. Abandoning costs no more than the factorisation up to its bound.
-        Only where every bounded attempt is abandoned are they made unbounded, with klu_common's scaling."""
-        scale = self._common.scale
+        (in ``handles``) and row scaling. KLU has no fill limit: on the first Newton matrix of the 0.5 m
+        pendulum with 4096 beam elements (energy-momentum) the scaled COLAMD candidate filled 1.2e8
+        entries in 63 s (1.65 GB), the unscaled one 4.1e5 in 10 ms; on its generalized-alpha matrix the
+        unscaled AMD candidate filled 1.0e8, the scaled one 4.3e5. So each candidate is factored with
+        the row scaling of klu_common in bounded room (``_attempt``), and where that is abandoned,
+        unscaled in the same room; once one has succeeded with f entries, the room of the COLAMD
+        candidates after it is about 2 f (a candidate filling more cannot be chosen), so an abandoned
+        attempt costs about what the best one did. Only where every bounded attempt is abandoned are
+        they made unbounded, with klu_common's scaling."""
+        scale, room, entries = self._common.scale, self._common.initmem, max(self._Ai.size, 1)
         tried = []  # (fill, candidate, scaling, factorisation)
         for k, symbolic in enumerate(self._candidates):
             for scaling in dict.fromkeys((scale, 0)):
-                numeric = self._attempt(symbolic, scaling, bounded=True)
+                numeric = self._attempt(symbolic, scaling, room)
                 if numeric:
                     tried.append((_fill(numeric), k, scaling, numeric))
+                    room = min(room, max(tried[-1][0] / entries, 1.0))
                     break
         if not tried:
             tried = [(_fill(numeric) if numeric else np.inf, k, scale, numeric)
-                     for k, symbolic in enumerate(self._candidates)
-                     for numeric in [self._attempt(symbolic, scale, bounded=False)]]
+                     for k, symbolic in enumerate(self._candidates) for numeric in [self._attempt(symbolic, scale)]]
         best = min(range(len(tried)), key=lambda j: tried[j][0])
         for j, (_, _, _, numeric) in enumerate(tried):
             if j != best and numeric:
