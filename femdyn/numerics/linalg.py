@@ -4,7 +4,9 @@ KLU (Davis & Palamadai Natarajan) is made for sequences of matrices with one spa
 ``klu_analyze`` orders the pattern once, ``klu_factor`` picks the pivots once, and every later matrix
 is factored by ``klu_refactor`` with the same ordering and pivot order, numerics only. Two analyses
 are made -- AMD on the pattern as it is, and COLAMD after the block triangular form (BTF) -- and the
-first matrix is factored with each; the one with fewer entries in L + U is kept. KLU's default (BTF,
+first matrix is factored with each; the one with fewer entries in L + U is kept. Those factorisations
+are bounded (KLU has no fill limit of its own): with klu_common.memgrow = inf, one that outgrows KLU's
+first allocation of L and U stops (KLU_TOO_LARGE) and is made again unscaled (``_choose_ordering``). KLU's default (BTF,
 then AMD) is not among them: the BTF row permutation that puts non-zeros on the diagonal of our
 saddle-point matrices leaves them 8 % symmetric, and AMD on that pattern fills in like n^2 for
 flexible bodies (256 beam elements: 28 ms per refactorisation against 1.1 ms with COLAMD and
