@@ -295,18 +295,16 @@ class FixedPatternLU:
         the row scaling of klu_common in bounded room (``_attempt``), and where that is abandoned,
         unscaled in the same room; once one has succeeded with f entries, the room of the COLAMD
         candidates after it is about 2 f (a candidate filling more cannot be chosen), so an abandoned
-        attempt costs about what the best one did, and the next candidates are tried in the scaling
-        that succeeded first (the matrix is the same). Only where every bounded attempt is abandoned are
+        attempt costs about what the best one did. Only where every bounded attempt is abandoned are
         they made unbounded, with klu_common's scaling."""
         scale, room, entries = self._common.scale, self._common.initmem, max(self._Ai.size, 1)
-        tried, scalings = [], tuple(dict.fromkeys((scale, 0)))  # tried: (fill, candidate, scaling, factorisation)
+        tried = []  # (fill, candidate, scaling, factorisation)
         for k, symbolic in enumerate(self._candidates):
-            for scaling in scalings:
+            for scaling in dict.fromkeys((scale, 0)):
                 numeric = self._attempt(symbolic, scaling, room)
                 if numeric:
                     tried.append((_fill(numeric), k, scaling, numeric))
                     room = min(room, max(tried[-1][0] / entries, 1.0))
-                    scalings = tuple(dict.fromkeys((scaling, *scalings)))  # the next candidates: this scaling first
                     break
         if not tried:
             tried = [(_fill(numeric) if numeric else np.inf, k, scale, numeric)
