@@ -88,7 +88,8 @@ def main():
                              capture_output=True, text=True, check=True).stdout
         r = json.loads(out.splitlines()[-1])
         print(f"N = {r['elements']}, L = {r['length']} m, {integrator}: "
-              f"first step {r['first_step_ms']:.1f} ms CPU (consistent start {r['consistent_ms'][0]:.1f} ms before it), "
+              f"first step {r['first_step_ms']:.1f} ms CPU "
+              f"(consistent start {r['consistent_ms'][0]:.1f} ms before it), "
               f"later steps {r['later_step_ms']:.1f} ms each, "
               f"first / later {r['first_step_ms'] / r['later_step_ms']:.1f}; steps step by step "
               f"{r['steps_stepwise']}; run {r['run_s']:.2f} s CPU, peak RSS {r['peak_rss_mib']:.0f} MiB")
