@@ -19,7 +19,8 @@ class KeptLU(FixedPatternLU):
     # Pivots chosen anew without row scaling (``FixedPatternLU.unscaled_repivots``): on the pendulum of 4096
     # beam elements the first re-pivot of the run (in its first step, simplified Newton) filled L + U with
     # 1.2e8 entries in 37 s with KLU's row scaling, against 4.1e5 entries in 0.04 s unscaled; the
-    # first matrix is factored scaled (its unscaled AMD analysis filled 1.0e8).
+    # first matrix's candidates are factored scaled, and unscaled only where that outgrows KLU's
+    # allocation (``FixedPatternLU._choose_ordering``: either scaling fills some first matrix 1e8-fold).
     unscaled_repivots = True
 
     def __init__(self, indptr, indices, analyses=None):

@@ -4,7 +4,9 @@ KLU (Davis & Palamadai Natarajan) is made for sequences of matrices with one spa
 ``klu_analyze`` orders the pattern once, ``klu_factor`` picks the pivots once, and every later matrix
 is factored by ``klu_refactor`` with the same ordering and pivot order, numerics only. Two analyses
 are made -- AMD on the pattern as it is, and COLAMD after the block triangular form (BTF) -- and the
-first matrix is factored with each; the one with fewer entries in L + U is kept. KLU's default (BTF,
+first matrix is factored with each; the one with fewer entries in L + U is kept. Those factorisations
+are bounded (KLU has no fill limit of its own): with klu_common.memgrow = inf, one that outgrows KLU's
+first allocation of L and U stops (KLU_TOO_LARGE) and is made again unscaled (``_choose_ordering``). KLU's default (BTF,
 then AMD) is not among them: the BTF row permutation that puts non-zeros on the diagonal of our
 saddle-point matrices leaves them 8 % symmetric, and AMD on that pattern fills in like n^2 for
 flexible bodies (256 beam elements: 28 ms per refactorisation against 1.1 ms with COLAMD and
@@ -267,19 +269,54 @@ class FixedPatternLU:
         record[0], record[2], record[4] = self.refactor_rcond_drop, self.fill_growth, self.unscaled_repivots
         return record, self.counts, self._pivoted, keep
 
+    def _attempt(self, symbolic, scale, room=None):
+        """klu_factor of the values ``_Ax`` by the analysis ``symbolic`` with row scaling ``scale``
+        (klu_common.scale); with ``room``, abandoned (KLU_TOO_LARGE, None returned) where L + U outgrow
+        KLU's first allocation, which is then ``initmem_amd`` times the analysis' estimate for AMD, and
+        ``room`` times the entries of A for each of L and U for COLAMD (klu_common.initmem; KLU's
+        default is 10): klu_common.memgrow = inf makes klu_kernel's growth test overflow."""
+        common = self._common
+        saved = common.memgrow, common.initmem
+        common.scale = scale
+        if room is not None:
+            common.memgrow, common.initmem = np.inf, room
+        try:
+            numeric = _KLU.klu_factor(*self._addresses, self._Ax.ctypes.data, symbolic, ctypes.byref(common))
+        finally:
+            common.memgrow, common.initmem = saved
+        return ctypes.c_void_p(numeric) if numeric else None
+
     def _choose_ordering(self):
         """Factor with every analysis, keep the one with the fewest L + U entries, and its factorisation
-        (in ``handles``)."""
-        common = ctypes.byref(self._common)
-        numerics = [ctypes.c_void_p(_KLU.klu_factor(*self._addresses, self._Ax.ctypes.data, symbolic, common))
-                    for symbolic in self._candidates]
-        best = int(np.argmin([_fill(numeric) if numeric else np.inf for numeric in numerics]))
-        for k, numeric in enumerate(numerics):
-            if k != best and numeric:
-                _KLU.klu_free_numeric(ctypes.byref(numeric), common)
-        self.handles[0], self.handles[1] = self._candidates[best].value, numerics[best].value or 0
+        (in ``handles``) and row scaling. KLU has no fill limit: on the first Newton matrix of the 0.5 m
+        pendulum with 4096 beam elements (energy-momentum) the scaled COLAMD candidate filled 1.2e8
+        entries in 63 s (1.65 GB), the unscaled one 4.1e5 in 10 ms; on its generalized-alpha matrix the
+        unscaled AMD candidate filled 1.0e8, the scaled one 4.3e5. So each candidate is factored with
+        the row scaling of klu_common in bounded room (``_attempt``), and where that is abandoned,
+        unscaled in the same room; once one has succeeded with f entries, the room of the COLAMD
+        candidates after it is about 2 f (a candidate filling more cannot be chosen), so an abandoned
+        attempt costs about what the best one did. Only where every bounded attempt is abandoned are
+        they made unbounded, with klu_common's scaling."""
+        scale, room, entries = self._common.scale, self._common.initmem, max(self._Ai.size, 1)
+        tried = []  # (fill, candidate, scaling, factorisation)
+        for k, symbolic in enumerate(self._candidates):
+            for scaling in dict.fromkeys((scale, 0)):
+                numeric = self._attempt(symbolic, scaling, room)
+                if numeric:
+                    tried.append((_fill(numeric), k, scaling, numeric))
+                    room = min(room, max(tried[-1][0] / entries, 1.0))
+                    break
+        if not tried:
+            tried = [(_fill(numeric) if numeric else np.inf, k, scale, numeric)
+                     for k, symbolic in enumerate(self._candidates) for numeric in [self._attempt(symbolic, scale)]]
+        best = min(range(len(tried)), key=lambda j: tried[j][0])
+        for j, (_, _, _, numeric) in enumerate(tried):
+            if j != best and numeric:
+                _KLU.klu_free_numeric(ctypes.byref(numeric), ctypes.byref(self._common))
+        _, k, self._common.scale, numeric = tried[best]
+        self.handles[0], self.handles[1] = self._candidates[k].value, numeric.value if numeric else 0
         self._candidates = []
-        self.ordering = self._analyses.names[best]
+        self.ordering = self._analyses.names[k]
 
     def factor(self, values, pivot=False):
         """Factor the matrix with these values (in the CSC order of the pattern): refactorised with the

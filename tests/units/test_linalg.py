@@ -58,6 +58,27 @@ def test_singular_matrix_is_reported():
         lu.factor(A.data)
 
 
+def test_a_factorisation_without_room_is_abandoned_and_the_ordering_still_chosen():
+    """KLU with no room to grow L + U (klu_common.memgrow = inf) gives up with KLU_TOO_LARGE instead of
+    filling in (how ``FixedPatternLU._choose_ordering`` bounds its candidates), leaves KLU's settings as
+    they were, and the LU then factors the matrix exactly: a random 300 x 300 matrix with 5 % entries
+    fills L + U with far more than 0.01 times its entries."""
+    A = random_pattern(300, 0.05, 3)
+    values = np.random.default_rng(4).normal(size=A.nnz)
+    lu = FixedPatternLU(A.indptr, A.indices)
+    lu._Ax = values
+    colamd = lu._candidates[lu._analyses.names.index("colamd")]
+    settings = (lu._common.memgrow, lu._common.initmem)
+    assert lu._attempt(colamd, 2, room=0.01) is None and lu._common.status == -4  # KLU_TOO_LARGE
+    assert (lu._common.memgrow, lu._common.initmem) == settings
+    lu.factor(values)
+    b = np.arange(300.0)
+    x = lu.solve(b)
+    M = with_values(A, values).toarray()
+    assert np.abs(M @ x - b).max() <= 1e-10 * np.abs(M).max() * np.abs(x).max()
+    assert lu.fill > 0.02 * A.nnz
+
+
 def test_compiled_repivoting_frees_what_it_replaces_and_undoes_a_step():
     """KLU's own count of its memory (klu_common.memusage: the blocks it allocated less those it freed)
     stays that of one factorisation however often the compiled factorisation (``numerics.klu.factor``)
