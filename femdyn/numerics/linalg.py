@@ -44,6 +44,11 @@ from scipy.sparse._sparsetools import (  # the compiled kernels behind sparse @ 
 from .lazy import compiled
 from .suitesparse import klu_library
 
+# a bounded AMD attempt's room for L and U (``FixedPatternLU._attempt``): times the analysis' estimate. KLU's
+# default first allocation (klu_common.initmem_amd = 1.2) is outgrown by pivots that a run keeps: the Newton
+# matrix of the 3-PRR with 16 elements per link fills 12411 entries by AMD, which 1.2 abandoned for COLAMD's
+# 15879 (28 % more entries); the fills to stop are hundreds of times the estimate (1.0e8 for 4.3e5)
+AMD_ROOM = 10.0
 # candidate analyses: (fill-reducing ordering of klu_common, block triangular form on/off)
 ORDERINGS = {"amd": (0, 0), "colamd": (1, 1)}
 
@@ -272,18 +277,19 @@ class FixedPatternLU:
     def _attempt(self, symbolic, scale, room=None):
         """klu_factor of the values ``_Ax`` by the analysis ``symbolic`` with row scaling ``scale``
         (klu_common.scale); with ``room``, abandoned (KLU_TOO_LARGE, None returned) where L + U outgrow
-        KLU's first allocation, which is then ``initmem_amd`` times the analysis' estimate for AMD, and
-        ``room`` times the entries of A for each of L and U for COLAMD (klu_common.initmem; KLU's
-        default is 10): klu_common.memgrow = inf makes klu_kernel's growth test overflow."""
+        KLU's first allocation, which is then ``AMD_ROOM`` times the analysis' estimate for AMD
+        (klu_common.initmem_amd), and ``room`` times the entries of A for each of L and U for COLAMD
+        (klu_common.initmem; KLU's default is 10): klu_common.memgrow = inf makes klu_kernel's growth
+        test overflow."""
         common = self._common
-        saved = common.memgrow, common.initmem
+        saved = common.memgrow, common.initmem, common.initmem_amd
         common.scale = scale
         if room is not None:
-            common.memgrow, common.initmem = np.inf, room
+            common.memgrow, common.initmem, common.initmem_amd = np.inf, room, AMD_ROOM
         try:
             numeric = _KLU.klu_factor(*self._addresses, self._Ax.ctypes.data, symbolic, ctypes.byref(common))
         finally:
-            common.memgrow, common.initmem = saved
+            common.memgrow, common.initmem, common.initmem_amd = saved
         return ctypes.c_void_p(numeric) if numeric else None
 
     def _choose_ordering(self):
@@ -292,7 +298,8 @@ class FixedPatternLU:
         pendulum with 4096 beam elements (energy-momentum) the scaled COLAMD candidate filled 1.2e8
         entries in 63 s (1.65 GB), the unscaled one 4.1e5 in 10 ms; on its generalized-alpha matrix the
         unscaled AMD candidate filled 1.0e8, the scaled one 4.3e5. So each candidate is factored with
-        the row scaling of klu_common in bounded room (``_attempt``), and where that is abandoned,
+        the row scaling of klu_common in bounded room (``_attempt``: ``AMD_ROOM`` times AMD's estimate, or
+        ``initmem`` times the entries of A for COLAMD), and where that is abandoned,
         unscaled in the same room; once one has succeeded with f entries, the room of the COLAMD
         candidates after it is about 2 f (a candidate filling more cannot be chosen), so an abandoned
         attempt costs about what the best one did. Only where every bounded attempt is abandoned are

@@ -1,11 +1,15 @@
 """The fixed-pattern KLU solver (exact solves, numeric refactorisation, re-pivoting, singularity) and
 the fixed-pattern sparse products and sparsity pattern."""
+import ctypes
 import tracemalloc
 
 import numpy as np
 import pytest
 import scipy.sparse as sp
 
+from shared import CASES
+
+from femdyn.numerics import linalg
 from femdyn.numerics.linalg import (
     CsrOperator,
     FixedPatternLU,
@@ -77,6 +81,42 @@ def test_a_factorisation_without_room_is_abandoned_and_the_ordering_still_chosen
     M = with_values(A, values).toarray()
     assert np.abs(M @ x - b).max() <= 1e-10 * np.abs(M).max() * np.abs(x).max()
     assert lu.fill > 0.02 * A.nnz
+
+
+def test_bounding_the_candidates_keeps_the_choice_where_none_fills_in():
+    """The bound on the candidates' factorisations (``FixedPatternLU._choose_ordering``) is there to stop a
+    candidate that fills in like a dense matrix, not to change a choice: on the first matrices of the FEM
+    3-PRR with 16 elements per link (the consistent accelerations', the Newton matrix), where no candidate
+    fills in, the bounded choice has the fewest entries of L + U of the candidates made unbounded, as KLU
+    grows them (the Newton matrix: AMD 12411, COLAMD 15879 entries; with KLU's own first allocation for
+    AMD, 1.2 times its estimate, the pivots outgrew it and COLAMD was chosen)."""
+    import femdyn
+
+    matrices = []
+    choose = FixedPatternLU._choose_ordering
+
+    def first_matrix(lu):
+        matrices.append((lu.pattern[0].copy(), lu.pattern[1].copy(), lu._Ax.copy()))
+        choose(lu)
+
+    problem = femdyn.load(CASES / "3prr_sine.toml", elements=16).with_settings(t_end=0.002).with_output(
+        vtk=False, plots=False)
+    FixedPatternLU._choose_ordering = first_matrix
+    try:
+        problem.run()
+    finally:
+        FixedPatternLU._choose_ordering = choose
+    assert len(matrices) >= 2
+    for indptr, indices, values in matrices:
+        unbounded = FixedPatternLU(indptr, indices)
+        unbounded._Ax = values
+        numerics = [unbounded._attempt(symbolic, unbounded._common.scale) for symbolic in unbounded._candidates]
+        fills = [linalg._fill(numeric.value) for numeric in numerics]
+        for numeric in numerics:
+            linalg._KLU.klu_free_numeric(ctypes.byref(numeric), ctypes.byref(unbounded._common))
+        bounded = FixedPatternLU(indptr, indices)
+        bounded.factor(values)
+        assert bounded.fill == min(fills), (bounded.fill, fills)
 
 
 def test_compiled_repivoting_frees_what_it_replaces_and_undoes_a_step():
