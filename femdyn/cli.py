@@ -126,7 +126,7 @@ def main(argv=None):
             code = _run(argv, signals)
     except KeyboardInterrupt as err:
         code = _interrupted(128 + getattr(err, "signum", 2))
-    except Exception:
+    except Exception:  # only as the consequence of a stop signal; any other error goes on as it was
         if not signals.seen:
             raise
         code = _interrupted(signals.exit_code)  # an import the signal broke: NumPy's ImportError

@@ -101,7 +101,8 @@ class _Steps:
 
     def _per_step(self, name, k, count, make):
         """[make(i) for the steps i = k .. k + count - 1 of a call], reusing what was made for the last
-        call's steps where it ended before them (the time loop does that step alone and calls again), so that each step's values are made once."""
+        call's steps where it ended before them (the time loop does that step alone and calls again), so
+        that each step's values are made once."""
         first, made = self._made.get(name, (0, []))
         kept = made[k - first : k - first + count] if first <= k else []
         values = kept + [make(i) for i in range(k + len(kept), k + count)]
@@ -127,7 +128,6 @@ class _Steps:
         servos = system._looped_families[1]
         if not servos:
             return NO_SERVOS
-
         joined = system._loop_servos
         steps = self._per_step("servos", k, count, lambda i: joined.loop_arguments(
             [system.families[j].c.begin_step(None, i * dt + dt) for j in servos])[1:3])

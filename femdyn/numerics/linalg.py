@@ -5,9 +5,9 @@ KLU (Davis & Palamadai Natarajan) is made for sequences of matrices with one spa
 is factored by ``klu_refactor`` with the same ordering and pivot order, numerics only. Two analyses
 are made -- AMD on the pattern as it is, and COLAMD after the block triangular form (BTF) -- and the
 first matrix is factored with each; the one with fewer entries in L + U is kept. Those factorisations
-are bounded (KLU has no fill limit of its own): with klu_common.memgrow = inf, one that outgrows KLU's
-first allocation of L and U stops (KLU_TOO_LARGE) and is made again unscaled (``_choose_ordering``). KLU's default (BTF,
-then AMD) is not among them: the BTF row permutation that puts non-zeros on the diagonal of our
+are bounded (KLU has no fill limit of its own): with klu_common.memgrow = inf, one that outgrows the room
+given (``AMD_ROOM``) stops (KLU_TOO_LARGE) and is made again unscaled (``_choose_ordering``). KLU's
+default (BTF, then AMD) is not among them: the BTF row permutation that puts non-zeros on the diagonal of our
 saddle-point matrices leaves them 8 % symmetric, and AMD on that pattern fills in like n^2 for
 flexible bodies (256 beam elements: 28 ms per refactorisation against 1.1 ms with COLAMD and
 2.6 ms with AMD without BTF). KLU scales each row by its largest entry before the threshold test of
@@ -22,8 +22,8 @@ backward errors of 2e-16 to 4e-16. A new ``klu_analyze`` would not help: the ord
 the fill comes from the pivots. With ``unscaled_repivots`` (the Newton matrices of a run,
 ``integrators.kept_lu``) every pivoting factorisation after the first is made unscaled at once: the
 scaled attempt that the fill test throws away cost 37 s and 1.5 GB at 4096 beam elements. If the
-reciprocal condition estimate of a refactorisation falls far below that of the last pivoting factorisation, the pivots are chosen anew (``klu_factor``), so reuse never costs
-accuracy. ``solve(b, refine=k)`` adds k steps of fixed-precision iterative refinement (Wilkinson; residual
+reciprocal condition estimate of a refactorisation falls far below that of the last pivoting
+factorisation, the pivots are chosen anew (``klu_factor``), so reuse never costs accuracy. ``solve(b, refine=k)`` adds k steps of fixed-precision iterative refinement (Wilkinson; residual
 b - A x in working precision, N. J. Higham, Accuracy and Stability of Numerical Algorithms, 2nd ed.,
 SIAM 2002, ch. 12): it does not beat the condition number, but it removes the error of the LU itself
 (for the flexible pendulum with 4096 beam elements the forward error of a KLU solve drops from about
