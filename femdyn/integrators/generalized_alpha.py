@@ -277,13 +277,18 @@ class GeneralizedAlpha:
         return self._system(qb, vb, lam, step["t1"], step["inertia"], step["constant_forces"],
                             step["servo_starts"], step["states"], tangents)
 
+    def predictor(self, step):
+        """Newton's start for the step ``step`` (``_begin``): q_n+1 with a_n+1 extrapolated linearly from
+        the last two steps' accelerations (a_n alone in the first step)."""
+        c = self._carry
+        a_guess = c.a if c.a_previous is None else 2.0 * c.a - c.a_previous
+        return step["q_known"] + self.beta * self.dt**2 * a_guess
+
     def step(self, t, qa, va, lam_guess, states):
         """One step from (t, qa, va) to t + dt; ``lam_guess`` (m,) starts Newton's iteration and
         ``states`` are the forces' internal states at t. Continues with a and vd of the last step if
         (t, qa, va) is its end, else starts afresh (``start``)."""
         step = self._begin(t, qa, va, states)
-        c = self._carry
-        a_guess = c.a if c.a_previous is None else 2.0 * c.a - c.a_previous
         lam = self.system.active_multipliers(lam_guess)
         stop = self._stop if self.options.early_stop else None
         if stop is not None:
@@ -295,8 +300,7 @@ class GeneralizedAlpha:
                             *system.loop_force(None, True), system.loop_family(step["servo_starts"]),
                             system.loop_servo(step["servo_starts"]))
         qb, lam, iterations = self.newton.solve(lambda qb, lam, tangents: self._newton_system(step, qb, lam, tangents),
-                                                step["q_known"] + self.beta * self.dt**2 * a_guess, lam,
-                                                t + self.dt, stop, loop)
+                                                self.predictor(step), lam, t + self.dt, stop, loop)
         return self._finish(step, qb, lam, iterations)
 
     def _finish(self, step, qb, lam, iterations):
