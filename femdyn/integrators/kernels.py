@@ -172,8 +172,8 @@ CONVERGED, SINGULAR, NOT_FINITE, LIMIT = 0, 1, 2, 3
 
 
 @kernel
-def newton_loop(mass_factor, M_indptr, M_indices, M_data, mass_values, inertia, origin, constant, G_a, scale, tangent, at,
-                G, g, c, slot_row, slot_col, G_indptr, H_indptr, H_indices, H_data, T_indptr, T_indices, T_data,
+def newton_loop(mass_factor, M_indptr, M_indices, M_data, mass_values, inertia, origin, constant, G_a, scale, tangent,
+                at, G, g, c, slot_row, slot_col, G_indptr, H_indptr, H_indices, H_data, T_indptr, T_indices, T_data,
                 keep, phi_rows, phi_at, tangents, F_at, dF_at, Qa, same, known, dim, index, R_e, t_e, beta, lam_e,
                 gamma, C_e, k_e, start, start_grad, family, servo, qb, lam, bound, max_iterations, Ap, Ai, handles,
                 rcond, pivoting, active, newton_scale, refinement, steps, pause, modified, refresh, stop):

@@ -244,12 +244,12 @@ class SaddleSystem:
 
             R[:n] = mass_factor M (qb - qa) - inertia - constant - F,  F the varying forces' values (``stacked``),
 
-        the constraints' part at q_n+1 = qb (``constrain``: ``starts`` from ``begin_step``, ``lam`` all m
-        multipliers, ``tangent`` the factor of d(Gbar^T lam)/dq, ``qa`` the step's start, or None for
-        qb itself and the mass term mass_factor M qb) and -dF, the varying forces' tangents (``stacked``), added to ``values`` before the
-        constraints' entries (``tangents_first``) or after them. One compiled call for the forces and
-        the batch (``kernels.assemble``, the same numbers as ``applied``, ``constrain`` and
-        ``add_tangent``); the families outside the batch in their own calls. Returns R."""
+        the constraints' part at q_n+1 = qb (``constrain``: ``starts`` from ``begin_step``, ``lam`` all m multipliers,
+        ``tangent`` the factor of d(Gbar^T lam)/dq, ``qa`` the step's start, or None for qb itself and the mass term
+        mass_factor M qb) and -dF, the varying forces' tangents (``stacked``), added to ``values`` before the
+        constraints' entries (``tangents_first``) or after them. One compiled call for the forces and the batch
+        (``kernels.assemble``, the same numbers as ``applied``, ``constrain`` and ``add_tangent``); the families
+        outside the batch in their own calls. Returns R."""
         kernels = self._kernels
         if kernels is None:
             kernels = self._kernels = compiled(KERNELS)

@@ -252,8 +252,9 @@ def midpoint_steps(count, coefficients, head, tail, batch, force, family, servos
                    carry, rows, row):
     """Up to ``count`` energy-momentum steps (``energy_momentum.EnergyMomentum.step``) in one call, each
     as the interpreted step computes it: its begin (the predictor q_n + h v_n, Newton's start, the
-    inertia 2/h M v_n with the origin q_n of the mass term (``energy_momentum``), G(q_n) of the batch, ``joints.kernels.jacobian`` with ``batch``:
-    (the slots' g, the Hessians)), Newton's iteration (``kernels.newton_loop`` with ``head``, ``tail``,
+    inertia 2/h M v_n with q_n the origin of the mass term (``energy_momentum``), G(q_n) of the batch,
+    ``joints.kernels.jacobian`` with ``batch``: (the slots' g, the Hessians)), Newton's iteration
+    (``kernels.newton_loop`` with ``head``, ``tail``,
     the beams' ``force`` -- where their tangents go, their coordinates and places, then the element
     data after the start and ``known`` --, ``family``, the step's servo rows from ``servos``
     (``alpha_steps``), ``stop`` (none) and ``solver``), the step's
