@@ -19,10 +19,11 @@ applied loads) and momentum maps to the Newton tolerance.
 
 The mass term of R_q is formed from the step's increment, 2/dt^2 M (q_n+1 - q_n) - 2/dt M v_n, not as
 2/dt^2 M q_n+1 - 2/dt^2 M (q_n + dt v_n): those two terms are |q| / |q_n+1 - q_n| times larger than
-their difference (about 100 for a body turning 0.01 rad per step), and their rounding is a residual
+the increment form's (about 100 for a body turning 0.01 rad per step), and their rounding is a residual
 that Newton's iteration cannot remove -- it left q_n+1 some 10-400 units in the last place from the
 solution of the discrete equations. The energy balance of a step is exactly (q_n+1 - q_n) . R_q
-(minus lam . (Phi_n+1 - Phi_n)), so that rounding, not the representation of q_n+1, set its floor:
+(minus lam . (Phi_n+1 - Phi_n), and the velocity update's rounding), so that rounding, not the
+representation of q_n+1, set its floor:
 1e-13 of H per step, 4e-13 to 2e-12 of H over 100 steps of a spinning beam, against 1e-14 per step
 from q_n+1's own rounding, which the increment form reaches (benchmarks/README.md, "The energy
 balance's round-off floor").
