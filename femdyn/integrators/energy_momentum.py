@@ -16,6 +16,17 @@ off-diagonal blocks for flexible bodies (``flexible``). The multipliers are scal
 s = 2 mbar/dt^2 (mbar: mean of the positive diagonal of M) so that both blocks of K have the same
 magnitude. Because every Gbar is a discrete gradient, the step conserves energy (up to the work of
 applied loads) and momentum maps to the Newton tolerance.
+
+The mass term of R_q is formed from the step's increment, 2/dt^2 M (q_n+1 - q_n) - 2/dt M v_n, not as
+2/dt^2 M q_n+1 - 2/dt^2 M (q_n + dt v_n): those two terms are |q| / |q_n+1 - q_n| times larger than
+the increment form's (about 100 for a body turning 0.01 rad per step), and their rounding is a residual
+that Newton's iteration cannot remove -- it left q_n+1 some 10-400 units in the last place from the
+solution of the discrete equations. The energy balance of a step is exactly (q_n+1 - q_n) . R_q
+(minus lam . (Phi_n+1 - Phi_n), and the velocity update's rounding), so that rounding, not the
+representation of q_n+1, set its floor:
+1e-13 of H per step, 4e-13 to 2e-12 of H over 100 steps of a spinning beam, against 1e-14 per step
+from q_n+1's own rounding, which the increment form reaches (benchmarks/README.md, "The energy
+balance's round-off floor").
 """
 from dataclasses import dataclass
 from functools import partial
@@ -55,6 +66,11 @@ class EnergyMomentum:
                       (self.scale, 1.0, *system.batch_arguments))
         self.newton = Newton(self.options, system.lu, system.active, self.scale, system.servos)
         self._potential = None  # (states, q, ``SaddleSystem.worked_potential``) at the end of the last step
+
+    def inertia(self, va):
+        """2/dt M v_n, the part of the residual's mass term known at the step's start: the residual
+        subtracts it from 2/dt^2 M (q_n+1 - q_n) (module docstring)."""
+        return 2.0 / self.dt * (self.system.mass_operator @ va)
 
     def consistent(self, t, q, v, states):
         """``SaddleSystem.consistent`` at (q, v, t) with the forces' ``states``."""
@@ -102,7 +118,7 @@ class EnergyMomentum:
         system, dt = self.system, self.dt
         t_mid = t + 0.5 * dt
         predicted = qa + dt * va  # Newton's start
-        inertia = 2.0 / dt**2 * (system.mass_operator @ predicted)
+        inertia = self.inertia(va)
         constant_forces = system.applied(qa, qa, t_mid, dt, states, system.constant)
         starts = system.begin_step(qa, t + dt)
         lam = system.active_multipliers(lam_guess)
@@ -111,7 +127,7 @@ class EnergyMomentum:
         loop = None
         if system.compiled_residual:  # ``kernels.newton_loop``'s arguments, where it runs
             head, tail = self._loop
-            loop = lambda: (*head, inertia, constant_forces, starts[0], *tail,  # noqa: E731
+            loop = lambda: (*head, inertia, qa, constant_forces, starts[0], *tail,  # noqa: E731
                             *system.loop_force(qa_local[0] if qa_local else None, False),
                             system.loop_family(starts, qa), system.loop_servo(starts))
         qb, lam, iterations = self.newton.solve(residual, predicted, lam, t + dt, compiled_loop=loop)

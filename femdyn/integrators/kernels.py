@@ -172,8 +172,8 @@ CONVERGED, SINGULAR, NOT_FINITE, LIMIT = 0, 1, 2, 3
 
 
 @kernel
-def newton_loop(mass_factor, M_indptr, M_indices, M_data, mass_values, inertia, constant, G_a, scale, tangent, at,
-                G, g, c, slot_row, slot_col, G_indptr, H_indptr, H_indices, H_data, T_indptr, T_indices, T_data,
+def newton_loop(mass_factor, M_indptr, M_indices, M_data, mass_values, inertia, origin, constant, G_a, scale, tangent,
+                at, G, g, c, slot_row, slot_col, G_indptr, H_indptr, H_indices, H_data, T_indptr, T_indices, T_data,
                 keep, phi_rows, phi_at, tangents, F_at, dF_at, Qa, same, known, dim, index, R_e, t_e, beta, lam_e,
                 gamma, C_e, k_e, start, start_grad, family, servo, qb, lam, bound, max_iterations, Ap, Ai, handles,
                 rcond, pivoting, active, newton_scale, refinement, steps, pause, modified, refresh, stop):
@@ -183,8 +183,10 @@ def newton_loop(mass_factor, M_indptr, M_indices, M_data, mass_values, inertia, 
     (``beam.world.kernels.step`` at the beams' coordinates ``F_at`` of qb, from their start ``Qa`` (1,
     F_at.size) or, with ``same``, the continuous forms at qb; ``known``: the strains at Qa are in
     ``start``/``start_grad`` already; the element data ``dim`` .. ``k_e`` as there; none where ``F_at`` is
-    empty), ``assemble`` (M qb from M's CSR arrays; the force's tangent at ``dF_at``, before or after the
-    batch's entries or after the family's (``tangents``); ``G_a``, ``scale`` and ``tangent`` as there), at most
+    empty), ``assemble`` (M (qb - ``origin``) from M's CSR arrays, ``origin`` the step's start for the
+    energy-momentum scheme and zeros for generalized-alpha, ``SaddleSystem.assemble``'s qa; the force's tangent
+    at ``dF_at``, before or after the batch's entries or after the family's (``tangents``); ``G_a``, ``scale`` and
+    ``tangent`` as there), at most
     one family of joint angles (``family``: ``joints.angle.JointAngle.loop_arguments``, its ``contribute``; none
     where it has no instances), the servo rows as one family (``servo``: ``joints.servo.LoopServos.loop_arguments``
     of one or more servo families, their ``contribute``, before or after the joint angles as ``servo[0]``
@@ -228,7 +230,7 @@ def newton_loop(mass_factor, M_indptr, M_indices, M_data, mass_values, inertia, 
         for i in range(n):
             acc = 0.0
             for k in range(M_indptr[i], M_indptr[i + 1]):
-                acc += M_data[k] * qb[M_indices[k]]
+                acc += M_data[k] * (qb[M_indices[k]] - origin[M_indices[k]])
             Mq[i] = acc
         values = mass_values.copy() if fresh else no_values
         places = at if fresh else no_at

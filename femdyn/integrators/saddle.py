@@ -11,7 +11,8 @@ The energy-momentum scheme (000 eqs. 5-7, ``energy_momentum``) and the generaliz
 in the unknowns (q_n+1, lam/s): the mass factor is c = 2/dt^2 and Gbar = Gbar(q_n, q_n+1) the
 discrete gradient of the constraints (000 eq. 26: (G(q_n) + G(q_n+1))/2 for the quadratic ones) for
 the energy-momentum scheme; c = beta' and Gbar = G(q_n+1) for generalized-alpha, whose dF/dq also
-holds gamma' dF/dv. "inertia" collects what the scheme knows from the step's start. The multipliers
+holds gamma' dF/dv. "inertia" collects what the scheme knows from the step's start (the energy-momentum
+scheme forms c M (q_n+1 - q_n) - 2/dt M v_n instead, ``energy_momentum``). The multipliers
 are scaled by s = c mbar, mbar the mean positive diagonal of M, so that both blocks of K have the
 same magnitude.
 
@@ -241,14 +242,14 @@ class SaddleSystem:
         """A Newton iteration's residual R (size,) and, with ``values`` (the CSC data holding
         mass_factor M, ``newton_values``; None: the residual only), its matrix entries in place:
 
-            R[:n] = mass_factor M qb - inertia - constant - F,  F the varying forces' values (``stacked``),
+            R[:n] = mass_factor M (qb - qa) - inertia - constant - F,  F the varying forces' values (``stacked``),
 
-        the constraints' part at q_n+1 = qb (``constrain``: ``starts`` from ``begin_step``, ``lam`` all m
-        multipliers, ``tangent`` the factor of d(Gbar^T lam)/dq, ``qa`` the step's start or None for
-        qb itself) and -dF, the varying forces' tangents (``stacked``), added to ``values`` before the
-        constraints' entries (``tangents_first``) or after them. One compiled call for the forces and
-        the batch (``kernels.assemble``, the same numbers as ``applied``, ``constrain`` and
-        ``add_tangent``); the families outside the batch in their own calls. Returns R."""
+        the constraints' part at q_n+1 = qb (``constrain``: ``starts`` from ``begin_step``, ``lam`` all m multipliers,
+        ``tangent`` the factor of d(Gbar^T lam)/dq, ``qa`` the step's start, or None for qb itself and the mass term
+        mass_factor M qb) and -dF, the varying forces' tangents (``stacked``), added to ``values`` before the
+        constraints' entries (``tangents_first``) or after them. One compiled call for the forces and the batch
+        (``kernels.assemble``, the same numbers as ``applied``, ``constrain`` and ``add_tangent``); the families
+        outside the batch in their own calls. Returns R."""
         kernels = self._kernels
         if kernels is None:
             kernels = self._kernels = compiled(KERNELS)
@@ -260,7 +261,8 @@ class SaddleSystem:
                 kernels.TANGENTS_LATER if self.families else kernels.TANGENTS_LAST
             data, at = values, self._batch_at
         R = np.empty(self.size)
-        kernels.assemble(R, data, qb, lam, self.mass_operator @ qb, mass_factor, inertia, constant, F, F_at, F_bounds,
+        Mq = self.mass_operator @ (qb if qa is None else qb - qa)
+        kernels.assemble(R, data, qb, lam, Mq, mass_factor, inertia, constant, F, F_at, F_bounds,
                          dF, dF_at, where, NONE if starts[0] is None else starts[0], scale, tangent, at,
                          *self.affine.arguments)
         if self.families:

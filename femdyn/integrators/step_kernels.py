@@ -186,6 +186,7 @@ def alpha_steps(count, coefficients, head, tail, servos, solver, stop, gravity, 
     refactored = 0
     last = head[4]
     inertia, x = np.empty(n), np.empty(n)
+    origin = np.zeros(n)  # the mass term M q_n+1 (``kernels.newton_loop``)
     q_known, v_known, guess = np.empty(n), np.empty(n), np.empty(n)
     saved, factors = np.empty(2), np.empty(6)
     done = 0
@@ -214,7 +215,7 @@ def alpha_steps(count, coefficients, head, tail, servos, solver, stop, gravity, 
         early = (on, measuring, safety, window, round_off * size, ratios, recorded)
         step_servo = servo_rows(servos, done)
         how, its, qb, increment, factored, values, R = newton.newton_loop(
-            *head, inertia, constant, *tail, step_servo, guess, lam_b, bound, *solver, early)
+            *head, inertia, origin, constant, *tail, step_servo, guess, lam_b, bound, *solver, early)
         if how != newton.CONVERGED:
             break
         a_b, vb, vd_b = np.empty(n), np.empty(n), np.empty(n)
@@ -251,20 +252,21 @@ def midpoint_steps(count, coefficients, head, tail, batch, force, family, servos
                    carry, rows, row):
     """Up to ``count`` energy-momentum steps (``energy_momentum.EnergyMomentum.step``) in one call, each
     as the interpreted step computes it: its begin (the predictor q_n + h v_n, Newton's start, the
-    inertia 2/h^2 M (q_n + h v_n), G(q_n) of the batch, ``joints.kernels.jacobian`` with ``batch``:
-    (the slots' g, the Hessians)), Newton's iteration (``kernels.newton_loop`` with ``head``, ``tail``,
+    inertia 2/h M v_n with q_n the origin of the mass term (``energy_momentum``), G(q_n) of the batch,
+    ``joints.kernels.jacobian`` with ``batch``: (the slots' g, the Hessians)), Newton's iteration
+    (``kernels.newton_loop`` with ``head``, ``tail``,
     the beams' ``force`` -- where their tangents go, their coordinates and places, then the element
     data after the start and ``known`` --, ``family``, the step's servo rows from ``servos``
     (``alpha_steps``), ``stop`` (none) and ``solver``), the step's
     end (``_finish``: v_n+1 = 2/h (q_n+1 - q_n) - v_n, the work ``step_work`` of the ``constants``
     forces (``alpha_steps``) plus V(q_n+1) - V(q_n)) and the chunk's row ``row`` + k + 1 (``rows`` as
-    ``alpha_steps``'). ``coefficients``: (h, 2/h^2, 2/h, the tolerance); ``carry``: (q_n, v_n, lam_n,
+    ``alpha_steps``'). ``coefficients``: (h, 2/h, the tolerance); ``carry``: (q_n, v_n, lam_n,
     V(q_n)). ``family`` (``joints.angle.JointAngle.loop_arguments``, its start at the call's first q_n):
     each step gives it its own start, c, s and their gradients at q_n (``JointAngle.begin_step``,
     ``joints.angle_kernels.cos_sin``). A step that does not converge, or whose state is not finite, is undone and left to the
     interpreted step (``alpha_steps``). Returns (steps done, factorisations done, the values last
     factored, lam, V) of the last step done."""
-    h, c_inertia, c_velocity, tolerance = coefficients
+    h, c_velocity, tolerance = coefficients
     q, v, lam, potential = carry
     weights, dofs, bounds = gravity
     g, H_indptr, H_indices, H_data = batch
@@ -298,8 +300,8 @@ def midpoint_steps(count, coefficients, head, tail, batch, force, family, servos
         for i in range(n):
             acc = 0.0
             for k in range(M_indptr[i], M_indptr[i + 1]):
-                acc += M_data[k] * guess[M_indices[k]]
-            inertia[i] = c_inertia * acc
+                acc += M_data[k] * v[M_indices[k]]
+            inertia[i] = c_velocity * acc
         G_a = np.empty(g.size)
         joints.jacobian(q, g, H_indptr, H_indices, H_data, G_a)
         lam_b = np.zeros(m)
@@ -311,7 +313,7 @@ def midpoint_steps(count, coefficients, head, tail, batch, force, family, servos
         size = size if size > 1.0 else 1.0
         step_servo = servo_rows(servos, done)
         how, its, qb, increment, factored, values, R = newton.newton_loop(
-            *head, inertia, constant, G_a, *tail, tangents, F_at, dF_at, Qa, False, False, *force[3:],
+            *head, inertia, q, constant, G_a, *tail, tangents, F_at, dF_at, Qa, False, False, *force[3:],
             step_family, step_servo, guess, lam_b, tolerance * size, *solver, stop)
         if how != newton.CONVERGED:
             break

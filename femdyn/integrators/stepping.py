@@ -213,7 +213,7 @@ class MidpointSteps(_Steps):
         dt = stepper.dt
         arguments = stepper.system.batch_arguments  # the batch's g and Hessian (``newton_loop``'s g, H_*)
         self.batch = (arguments[2], *arguments[7:10])
-        self.coefficients = (dt, 2.0 / dt**2, 2.0 / dt, stepper.options.tolerance)
+        self.coefficients = (dt, 2.0 / dt, stepper.options.tolerance)
 
     def ready(self, chunk, k: int) -> bool:
         """``AlphaSteps.ready``: a factorisation to refactor."""
