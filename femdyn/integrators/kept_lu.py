@@ -48,6 +48,19 @@ class KeptLU(FixedPatternLU):
         self._follow(values)
         self.current = values
 
+    def start(self, values: np.ndarray) -> None:
+        """The first pivots from a matrix on the pattern that is not a Newton matrix: ``factor`` of
+        ``values`` (the ordering chosen on them), not counted among the Newton matrices' factorisations.
+        The run's acceleration matrix [[M, s G^T], [s G, 0]] at its start (``SaddleSystem.accelerations``),
+        which the consistent start solves anyway: the first Newton matrix, c M + K in its upper block, is
+        then refactorised with those pivots inside the compiled iteration instead of choosing the ordering
+        among two factorisations of its own in the interpreter (KLU pivots anew where the refactorisation
+        is refused, ``numerics.klu.factor``). SingularMatrixError where that matrix is singular (a
+        massless part that the constraints do not hold): nothing is chosen then, and the first Newton
+        matrix chooses as before."""
+        self.factor(values)
+        self.factorizations = self._seen = self.factorizations - 1
+
     def state(self):
         if self.first is None:
             return {}

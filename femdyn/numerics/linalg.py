@@ -320,8 +320,12 @@ class FixedPatternLU:
         for j, (_, _, _, numeric) in enumerate(tried):
             if j != best and numeric:
                 _KLU.klu_free_numeric(ctypes.byref(numeric), ctypes.byref(self._common))
-        _, k, self._common.scale, numeric = tried[best]
-        self.handles[0], self.handles[1] = self._candidates[k].value, numeric.value if numeric else 0
+        _, k, scaling, numeric = tried[best]
+        if not numeric:  # singular with every candidate: nothing chosen, the next matrix chooses
+            self._common.scale = scale
+            return
+        self._common.scale = scaling
+        self.handles[0], self.handles[1] = self._candidates[k].value, numeric.value
         self._candidates = []
         self.ordering = self._analyses.names[k]
 
