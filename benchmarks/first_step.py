@@ -74,9 +74,9 @@ def worker(n, steps, integrator, length):
     def timed(owner, name, key, count):
         function = getattr(owner, name)
 
-        def wrapper(*args):
+        def wrapper(*args, **keywords):
             start = time.process_time()
-            result = function(*args)
+            result = function(*args, **keywords)
             end = time.process_time()
             spent[key].append((end, end - start, count(result), name))
             return result

@@ -16,6 +16,7 @@ class KeptLU(FixedPatternLU):
     after a resume are then those of the run that did not stop, bit for bit."""
 
     first = pivoted = current = None
+    started = False  # whether ``first`` gave the pivots alone (``start``)
     # Pivots chosen anew without row scaling (``FixedPatternLU.unscaled_repivots``): on the pendulum of 4096
     # beam elements the first re-pivot of the run (in its first step, simplified Newton) filled L + U with
     # 1.2e8 entries in 37 s with KLU's row scaling, against 4.1e5 entries in 0.04 s unscaled; the
@@ -58,7 +59,9 @@ class KeptLU(FixedPatternLU):
         is refused, ``numerics.klu.factor``). SingularMatrixError where that matrix is singular (a
         massless part that the constraints do not hold): nothing is chosen then, and the first Newton
         matrix chooses as before."""
+        fresh = self.first is None
         self.factor(values)
+        self.started = self.started or fresh
         self.factorizations = self._seen = self.factorizations - 1
 
     def state(self):
@@ -67,7 +70,7 @@ class KeptLU(FixedPatternLU):
         return {"lu.first": self.first, "lu.pivoted": self.pivoted, "lu.current": self.current,
                 "lu.pivoted_first": self.pivoted is self.first, "lu.refactored": self.current is not self.pivoted,
                 "lu.factorizations": self.factorizations, "lu.refactorizations": self.refactorizations,
-                "lu.scale": self._common.scale}
+                "lu.scale": self._common.scale, "lu.started": self.started}
 
     def restore(self, state):
         if "lu.first" not in state:
@@ -75,7 +78,7 @@ class KeptLU(FixedPatternLU):
         for name in ("lu.first", "lu.pivoted", "lu.current"):  # read from a file: KLU reads as many values
             if np.shape(state[name]) != self.pattern[1].shape:
                 raise ValueError(f"{name} holds {np.shape(state[name])} values, the Newton matrix {self.pattern[1].shape}")
-        self.factor(state["lu.first"])
+        (self.start if state.get("lu.started", False) else self.factor)(state["lu.first"])
         self._common.scale = int(state.get("lu.scale", self._common.scale))  # rows unscaled if the run had turned scaling off
         if not state["lu.pivoted_first"]:
             self.refactor_rcond_drop = np.inf  # the refactorisation is refused: pivots chosen anew
