@@ -53,6 +53,9 @@ beam = {{length = {length}, young = 2.1e11, density = 7850.0, b = 0.01, h = 0.01
 name = "pin"
 type = "revolute"
 bodies = ["ground", "beam"]
+
+[initial.joints.pin]
+angle = 0.0
 """
 
 
@@ -149,7 +152,8 @@ def main():
                              capture_output=True, text=True, check=True).stdout
         r = json.loads(out.splitlines()[-1])
         print(f"N = {r['elements']}, L = {r['length']} m, {integrator}: "
-              f"first step {r['first_step_ms']:.1f} ms CPU ({r['first_by']}), later steps {r['later_step_ms']:.1f} ms each, "
+              f"first step {r['first_step_ms']:.1f} ms CPU ({r['first_by']}), "
+              f"later steps {r['later_step_ms']:.1f} ms each, "
               f"first / later {r['first_step_ms'] / r['later_step_ms']:.2f}; set-up + first step "
               f"{r['setup_first_ms']:.1f} ms (consistent start {r['consistent_ms'][0]:.1f} ms of it); "
               f"run {r['run_s']:.2f} s CPU, peak RSS {r['peak_rss_mib']:.0f} MiB")

@@ -8,7 +8,8 @@ from ..numerics.linalg import FixedPatternLU
 class KeptLU(FixedPatternLU):
     """The LU of the Newton matrices, able to save and rebuild its factorisation for a resumed run
     (``time_loop.Checkpoint``). KLU's numbers depend on the run so far: the ordering is chosen on the
-    first matrix, the pivots on the last pivoting factorisation, and every refactorisation reuses them.
+    first matrix (the acceleration matrix of the run's start, ``start``, or else its first Newton matrix),
+    the pivots on the last pivoting factorisation, and every refactorisation reuses them.
     So the values of those matrices are kept (references to the arrays factored; a copy of a pivoting one
     that compiled code factored between others, ``klu.factor``), and
     ``restore`` factors them again in the same order: the first (same ordering), the last pivoting one

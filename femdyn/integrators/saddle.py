@@ -25,8 +25,10 @@ start, the static multipliers at rest).
 ``SaddleSystem`` is everything about that system that does not change over a run: the active
 constraint rows, the constant mass matrix M, the quadratic constraint families as one
 ``AffineConstraints`` batch and the layouts of the others, the forces sorted by what the steps
-evaluate, and K's fixed sparsity pattern with the KLU factorisation on it. The pattern's entries are
-listed once, in the order mass; batch (tangent, Gbar^T, G); each other family (tangent, Gbar^T, G);
+evaluate, and K's fixed sparsity pattern with the KLU factorisation on it (its ordering and first pivots
+chosen on the acceleration matrix of a run's consistent start: ``accelerations``, ``first_pivots``). The
+pattern's entries are listed once, in the order mass; batch (tangent, Gbar^T, G); each other family
+(tangent, Gbar^T, G);
 the tangent of each force that depends on q_n+1; each contributor knows the places of its entries in
 the CSC data array (``SparsePattern.positions``). Every Newton iteration starts from a copy of the
 mass entries (``newton_values``) and each contributor adds its entries at their places, so the array

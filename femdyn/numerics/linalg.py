@@ -303,7 +303,8 @@ class FixedPatternLU:
         unscaled in the same room; once one has succeeded with f entries, the room of the COLAMD
         candidates after it is about 2 f (a candidate filling more cannot be chosen), so an abandoned
         attempt costs about what the best one did. Only where every bounded attempt is abandoned are
-        they made unbounded, with klu_common's scaling."""
+        they made unbounded, with klu_common's scaling. Where none succeeds (a singular matrix) nothing
+        is chosen: the next matrix factored chooses."""
         scale, room, entries = self._common.scale, self._common.initmem, max(self._Ai.size, 1)
         tried = []  # (fill, candidate, scaling, factorisation)
         for k, symbolic in enumerate(self._candidates):
