@@ -73,8 +73,9 @@ class EnergyMomentum:
         return 2.0 / self.dt * (self.system.mass_operator @ va)
 
     def consistent(self, t, q, v, states):
-        """``SaddleSystem.consistent`` at (q, v, t) with the forces' ``states``."""
-        return self.system.consistent(t, q, v, states, self.dt)
+        """``SaddleSystem.consistent`` at (q, v, t) with the forces' ``states``; the first one gives the
+        Newton matrices their first pivots (``KeptLU.start``)."""
+        return self.system.consistent(t, q, v, states, self.dt, kept=True)
 
     @property
     def factorisations(self):
@@ -130,6 +131,7 @@ class EnergyMomentum:
             loop = lambda: (*head, inertia, qa, constant_forces, starts[0], *tail,  # noqa: E731
                             *system.loop_force(qa_local[0] if qa_local else None, False),
                             system.loop_family(starts, qa), system.loop_servo(starts))
+        system.first_pivots(qa, t)  # the run's first: those of the consistent start, without it
         qb, lam, iterations = self.newton.solve(residual, predicted, lam, t + dt, compiled_loop=loop)
         return self._finish(t, qa, va, qb, lam, iterations, constant_forces, states)
 

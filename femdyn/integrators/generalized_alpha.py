@@ -228,11 +228,12 @@ class GeneralizedAlpha:
     # --- start -------------------------------------------------------------------------------
     def consistent(self, t, q, v, states):
         """``SaddleSystem.consistent`` at (q, v, t) with the forces' ``states``, the last one kept: the
-        time loop's first node and the first step's start ask for the same (``time_loop``)."""
+        time loop's first node and the first step's start ask for the same (``time_loop``); the first one
+        gives the Newton matrices their first pivots (``KeptLU.start``)."""
         key = (t, q.tobytes(), v.tobytes())
         kept = self._consistent
         if kept is None or kept[0] != key or kept[1] is not states:
-            kept = self._consistent = (key, states, self.system.consistent(t, q, v, states, self.dt))
+            kept = self._consistent = (key, states, self.system.consistent(t, q, v, states, self.dt, kept=True))
         return kept[2]
 
     def accelerations(self, t, q, v, states):

@@ -216,9 +216,11 @@ class Newton:
 
         ``compiled_loop``: a function that gives the system's arguments of ``kernels.newton_loop`` (a
         tuple; called only where the loop runs), the same iteration compiled whole (with ``stop``
-        evaluated inside, ``kernels.early_stop``): it runs once a factorisation exists to refactor,
-        and the iteration goes on here from where it returns (a singular matrix, a residual not
-        finite). KLU's refusals of a refactorisation are taken inside: it pivots anew there."""
+        evaluated inside, ``kernels.early_stop``): it runs once a factorisation exists to refactor --
+        from a run's first step on, whose Newton matrices take their first pivots from the consistent
+        start (``kept_lu.KeptLU.start``) --, and the iteration goes on here from where it returns (a
+        singular matrix, a residual not finite). KLU's refusals of a refactorisation are taken inside:
+        it pivots anew there."""
         options, kernels = self.options, self._kernels
         if kernels is None:
             kernels = self._kernels = compiled(KERNELS)

@@ -25,8 +25,10 @@ start, the static multipliers at rest).
 ``SaddleSystem`` is everything about that system that does not change over a run: the active
 constraint rows, the constant mass matrix M, the quadratic constraint families as one
 ``AffineConstraints`` batch and the layouts of the others, the forces sorted by what the steps
-evaluate, and K's fixed sparsity pattern with the KLU factorisation on it. The pattern's entries are
-listed once, in the order mass; batch (tangent, Gbar^T, G); each other family (tangent, Gbar^T, G);
+evaluate, and K's fixed sparsity pattern with the KLU factorisation on it (its ordering and first pivots
+chosen on the acceleration matrix of a run's consistent start: ``accelerations``, ``first_pivots``). The
+pattern's entries are listed once, in the order mass; batch (tangent, Gbar^T, G); each other family
+(tangent, Gbar^T, G);
 the tangent of each force that depends on q_n+1; each contributor knows the places of its entries in
 the CSC data array (``SparsePattern.positions``). Every Newton iteration starts from a copy of the
 mass entries (``newton_values``) and each contributor adds its entries at their places, so the array
@@ -286,29 +288,50 @@ class SaddleSystem:
         self.constrain(R, starts, q, q, lam, scale, 2.0 if tangents else None, values)
         return R, values
 
-    def accelerations(self, q, starts, applied, constraint_acceleration):
+    def accelerations(self, q, starts, applied, constraint_acceleration, kept=False):
         """The accelerations a (n,) and multipliers lam (m, zero on dropped rows) of
         M a + Gbar^T lam = ``applied``, G a = ``constraint_acceleration`` (active rows) at q, ``starts``
         from ``begin_step(q, t, midpoint=False)``; one sparse solve (not finite where the system is
         singular). KLU on the Newton matrix's fixed pattern, as every solve of the system (SciPy's
         SuperLU filled the saddle matrix of the 4096-element pendulum to 2.9 GB), factored anew with one
-        step of refinement (not the run's ``KeptLU``, whose pivots the steps keep; its ordering chosen
-        among the pattern's ``analyses``, which both share). At rest with the
+        step of refinement, its ordering chosen among the pattern's ``analyses``: with ``kept``, by the
+        run's ``KeptLU`` where that has no factorisation yet (``first_pivots``: the Newton matrices take
+        their first pivots from this one), else by an LU of its own. At rest with the
         constraints' accelerations zero, lam are the constraint forces of the instant of release, the
         static multipliers where q is an equilibrium (a = 0)."""
         s, lam = self.mbar, np.zeros(self.model.m)
-        values = self.newton_values(1.0)
-        self.constrain(np.zeros(self.size), starts, q, q, lam, s, 0.0, values)
+        values = self._acceleration_matrix(q, starts)
         rhs = np.concatenate([applied, s * constraint_acceleration])
-        try:  # a new LU each call: its numbers depend on this matrix alone, as in a resumed run
-            lu = FixedPatternLU(self.pattern.indptr, self.pattern.indices, self.analyses)
-            lu.factor(values)
+        try:  # factored anew each call: its numbers depend on this matrix alone, as in a resumed run
+            if kept and not self.lu.refactorable:
+                lu = self.lu
+                lu.start(values)
+            else:
+                lu = FixedPatternLU(self.pattern.indptr, self.pattern.indices, self.analyses)
+                lu.factor(values)
             x = lu.solve(rhs, refine=1)
         except SingularMatrixError:
             x = np.full(self.size, np.nan)
         lam[self.active] = s * x[self.n :]
         return x[: self.n], lam
 
+    def _acceleration_matrix(self, q, starts):
+        """The CSC data of [[M, s G^T], [s G, 0]] at q (s = mbar; ``starts`` from
+        ``begin_step(q, t, midpoint=False)``): ``accelerations``' matrix."""
+        values = self.newton_values(1.0)
+        self.constrain(np.zeros(self.size), starts, q, q, np.zeros(self.model.m), self.mbar, 0.0, values)
+        return values
+
+    def first_pivots(self, q, t):
+        """The run's Newton LU (``lu``) factored on the acceleration matrix at (q, t) where it has no
+        factorisation (``KeptLU.start``; nothing where that matrix is singular): what the consistent start
+        of a run does (``accelerations`` with ``kept``), for a stepper that starts without it, so that its
+        first Newton matrix is refactorised with the same pivots."""
+        if not self.lu.refactorable:
+            try:
+                self.lu.start(self._acceleration_matrix(q, self.begin_step(q, t, midpoint=False)))
+            except SingularMatrixError:
+                pass
     def constraint_acceleration(self, q, v, t, dt):
         """d/dt (G v + dPhi/dt) at fixed accelerations for the active rows: one-sided difference
         along (q + s v, t + s), s = 0, eps, 2 eps with eps = dt/100 (three points, exact for the
@@ -323,8 +346,9 @@ class SaddleSystem:
 
         return (-3.0 * velocity_residual(0.0) + 4.0 * velocity_residual(eps) - velocity_residual(2 * eps)) / (2 * eps)
 
-    def consistent(self, t, q, v, states, dt):
-        """Consistent accelerations vd (n,) and multipliers lam (m) at (q, v, t) (``accelerations``):
+    def consistent(self, t, q, v, states, dt, kept=False):
+        """Consistent accelerations vd (n,) and multipliers lam (m) at (q, v, t) (``accelerations``, with
+        ``kept`` as there):
         M vd + G^T lam = F(q, v, t), G vd = -d/dt(G) v - d^2 Phi/dt^2, the forces in their continuous
         forms with the ``states`` (``dt``: the step a force may need, e.g. friction's return map).
         Generalized-alpha's start, and the multipliers of a run at its first and last time node
@@ -332,7 +356,7 @@ class SaddleSystem:
         starts = self.begin_step(q, t, midpoint=False)
         applied = self.applied(q, q, t, dt, states, self.constant) + self.continuous_forces(
             q, v, t, dt, states, self.varying)
-        return self.accelerations(q, starts, applied, -self.constraint_acceleration(q, v, t, dt))
+        return self.accelerations(q, starts, applied, -self.constraint_acceleration(q, v, t, dt), kept)
 
     def worked_potential(self, q, states):
         """The potential energy at q of the forces whose work a step evaluates (``worked``): the

@@ -303,7 +303,8 @@ class FixedPatternLU:
         unscaled in the same room; once one has succeeded with f entries, the room of the COLAMD
         candidates after it is about 2 f (a candidate filling more cannot be chosen), so an abandoned
         attempt costs about what the best one did. Only where every bounded attempt is abandoned are
-        they made unbounded, with klu_common's scaling."""
+        they made unbounded, with klu_common's scaling. Where none succeeds (a singular matrix) nothing
+        is chosen: the next matrix factored chooses."""
         scale, room, entries = self._common.scale, self._common.initmem, max(self._Ai.size, 1)
         tried = []  # (fill, candidate, scaling, factorisation)
         for k, symbolic in enumerate(self._candidates):
@@ -320,8 +321,12 @@ class FixedPatternLU:
         for j, (_, _, _, numeric) in enumerate(tried):
             if j != best and numeric:
                 _KLU.klu_free_numeric(ctypes.byref(numeric), ctypes.byref(self._common))
-        _, k, self._common.scale, numeric = tried[best]
-        self.handles[0], self.handles[1] = self._candidates[k].value, numeric.value if numeric else 0
+        _, k, scaling, numeric = tried[best]
+        if not numeric:  # singular with every candidate: nothing chosen, the next matrix chooses
+            self._common.scale = scale
+            return
+        self._common.scale = scaling
+        self.handles[0], self.handles[1] = self._candidates[k].value, numeric.value
         self._candidates = []
         self.ordering = self._analyses.names[k]
 

@@ -3,7 +3,8 @@ accelerations and multipliers (generalized-alpha's start, the multipliers of a r
 time node; ``SaddleSystem.accelerations``) are one KLU solve on the Newton matrix's fixed pattern.
 (SciPy's SuperLU, which solved them before, filled the 4096-element pendulum's saddle matrix to 2.8 GB
 against 270 MB for the whole process before it, and took 75 s against the stepper's 0.03 s per step.)
-The first step factors the first Newton matrix with each of KLU's candidate orderings: none of them may
+The consistent start factors its matrix with each of KLU's candidate orderings (the run's Newton matrices
+keep the pivots chosen there, ``KeptLU.start``; without it, the first step its first Newton matrix): none may
 fill in like a dense matrix (``linalg.FixedPatternLU._choose_ordering``; on the 0.5 m pendulum's
 energy-momentum matrix the scaled COLAMD candidate filled 1.2e8 entries in 63 s and 1.65 GB)."""
 import subprocess
