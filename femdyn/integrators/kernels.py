@@ -3,6 +3,7 @@
 import numpy as np
 
 from ..beam.world import kernels as beams
+from ..forces import viscous_kernels as viscous
 from ..joints import angle_kernels as angles
 from ..joints import kernels as batch
 from ..joints import servo_kernels as servos
@@ -175,7 +176,7 @@ CONVERGED, SINGULAR, NOT_FINITE, LIMIT = 0, 1, 2, 3
 def newton_loop(mass_factor, M_indptr, M_indices, M_data, mass_values, inertia, constant, G_a, scale, tangent, at,
                 G, g, c, slot_row, slot_col, G_indptr, H_indptr, H_indices, H_data, T_indptr, T_indices, T_data,
                 keep, phi_rows, phi_at, tangents, F_at, dF_at, Qa, same, known, dim, index, R_e, t_e, beta, lam_e,
-                gamma, C_e, k_e, start, start_grad, family, servo, qb, lam, bound, max_iterations, Ap, Ai, handles,
+                gamma, C_e, k_e, start, start_grad, damper, family, servo, qb, lam, bound, max_iterations, Ap, Ai, handles,
                 rcond, pivoting, active, newton_scale, refinement, steps, pause, modified, refresh, stop):
     """Newton's iteration, full or (``modified``) simplified, for a step of a model whose residual is all compiled --
     the mass, the constant forces, the quadratic batch and at most one varying force, the world beams'
@@ -183,7 +184,8 @@ def newton_loop(mass_factor, M_indptr, M_indices, M_data, mass_values, inertia, 
     (``beam.world.kernels.step`` at the beams' coordinates ``F_at`` of qb, from their start ``Qa`` (1,
     F_at.size) or, with ``same``, the continuous forms at qb; ``known``: the strains at Qa are in
     ``start``/``start_grad`` already; the element data ``dim`` .. ``k_e`` as there; none where ``F_at`` is
-    empty), ``assemble`` (M qb from M's CSR arrays; the force's tangent at ``dF_at``, before or after the
+    empty), the bodies' viscous damping after them (``damper``: ``forces.viscous_kernels.loop``, the last of
+    ``F_at`` and ``dF_at`` its coordinates and places; none where its form is 0), ``assemble`` (M qb from M's CSR arrays; the force's tangent at ``dF_at``, before or after the
     batch's entries or after the family's (``tangents``); ``G_a``, ``scale`` and ``tangent`` as there), at most
     one family of joint angles (``family``: ``joints.angle.JointAngle.loop_arguments``, its ``contribute``; none
     where it has no instances), the servo rows as one family (``servo``: ``joints.servo.LoopServos.loop_arguments``
@@ -207,10 +209,15 @@ def newton_loop(mass_factor, M_indptr, M_indices, M_data, mass_values, inertia, 
     last = mass_values
     R = np.zeros(0)
     Mq = np.empty(n)
-    nf = F_at.size
-    Qb, F, dF = np.empty((1, nf)), np.zeros((1, nf)), np.zeros((1, dF_at.size))
-    F_bounds = np.zeros(2 if nf else 1, np.int64)  # one force's values: from 0 to nf
-    F_bounds[-1] = nf
+    nd, nv = viscous.sizes(damper)  # the damper's coordinates and tangent entries: the last of F_at, dF_at
+    nf, nt = F_at.size - nd, dF_at.size - nv  # the beams'
+    Qb, F, dF = np.empty((1, nf)), np.zeros((1, nf)), np.zeros((1, nt))
+    F_bounds = np.zeros(1 + (nf > 0) + (nd > 0), np.int64)  # each force's values: the beams', the damper's
+    F_bounds[1:] = nf
+    F_bounds[-1] = nf + nd
+    forces, tangents_all = F[0], dF[0]  # all varying forces' values and tangents, in ``F_at``, ``dF_at`` order
+    if nd:
+        forces, tangents_all = np.zeros(nf + nd), np.zeros(nt + nv)
     # the residual alone (a simplified iteration): no tangent, no values, no places
     no_dF, no_values, no_at = np.zeros((1, 0)), np.zeros(0), at[:0]
     no_T_at = np.empty((0, family[16].shape[1]), np.int64)
@@ -225,6 +232,11 @@ def newton_loop(mass_factor, M_indptr, M_indices, M_data, mass_values, inertia, 
             beams.step(Qb if same else Qa, Qb, same, dim, index, R_e, t_e, beta, lam_e, gamma, C_e, k_e, F, tangent_e,
                        start, start_grad, known)
             known = True
+        if nd:
+            forces[:nf] = F[0]
+            if fresh:
+                tangents_all[:nt] = dF[0]
+            viscous.loop(damper, qb, F_at[nf:], forces[nf:], tangents_all[nt:] if fresh else no_dF[0])
         for i in range(n):
             acc = 0.0
             for k in range(M_indptr[i], M_indptr[i + 1]):
@@ -236,8 +248,8 @@ def newton_loop(mass_factor, M_indptr, M_indices, M_data, mass_values, inertia, 
         servo_F_at = servo[6] if fresh else no_servo_at
         servo_G_at = servo[7] if fresh else no_servo_at
         R = np.empty(size)
-        assemble(R, values, qb, lam, Mq, mass_factor, inertia, constant, F[0], F_at, F_bounds, dF[0], dF_at, tangents,
-                 G_a, scale, tangent, places, G, g, c, slot_row, slot_col, G_indptr, H_indptr, H_indices, H_data,
+        assemble(R, values, qb, lam, Mq, mass_factor, inertia, constant, forces, F_at, F_bounds, tangents_all, dF_at,
+                 tangents, G_a, scale, tangent, places, G, g, c, slot_row, slot_col, G_indptr, H_indptr, H_indices, H_data,
                  T_indptr, T_indices, T_data, keep, phi_rows, phi_at)
         if servo_first:
             servos.contribute(qb, servo[1], servo[2], lam, scale, R, values, servo[3], servo[4], servo[5], servo_F_at,
@@ -252,7 +264,7 @@ def newton_loop(mass_factor, M_indptr, M_indices, M_data, mass_values, inertia, 
                               servo_G_at)
         if fresh and tangents == TANGENTS_LATER:
             for i in range(dF_at.size):
-                values[dF_at[i]] += -1.0 * dF[0, i]
+                values[dF_at[i]] += -1.0 * tangents_all[i]
         square = 0.0
         for i in range(size):
             square += R[i] * R[i]

@@ -44,6 +44,7 @@ import scipy.sparse as sp
 
 from ..beam.world.elasticity import NO_STEP
 from ..forces.base import Force
+from ..forces.viscous import NO_DAMPER
 from ..joints.angle import NO_FAMILY
 from ..joints.batch import NO_PLACES, NONE, AffineConstraints
 from ..joints.servo import NO_SERVO, LoopServos, joinable
@@ -132,6 +133,10 @@ class SaddleSystem:
         # for rigid bodies, or a ``CsrOperator``)
         looped = [self.forces[k] for k in self.varying if hasattr(self.forces[k], "loop_arguments")]
         self._looped = looped[0] if looped else None
+        # and one viscous damping after it (``forces.viscous``: the bodies' material damping), which the loop
+        # evaluates with the same kernels as the steps (``damper_arguments``)
+        dampers = [k for k in self.varying if hasattr(self.forces[k], "damper_arguments")]
+        self._damper = dampers[0] if len(dampers) == 1 and self.varying[-1] == dampers[0] else None
         angles = [k for k, fam in enumerate(self.families) if not fam.servo and hasattr(fam.c, "loop_arguments")]
         servos = [k for k, fam in enumerate(self.families) if fam.servo and fam.compiled]
         self._looped_families = (angles[0] if angles else None, servos)
@@ -140,25 +145,36 @@ class SaddleSystem:
         self._loop_servos = LoopServos([self.families[k].c for k in servos], [self.families[k].places for k in servos],
                                        first[0]) if joined else None
         self.compiled_residual = len(self.families) == min(len(angles), 1) + len(servos) \
-            and (not servos or joined) and len(looped) <= 1 and len(self.varying) == len(looped)
-        self.mass_operator = CsrOperator(self.mass) if self.compiled_residual and looped else operator(self.mass)
+            and (not servos or joined) and len(looped) <= 1 \
+            and len(self.varying) == len(looped) + (self._damper is not None)
+        self.mass_operator = CsrOperator(self.mass) if self.compiled_residual and self.varying else operator(self.mass)
         self.batch_arguments = (self._batch_at, *self.affine.arguments)  # its places in the matrix, then its data
         mass = sp.csr_matrix(self.mass)
         mass.sum_duplicates()
         self.mass_csr = (mass.indptr.astype(np.int64), mass.indices.astype(np.int64), mass.data.astype(np.float64))
 
-    def loop_force(self, qa_local, tangents_first):
-        """``kernels.newton_loop``'s arguments of the varying force (``compiled_residual``): where its
-        tangent goes (before the batch's entries with ``tangents_first``, else after them), its
-        coordinates and Newton-matrix places, and its ``loop_arguments`` from the step's start
-        ``qa_local`` (its local coordinates, None for the continuous forms); ``NO_STEP`` without one."""
+    def loop_force(self, qa_local: list | None, tangents_first: bool, dt: float = 0.0,
+                   velocity: tuple | None = None) -> tuple:
+        """``kernels.newton_loop``'s arguments of the varying forces (``compiled_residual``): where their
+        tangents go (before the batch's entries with ``tangents_first``, else after them), their
+        coordinates and Newton-matrix places, the beams' ``loop_arguments`` (``NO_STEP`` without them) and the
+        damping's ``damper_arguments`` (``NO_DAMPER`` without it) for a step of length ``dt`` from its start
+        ``qa_local`` (the varying forces' local coordinates, in ``varying`` order), or, with ``qa_local`` None,
+        their continuous forms, the damping's at generalized-alpha's v = v~ + gamma' (q - q~) with ``velocity``
+        = (v~, q~, gamma') (n,), (n,), float."""
         kernels = self._kernels
         if kernels is None:
             kernels = self._kernels = compiled(KERNELS)
         F_at, _, dF_at = self._varying_at
-        force = NO_STEP if self._looped is None else self._looped.loop_arguments(qa_local)
+        force = NO_STEP if self._looped is None else self._looped.loop_arguments(None if qa_local is None else
+                                                                                 qa_local[0])
+        damper = NO_DAMPER
+        if self._damper is not None:
+            f = self.forces[self._damper]
+            damper = f.damper_arguments(dt, qa_local[-1][0]) if qa_local is not None else \
+                f.damper_arguments(dt, velocity=(velocity[0][f.dofs[0]], velocity[1][f.dofs[0]], velocity[2]))
         later = kernels.TANGENTS_LATER if self.families else kernels.TANGENTS_LAST  # after the family's
-        return (kernels.TANGENTS_FIRST if tangents_first else later, F_at, dF_at, *force)
+        return (kernels.TANGENTS_FIRST if tangents_first else later, F_at, dF_at, *force, damper)
 
     def loop_family(self, starts: list, qa: np.ndarray | None = None) -> tuple:
         """``kernels.newton_loop``'s ``family``: the joint-angle family's ``loop_arguments`` (``starts``

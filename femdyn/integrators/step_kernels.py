@@ -5,6 +5,7 @@ in one call, the step's begin, Newton's iteration, the step's end and the histor
 ``step_work``), so that both give the same numbers bit for bit."""
 import numpy as np
 
+from ..forces import viscous_kernels as viscous
 from ..numerics import klu
 from ..numerics.compiled import kernel
 from ..joints import angle_kernels as angles
@@ -101,11 +102,11 @@ def gravity_potential(q, weights, dofs, bounds):
 
 
 @kernel
-def record(rows, r, qb, vb, its, lam_a, lam_b, mean, work_step):
+def record(rows, r, qb, vb, its, lam_a, lam_b, mean, work_step, lost):
     """Row r + 1 of the chunk's arrays ``rows`` (Q, V, Lam, inputs, iterations, work, dissipation, the input
     rows; ``time_loop._Chunk.add``) after a step to (qb, vb) in ``its`` iterations with the multipliers
     lam_b: the step's servo inputs u = -lam_b (``mean``: generalized-alpha's -(lam_a + lam_b)/2 over the
-    step from lam_a), the work ``work_step`` added to the row before's, no dissipation."""
+    step from lam_a), the work ``work_step`` and the dissipation ``lost`` added to the row before's."""
     Q, V, Lam, inputs, iterations, work, dissipation, input_rows = rows
     Q[r + 1], V[r + 1], iterations[r + 1] = qb, vb, its
     for j in range(input_rows.size):
@@ -113,7 +114,7 @@ def record(rows, r, qb, vb, its, lam_a, lam_b, mean, work_step):
         inputs[r, j] = -(0.5 * (lam_a[k] + lam_b[k])) if mean else -lam_b[k]
     Lam[r] = lam_b
     work[r + 1] = work[r] + work_step
-    dissipation[r + 1] = dissipation[r] + 0.0
+    dissipation[r + 1] = dissipation[r] + lost
 
 
 @kernel
@@ -147,6 +148,27 @@ def worked_forces(constant, servo, lam):
     for i in range(n):
         total[i] = constant[i] + (0.0 - inputs[i])
     return total
+
+
+@kernel
+def damper_end(damper, qb, at, constant):
+    """The end of an energy-momentum step of the viscous damping ``damper`` (``kernels.newton_loop``'s,
+    from its q_a) at its coordinates ``at`` of qb: the constant forces plus its force Fbar(q_a, q_b)
+    scattered (``SaddleSystem.applied`` of the worked varying forces, ``worked_forces``), and its loss
+    (``ViscousDamping.dissipation``), each summed as there."""
+    form, qa, dt = damper[0], damper[1], damper[5]
+    nd, nv = viscous.sizes(damper)
+    q, force, values, rates = np.empty(nd), np.empty(nd), np.empty(nv), np.empty(damper[6].size - 1)
+    for i in range(nd):
+        q[i] = qb[at[i]]
+    viscous.step(qa, q, dt, *damper[6:], force, values, rates)
+    scattered = np.zeros(constant.size)
+    for i in range(nd):
+        scattered[at[i]] += force[i]
+    total = np.empty(constant.size)
+    for i in range(constant.size):
+        total[i] = constant[i] + (0.0 + scattered[i])
+    return total, 0.0 + viscous.dissipation(rates, damper[11], damper[12], damper[13], dt)
 
 
 @kernel
@@ -230,7 +252,7 @@ def alpha_steps(count, coefficients, head, tail, servos, solver, stop, gravity, 
         potential_b = gravity_potential(qb, weights, dofs, bounds)
         force_b = worked_forces(constant, step_servo, lam_b)
         record(rows, row + done, qb, vb, its, lam, lam_b, True,
-               step_work(force, force_b, qb, q) + potential_b - potential)
+               step_work(force, force_b, qb, q) + potential_b - potential, 0.0)
         stop_steps[0] += 1
         refactored += factored
         if factored:
@@ -268,7 +290,9 @@ def midpoint_steps(count, coefficients, head, tail, batch, force, family, servos
     q, v, lam, potential = carry
     weights, dofs, bounds = gravity
     g, H_indptr, H_indices, H_data = batch
-    tangents, F_at, dF_at = force[0], force[1], force[2]
+    tangents, F_at, dF_at, damper = force[0], force[1], force[2], force[-1]
+    nd = viscous.sizes(damper)[0]
+    nf = F_at.size - nd  # the beams' coordinates; the damper's after them
     M_indptr, M_indices, M_data = head[1], head[2], head[3]
     active, refinement = solver[6], solver[8]
     n, m = q.size, lam.size
@@ -307,6 +331,8 @@ def midpoint_steps(count, coefficients, head, tail, batch, force, family, servos
             lam_b[active[k]] = lam[active[k]]
         for i in range(F_at.size):
             Qa[0, i] = q[F_at[i]]
+        for i in range(nd):  # the damper's start
+            damper[1][i] = q[F_at[nf + i]]
         size = newton.largest(guess)
         size = size if size > 1.0 else 1.0
         step_servo = servo_rows(servos, done)
@@ -324,9 +350,12 @@ def midpoint_steps(count, coefficients, head, tail, batch, force, family, servos
         if not finite:
             break
         potential_b = gravity_potential(qb, weights, dofs, bounds)
-        worked = worked_forces(constant, step_servo, lam_b)
+        base, lost = constant, 0.0
+        if nd:
+            base, lost = damper_end(damper, qb, F_at[nf:], constant)
+        worked = worked_forces(base, step_servo, lam_b)
         record(rows, row + done, qb, vb, its, lam, lam_b, False,
-               step_work(worked, worked, qb, q) + potential_b - potential)  # F . dq
+               step_work(worked, worked, qb, q) + potential_b - potential, lost)  # F . dq
         refactored += factored
         if factored:
             last = values

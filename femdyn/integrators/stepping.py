@@ -52,25 +52,29 @@ def _same_products(system) -> bool:
     return bool(np.all(rows <= 1) and np.array_equal(indices, np.flatnonzero(rows)))
 
 
-def _eligible(stepper) -> bool:
-    """Whether ``step_kernels`` does the steps of ``stepper`` (module docstring)."""
+def _eligible(stepper, damped: bool) -> bool:
+    """Whether ``step_kernels`` does the steps of ``stepper`` (module docstring); ``damped``: also with the
+    viscous damping that the Newton loop evaluates (``SaddleSystem.loop_force``)."""
     system = stepper.system
     worked = [system.forces[k] for k, w in enumerate(system.worked) if w]
+    damper = [system._damper] if damped and system._damper is not None else []
     return (system.compiled_residual and _same_products(system)
             and all(type(system.forces[k]) in TIME_ONLY for k in system.constant)
             and all(isinstance(f, Gravity) or type(f).potential is Force.potential for f in worked)
-            and not system.dissipative and not system.advancing and not system.advancing_continuous
-            and not system.varying_worked)
+            and system.dissipative == damper and not system.advancing and not system.advancing_continuous
+            and system.varying_worked == damper)
 
 
 class _Steps:
     """What the compiled steps of both steppers share: the gravity forces' data for the potential, the
     chunk's rows, Newton's arguments, and the stepper's and the chunk's state after a call."""
 
+    DAMPED = False  # whether the steps take the viscous damping (``_eligible``)
+
     @classmethod
     def of(cls, stepper) -> "_Steps | None":
         """The compiled steps of ``stepper``, or None where its model goes step by step."""
-        return cls(stepper) if _eligible(stepper) else None
+        return cls(stepper) if _eligible(stepper, cls.DAMPED) else None
 
     def __init__(self, stepper, mass_factor):
         self.stepper = stepper
@@ -208,12 +212,19 @@ class AlphaSteps(_Steps):
 class MidpointSteps(_Steps):
     """Compiled energy-momentum steps of ``stepper`` (an ``EnergyMomentum``; module docstring)."""
 
+    DAMPED = True
+
     def __init__(self, stepper):
         super().__init__(stepper, stepper._mass_factor)
         dt = stepper.dt
         arguments = stepper.system.batch_arguments  # the batch's g and Hessian (``newton_loop``'s g, H_*)
         self.batch = (arguments[2], *arguments[7:10])
         self.coefficients = (dt, 2.0 / dt**2, 2.0 / dt, stepper.options.tolerance)
+
+    def _local(self, q):
+        """The varying forces' local coordinates at q (``SaddleSystem.loop_force``'s ``qa_local``)."""
+        system = self.stepper.system
+        return [q[system.forces[k].dofs] for k in system.varying]
 
     def ready(self, chunk, k: int) -> bool:
         """``AlphaSteps.ready``: a factorisation to refactor."""
@@ -229,8 +240,8 @@ class MidpointSteps(_Steps):
         p = s._potential
         potential = self._potential(q, states, p[2] if p is not None and p[0] is states and p[1] == q.tobytes()
                                     else None)
-        looped = system.loop_force(q[system._looped.dofs] if system._looped is not None else None, False)
-        force = (*looped[:3], *looped[6:])  # the start and ``known``: the kernel's own per step
+        looped = system.loop_force(self._local(q), False, dt)
+        force = (*looped[:3], *looped[6:])  # the start and ``known``: the kernel's own per step (the damper's too)
         done, refactored, last, lam, potential = compiled(STEP_KERNELS).midpoint_steps(
             count, self.coefficients, self.head, s._loop[1], self.batch, force,
             system.loop_family([None] * (1 + len(system.families)), q),
@@ -242,6 +253,6 @@ class MidpointSteps(_Steps):
         end = row + done
         if system._looped is not None:  # the start whose strains the beams' kernel holds: the last step's
             start = chunk.Q[end if done < count else end - 1]
-            system.loop_force(start[system._looped.dofs], False)
+            system._looped.loop_arguments(start[system._looped.dofs])
         s._potential = (states, chunk.Q[end].tobytes(), potential)
         return done
