@@ -172,7 +172,28 @@ def damper_end(damper, qb, at, constant):
 
 
 @kernel
-def alpha_steps(count, coefficients, head, tail, servos, solver, stop, gravity, constants, carry, rows, row):
+def damper_alpha_end(damper, qa, va, qb, vb, at, constant):
+    """``damper_end`` of a generalized-alpha step from (qa, va) to (qb, vb): the constant forces plus the
+    damping's continuous force at the step's end scattered (``GeneralizedAlpha._worked_forces``), and its
+    trapezoidal loss (``ViscousDamping.continuous_dissipation``)."""
+    nd = at.size
+    q_a, v_a, q_b, v_b = np.empty(nd), np.empty(nd), np.empty(nd), np.empty(nd)
+    for i in range(nd):
+        q_a[i], v_a[i], q_b[i], v_b[i] = qa[at[i]], va[at[i]], qb[at[i]], vb[at[i]]
+    force_a, force_b, none = np.empty(nd), np.empty(nd), np.empty(0)
+    viscous.continuous(q_a, v_a, *damper[6:], force_a, none, none)
+    viscous.continuous(q_b, v_b, *damper[6:], force_b, none, none)
+    scattered = np.zeros(constant.size)
+    for i in range(nd):
+        scattered[at[i]] += force_b[i]
+    total = np.empty(constant.size)
+    for i in range(constant.size):
+        total[i] = constant[i] + (0.0 + scattered[i])
+    return total, 0.0 + viscous.work_rate(force_a, force_b, q_a, q_b)
+
+
+@kernel
+def alpha_steps(count, coefficients, head, tail, servos, solver, stop, gravity, constants, carry, rows, row, at):
     """Up to ``count`` generalized-alpha steps (``generalized_alpha.GeneralizedAlpha.step``) in one call,
     each as the interpreted step computes it: its begin (``_begin``: q~ = q_n + h v_n + h^2 (1/2 - beta)
     a_n, v~ = v_n + h (1 - gamma) a_n, the inertia M (beta' q~ - c_n), c_n = (alpha_m a_n - alpha_f
@@ -183,7 +204,10 @@ def alpha_steps(count, coefficients, head, tail, servos, solver, stop, gravity, 
     the step's end (``_finish``: a_n+1 = (q_n+1 - q~) / (beta h^2), v_n+1 = v~ + gamma h a_n+1, vd_n+1,
     the work ``step_work`` of the ``worked_forces`` plus V(q_n+1) - V(q_n), ``gravity_potential``
     of ``gravity``) and the chunk's row ``row`` + k + 1 (``rows``: Q, V, Lam, inputs, iterations,
-    work, dissipation, the input rows; ``time_loop._Chunk``).
+    work, dissipation, the input rows; ``time_loop._Chunk``). The viscous damping of ``tail``'s Newton loop
+    (``kernels.newton_loop``'s ``damper``, its continuous form) at the coordinates ``at`` takes each
+    step's v~ and q~ there, and its force and loss enter the step's work and dissipation
+    (``damper_alpha_end``).
 
     ``coefficients``: (h, h^2 (1/2 - beta), h (1 - gamma), alpha_m, alpha_f, 1 - alpha_m, 1 - alpha_f,
     beta', beta h^2, beta h h, gamma h, the tolerance, the round-off floor's factor), each formed as
@@ -205,6 +229,7 @@ def alpha_steps(count, coefficients, head, tail, servos, solver, stop, gravity, 
     M_indptr, M_indices, M_data = head[1], head[2], head[3]
     active, refinement = solver[6], solver[8]
     n, m = q.size, lam.size
+    damper = tail[-2]
     refactored = 0
     last = head[4]
     inertia, x = np.empty(n), np.empty(n)
@@ -221,6 +246,8 @@ def alpha_steps(count, coefficients, head, tail, servos, solver, stop, gravity, 
             v_known[i] = v[i] + c_velocity * a[i]
             x[i] = beta_p * q_known[i] - (alpha_m * a[i] - alpha_f * vd[i]) / c_f
             guess[i] = q_known[i] + c_guess * ((2.0 * a[i] - a_before[i]) if known_before else a[i])
+        for i in range(at.size):  # the damper's v~, q~
+            damper[2][i], damper[3][i] = v_known[at[i]], q_known[at[i]]
         for i in range(n):
             acc = 0.0
             for k in range(M_indptr[i], M_indptr[i + 1]):
@@ -250,9 +277,12 @@ def alpha_steps(count, coefficients, head, tail, servos, solver, stop, gravity, 
         if not finite:
             break
         potential_b = gravity_potential(qb, weights, dofs, bounds)
-        force_b = worked_forces(constant, step_servo, lam_b)
+        base, lost = constant, 0.0
+        if at.size:
+            base, lost = damper_alpha_end(damper, q, v, qb, vb, at, constant)
+        force_b = worked_forces(base, step_servo, lam_b)
         record(rows, row + done, qb, vb, its, lam, lam_b, True,
-               step_work(force, force_b, qb, q) + potential_b - potential, 0.0)
+               step_work(force, force_b, qb, q) + potential_b - potential, lost)
         stop_steps[0] += 1
         refactored += factored
         if factored:

@@ -27,7 +27,7 @@ import numpy as np
 
 from ..forces.base import Force
 from ..forces.loads import Gravity, TimeLoad
-from ..joints.batch import NONE
+from ..joints.batch import NO_PLACES, NONE
 from ..joints.servo import NO_SERVO
 from ..numerics.lazy import compiled
 from ..numerics.linalg import CsrOperator
@@ -52,12 +52,12 @@ def _same_products(system) -> bool:
     return bool(np.all(rows <= 1) and np.array_equal(indices, np.flatnonzero(rows)))
 
 
-def _eligible(stepper, damped: bool) -> bool:
-    """Whether ``step_kernels`` does the steps of ``stepper`` (module docstring); ``damped``: also with the
-    viscous damping that the Newton loop evaluates (``SaddleSystem.loop_force``)."""
+def _eligible(stepper) -> bool:
+    """Whether ``step_kernels`` does the steps of ``stepper`` (module docstring): the only dissipative and
+    worked varying force, if any, the viscous damping that the Newton loop evaluates (``loop_force``)."""
     system = stepper.system
     worked = [system.forces[k] for k, w in enumerate(system.worked) if w]
-    damper = [system._damper] if damped and system._damper is not None else []
+    damper = [] if system._damper is None else [system._damper]
     return (system.compiled_residual and _same_products(system)
             and all(type(system.forces[k]) in TIME_ONLY for k in system.constant)
             and all(isinstance(f, Gravity) or type(f).potential is Force.potential for f in worked)
@@ -69,12 +69,10 @@ class _Steps:
     """What the compiled steps of both steppers share: the gravity forces' data for the potential, the
     chunk's rows, Newton's arguments, and the stepper's and the chunk's state after a call."""
 
-    DAMPED = False  # whether the steps take the viscous damping (``_eligible``)
-
     @classmethod
     def of(cls, stepper) -> "_Steps | None":
         """The compiled steps of ``stepper``, or None where its model goes step by step."""
-        return cls(stepper) if _eligible(stepper, cls.DAMPED) else None
+        return cls(stepper) if _eligible(stepper) else None
 
     def __init__(self, stepper, mass_factor):
         self.stepper = stepper
@@ -159,6 +157,8 @@ class AlphaSteps(_Steps):
     def __init__(self, stepper):
         super().__init__(stepper, stepper.beta_p)
         s, dt = stepper, stepper.dt
+        damper = s.system._damper  # the coordinates of the viscous damping, if the model has one
+        self.damper_at = NO_PLACES if damper is None else s.system.forces[damper].dofs.ravel().astype(np.int64)
         self.coefficients = (dt, dt * dt * (0.5 - s.beta), dt * (1.0 - s.gamma), s.alpha_m, s.alpha_f,
                              1.0 - s.alpha_m, 1.0 - s.alpha_f, s.beta_p, s.beta * dt**2, s.beta * dt * dt,
                              s.gamma * dt, s.options.tolerance, ROUND_OFF)
@@ -189,13 +189,13 @@ class AlphaSteps(_Steps):
                      np.array([len(stop.ratios)], np.int64), stop.refresh, np.array([stop.steps], np.int64))
         else:
             early = (False, 0.0, 1, NONE, np.zeros(1, np.int64), 1, np.zeros(1, np.int64))
-        tail = (NONE, s.scale, 2.0, *system.batch_arguments, *system.loop_force(None, True),
-                system.loop_family([None] * (1 + len(system.families))))
+        tail = (NONE, s.scale, 2.0, *system.batch_arguments, *system.loop_force(None, True, dt, (c.v, c.q, s.gamma_p)),
+                system.loop_family([None] * (1 + len(system.families))))  # the damper's v~, q~: the kernel's per step
         before = c.a if c.a_previous is None else c.a_previous
         carry = (c.q, c.v, c.a, c.vd, before, c.a_previous is not None, c.lam, c.force, potential)
         done, refactored, last, a, vd, a_before, lam, force, potential = compiled(STEP_KERNELS).alpha_steps(
             count, self.coefficients, self.head, tail, self._servos(k, count), self._solver(), early, self.gravity,
-            constants, carry, self._rows(chunk), row)
+            constants, carry, self._rows(chunk), row, self.damper_at)
         if not done:
             return 0
         self._done(chunk, done, refactored, last, lam, states)
@@ -211,8 +211,6 @@ class AlphaSteps(_Steps):
 
 class MidpointSteps(_Steps):
     """Compiled energy-momentum steps of ``stepper`` (an ``EnergyMomentum``; module docstring)."""
-
-    DAMPED = True
 
     def __init__(self, stepper):
         super().__init__(stepper, stepper._mass_factor)
