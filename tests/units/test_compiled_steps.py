@@ -4,7 +4,8 @@ has the numbers of the run step by step (``GeneralizedAlpha.step``, ``EnergyMome
 ``Newton.solve``'s compiled iteration), bit for bit -- q, v, the multipliers and inputs, the
 iterations, the work, the energies, KLU's factorisation count -- with both integrators, with and
 without the early stop, planar and spatial; given out in chunks and resumed from their checkpoints it
-has the numbers of the run in one piece; a Newton failure inside a call ends the run as step by step,
+has the numbers of the run in one piece; so does a flexible link with material damping (its loss
+recorded by the kernel); a Newton failure inside a call ends the run as step by step,
 with the same message and rows; refused refactorisations are pivoted inside the calls. The sums the compiled steps share
 with NumPy are NumPy's."""
 import numpy as np
@@ -121,6 +122,32 @@ def test_compiled_steps_of_a_rigid_mechanism_driven_at_a_joint(monkeypatch):
     assert np.abs(fast.energy_balance).max() <= 1e-11 * max(np.abs(fast.kinetic).max(), np.abs(fast.work).max())
 
 
+@pytest.mark.parametrize("integrator,newton", [(ENERGY_MOMENTUM, "full"), (GENERALIZED_ALPHA, "full"),
+                                              (ENERGY_MOMENTUM, "modified"), (GENERALIZED_ALPHA, "modified")],
+                         ids=["energy-momentum", "generalized-alpha", "energy-momentum-simplified",
+                              "generalized-alpha-simplified"])
+@pytest.mark.parametrize("name", ["flexible_link_plant", "3prr_plant"])
+def test_compiled_steps_of_damped_flexible_links(name, integrator, newton, monkeypatch):
+    """The beams' material damping (1 % modal damping, ``forces.viscous``) inside the compiled steps:
+    cases/flexible_link_plant.toml with two elements (a hub driven by a servo, one beam) and
+    cases/3prr_plant.toml with one per link (four beams, joint angles, the platform's path): the
+    damping's force and tangent in the Newton loop, its force in the step's work and its loss in the
+    step's dissipation, with both integrators, full and simplified Newton, as the steps one by one, bit
+    for bit. The damping dissipates in every step, and the flexible link's energy-momentum balance
+    H - H_0 - W (the loss inside W, ``forces.viscous``) holds to the round-off of the energies (the 3-PRR,
+    started at rest, gains only 7e-6 J in these 40 steps, and its balance, 5e-16 to 2e-15 J whatever
+    Newton's tolerance from 1e-10 to 1e-14, is the round-off of larger terms than that)."""
+    case = load_case(CASES / f"{name}.toml", Options(elements=2 if name == "flexible_link_plant" else 1))
+    settings = case.settings.replace(t_end=40 * case.settings.dt, integrator=integrator, newton=newton)
+    fast, done, slow = runs(prepare(case.model, case.q0, case.v0), settings, monkeypatch)
+    assert fast.complete and done == settings.steps - 1
+    same(fast, slow)
+    assert np.all(np.diff(fast.dissipation) > 0)
+    if integrator == ENERGY_MOMENTUM and name == "flexible_link_plant":
+        bound = 1e-11 if newton == "full" else 1e-8  # simplified Newton: its error estimate (see above)
+        assert np.abs(fast.energy_balance).max() <= bound * max(np.abs(fast.kinetic).max(), np.abs(fast.work).max())
+
+
 class Rows(Chunks):
     """``Chunks`` of at most 7 steps (a call ends where its chunk is full)."""
 
@@ -195,8 +222,9 @@ def test_refused_refactorisations_are_pivoted_inside_the_compiled_steps(monkeypa
 
 def test_the_warm_up_cases_compile_the_steps_of_every_model():
     """One machine code of each kernel for the planar and the spatial pendulum, with and without gravity
-    (no worked force: a potential of none), and the FEM 3-PRR, so the two steps of ``femdyn warm-up``'s
-    cases (3prr_sine, slender_cantilever) compile them for all."""
+    (no worked force: a potential of none), the FEM 3-PRR, and a flexible link with material damping
+    (the damping's arguments have the types of the stand-ins of a model without, ``NO_DAMPER``), so the
+    two steps of ``femdyn warm-up``'s cases (3prr_sine, slender_cantilever) compile them for all."""
     from femdyn.commands.warm_up import WARM_UP
     assert {"3prr_sine", "slender_cantilever"} <= set(WARM_UP)
     case = load_case(CASES / "3prr_sine.toml", Options(elements=1))
@@ -205,5 +233,9 @@ def test_the_warm_up_cases_compile_the_steps_of_every_model():
         for integrator in INTEGRATORS:
             time_loop.simulate(pendulum(dim), SolverSettings(1e-3, 0.01, integrator=integrator))
             time_loop.simulate(pinned_beam(dim, gravity=False)[1], SolverSettings(1e-3, 0.01, integrator=integrator))
+    case = load_case(CASES / "flexible_link_plant.toml", Options(elements=2))
+    for integrator in INTEGRATORS:
+        time_loop.simulate(prepare(case.model, case.q0, case.v0), case.settings.replace(t_end=0.01,
+                                                                                        integrator=integrator))
     kernels = compiled("femdyn.integrators.step_kernels")
     assert len(kernels.alpha_steps.signatures) == len(kernels.midpoint_steps.signatures) == 1
