@@ -112,7 +112,7 @@ class EnergyMomentum:
         if system.compiled_residual:  # ``kernels.newton_loop``'s arguments, where it runs
             head, tail = self._loop
             loop = lambda: (*head, inertia, constant_forces, starts[0], *tail,  # noqa: E731
-                            *system.loop_force(qa_local, False, dt),
+                            *system.loop_force(qa_local, False, dt, states=states),
                             system.loop_family(starts, qa), system.loop_servo(starts))
         qb, lam, iterations = self.newton.solve(residual, predicted, lam, t + dt, compiled_loop=loop)
         return self._finish(t, qa, va, qb, lam, iterations, constant_forces, states)

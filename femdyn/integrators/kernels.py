@@ -3,6 +3,7 @@
 import numpy as np
 
 from ..beam.world import kernels as beams
+from ..forces import friction_kernels as friction_
 from ..forces import viscous_kernels as viscous
 from ..joints import angle_kernels as angles
 from ..joints import kernels as batch
@@ -176,8 +177,8 @@ CONVERGED, SINGULAR, NOT_FINITE, LIMIT = 0, 1, 2, 3
 def newton_loop(mass_factor, M_indptr, M_indices, M_data, mass_values, inertia, constant, G_a, scale, tangent, at,
                 G, g, c, slot_row, slot_col, G_indptr, H_indptr, H_indices, H_data, T_indptr, T_indices, T_data,
                 keep, phi_rows, phi_at, tangents, F_at, dF_at, Qa, same, known, dim, index, R_e, t_e, beta, lam_e,
-                gamma, C_e, k_e, start, start_grad, damper, family, servo, qb, lam, bound, max_iterations, Ap, Ai, handles,
-                rcond, pivoting, active, newton_scale, refinement, steps, pause, modified, refresh, stop):
+                gamma, C_e, k_e, start, start_grad, damper, friction, family, servo, qb, lam, bound, max_iterations,
+                Ap, Ai, handles, rcond, pivoting, active, newton_scale, refinement, steps, pause, modified, refresh, stop):
     """Newton's iteration, full or (``modified``) simplified, for a step of a model whose residual is all compiled --
     the mass, the constant forces, the quadratic batch and at most one varying force, the world beams'
     elasticity (no other varying forces, no families but those below): per iteration the beams' force and tangent
@@ -185,7 +186,10 @@ def newton_loop(mass_factor, M_indptr, M_indices, M_data, mass_values, inertia, 
     F_at.size) or, with ``same``, the continuous forms at qb; ``known``: the strains at Qa are in
     ``start``/``start_grad`` already; the element data ``dim`` .. ``k_e`` as there; none where ``F_at`` is
     empty), the bodies' viscous damping after them (``damper``: ``forces.viscous_kernels.loop``, the last of
-    ``F_at`` and ``dF_at`` its coordinates and places; none where its form is 0), ``assemble`` (M qb from M's CSR arrays; the force's tangent at ``dF_at``, before or after the
+    ``F_at`` and ``dF_at`` its coordinates and places; none where its form is 0), joint friction after it
+    (``friction``: ``forces.friction_kernels.loop``, one coordinate and one tangent entry per instance, the
+    last of ``F_at``, ``dF_at``; none where its form is 0), ``assemble`` (M qb from M's CSR arrays; the forces'
+    tangents at ``dF_at``, before or after the
     batch's entries or after the family's (``tangents``); ``G_a``, ``scale`` and ``tangent`` as there), at most
     one family of joint angles (``family``: ``joints.angle.JointAngle.loop_arguments``, its ``contribute``; none
     where it has no instances), the servo rows as one family (``servo``: ``joints.servo.LoopServos.loop_arguments``
@@ -209,15 +213,20 @@ def newton_loop(mass_factor, M_indptr, M_indices, M_data, mass_values, inertia, 
     last = mass_values
     R = np.zeros(0)
     Mq = np.empty(n)
-    nd, nv = viscous.sizes(damper)  # the damper's coordinates and tangent entries: the last of F_at, dF_at
-    nf, nt = F_at.size - nd, dF_at.size - nv  # the beams'
+    nd, nv = viscous.sizes(damper)  # the damper's coordinates and tangent entries, after the beams'
+    nk = friction[2].size if friction[0] else 0  # the friction instances, after them
+    nf, nt = F_at.size - nd - nk, dF_at.size - nv - nk  # the beams'
     Qb, F, dF = np.empty((1, nf)), np.zeros((1, nf)), np.zeros((1, nt))
-    F_bounds = np.zeros(1 + (nf > 0) + (nd > 0), np.int64)  # each force's values: the beams', the damper's
-    F_bounds[1:] = nf
-    F_bounds[-1] = nf + nd
+    F_bounds = np.zeros(1 + (nf > 0) + (nd > 0) + (nk > 0), np.int64)  # where each force's values begin
+    j = 0
+    for count in (nf, nd, nk):
+        if count:
+            j += 1
+            F_bounds[j] = F_bounds[j - 1] + count
     forces, tangents_all = F[0], dF[0]  # all varying forces' values and tangents, in ``F_at``, ``dF_at`` order
-    if nd:
-        forces, tangents_all = np.zeros(nf + nd), np.zeros(nt + nv)
+    if nd or nk:
+        forces, tangents_all = np.zeros(F_at.size), np.zeros(dF_at.size)
+    slip = np.empty(nk)
     # the residual alone (a simplified iteration): no tangent, no values, no places
     no_dF, no_values, no_at = np.zeros((1, 0)), np.zeros(0), at[:0]
     no_T_at = np.empty((0, family[16].shape[1]), np.int64)
@@ -232,11 +241,15 @@ def newton_loop(mass_factor, M_indptr, M_indices, M_data, mass_values, inertia, 
             beams.step(Qb if same else Qa, Qb, same, dim, index, R_e, t_e, beta, lam_e, gamma, C_e, k_e, F, tangent_e,
                        start, start_grad, known)
             known = True
-        if nd:
+        if nd or nk:
             forces[:nf] = F[0]
             if fresh:
                 tangents_all[:nt] = dF[0]
-            viscous.loop(damper, qb, F_at[nf:], forces[nf:], tangents_all[nt:] if fresh else no_dF[0])
+        if nd:
+            viscous.loop(damper, qb, F_at[nf : nf + nd], forces[nf : nf + nd],
+                         tangents_all[nt : nt + nv] if fresh else no_dF[0])
+        if nk:  # its derivative is one value, written in every iteration (used where ``fresh``)
+            friction_.loop(friction, qb, F_at[nf + nd :], forces[nf + nd :], tangents_all[nt + nv :], slip)
         for i in range(n):
             acc = 0.0
             for k in range(M_indptr[i], M_indptr[i + 1]):
@@ -249,8 +262,8 @@ def newton_loop(mass_factor, M_indptr, M_indices, M_data, mass_values, inertia, 
         servo_G_at = servo[7] if fresh else no_servo_at
         R = np.empty(size)
         assemble(R, values, qb, lam, Mq, mass_factor, inertia, constant, forces, F_at, F_bounds, tangents_all, dF_at,
-                 tangents, G_a, scale, tangent, places, G, g, c, slot_row, slot_col, G_indptr, H_indptr, H_indices, H_data,
-                 T_indptr, T_indices, T_data, keep, phi_rows, phi_at)
+                 tangents, G_a, scale, tangent, places, G, g, c, slot_row, slot_col, G_indptr, H_indptr, H_indices,
+                 H_data, T_indptr, T_indices, T_data, keep, phi_rows, phi_at)
         if servo_first:
             servos.contribute(qb, servo[1], servo[2], lam, scale, R, values, servo[3], servo[4], servo[5], servo_F_at,
                               servo_G_at)

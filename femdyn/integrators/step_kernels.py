@@ -5,7 +5,9 @@ in one call, the step's begin, Newton's iteration, the step's end and the histor
 ``step_work``), so that both give the same numbers bit for bit."""
 import numpy as np
 
+from ..forces import friction_kernels as friction_
 from ..forces import viscous_kernels as viscous
+from ..forces.viscous import DISCRETE
 from ..numerics import klu
 from ..numerics.compiled import kernel
 from ..joints import angle_kernels as angles
@@ -151,49 +153,78 @@ def worked_forces(constant, servo, lam):
 
 
 @kernel
-def damper_end(damper, qb, at, constant):
-    """The end of an energy-momentum step of the viscous damping ``damper`` (``kernels.newton_loop``'s,
-    from its q_a) at its coordinates ``at`` of qb: the constant forces plus its force Fbar(q_a, q_b)
-    scattered (``SaddleSystem.applied`` of the worked varying forces, ``worked_forces``), and its loss
-    (``ViscousDamping.dissipation``), each summed as there."""
-    form, qa, dt = damper[0], damper[1], damper[5]
-    nd, nv = viscous.sizes(damper)
-    q, force, values, rates = np.empty(nd), np.empty(nd), np.empty(nv), np.empty(damper[6].size - 1)
-    for i in range(nd):
-        q[i] = qb[at[i]]
-    viscous.step(qa, q, dt, *damper[6:], force, values, rates)
-    scattered = np.zeros(constant.size)
-    for i in range(nd):
+def _scattered(applied, force, at):
+    """applied += the values ``force`` summed at the coordinates ``at`` (``SaddleSystem.scatter``, NumPy's
+    ``bincount``, then ``applied``'s ``+=``)."""
+    scattered = np.zeros(applied.size)
+    for i in range(at.size):
         scattered[at[i]] += force[i]
-    total = np.empty(constant.size)
-    for i in range(constant.size):
-        total[i] = constant[i] + (0.0 + scattered[i])
-    return total, 0.0 + viscous.dissipation(rates, damper[11], damper[12], damper[13], dt)
+    for i in range(applied.size):
+        applied[i] = applied[i] + scattered[i]
 
 
 @kernel
-def damper_alpha_end(damper, qa, va, qb, vb, at, constant):
-    """``damper_end`` of a generalized-alpha step from (qa, va) to (qb, vb): the constant forces plus the
-    damping's continuous force at the step's end scattered (``GeneralizedAlpha._worked_forces``), and its
-    trapezoidal loss (``ViscousDamping.continuous_dissipation``)."""
-    nd = at.size
-    q_a, v_a, q_b, v_b = np.empty(nd), np.empty(nd), np.empty(nd), np.empty(nd)
-    for i in range(nd):
-        q_a[i], v_a[i], q_b[i], v_b[i] = qa[at[i]], va[at[i]], qb[at[i]], vb[at[i]]
-    force_a, force_b, none = np.empty(nd), np.empty(nd), np.empty(0)
-    viscous.continuous(q_a, v_a, *damper[6:], force_a, none, none)
-    viscous.continuous(q_b, v_b, *damper[6:], force_b, none, none)
-    scattered = np.zeros(constant.size)
-    for i in range(nd):
-        scattered[at[i]] += force_b[i]
+def forces_end(damper, friction, at, qa, va, qb, vb, constant, slip):
+    """The end of a step from (qa, va) to (qb, vb) of the viscous damping and the joint friction of the
+    Newton loop (``kernels.newton_loop``'s ``damper`` and ``friction``, their forms the stepper's: ``damper``'s
+    q_a and ``friction``'s q_a and slip p_n those of the step's start) at their coordinates ``at``: the
+    constant forces plus their forces, the friction's new slip into ``slip``, and the step's dissipation,
+    each summed as the interpreted step sums it. The energy-momentum step (``EnergyMomentum._finish``):
+    their forces Fbar(q_a, q_b) (``SaddleSystem.applied`` of the worked varying forces, ``worked_forces``),
+    the damping's loss dt e'^T D e' (``ViscousDamping.dissipation``), the friction's return map's slip and
+    loss F_max |p_b - p_n| (``Friction.advance``, ``dissipation``); generalized-alpha's
+    (``GeneralizedAlpha._finish``): their continuous forces at the step's end, the damping's trapezoidal
+    loss (``continuous_dissipation``), the backward-Euler slip and its loss."""
+    damper_at, friction_at = at
+    nd, nk = damper_at.size, friction_at.size
+    applied = np.zeros(constant.size)
+    lost = 0.0
+    if nd:
+        q_b, force = np.empty(nd), np.empty(nd)
+        for i in range(nd):
+            q_b[i] = qb[damper_at[i]]
+        if damper[0] == DISCRETE:
+            dt = damper[5]
+            rates = np.empty(damper[6].size - 1)
+            viscous.step(damper[1], q_b, dt, *damper[6:], force, np.empty(viscous.sizes(damper)[1]), rates)
+            loss = viscous.dissipation(rates, damper[11], damper[12], damper[13], dt)
+        else:
+            q_a, v_a, v_b, force_a, none = np.empty(nd), np.empty(nd), np.empty(nd), np.empty(nd), np.empty(0)
+            for i in range(nd):
+                q_a[i], v_a[i], v_b[i] = qa[damper_at[i]], va[damper_at[i]], vb[damper_at[i]]
+            viscous.continuous(q_a, v_a, *damper[6:], force_a, none, none)
+            viscous.continuous(q_b, v_b, *damper[6:], force, none, none)
+            loss = viscous.work_rate(force_a, force, q_a, q_b)
+        _scattered(applied, force, damper_at)
+        lost += loss
+    if nk:
+        force = np.empty(nk)
+        friction_.loop(friction, qb, friction_at, force, np.empty(nk), slip)
+        _scattered(applied, force, friction_at)
+        lost += pairwise_sum(friction_.losses(friction[2], slip, friction[4]), 0, nk)
     total = np.empty(constant.size)
     for i in range(constant.size):
-        total[i] = constant[i] + (0.0 + scattered[i])
-    return total, 0.0 + viscous.work_rate(force_a, force_b, q_a, q_b)
+        total[i] = constant[i] + applied[i]
+    return total, lost
 
 
 @kernel
-def alpha_steps(count, coefficients, head, tail, servos, solver, stop, gravity, constants, carry, rows, row, at):
+def worked_potential(q, gravity, at, slip, E, slot):
+    """``SaddleSystem.worked_potential``: ``gravity_potential`` of ``gravity`` with the friction's potential
+    sum_k E_k/2 (q_k - p_k)^2 (``Friction.potential``; its coordinates ``at``, the slip p ``slip``) at its
+    place ``slot`` among the worked forces (< 0: none)."""
+    weights, dofs, bounds = gravity
+    if slot < 0:
+        return gravity_potential(q, weights, dofs, bounds)
+    total = gravity_potential(q, weights, dofs, bounds[: slot + 1])
+    total += pairwise_sum(friction_.potential_terms(q, at, slip, E), 0, at.size)
+    for k in range(slot + 1, bounds.size - 1):  # the worked forces after it: gravity's, or none's 0
+        total += gravity_potential(q, weights, dofs, bounds[k : k + 2])
+    return total
+
+
+@kernel
+def alpha_steps(count, coefficients, head, tail, servos, solver, stop, gravity, constants, carry, rows, row, ends):
     """Up to ``count`` generalized-alpha steps (``generalized_alpha.GeneralizedAlpha.step``) in one call,
     each as the interpreted step computes it: its begin (``_begin``: q~ = q_n + h v_n + h^2 (1/2 - beta)
     a_n, v~ = v_n + h (1 - gamma) a_n, the inertia M (beta' q~ - c_n), c_n = (alpha_m a_n - alpha_f
@@ -204,10 +235,13 @@ def alpha_steps(count, coefficients, head, tail, servos, solver, stop, gravity, 
     the step's end (``_finish``: a_n+1 = (q_n+1 - q~) / (beta h^2), v_n+1 = v~ + gamma h a_n+1, vd_n+1,
     the work ``step_work`` of the ``worked_forces`` plus V(q_n+1) - V(q_n), ``gravity_potential``
     of ``gravity``) and the chunk's row ``row`` + k + 1 (``rows``: Q, V, Lam, inputs, iterations,
-    work, dissipation, the input rows; ``time_loop._Chunk``). The viscous damping of ``tail``'s Newton loop
-    (``kernels.newton_loop``'s ``damper``, its continuous form) at the coordinates ``at`` takes each
-    step's v~ and q~ there, and its force and loss enter the step's work and dissipation
-    (``damper_alpha_end``).
+    work, dissipation, the input rows; ``time_loop._Chunk``). The viscous damping and the joint friction of
+    ``tail``'s Newton loop (``kernels.newton_loop``'s ``damper`` and ``friction``, their continuous forms)
+    at their coordinates ``ends[0]`` (damping's, friction's): the damping takes each step's v~ and q~ there,
+    their forces and losses enter the step's work and dissipation (``forces_end``), the friction's potential
+    V(q_n+1) at its place ``ends[1]`` among the worked forces (``worked_potential``), and its slip at each
+    step's end goes into the friction's arguments (the next step's p_n) and the row of ``ends[2]``
+    (steps, instances).
 
     ``coefficients``: (h, h^2 (1/2 - beta), h (1 - gamma), alpha_m, alpha_f, 1 - alpha_m, 1 - alpha_f,
     beta', beta h^2, beta h h, gamma h, the tolerance, the round-off floor's factor), each formed as
@@ -225,11 +259,13 @@ def alpha_steps(count, coefficients, head, tail, servos, solver, stop, gravity, 
         coefficients
     q, v, a, vd, a_before, known_before, lam, force, potential = carry
     on, safety, window, ratios, recorded, refresh, stop_steps = stop
-    weights, dofs, bounds = gravity
     M_indptr, M_indices, M_data = head[1], head[2], head[3]
     active, refinement = solver[6], solver[8]
     n, m = q.size, lam.size
-    damper = tail[-2]
+    damper, friction = tail[-3], tail[-2]
+    at, slot, slips = ends
+    damper_at, friction_at = at
+    nk = friction_at.size
     refactored = 0
     last = head[4]
     inertia, x = np.empty(n), np.empty(n)
@@ -246,8 +282,8 @@ def alpha_steps(count, coefficients, head, tail, servos, solver, stop, gravity, 
             v_known[i] = v[i] + c_velocity * a[i]
             x[i] = beta_p * q_known[i] - (alpha_m * a[i] - alpha_f * vd[i]) / c_f
             guess[i] = q_known[i] + c_guess * ((2.0 * a[i] - a_before[i]) if known_before else a[i])
-        for i in range(at.size):  # the damper's v~, q~
-            damper[2][i], damper[3][i] = v_known[at[i]], q_known[at[i]]
+        for i in range(damper_at.size):  # the damper's v~, q~
+            damper[2][i], damper[3][i] = v_known[damper_at[i]], q_known[damper_at[i]]
         for i in range(n):
             acc = 0.0
             for k in range(M_indptr[i], M_indptr[i + 1]):
@@ -276,10 +312,10 @@ def alpha_steps(count, coefficients, head, tail, servos, solver, stop, gravity, 
                 finite = False
         if not finite:
             break
-        potential_b = gravity_potential(qb, weights, dofs, bounds)
-        base, lost = constant, 0.0
-        if at.size:
-            base, lost = damper_alpha_end(damper, q, v, qb, vb, at, constant)
+        base, lost, slip = constant, 0.0, np.empty(nk)
+        if damper_at.size or nk:
+            base, lost = forces_end(damper, friction, at, q, v, qb, vb, constant, slip)
+        potential_b = worked_potential(qb, gravity, friction_at, slip, friction[3], slot)
         force_b = worked_forces(base, step_servo, lam_b)
         record(rows, row + done, qb, vb, its, lam, lam_b, True,
                step_work(force, force_b, qb, q) + potential_b - potential, lost)
@@ -290,6 +326,8 @@ def alpha_steps(count, coefficients, head, tail, servos, solver, stop, gravity, 
         klu.free(solver[3], klu.KEPT)  # the step's start's factorisation, kept for an undo
         a_before, known_before = a, True
         q, v, a, vd, lam, force, potential = qb, vb, a_b, vd_b, lam_b, force_b, potential_b
+        friction[2][:] = slip  # the next step's slip p_n
+        slips[done] = slip
         done += 1
     if done < count:  # the step not done: as before it
         refinement[:] = saved
@@ -300,7 +338,7 @@ def alpha_steps(count, coefficients, head, tail, servos, solver, stop, gravity, 
 
 @kernel
 def midpoint_steps(count, coefficients, head, tail, batch, force, family, servos, solver, stop, gravity, constants,
-                   carry, rows, row):
+                   carry, rows, row, ends):
     """Up to ``count`` energy-momentum steps (``energy_momentum.EnergyMomentum.step``) in one call, each
     as the interpreted step computes it: its begin (the predictor q_n + h v_n, Newton's start, the
     inertia 2/h^2 M (q_n + h v_n), G(q_n) of the batch, ``joints.kernels.jacobian`` with ``batch``:
@@ -318,11 +356,11 @@ def midpoint_steps(count, coefficients, head, tail, batch, force, family, servos
     factored, lam, V) of the last step done."""
     h, c_inertia, c_velocity, tolerance = coefficients
     q, v, lam, potential = carry
-    weights, dofs, bounds = gravity
     g, H_indptr, H_indices, H_data = batch
-    tangents, F_at, dF_at, damper = force[0], force[1], force[2], force[-1]
-    nd = viscous.sizes(damper)[0]
-    nf = F_at.size - nd  # the beams' coordinates; the damper's after them
+    tangents, F_at, dF_at, damper, friction = force[0], force[1], force[2], force[-2], force[-1]
+    at, slot, slips = ends
+    damper_at, friction_at = at
+    nd, nk = damper_at.size, friction_at.size
     M_indptr, M_indices, M_data = head[1], head[2], head[3]
     active, refinement = solver[6], solver[8]
     n, m = q.size, lam.size
@@ -361,8 +399,10 @@ def midpoint_steps(count, coefficients, head, tail, batch, force, family, servos
             lam_b[active[k]] = lam[active[k]]
         for i in range(F_at.size):
             Qa[0, i] = q[F_at[i]]
-        for i in range(nd):  # the damper's start
-            damper[1][i] = q[F_at[nf + i]]
+        for i in range(nd):  # the damper's and the friction's start
+            damper[1][i] = q[damper_at[i]]
+        for i in range(nk):
+            friction[1][i] = q[friction_at[i]]
         size = newton.largest(guess)
         size = size if size > 1.0 else 1.0
         step_servo = servo_rows(servos, done)
@@ -379,10 +419,10 @@ def midpoint_steps(count, coefficients, head, tail, batch, force, family, servos
                 finite = False
         if not finite:
             break
-        potential_b = gravity_potential(qb, weights, dofs, bounds)
-        base, lost = constant, 0.0
-        if nd:
-            base, lost = damper_end(damper, qb, F_at[nf:], constant)
+        base, lost, slip = constant, 0.0, np.empty(nk)
+        if nd or nk:
+            base, lost = forces_end(damper, friction, at, q, v, qb, vb, constant, slip)
+        potential_b = worked_potential(qb, gravity, friction_at, slip, friction[3], slot)
         worked = worked_forces(base, step_servo, lam_b)
         record(rows, row + done, qb, vb, its, lam, lam_b, False,
                step_work(worked, worked, qb, q) + potential_b - potential, lost)  # F . dq
@@ -391,6 +431,8 @@ def midpoint_steps(count, coefficients, head, tail, batch, force, family, servos
             last = values
         klu.free(solver[3], klu.KEPT)  # the step's start's factorisation, kept for an undo
         q, v, lam, potential = qb, vb, lam_b, potential_b
+        friction[2][:] = slip
+        slips[done] = slip
         done += 1
     if done < count:
         refinement[:] = saved

@@ -54,15 +54,17 @@ def _same_products(system) -> bool:
 
 def _eligible(stepper) -> bool:
     """Whether ``step_kernels`` does the steps of ``stepper`` (module docstring): the only dissipative and
-    worked varying force, if any, the viscous damping that the Newton loop evaluates (``loop_force``)."""
+    worked varying forces, if any, the viscous damping and the joint friction that the Newton loop
+    evaluates (``SaddleSystem.loop_force``), the friction the only force with a state that a step advances."""
     system = stepper.system
-    worked = [system.forces[k] for k, w in enumerate(system.worked) if w]
-    damper = [] if system._damper is None else [system._damper]
+    friction = [] if system._friction is None else [system._friction]
+    lossy = [k for k in (system._damper, system._friction) if k is not None]
+    worked = [system.forces[k] for k, w in enumerate(system.worked) if w and k not in friction]
     return (system.compiled_residual and _same_products(system)
             and all(type(system.forces[k]) in TIME_ONLY for k in system.constant)
             and all(isinstance(f, Gravity) or type(f).potential is Force.potential for f in worked)
-            and system.dissipative == damper and not system.advancing and not system.advancing_continuous
-            and system.varying_worked == damper)
+            and system.dissipative == lossy and system.varying_worked == lossy
+            and system.advancing == friction and system.advancing_continuous == friction)
 
 
 class _Steps:
@@ -83,6 +85,13 @@ class _Steps:
         self.gravity = (np.concatenate([NONE] + [w for w, _ in parts]).astype(np.float64),
                         np.concatenate([np.zeros(0, np.int64)] + [d for _, d in parts]).astype(np.int64),
                         np.cumsum([0] + [w.size for w, _ in parts]).astype(np.int64))
+        # the damping's and the friction's coordinates, the friction's place among the worked forces
+        # (``step_kernels.worked_potential``) and its slips at the steps' ends (a row per step of a call)
+        at = [NO_PLACES if k is None else system.forces[k].dofs.ravel().astype(np.int64)
+              for k in (system._damper, system._friction)]
+        self.friction = system._friction
+        slot = -1 if self.friction is None else [k for k, w in enumerate(system.worked) if w].index(self.friction)
+        self._ends = (tuple(at), slot)
         self.invariant = not system.constant or system._invariant
         self.input_rows = np.asarray(stepper.model.input_rows, dtype=np.int64).reshape(-1)
         self.head = (mass_factor, *system.mass_csr, stepper._mass_values)  # ``newton_loop``'s first arguments
@@ -140,15 +149,27 @@ class _Steps:
         worked force is the integer 0, which would type the kernels' ``carry`` anew)."""
         return float(known if known is not None else self.stepper.system.worked_potential(q, states))
 
-    def _done(self, chunk, done, refactored, last, lam, states):
+    def _ends_of(self, count):
+        """``step_kernels``' ``ends`` for a call of ``count`` steps."""
+        return (*self._ends, np.empty((count, self._ends[0][1].size)))
+
+    def _done(self, chunk, done, refactored, last, lam, states, ends) -> list:
         """The chunk's and Newton's state after ``done`` steps of a call (``refactored`` factorisations,
-        the last of ``last``, counted by ``klu.factor`` itself) that ended with the multipliers ``lam``."""
+        the last of ``last``, counted by ``klu.factor`` itself) that ended with the multipliers ``lam``,
+        from the forces' ``states`` with the friction's slips of ``ends``; returns the states at its end."""
         s = self.stepper
         if refactored:
             s.system.lu.refactored(last)
         chunk.rows += done
         chunk.lam = lam
-        chunk.history.extend([states] * done)
+        if self.friction is None:
+            chunk.history.extend([states] * done)
+            return states
+        for slip in ends[2][:done]:  # a new list each step (``SaddleSystem.advanced``)
+            states = list(states)
+            states[self.friction] = slip.copy()
+            chunk.history.append(states)
+        return states
 
 
 class AlphaSteps(_Steps):
@@ -157,8 +178,6 @@ class AlphaSteps(_Steps):
     def __init__(self, stepper):
         super().__init__(stepper, stepper.beta_p)
         s, dt = stepper, stepper.dt
-        damper = s.system._damper  # the coordinates of the viscous damping, if the model has one
-        self.damper_at = NO_PLACES if damper is None else s.system.forces[damper].dofs.ravel().astype(np.int64)
         self.coefficients = (dt, dt * dt * (0.5 - s.beta), dt * (1.0 - s.gamma), s.alpha_m, s.alpha_f,
                              1.0 - s.alpha_m, 1.0 - s.alpha_f, s.beta_p, s.beta * dt**2, s.beta * dt * dt,
                              s.gamma * dt, s.options.tolerance, ROUND_OFF)
@@ -189,16 +208,18 @@ class AlphaSteps(_Steps):
                      np.array([len(stop.ratios)], np.int64), stop.refresh, np.array([stop.steps], np.int64))
         else:
             early = (False, 0.0, 1, NONE, np.zeros(1, np.int64), 1, np.zeros(1, np.int64))
-        tail = (NONE, s.scale, 2.0, *system.batch_arguments, *system.loop_force(None, True, dt, (c.v, c.q, s.gamma_p)),
-                system.loop_family([None] * (1 + len(system.families))))  # the damper's v~, q~: the kernel's per step
+        looped = system.loop_force(None, True, dt, (c.v, c.q, s.gamma_p), states)  # the damper's v~, q~: per step
+        tail = (NONE, s.scale, 2.0, *system.batch_arguments, *looped,
+                system.loop_family([None] * (1 + len(system.families))))
+        ends = self._ends_of(count)
         before = c.a if c.a_previous is None else c.a_previous
         carry = (c.q, c.v, c.a, c.vd, before, c.a_previous is not None, c.lam, c.force, potential)
         done, refactored, last, a, vd, a_before, lam, force, potential = compiled(STEP_KERNELS).alpha_steps(
             count, self.coefficients, self.head, tail, self._servos(k, count), self._solver(), early, self.gravity,
-            constants, carry, self._rows(chunk), row, self.damper_at)
+            constants, carry, self._rows(chunk), row, ends)
         if not done:
             return 0
-        self._done(chunk, done, refactored, last, lam, states)
+        states = self._done(chunk, done, refactored, last, lam, states, ends)
         if options.early_stop:
             ratios, recorded, steps = early[3], early[4], early[6]
             stop.ratios.extend(ratios[len(stop.ratios) : recorded[0]].tolist())
@@ -238,16 +259,17 @@ class MidpointSteps(_Steps):
         p = s._potential
         potential = self._potential(q, states, p[2] if p is not None and p[0] is states and p[1] == q.tobytes()
                                     else None)
-        looped = system.loop_force(self._local(q), False, dt)
+        looped = system.loop_force(self._local(q), False, dt, states=states)
+        ends = self._ends_of(count)
         force = (*looped[:3], *looped[6:])  # the start and ``known``: the kernel's own per step (the damper's too)
         done, refactored, last, lam, potential = compiled(STEP_KERNELS).midpoint_steps(
             count, self.coefficients, self.head, s._loop[1], self.batch, force,
             system.loop_family([None] * (1 + len(system.families)), q),
             self._servos(k, count), self._solver(), NO_STOP, self.gravity, constants,
-            (q, chunk.V[row], chunk.lam, potential), self._rows(chunk), row)
+            (q, chunk.V[row], chunk.lam, potential), self._rows(chunk), row, ends)
         if not done:
             return 0
-        self._done(chunk, done, refactored, last, lam, states)
+        states = self._done(chunk, done, refactored, last, lam, states, ends)
         end = row + done
         if system._looped is not None:  # the start whose strains the beams' kernel holds: the last step's
             start = chunk.Q[end if done < count else end - 1]

@@ -370,7 +370,7 @@ def simulate(setup, settings, progress=None, output=None, resume=None):
                 done = batch.run(chunk, k, size, states)
                 calls.took(time.perf_counter() - start_call, done)
             if done:
-                q, v, lam = chunk.Q[chunk.rows], chunk.V[chunk.rows], chunk.lam
+                q, v, lam, states = chunk.Q[chunk.rows], chunk.V[chunk.rows], chunk.lam, chunk.history[-1]
                 k += done
             else:
                 try:
