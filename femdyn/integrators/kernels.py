@@ -219,10 +219,10 @@ def newton_loop(mass_factor, M_indptr, M_indices, M_data, mass_values, inertia, 
     Qb, F, dF = np.empty((1, nf)), np.zeros((1, nf)), np.zeros((1, nt))
     F_bounds = np.zeros(1 + (nf > 0) + (nd > 0) + (nk > 0), np.int64)  # where each force's values begin
     j = 0
-    for count in (nf, nd, nk):
-        if count:
+    for entries in (nf, nd, nk):
+        if entries:
             j += 1
-            F_bounds[j] = F_bounds[j - 1] + count
+            F_bounds[j] = F_bounds[j - 1] + entries
     forces, tangents_all = F[0], dF[0]  # all varying forces' values and tangents, in ``F_at``, ``dF_at`` order
     if nd or nk:
         forces, tangents_all = np.zeros(F_at.size), np.zeros(dF_at.size)

@@ -3,7 +3,8 @@ generalized-alpha steps of models whose residual is all compiled (rigid bodies, 
 constant loads, the world beams' elasticity, a joint-angle family and servo rows evaluated inside the loop,
 as in the FEM 3-PRR and the flexible five-bar and Delta driven by servos, also of two servo families joined
 as one, as in the Stewart-Gough platform and the 3-PRR driven on its reference motion, and the beams'
-material damping after their elasticity, ``forces.viscous``: cases/flexible_link_plant.toml), with
+material damping after their elasticity, ``forces.viscous``: cases/flexible_link_plant.toml, and joint
+friction, ``forces.friction``: cases/rpr_figure8_friction.toml), with
 generalized-alpha's early stop (``QuadraticStop``) inside it too, full or simplified:
 its steps are those of the interpreted iteration (``Newton.solve``'s loop over ``SaddleSystem.assemble``,
 KLU's ``factor`` and the compiled solves) bit for bit -- q, v, multipliers, iterations, the work, KLU's
@@ -88,9 +89,11 @@ def servo_case(name, elements=None):
 @pytest.fixture(params=[(chain, 2), (chain, 3), (beam, 2), (beam, 3), (prr, 2), (servo_case, "five_bar_flexible"),
                         (lambda name: servo_case(name, 1), "delta_flexible"), (servo_case, "stewart_gough"),
                         (lambda name: servo_case(name, 1), "3prr_reference"),
-                        (lambda name: servo_case(name, 2), "flexible_link_plant")],
+                        (lambda name: servo_case(name, 2), "flexible_link_plant"),
+                        (servo_case, "rpr_figure8_friction")],
                 ids=["planar", "spatial", "planar-beam", "spatial-beam", "3prr", "five-bar-servos", "delta-servos",
-                     "stewart-two-servo-families", "3prr-two-servo-families", "damped-flexible-link"])
+                     "stewart-two-servo-families", "3prr-two-servo-families", "damped-flexible-link",
+                     "joint-friction"])
 def model_setup(request):
     build, dim = request.param
     return build(dim)
@@ -190,9 +193,10 @@ def test_rigid_and_beam_models_share_one_compiled_loop():
                                        (lambda dim: servo_case("five_bar_flexible", 1), 2),
                                        (lambda dim: servo_case("3prr_reference", 1), 2),
                                        (lambda dim: servo_case("stewart_gough"), 3),
-                                       (lambda dim: servo_case("flexible_link_plant", 2), 2)],
+                                       (lambda dim: servo_case("flexible_link_plant", 2), 2),
+                                       (lambda dim: servo_case("rpr_figure8_friction"), 2)],
                          ids=["planar-beam", "spatial-beam", "3prr", "five-bar-servos", "3prr-two-servo-families",
-                              "stewart-two-servo-families", "damped-flexible-link"])
+                              "stewart-two-servo-families", "damped-flexible-link", "joint-friction"])
 def test_compiled_loops_matrix_is_the_derivative_of_its_own_residual(build, dim, scheme):
     """The Newton matrix that ``newton_loop`` factors for a beam model and the 3-PRR (beams, joint
     angles), at an iterate off the solution and random multipliers, against central differences of
