@@ -178,10 +178,12 @@ def newton_loop(mass_factor, M_indptr, M_indices, M_data, mass_values, inertia, 
                 G, g, c, slot_row, slot_col, G_indptr, H_indptr, H_indices, H_data, T_indptr, T_indices, T_data,
                 keep, phi_rows, phi_at, tangents, F_at, dF_at, Qa, same, known, dim, index, R_e, t_e, beta, lam_e,
                 gamma, C_e, k_e, start, start_grad, damper, friction, family, servo, qb, lam, bound, max_iterations,
-                Ap, Ai, handles, rcond, pivoting, active, newton_scale, refinement, steps, pause, modified, refresh, stop):
+                Ap, Ai, handles, rcond, pivoting, active, newton_scale, refinement, steps, pause, modified, refresh,
+                stop):
     """Newton's iteration, full or (``modified``) simplified, for a step of a model whose residual is all compiled --
-    the mass, the constant forces, the quadratic batch and at most one varying force, the world beams'
-    elasticity (no other varying forces, no families but those below): per iteration the beams' force and tangent
+    the mass, the constant forces, the quadratic batch and the varying forces below, the world beams'
+    elasticity, damping and friction (no others, no families but those below): per iteration the beams' force
+    and tangent
     (``beam.world.kernels.step`` at the beams' coordinates ``F_at`` of qb, from their start ``Qa`` (1,
     F_at.size) or, with ``same``, the continuous forms at qb; ``known``: the strains at Qa are in
     ``start``/``start_grad`` already; the element data ``dim`` .. ``k_e`` as there; none where ``F_at`` is

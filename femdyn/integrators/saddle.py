@@ -33,10 +33,10 @@ goes to KLU's refactorisation without a list of contributions to gather: the ste
 evaluate the varying forces through their ``Force`` interface and hand them, with the mass, the
 constant forces and the batch, to one compiled call (``assemble``, ``kernels.assemble``); the other
 families add theirs in their own kernels. Where nothing is left to the interpreter -- no families
-outside the batch, no varying forces but the world beams' elasticity, which the loop evaluates itself
-(rigid bodies, quadratic joints, constant loads, world-vector beams) -- the whole iteration runs
-compiled (``compiled_residual``, ``loop_force``, ``kernels.newton_loop``), also with one joint-angle family
-and servo families that it adds as one (``loop_servo``).
+outside the batch, no varying forces but those the loop evaluates itself, the world beams' elasticity, the
+bodies' material damping and joint friction (rigid bodies, quadratic joints, constant loads, world-vector
+beams) -- the whole iteration runs compiled (``compiled_residual``, ``loop_force``, ``kernels.newton_loop``),
+also with one joint-angle family and servo families that it adds as one (``loop_servo``).
 """
 
 import numpy as np
@@ -129,7 +129,7 @@ class SaddleSystem:
         # the whole Newton iteration is compiled (``kernels.newton_loop``) where the residual is: no
         # families outside the batch but those the loop adds itself (a family of joint angles, servo families
         # that it adds as one: ``loop_family``, ``loop_servo``), no
-        # varying force but one that it evaluates itself (the world beams' elasticity, ``loop_force``); M in
+        # varying force but those it evaluates itself (the world beams' elasticity, ``loop_force``); M in
         # CSR arrays for it (its products are those of ``mass_operator`` bit for bit where M is diagonal, as
         # for rigid bodies, or a ``CsrOperator``)
         # and after it one viscous damping (``forces.viscous``: the bodies' material damping) and one joint

@@ -1,7 +1,7 @@
 """Compiled time steps (numba, cached on disk; imported where they run, ``numerics.lazy``): many
-generalized-alpha steps of a model whose Newton iteration is compiled whole (``kernels.newton_loop``)
-in one call, the step's begin, Newton's iteration, the step's end and the history's rows
-(``stepping``), and the sums that the interpreted steps share with them (``pairwise_sum``,
+generalized-alpha or energy-momentum steps of a model whose Newton iteration is compiled whole
+(``kernels.newton_loop``) in one call, the step's begin, Newton's iteration, the step's end and the
+history's rows (``stepping``), and the sums that the interpreted steps share with them (``pairwise_sum``,
 ``step_work``), so that both give the same numbers bit for bit."""
 import numpy as np
 
@@ -233,7 +233,7 @@ def alpha_steps(count, coefficients, head, tail, servos, solver, stop, gravity, 
     and the step's servo rows from ``servos``: ``newton_loop``'s ``servo`` with a row of a(t), gamma(t) for
     each step; ``stop``: (on, safety, window, ratios, count, refresh, steps) of ``newton.QuadraticStop``),
     the step's end (``_finish``: a_n+1 = (q_n+1 - q~) / (beta h^2), v_n+1 = v~ + gamma h a_n+1, vd_n+1,
-    the work ``step_work`` of the ``worked_forces`` plus V(q_n+1) - V(q_n), ``gravity_potential``
+    the work ``step_work`` of the ``worked_forces`` plus V(q_n+1) - V(q_n), ``worked_potential``
     of ``gravity``) and the chunk's row ``row`` + k + 1 (``rows``: Q, V, Lam, inputs, iterations,
     work, dissipation, the input rows; ``time_loop._Chunk``). The viscous damping and the joint friction of
     ``tail``'s Newton loop (``kernels.newton_loop``'s ``damper`` and ``friction``, their continuous forms)
@@ -343,16 +343,17 @@ def midpoint_steps(count, coefficients, head, tail, batch, force, family, servos
     as the interpreted step computes it: its begin (the predictor q_n + h v_n, Newton's start, the
     inertia 2/h^2 M (q_n + h v_n), G(q_n) of the batch, ``joints.kernels.jacobian`` with ``batch``:
     (the slots' g, the Hessians)), Newton's iteration (``kernels.newton_loop`` with ``head``, ``tail``,
-    the beams' ``force`` -- where their tangents go, their coordinates and places, then the element
-    data after the start and ``known`` --, ``family``, the step's servo rows from ``servos``
-    (``alpha_steps``), ``stop`` (none) and ``solver``), the step's
-    end (``_finish``: v_n+1 = 2/h (q_n+1 - q_n) - v_n, the work ``step_work`` of the ``constants``
-    forces (``alpha_steps``) plus V(q_n+1) - V(q_n)) and the chunk's row ``row`` + k + 1 (``rows`` as
-    ``alpha_steps``'). ``coefficients``: (h, 2/h^2, 2/h, the tolerance); ``carry``: (q_n, v_n, lam_n,
+    the varying forces' ``force`` -- where their tangents go, their coordinates and places, then the
+    beams' element data after the start and ``known``, the damping's and the friction's arguments, each
+    step's start q_a written into them --, ``family``, the step's servo rows from ``servos``
+    (``alpha_steps``), ``stop`` (none) and ``solver``), the step's end (``_finish``: v_n+1 = 2/h (q_n+1 -
+    q_n) - v_n, the work ``step_work`` of the ``constants`` forces (``alpha_steps``; with the damping's and
+    the friction's, ``ends`` as there) plus V(q_n+1) - V(q_n)) and the chunk's row ``row`` + k + 1 (``rows``
+    as ``alpha_steps``'). ``coefficients``: (h, 2/h^2, 2/h, the tolerance); ``carry``: (q_n, v_n, lam_n,
     V(q_n)). ``family`` (``joints.angle.JointAngle.loop_arguments``, its start at the call's first q_n):
     each step gives it its own start, c, s and their gradients at q_n (``JointAngle.begin_step``,
-    ``joints.angle_kernels.cos_sin``). A step that does not converge, or whose state is not finite, is undone and left to the
-    interpreted step (``alpha_steps``). Returns (steps done, factorisations done, the values last
+    ``joints.angle_kernels.cos_sin``). A step that does not converge, or whose state is not finite, is undone
+    and left to the interpreted step (``alpha_steps``). Returns (steps done, factorisations done, the values last
     factored, lam, V) of the last step done."""
     h, c_inertia, c_velocity, tolerance = coefficients
     q, v, lam, potential = carry

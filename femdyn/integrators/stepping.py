@@ -16,12 +16,20 @@ step, with the messages of the interpreted iteration (a Newton failure).
 The compiled steps take models, with full or simplified Newton, whose constant forces depend on time
 alone (gravity, ``TimeLoad``; evaluated before the call at the times its steps take them, each step's
 once: a call that ends early leaves the rest to the next), whose worked forces are those (the potential:
-gravity's), with no dissipation, no advancing force states and no family outside the batch but a
-joint-angle family (the FEM 3-PRR of cases/3prr_sine.toml; the rigid mechanisms driven at their joints,
-cases/nm_logo.toml) and servo rows (their targets taken as the loads: the flexible five-bar and Delta),
-also of several families that the loop adds as one (``SaddleSystem.loop_servo``: the RPR's path and
-angle, cases/rpr_figure8.toml; the Stewart-Gough platform's position and orientation). The others go
-step by step, as before.
+gravity's) and the two dissipative forces that the Newton loop evaluates itself (``SaddleSystem.loop_force``):
+the bodies' material damping (``forces.viscous``: cases/3prr_plant.toml, flexible_link_plant.toml), its
+force in the step's work and its loss in the step's dissipation, and joint friction (``forces.friction``:
+cases/friction_oscillator.toml, rpr_figure8_friction.toml), the only force with a state that a step
+advances: its slip is advanced in the kernel after each step exactly as ``SaddleSystem.advanced`` does it
+(the return map of the step's start slip), written to a row per step from which ``_done`` makes each row's
+states, and its potential E/2 (q - p)^2 enters V at its place among the worked forces -- each sum formed
+in the interpreted step's order (``step_kernels.forces_end``, ``worked_potential``). Their families: none
+outside the batch but a joint-angle family (the FEM 3-PRR of cases/3prr_sine.toml; the rigid mechanisms
+driven at their joints, cases/nm_logo.toml) and servo rows (their targets taken as the loads: the flexible
+five-bar and Delta), also of several families that the loop adds as one (``SaddleSystem.loop_servo``: the
+RPR's path and angle, cases/rpr_figure8.toml; the Stewart-Gough platform's position and orientation). The
+others -- springs and spring-dampers (``forces.spring_damper``), loads that depend on q, joint families of
+other kinds -- go step by step, as before.
 """
 import numpy as np
 
