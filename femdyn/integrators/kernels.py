@@ -4,6 +4,7 @@ import numpy as np
 
 from ..beam.world import kernels as beams
 from ..forces import friction_kernels as friction_
+from ..forces import spring_kernels as springs_
 from ..forces import viscous_kernels as viscous
 from ..joints import angle_kernels as angles
 from ..joints import kernels as batch
@@ -177,9 +178,9 @@ CONVERGED, SINGULAR, NOT_FINITE, LIMIT = 0, 1, 2, 3
 def newton_loop(mass_factor, M_indptr, M_indices, M_data, mass_values, inertia, constant, G_a, scale, tangent, at,
                 G, g, c, slot_row, slot_col, G_indptr, H_indptr, H_indices, H_data, T_indptr, T_indices, T_data,
                 keep, phi_rows, phi_at, tangents, F_at, dF_at, Qa, same, known, dim, index, R_e, t_e, beta, lam_e,
-                gamma, C_e, k_e, start, start_grad, damper, friction, family, servo, qb, lam, bound, max_iterations,
-                Ap, Ai, handles, rcond, pivoting, active, newton_scale, refinement, steps, pause, modified, refresh,
-                stop):
+                gamma, C_e, k_e, start, start_grad, damper, friction, springs, family, servo, qb, lam, bound,
+                max_iterations, Ap, Ai, handles, rcond, pivoting, active, newton_scale, refinement, steps, pause,
+                modified, refresh, stop):
     """Newton's iteration, full or (``modified``) simplified, for a step of a model whose residual is all compiled --
     the mass, the constant forces, the quadratic batch and the varying forces below, the world beams'
     elasticity, damping and friction (no others, no families but those below): per iteration the beams' force
@@ -190,7 +191,8 @@ def newton_loop(mass_factor, M_indptr, M_indices, M_data, mass_values, inertia, 
     empty), the bodies' viscous damping after them (``damper``: ``forces.viscous_kernels.loop``, the last of
     ``F_at`` and ``dF_at`` its coordinates and places; none where its form is 0), joint friction after it
     (``friction``: ``forces.friction_kernels.loop``, one coordinate and one tangent entry per instance, the
-    last of ``F_at``, ``dF_at``; none where its form is 0), ``assemble`` (M qb from M's CSR arrays; the forces'
+    last of ``F_at``, ``dF_at``; none where its form is 0), spring-dampers after it (``springs``:
+    ``forces.spring_kernels.loop``, likewise), ``assemble`` (M qb from M's CSR arrays; the forces'
     tangents at ``dF_at``, before or after the
     batch's entries or after the family's (``tangents``); ``G_a``, ``scale`` and ``tangent`` as there), at most
     one family of joint angles (``family``: ``joints.angle.JointAngle.loop_arguments``, its ``contribute``; none
@@ -217,16 +219,18 @@ def newton_loop(mass_factor, M_indptr, M_indices, M_data, mass_values, inertia, 
     Mq = np.empty(n)
     nd, nv = viscous.sizes(damper)  # the damper's coordinates and tangent entries, after the beams'
     nk = friction[2].size if friction[0] else 0  # the friction instances, after them
-    nf, nt = F_at.size - nd - nk, dF_at.size - nv - nk  # the beams'
+    ns = springs[6].shape[0] * springs[6].shape[2] if springs[0] else 0  # the springs' coordinates, after them
+    nsv = springs[6].shape[0] * springs[10].size if springs[0] else 0  # and their tangent entries
+    nf, nt = F_at.size - nd - nk - ns, dF_at.size - nv - nk - nsv  # the beams'
     Qb, F, dF = np.empty((1, nf)), np.zeros((1, nf)), np.zeros((1, nt))
-    F_bounds = np.zeros(1 + (nf > 0) + (nd > 0) + (nk > 0), np.int64)  # where each force's values begin
+    F_bounds = np.zeros(1 + (nf > 0) + (nd > 0) + (nk > 0) + (ns > 0), np.int64)  # where each force's values begin
     j = 0
-    for entries in (nf, nd, nk):
+    for entries in (nf, nd, nk, ns):
         if entries:
             j += 1
             F_bounds[j] = F_bounds[j - 1] + entries
     forces, tangents_all = F[0], dF[0]  # all varying forces' values and tangents, in ``F_at``, ``dF_at`` order
-    if nd or nk:
+    if nd or nk or ns:
         forces, tangents_all = np.zeros(F_at.size), np.zeros(dF_at.size)
     slip = np.empty(nk)
     # the residual alone (a simplified iteration): no tangent, no values, no places
@@ -243,7 +247,7 @@ def newton_loop(mass_factor, M_indptr, M_indices, M_data, mass_values, inertia, 
             beams.step(Qb if same else Qa, Qb, same, dim, index, R_e, t_e, beta, lam_e, gamma, C_e, k_e, F, tangent_e,
                        start, start_grad, known)
             known = True
-        if nd or nk:
+        if nd or nk or ns:
             forces[:nf] = F[0]
             if fresh:
                 tangents_all[:nt] = dF[0]
@@ -251,7 +255,11 @@ def newton_loop(mass_factor, M_indptr, M_indices, M_data, mass_values, inertia, 
             viscous.loop(damper, qb, F_at[nf : nf + nd], forces[nf : nf + nd],
                          tangents_all[nt : nt + nv] if fresh else no_dF[0])
         if nk:  # its derivative is one value, written in every iteration (used where ``fresh``)
-            friction_.loop(friction, qb, F_at[nf + nd :], forces[nf + nd :], tangents_all[nt + nv :], slip)
+            friction_.loop(friction, qb, F_at[nf + nd : nf + nd + nk], forces[nf + nd : nf + nd + nk],
+                           tangents_all[nt + nv : nt + nv + nk], slip)
+        if ns:
+            springs_.loop(springs, qb, F_at[nf + nd + nk :], forces[nf + nd + nk :],
+                          tangents_all[nt + nv + nk :] if fresh else no_dF[0])
         for i in range(n):
             acc = 0.0
             for k in range(M_indptr[i], M_indptr[i + 1]):

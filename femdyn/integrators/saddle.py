@@ -45,6 +45,7 @@ import scipy.sparse as sp
 from ..beam.world.elasticity import NO_STEP
 from ..forces.base import Force
 from ..forces.friction import NO_FRICTION
+from ..forces.spring_damper import NO_SPRINGS
 from ..forces.viscous import NO_DAMPER
 from ..joints.angle import NO_FAMILY
 from ..joints.batch import NO_PLACES, NONE, AffineConstraints
@@ -132,15 +133,16 @@ class SaddleSystem:
         # varying force but those it evaluates itself (the world beams' elasticity, ``loop_force``); M in
         # CSR arrays for it (its products are those of ``mass_operator`` bit for bit where M is diagonal, as
         # for rigid bodies, or a ``CsrOperator``)
-        # and after it one viscous damping (``forces.viscous``: the bodies' material damping) and one joint
-        # friction (``forces.friction``), which the loop evaluates with the kernels of the interpreted steps
-        # (``damper_arguments``, ``friction_arguments``)
+        # and after it one viscous damping (``forces.viscous``: the bodies' material damping), one joint
+        # friction (``forces.friction``) and one set of spring-dampers (``forces.spring_damper``), which the
+        # loop evaluates with the kernels of the interpreted steps (``damper_arguments``, ``friction_arguments``,
+        # ``spring_arguments``)
         def one(method):  # the varying force with the loop's ``method``, None where there is none or several
             found = [k for k in self.varying if hasattr(self.forces[k], method)]
             return found[0] if len(found) == 1 else None
 
-        looped, self._damper, self._friction = (one(m) for m in ("loop_arguments", "damper_arguments",
-                                                                 "friction_arguments"))
+        looped, self._damper, self._friction, self._springs = (one(m) for m in (
+            "loop_arguments", "damper_arguments", "friction_arguments", "spring_arguments"))
         self._looped = None if looped is None else self.forces[looped]
         angles = [k for k, fam in enumerate(self.families) if not fam.servo and hasattr(fam.c, "loop_arguments")]
         servos = [k for k, fam in enumerate(self.families) if fam.servo and fam.compiled]
@@ -150,8 +152,8 @@ class SaddleSystem:
         self._loop_servos = LoopServos([self.families[k].c for k in servos], [self.families[k].places for k in servos],
                                        first[0]) if joined else None
         self.compiled_residual = len(self.families) == min(len(angles), 1) + len(servos) \
-            and (not servos or joined) and self.varying == [k for k in (looped, self._damper, self._friction)
-                                                            if k is not None]
+            and (not servos or joined) and self.varying == [
+                k for k in (looped, self._damper, self._friction, self._springs) if k is not None]
         self.mass_operator = CsrOperator(self.mass) if self.compiled_residual and self.varying else operator(self.mass)
         self.batch_arguments = (self._batch_at, *self.affine.arguments)  # its places in the matrix, then its data
         mass = sp.csr_matrix(self.mass)
@@ -167,7 +169,8 @@ class SaddleSystem:
         ``qa_local`` (the varying forces' local coordinates, in ``varying`` order), or, with ``qa_local`` None,
         their continuous forms, the damping's at generalized-alpha's v = v~ + gamma' (q - q~) with ``velocity``
         = (v~, q~, gamma') (n,), (n,), float; the friction's ``friction_arguments`` (``NO_FRICTION``
-        without it) from its slip in the forces' ``states`` at the step's start."""
+        without it) from its slip in the forces' ``states`` at the step's start, the spring-dampers'
+        ``spring_arguments`` (``NO_SPRINGS`` without them) as the damping's."""
         kernels = self._kernels
         if kernels is None:
             kernels = self._kernels = compiled(KERNELS)
@@ -175,7 +178,7 @@ class SaddleSystem:
         force = NO_STEP if self._looped is None else self._looped.loop_arguments(None if qa_local is None else
                                                                                  qa_local[0])
         local = dict(zip(self.varying, qa_local)) if qa_local is not None else None
-        damper, friction = NO_DAMPER, NO_FRICTION
+        damper, friction, springs = NO_DAMPER, NO_FRICTION, NO_SPRINGS
         if self._damper is not None:
             f = self.forces[self._damper]
             damper = f.damper_arguments(dt, local[self._damper][0]) if local is not None else \
@@ -183,8 +186,12 @@ class SaddleSystem:
         if self._friction is not None:
             k = self._friction
             friction = self.forces[k].friction_arguments(states[k], local[k][:, 0] if local is not None else None)
+        if self._springs is not None:
+            f = self.forces[self._springs]
+            springs = f.spring_arguments(dt, local[self._springs]) if local is not None else \
+                f.spring_arguments(dt, velocity=(velocity[0][f.dofs], velocity[1][f.dofs], velocity[2]))
         later = kernels.TANGENTS_LATER if self.families else kernels.TANGENTS_LAST  # after the family's
-        return (kernels.TANGENTS_FIRST if tangents_first else later, F_at, dF_at, *force, damper, friction)
+        return (kernels.TANGENTS_FIRST if tangents_first else later, F_at, dF_at, *force, damper, friction, springs)
 
     def loop_family(self, starts: list, qa: np.ndarray | None = None) -> tuple:
         """``kernels.newton_loop``'s ``family``: the joint-angle family's ``loop_arguments`` (``starts``

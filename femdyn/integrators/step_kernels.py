@@ -6,6 +6,7 @@ history's rows (``stepping``), and the sums that the interpreted steps share wit
 import numpy as np
 
 from ..forces import friction_kernels as friction_
+from ..forces import spring_kernels as springs_
 from ..forces import viscous_kernels as viscous
 from ..forces.viscous import DISCRETE
 from ..numerics import klu
@@ -164,19 +165,20 @@ def _scattered(applied, force, at):
 
 
 @kernel
-def forces_end(damper, friction, at, qa, va, qb, vb, constant, slip):
-    """The end of a step from (qa, va) to (qb, vb) of the viscous damping and the joint friction of the
-    Newton loop (``kernels.newton_loop``'s ``damper`` and ``friction``, their forms the stepper's: ``damper``'s
-    q_a and ``friction``'s q_a and slip p_n those of the step's start) at their coordinates ``at``: the
-    constant forces plus their forces, the friction's new slip into ``slip``, and the step's dissipation,
-    each summed as the interpreted step sums it. The energy-momentum step (``EnergyMomentum._finish``):
-    their forces Fbar(q_a, q_b) (``SaddleSystem.applied`` of the worked varying forces, ``worked_forces``),
-    the damping's loss dt e'^T D e' (``ViscousDamping.dissipation``), the friction's return map's slip and
-    loss F_max |p_b - p_n| (``Friction.advance``, ``dissipation``); generalized-alpha's
+def forces_end(damper, friction, springs, at, qa, va, qb, vb, constant, slip):
+    """The end of a step from (qa, va) to (qb, vb) of the viscous damping, the joint friction and the
+    spring-dampers of the Newton loop (``kernels.newton_loop``'s ``damper``, ``friction`` and ``springs``,
+    their forms the stepper's: their q_a and the friction's slip p_n those of the step's start) at their
+    coordinates ``at``: the constant forces plus their forces, the friction's new slip into ``slip``, and
+    the step's dissipation, each summed as the interpreted step sums it. The energy-momentum step
+    (``EnergyMomentum._finish``): their forces Fbar(q_a, q_b) (``SaddleSystem.applied`` of the worked
+    varying forces, ``worked_forces``), the damping's loss dt e'^T D e' (``ViscousDamping.dissipation``),
+    the friction's return map's slip and loss F_max |p_b - p_n| (``Friction.advance``, ``dissipation``; a
+    spring-damper's loss is inside its work, ``SpringDamper``); generalized-alpha's
     (``GeneralizedAlpha._finish``): their continuous forces at the step's end, the damping's trapezoidal
     loss (``continuous_dissipation``), the backward-Euler slip and its loss."""
-    damper_at, friction_at = at
-    nd, nk = damper_at.size, friction_at.size
+    damper_at, friction_at, spring_at = at
+    nd, nk, ns = damper_at.size, friction_at.size, spring_at.size
     applied = np.zeros(constant.size)
     lost = 0.0
     if nd:
@@ -202,6 +204,21 @@ def forces_end(damper, friction, at, qa, va, qb, vb, constant, slip):
         friction_.loop(friction, qb, friction_at, force, np.empty(nk), slip)
         _scattered(applied, force, friction_at)
         lost += pairwise_sum(friction_.losses(friction[2], slip, friction[4]), 0, nk)
+    if ns:
+        D, stiffness, damping, free_length = springs[6], springs[7], springs[8], springs[9]
+        K, n = D.shape[0], D.shape[2]
+        Qb, F, none = np.empty((K, n)), np.empty((K, n)), np.empty((0, 0, 0))
+        for i in range(ns):
+            Qb[i // n, i % n] = qb[spring_at[i]]
+        if springs[0] == DISCRETE:
+            springs_.discrete(springs[1].reshape((K, n)), Qb, springs[5], D, stiffness, damping, free_length, F,
+                              none)
+        else:
+            Vb = np.empty((K, n))
+            for i in range(ns):
+                Vb[i // n, i % n] = vb[spring_at[i]]
+            springs_.continuous(Qb, Vb, D, stiffness, damping, free_length, F, none, none)
+        _scattered(applied, F.ravel(), spring_at)
     total = np.empty(constant.size)
     for i in range(constant.size):
         total[i] = constant[i] + applied[i]
@@ -209,17 +226,29 @@ def forces_end(damper, friction, at, qa, va, qb, vb, constant, slip):
 
 
 @kernel
-def worked_potential(q, gravity, at, slip, E, slot):
-    """``SaddleSystem.worked_potential``: ``gravity_potential`` of ``gravity`` with the friction's potential
-    sum_k E_k/2 (q_k - p_k)^2 (``Friction.potential``; its coordinates ``at``, the slip p ``slip``) at its
-    place ``slot`` among the worked forces (< 0: none)."""
+def worked_potential(q, gravity, at, slip, E, springs, slots):
+    """``SaddleSystem.worked_potential``: ``gravity_potential`` of ``gravity`` with, at their places
+    ``slots`` among the worked forces (< 0: none), the friction's potential sum_k E_k/2 (q_k - p_k)^2
+    (``Friction.potential``; the slip p ``slip``) and the spring-dampers' sum k/2 (l - l0)^2
+    (``SpringDamper.potential``; ``springs``' D, k, l0) at their coordinates ``at`` (the damping's, the
+    friction's, the springs')."""
     weights, dofs, bounds = gravity
-    if slot < 0:
+    friction_slot, spring_slot = slots
+    if friction_slot < 0 and spring_slot < 0:
         return gravity_potential(q, weights, dofs, bounds)
-    total = gravity_potential(q, weights, dofs, bounds[: slot + 1])
-    total += pairwise_sum(friction_.potential_terms(q, at, slip, E), 0, at.size)
-    for k in range(slot + 1, bounds.size - 1):  # the worked forces after it: gravity's, or none's 0
-        total += gravity_potential(q, weights, dofs, bounds[k : k + 2])
+    total = 0.0
+    for k in range(bounds.size - 1):
+        if k == friction_slot:
+            total += pairwise_sum(friction_.potential_terms(q, at[1], slip, E), 0, at[1].size)
+        elif k == spring_slot:
+            D = springs[6]
+            K, n = D.shape[0], D.shape[2]
+            local = np.empty((K, n))
+            for i in range(K * n):
+                local[i // n, i % n] = q[at[2][i]]
+            total += pairwise_sum(springs_.potential_terms(local, D, springs[7], springs[9]), 0, K)
+        else:  # gravity's, or a load's without potential
+            total += gravity_potential(q, weights, dofs, bounds[k : k + 2])
     return total
 
 
@@ -235,11 +264,12 @@ def alpha_steps(count, coefficients, head, tail, servos, solver, stop, gravity, 
     the step's end (``_finish``: a_n+1 = (q_n+1 - q~) / (beta h^2), v_n+1 = v~ + gamma h a_n+1, vd_n+1,
     the work ``step_work`` of the ``worked_forces`` plus V(q_n+1) - V(q_n), ``worked_potential``
     of ``gravity``) and the chunk's row ``row`` + k + 1 (``rows``: Q, V, Lam, inputs, iterations,
-    work, dissipation, the input rows; ``time_loop._Chunk``). The viscous damping and the joint friction of
-    ``tail``'s Newton loop (``kernels.newton_loop``'s ``damper`` and ``friction``, their continuous forms)
-    at their coordinates ``ends[0]`` (damping's, friction's): the damping takes each step's v~ and q~ there,
-    their forces and losses enter the step's work and dissipation (``forces_end``), the friction's potential
-    V(q_n+1) at its place ``ends[1]`` among the worked forces (``worked_potential``), and its slip at each
+    work, dissipation, the input rows; ``time_loop._Chunk``). The viscous damping, the joint friction and the
+    spring-dampers of ``tail``'s Newton loop (``kernels.newton_loop``'s ``damper``, ``friction``, ``springs``,
+    their continuous forms) at their coordinates ``ends[0]``: the damping and the springs take each step's
+    v~ and q~ there, their forces and losses enter the step's work and dissipation (``forces_end``), the
+    friction's and the springs' potentials V(q_n+1) at their places ``ends[1]`` among the worked forces
+    (``worked_potential``), and the friction's slip at each
     step's end goes into the friction's arguments (the next step's p_n) and the row of ``ends[2]``
     (steps, instances).
 
@@ -262,9 +292,9 @@ def alpha_steps(count, coefficients, head, tail, servos, solver, stop, gravity, 
     M_indptr, M_indices, M_data = head[1], head[2], head[3]
     active, refinement = solver[6], solver[8]
     n, m = q.size, lam.size
-    damper, friction = tail[-3], tail[-2]
-    at, slot, slips = ends
-    damper_at, friction_at = at
+    damper, friction, springs = tail[-4], tail[-3], tail[-2]
+    at, slots, slips = ends
+    damper_at, friction_at, spring_at = at
     nk = friction_at.size
     refactored = 0
     last = head[4]
@@ -282,8 +312,10 @@ def alpha_steps(count, coefficients, head, tail, servos, solver, stop, gravity, 
             v_known[i] = v[i] + c_velocity * a[i]
             x[i] = beta_p * q_known[i] - (alpha_m * a[i] - alpha_f * vd[i]) / c_f
             guess[i] = q_known[i] + c_guess * ((2.0 * a[i] - a_before[i]) if known_before else a[i])
-        for i in range(damper_at.size):  # the damper's v~, q~
+        for i in range(damper_at.size):  # the damper's and the springs' v~, q~
             damper[2][i], damper[3][i] = v_known[damper_at[i]], q_known[damper_at[i]]
+        for i in range(spring_at.size):
+            springs[2][i], springs[3][i] = v_known[spring_at[i]], q_known[spring_at[i]]
         for i in range(n):
             acc = 0.0
             for k in range(M_indptr[i], M_indptr[i + 1]):
@@ -313,9 +345,9 @@ def alpha_steps(count, coefficients, head, tail, servos, solver, stop, gravity, 
         if not finite:
             break
         base, lost, slip = constant, 0.0, np.empty(nk)
-        if damper_at.size or nk:
-            base, lost = forces_end(damper, friction, at, q, v, qb, vb, constant, slip)
-        potential_b = worked_potential(qb, gravity, friction_at, slip, friction[3], slot)
+        if damper_at.size or nk or spring_at.size:
+            base, lost = forces_end(damper, friction, springs, at, q, v, qb, vb, constant, slip)
+        potential_b = worked_potential(qb, gravity, at, slip, friction[3], springs, slots)
         force_b = worked_forces(base, step_servo, lam_b)
         record(rows, row + done, qb, vb, its, lam, lam_b, True,
                step_work(force, force_b, qb, q) + potential_b - potential, lost)
@@ -344,12 +376,12 @@ def midpoint_steps(count, coefficients, head, tail, batch, force, family, servos
     inertia 2/h^2 M (q_n + h v_n), G(q_n) of the batch, ``joints.kernels.jacobian`` with ``batch``:
     (the slots' g, the Hessians)), Newton's iteration (``kernels.newton_loop`` with ``head``, ``tail``,
     the varying forces' ``force`` -- where their tangents go, their coordinates and places, then the
-    beams' element data after the start and ``known``, the damping's and the friction's arguments, each
-    step's start q_a written into them --, ``family``, the step's servo rows from ``servos``
+    beams' element data after the start and ``known``, the damping's, the friction's and the springs'
+    arguments, each step's start q_a written into them --, ``family``, the step's servo rows from ``servos``
     (``alpha_steps``), ``stop`` (none) and ``solver``), the step's end (``_finish``: v_n+1 = 2/h (q_n+1 -
-    q_n) - v_n, the work ``step_work`` of the ``constants`` forces (``alpha_steps``; with the damping's and
-    the friction's, ``ends`` as there) plus V(q_n+1) - V(q_n)) and the chunk's row ``row`` + k + 1 (``rows``
-    as ``alpha_steps``'). ``coefficients``: (h, 2/h^2, 2/h, the tolerance); ``carry``: (q_n, v_n, lam_n,
+    q_n) - v_n, the work ``step_work`` of the ``constants`` forces (``alpha_steps``; with the damping's, the
+    friction's and the springs', ``ends`` as there) plus V(q_n+1) - V(q_n)) and the chunk's row ``row`` +
+    k + 1 (``rows`` as ``alpha_steps``'). ``coefficients``: (h, 2/h^2, 2/h, the tolerance); ``carry``: (q_n, v_n, lam_n,
     V(q_n)). ``family`` (``joints.angle.JointAngle.loop_arguments``, its start at the call's first q_n):
     each step gives it its own start, c, s and their gradients at q_n (``JointAngle.begin_step``,
     ``joints.angle_kernels.cos_sin``). A step that does not converge, or whose state is not finite, is undone
@@ -358,10 +390,11 @@ def midpoint_steps(count, coefficients, head, tail, batch, force, family, servos
     h, c_inertia, c_velocity, tolerance = coefficients
     q, v, lam, potential = carry
     g, H_indptr, H_indices, H_data = batch
-    tangents, F_at, dF_at, damper, friction = force[0], force[1], force[2], force[-2], force[-1]
-    at, slot, slips = ends
-    damper_at, friction_at = at
-    nd, nk = damper_at.size, friction_at.size
+    tangents, F_at, dF_at = force[0], force[1], force[2]
+    damper, friction, springs = force[-3], force[-2], force[-1]
+    at, slots, slips = ends
+    damper_at, friction_at, spring_at = at
+    nd, nk, ns = damper_at.size, friction_at.size, spring_at.size
     M_indptr, M_indices, M_data = head[1], head[2], head[3]
     active, refinement = solver[6], solver[8]
     n, m = q.size, lam.size
@@ -404,6 +437,8 @@ def midpoint_steps(count, coefficients, head, tail, batch, force, family, servos
             damper[1][i] = q[damper_at[i]]
         for i in range(nk):
             friction[1][i] = q[friction_at[i]]
+        for i in range(ns):
+            springs[1][i] = q[spring_at[i]]
         size = newton.largest(guess)
         size = size if size > 1.0 else 1.0
         step_servo = servo_rows(servos, done)
@@ -421,9 +456,9 @@ def midpoint_steps(count, coefficients, head, tail, batch, force, family, servos
         if not finite:
             break
         base, lost, slip = constant, 0.0, np.empty(nk)
-        if nd or nk:
-            base, lost = forces_end(damper, friction, at, q, v, qb, vb, constant, slip)
-        potential_b = worked_potential(qb, gravity, friction_at, slip, friction[3], slot)
+        if nd or nk or ns:
+            base, lost = forces_end(damper, friction, springs, at, q, v, qb, vb, constant, slip)
+        potential_b = worked_potential(qb, gravity, at, slip, friction[3], springs, slots)
         worked = worked_forces(base, step_servo, lam_b)
         record(rows, row + done, qb, vb, its, lam, lam_b, False,
                step_work(worked, worked, qb, q) + potential_b - potential, lost)  # F . dq

@@ -62,16 +62,18 @@ def _same_products(system) -> bool:
 
 def _eligible(stepper) -> bool:
     """Whether ``step_kernels`` does the steps of ``stepper`` (module docstring): the only dissipative and
-    worked varying forces, if any, the viscous damping and the joint friction that the Newton loop
-    evaluates (``SaddleSystem.loop_force``), the friction the only force with a state that a step advances."""
+    worked varying forces, if any, the viscous damping, the joint friction and the spring-dampers that the
+    Newton loop evaluates (``SaddleSystem.loop_force``), the friction the only force with a state that a
+    step advances."""
     system = stepper.system
     friction = [] if system._friction is None else [system._friction]
-    lossy = [k for k in (system._damper, system._friction) if k is not None]
-    worked = [system.forces[k] for k, w in enumerate(system.worked) if w and k not in friction]
+    looped = [k for k in (system._damper, system._friction, system._springs) if k is not None]
+    worked = [system.forces[k] for k, w in enumerate(system.worked) if w and k not in looped]
     return (system.compiled_residual and _same_products(system)
             and all(type(system.forces[k]) in TIME_ONLY for k in system.constant)
             and all(isinstance(f, Gravity) or type(f).potential is Force.potential for f in worked)
-            and system.dissipative == lossy and system.varying_worked == lossy
+            and system.dissipative == [k for k in looped if system.forces[k].dissipative]
+            and system.varying_worked == looped
             and system.advancing == friction and system.advancing_continuous == friction)
 
 
@@ -93,13 +95,14 @@ class _Steps:
         self.gravity = (np.concatenate([NONE] + [w for w, _ in parts]).astype(np.float64),
                         np.concatenate([np.zeros(0, np.int64)] + [d for _, d in parts]).astype(np.int64),
                         np.cumsum([0] + [w.size for w, _ in parts]).astype(np.int64))
-        # the damping's and the friction's coordinates, the friction's place among the worked forces
-        # (``step_kernels.worked_potential``) and its slips at the steps' ends (a row per step of a call)
+        # the damping's, the friction's and the springs' coordinates, the friction's and the springs' places
+        # among the worked forces (``step_kernels.worked_potential``) and the friction's slips at the steps'
+        # ends (a row per step of a call)
         at = [NO_PLACES if k is None else system.forces[k].dofs.ravel().astype(np.int64)
-              for k in (system._damper, system._friction)]
+              for k in (system._damper, system._friction, system._springs)]
         self.friction = system._friction
-        slot = -1 if self.friction is None else [k for k, w in enumerate(system.worked) if w].index(self.friction)
-        self._ends = (tuple(at), slot)
+        places = [k for k, w in enumerate(system.worked) if w]
+        self._ends = (tuple(at), tuple(-1 if k is None else places.index(k) for k in (self.friction, system._springs)))
         self.invariant = not system.constant or system._invariant
         self.input_rows = np.asarray(stepper.model.input_rows, dtype=np.int64).reshape(-1)
         self.head = (mass_factor, *system.mass_csr, stepper._mass_values)  # ``newton_loop``'s first arguments
