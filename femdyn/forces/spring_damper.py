@@ -38,11 +38,11 @@ class SpringDamper(Force):
         C1, C2 = point_matrix(points1), point_matrix(points2)
         self.D = np.concatenate([-C1, C2], axis=2)  # x2 - x1 = D q
         self.D = np.ascontiguousarray(self.D, dtype=np.float64)
-        self.k, self.c, self.l0 = (np.ascontiguousarray(np.broadcast_to(v, len(self.D)), dtype=np.float64)
+        self.k, self.c, self.l0 = (np.array(np.broadcast_to(v, len(self.D)), dtype=np.float64)  # writable: one type
                                    for v in (stiffness, damping, free_length))
         self.tangent_mask = np.any(self.D != 0, axis=(0, 1))[:, None] & np.any(self.D != 0, axis=(0, 1))[None, :]
         self.dissipative = bool(np.any(self.c))
-        self._pattern = tuple(np.asarray(i, dtype=np.int64) for i in np.nonzero(self.tangent_mask))
+        self._pattern = tuple(np.ascontiguousarray(i, dtype=np.int64) for i in np.nonzero(self.tangent_mask))
 
     def check_initial(self, q):
         """A spring of zero length has no direction."""

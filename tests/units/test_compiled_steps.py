@@ -4,8 +4,8 @@ has the numbers of the run step by step (``GeneralizedAlpha.step``, ``EnergyMome
 ``Newton.solve``'s compiled iteration), bit for bit -- q, v, the multipliers and inputs, the
 iterations, the work, the energies, KLU's factorisation count -- with both integrators, with and
 without the early stop, planar and spatial; given out in chunks and resumed from their checkpoints it
-has the numbers of the run in one piece; so do a flexible link with material damping and mechanisms
-with joint friction (its slip advanced in the kernel); a Newton failure inside a call ends the run as step by step,
+has the numbers of the run in one piece; so do a flexible link with material damping, mechanisms
+with joint friction (its slip advanced in the kernel) and a chain with spring-dampers; a Newton failure inside a call ends the run as step by step,
 with the same message and rows; refused refactorisations are pivoted inside the calls. The sums the compiled steps share
 with NumPy are NumPy's."""
 import numpy as np
@@ -173,6 +173,29 @@ def test_compiled_steps_with_joint_friction(name, integrator, newton, monkeypatc
         assert np.abs(fast.energy_balance).max() <= bound * max(np.abs(fast.kinetic).max(), np.abs(fast.work).max())
 
 
+@pytest.mark.parametrize("integrator,newton", [(ENERGY_MOMENTUM, "full"), (GENERALIZED_ALPHA, "full"),
+                                              (ENERGY_MOMENTUM, "modified")],
+                         ids=["energy-momentum", "generalized-alpha", "energy-momentum-simplified"])
+@pytest.mark.parametrize("dim", [2, 3], ids=["planar", "spatial"])
+def test_compiled_steps_with_spring_dampers(dim, integrator, newton, monkeypatch):
+    """Two spring-dampers on a chain of four links under gravity (``forces.spring_damper``; from the
+    ground to the last link, from the first to the last) inside the compiled steps: their forces and
+    tangents in the Newton loop, their work and potential in the step's energy, as the steps one by one,
+    bit for bit; the energy-momentum balance H_n - H_0 - W_n (the dampers' loss inside W) at the round-off
+    of the energies, with Newton's tolerance 1e-12 (at 1e-10 the spatial chain's balance is 1.4e-11 of its
+    kinetic energy, with or without the springs: Newton's error, not the springs')."""
+    from test_compiled_newton import chain
+    model, setup = chain(dim, springs=True)
+    settings = SolverSettings(2e-3, 0.1, integrator=integrator, newton=newton, tolerance=1e-12)
+    fast, done, slow = runs(setup, settings, monkeypatch)
+    assert fast.complete and done == settings.steps - 1
+    same(fast, slow)
+    if integrator == ENERGY_MOMENTUM:
+        bound = 1e-11 if newton == "full" else 1e-8  # simplified Newton: its error estimate (see above)
+        assert np.abs(fast.energy_balance).max() <= bound * max(np.abs(fast.kinetic).max(), np.abs(fast.work).max())
+        assert np.all(np.diff(fast.work) < 0)  # the dampers take energy in every step (gravity's is in V)
+
+
 class Rows(Chunks):
     """``Chunks`` of at most 7 steps (a call ends where its chunk is full)."""
 
@@ -260,9 +283,9 @@ def test_refused_refactorisations_are_pivoted_inside_the_compiled_steps(monkeypa
 
 def test_the_warm_up_cases_compile_the_steps_of_every_model():
     """One machine code of each kernel for the planar and the spatial pendulum, with and without gravity
-    (no worked force: a potential of none), the FEM 3-PRR, a flexible link with material damping and a
-    mass on joint friction (their arguments have the types of the stand-ins of a model without them,
-    ``NO_DAMPER``, ``NO_FRICTION``), so the
+    (no worked force: a potential of none), the FEM 3-PRR, a flexible link with material damping, a
+    mass on joint friction and a chain with spring-dampers (their arguments have the types of the stand-ins
+    of a model without them, ``NO_DAMPER``, ``NO_FRICTION``, ``NO_SPRINGS``), so the
     two steps of ``femdyn warm-up``'s cases (3prr_sine, slender_cantilever) compile them for all."""
     from femdyn.commands.warm_up import WARM_UP
     assert {"3prr_sine", "slender_cantilever"} <= set(WARM_UP)
@@ -277,5 +300,8 @@ def test_the_warm_up_cases_compile_the_steps_of_every_model():
         for integrator in INTEGRATORS:
             time_loop.simulate(prepare(case.model, case.q0, case.v0), case.settings.replace(
                 t_end=5 * case.settings.dt, integrator=integrator))
+    from test_compiled_newton import chain
+    for integrator in INTEGRATORS:
+        time_loop.simulate(chain(3, springs=True)[1], SolverSettings(1e-3, 0.005, integrator=integrator))
     kernels = compiled("femdyn.integrators.step_kernels")
     assert len(kernels.alpha_steps.signatures) == len(kernels.midpoint_steps.signatures) == 1
