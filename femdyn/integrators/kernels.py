@@ -183,7 +183,7 @@ def newton_loop(mass_factor, M_indptr, M_indices, M_data, mass_values, inertia, 
                 modified, refresh, stop):
     """Newton's iteration, full or (``modified``) simplified, for a step of a model whose residual is all compiled --
     the mass, the constant forces, the quadratic batch and the varying forces below, the world beams'
-    elasticity, damping and friction (no others, no families but those below): per iteration the beams' force
+    elasticity, damping, friction and springs (no others, no families but those below): per iteration the beams' force
     and tangent
     (``beam.world.kernels.step`` at the beams' coordinates ``F_at`` of qb, from their start ``Qa`` (1,
     F_at.size) or, with ``same``, the continuous forms at qb; ``known``: the strains at Qa are in

@@ -34,9 +34,10 @@ evaluate the varying forces through their ``Force`` interface and hand them, wit
 constant forces and the batch, to one compiled call (``assemble``, ``kernels.assemble``); the other
 families add theirs in their own kernels. Where nothing is left to the interpreter -- no families
 outside the batch, no varying forces but those the loop evaluates itself, the world beams' elasticity, the
-bodies' material damping and joint friction (rigid bodies, quadratic joints, constant loads, world-vector
-beams) -- the whole iteration runs compiled (``compiled_residual``, ``loop_force``, ``kernels.newton_loop``),
-also with one joint-angle family and servo families that it adds as one (``loop_servo``).
+bodies' material damping, joint friction and spring-dampers (rigid bodies, quadratic joints, constant loads,
+world-vector beams) -- the whole iteration runs compiled (``compiled_residual``, ``loop_force``,
+``kernels.newton_loop``), also with one joint-angle family and servo families that it adds as one
+(``loop_servo``).
 """
 
 import numpy as np

@@ -16,9 +16,10 @@ step, with the messages of the interpreted iteration (a Newton failure).
 The compiled steps take models, with full or simplified Newton, whose constant forces depend on time
 alone (gravity, ``TimeLoad``; evaluated before the call at the times its steps take them, each step's
 once: a call that ends early leaves the rest to the next), whose worked forces are those (the potential:
-gravity's) and the two dissipative forces that the Newton loop evaluates itself (``SaddleSystem.loop_force``):
-the bodies' material damping (``forces.viscous``: cases/3prr_plant.toml, flexible_link_plant.toml), its
-force in the step's work and its loss in the step's dissipation, and joint friction (``forces.friction``:
+gravity's) and the forces that the Newton loop evaluates itself (``SaddleSystem.loop_force``): the bodies'
+material damping (``forces.viscous``: cases/3prr_plant.toml, flexible_link_plant.toml), its force in the
+step's work and its loss in the step's dissipation, spring-dampers (``forces.spring_damper``: their force in
+the work, their potential in V, their damper's loss inside the work), and joint friction (``forces.friction``:
 cases/friction_oscillator.toml, rpr_figure8_friction.toml), the only force with a state that a step
 advances: its slip is advanced in the kernel after each step exactly as ``SaddleSystem.advanced`` does it
 (the return map of the step's start slip), written to a row per step from which ``_done`` makes each row's
@@ -28,8 +29,8 @@ outside the batch but a joint-angle family (the FEM 3-PRR of cases/3prr_sine.tom
 driven at their joints, cases/nm_logo.toml) and servo rows (their targets taken as the loads: the flexible
 five-bar and Delta), also of several families that the loop adds as one (``SaddleSystem.loop_servo``: the
 RPR's path and angle, cases/rpr_figure8.toml; the Stewart-Gough platform's position and orientation). The
-others -- springs and spring-dampers (``forces.spring_damper``), loads that depend on q, joint families of
-other kinds -- go step by step, as before.
+others -- loads that depend on q (follower forces and torques), joint families of other kinds -- go step by
+step, as before.
 """
 import numpy as np
 

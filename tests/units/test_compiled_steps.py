@@ -4,9 +4,10 @@ has the numbers of the run step by step (``GeneralizedAlpha.step``, ``EnergyMome
 ``Newton.solve``'s compiled iteration), bit for bit -- q, v, the multipliers and inputs, the
 iterations, the work, the energies, KLU's factorisation count -- with both integrators, with and
 without the early stop, planar and spatial; given out in chunks and resumed from their checkpoints it
-has the numbers of the run in one piece; so do a flexible link with material damping, mechanisms
-with joint friction (its slip advanced in the kernel) and a chain with spring-dampers; a Newton failure inside a call ends the run as step by step,
-with the same message and rows; refused refactorisations are pivoted inside the calls. The sums the compiled steps share
+has the numbers of the run in one piece; a Newton failure inside a call ends the run as step by step,
+with the same message and rows; refused refactorisations are pivoted inside the calls. The same, bit for
+bit, for flexible links with material damping, mechanisms with joint friction (its slip advanced in the
+kernel; also in chunks and resumed) and a chain with spring-dampers. The sums the compiled steps share
 with NumPy are NumPy's."""
 import numpy as np
 import pytest
