@@ -6,6 +6,11 @@ from .base import Force
 
 KERNELS = __package__ + ".friction_kernels"  # numba: imported where the kernels run
 
+# the forms of ``friction_kernels.loop`` (``Friction.friction_arguments``): none, the energy-consistent
+# return map over a step (energy-momentum) and the backward-Euler one at its end (generalized-alpha)
+NO_FORM, DISCRETE, CONTINUOUS = 0, 1, 2
+NO_FRICTION = (NO_FORM, np.zeros(0), np.zeros(0), np.zeros(0), np.zeros(0))  # ``friction_arguments`` of none
+
 
 class Friction(Force):
     """Joint friction as 1D perfect plasticity (001 section 4.2): a spring E in series with a slider
@@ -55,6 +60,14 @@ class Friction(Force):
         compiled(KERNELS).backward_euler(floats(q), floats(p), self.E, self.F_max, out[0].reshape(K),
                                          out[1].reshape(K), out[2])
         return out
+
+    def friction_arguments(self, state: np.ndarray, qa: np.ndarray | None = None) -> tuple:
+        """``friction_kernels.loop``'s ``friction`` (``integrators.kernels.newton_loop``'s): the form, the
+        step's start ``qa`` (K,) (None: the backward-Euler map at the step's end), a copy of the slip
+        ``state`` of the step's start (the compiled steps advance it in place), E and F_max."""
+        if qa is None:
+            return (CONTINUOUS, np.zeros(0), np.array(state, dtype=np.float64), self.E, self.F_max)
+        return (DISCRETE, floats(qa).copy(), np.array(state, dtype=np.float64), self.E, self.F_max)
 
     def potential(self, q, state=None):
         return float(np.sum(0.5 * self.E * (q[:, 0] - state) ** 2))

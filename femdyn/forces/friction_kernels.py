@@ -5,6 +5,7 @@ instances in one call. The module imports numba: it is imported where the kernel
 import numpy as np
 
 from ..numerics.compiled import kernel
+from .friction import DISCRETE
 
 
 @kernel
@@ -43,3 +44,44 @@ def backward_euler(q, p, E, F_max, force, tangent, slip_end):
             e = trial
             tangent[k], slip_end[k] = -E[k], p[k]
         force[k] = -E[k] * e
+
+
+@kernel
+def loop(friction, qb, at, force, tangent, slip_end):
+    """A Newton iterate's friction force (K,) and derivative (K,) in ``integrators.kernels.newton_loop``
+    and the slip at the step's end (K,): ``friction`` = (form, q_a (K,), the slip p_n (K,), E, F_max) of
+    ``Friction.friction_arguments``, ``at`` its coordinates in qb; the return map over the step from q_a
+    (``discrete``) or the backward-Euler one at qb (``backward_euler``), each as the interpreted steps
+    call it."""
+    form, qa, p, E, F_max = friction
+    K = p.size
+    Qb = np.empty((K, 1))
+    for k in range(K):
+        Qb[k, 0] = qb[at[k]]
+    if form == DISCRETE:
+        Qa = np.empty((K, 1))
+        for k in range(K):
+            Qa[k, 0] = qa[k]
+        discrete(Qa, Qb, p, E, F_max, force, tangent, slip_end)
+    else:
+        backward_euler(Qb, p, E, F_max, force, tangent, slip_end)
+
+
+@kernel
+def potential_terms(q, at, p, E):
+    """The terms E_k/2 (q_k - p_k)^2 of ``Friction.potential`` at the coordinates ``at`` of q, each formed
+    as there (``step_kernels.pairwise_sum`` sums them as NumPy)."""
+    terms = np.empty(p.size)
+    for k in range(p.size):
+        d = q[at[k]] - p[k]
+        terms[k] = 0.5 * E[k] * (d * d)
+    return terms
+
+
+@kernel
+def losses(p_a, p_b, F_max):
+    """F_max |p_b - p_a| per instance (``Friction.dissipation``)."""
+    out = np.empty(p_a.size)
+    for k in range(p_a.size):
+        out[k] = F_max[k] * abs(p_b[k] - p_a[k])
+    return out

@@ -7,6 +7,14 @@ from .base import Force
 
 KERNELS = __package__ + ".spring_kernels"  # numba: imported where the kernels run
 
+# the forms of ``spring_kernels.loop`` (``SpringDamper.spring_arguments``): none, the discrete
+# (energy-momentum) and the continuous one (generalized-alpha)
+NO_FORM, DISCRETE, CONTINUOUS = 0, 1, 2
+_NO_VALUE, _NO_INDEX = np.zeros(0), np.zeros(0, np.int64)
+# ``spring_arguments`` of a model without spring-dampers
+NO_SPRINGS = (NO_FORM, _NO_VALUE, _NO_VALUE, _NO_VALUE, 0.0, 0.0, np.zeros((0, 0, 0)), _NO_VALUE, _NO_VALUE,
+              _NO_VALUE, _NO_INDEX, _NO_INDEX)
+
 
 class SpringDamper(Force):
     """Point-to-point spring-damper between body points X1 (body 1) and X2 (body 2), local
@@ -30,10 +38,11 @@ class SpringDamper(Force):
         C1, C2 = point_matrix(points1), point_matrix(points2)
         self.D = np.concatenate([-C1, C2], axis=2)  # x2 - x1 = D q
         self.D = np.ascontiguousarray(self.D, dtype=np.float64)
-        self.k, self.c, self.l0 = (np.ascontiguousarray(np.broadcast_to(v, len(self.D)), dtype=np.float64)
+        self.k, self.c, self.l0 = (np.array(np.broadcast_to(v, len(self.D)), dtype=np.float64)  # writable: one type
                                    for v in (stiffness, damping, free_length))
         self.tangent_mask = np.any(self.D != 0, axis=(0, 1))[:, None] & np.any(self.D != 0, axis=(0, 1))[None, :]
         self.dissipative = bool(np.any(self.c))
+        self._pattern = tuple(np.ascontiguousarray(i, dtype=np.int64) for i in np.nonzero(self.tangent_mask))
 
     def check_initial(self, q):
         """A spring of zero length has no direction."""
@@ -48,8 +57,19 @@ class SpringDamper(Force):
         return self._length(q)[1]
 
     def potential(self, q, state=None):
-        _, l = self._length(q)
-        return float(np.sum(0.5 * self.k * (l - self.l0) ** 2))
+        """sum k/2 (l - l0)^2, each term compiled (``spring_kernels.potential_terms``, as the compiled steps)."""
+        return float(np.sum(compiled(KERNELS).potential_terms(floats(q), self.D, self.k, self.l0)))
+
+    def spring_arguments(self, dt: float, qa: np.ndarray | None = None, velocity: tuple | None = None) -> tuple:
+        """``spring_kernels.loop``'s ``springs`` (``integrators.kernels.newton_loop``'s): the discrete form of a
+        step of length ``dt`` from the local coordinates ``qa`` (K, n), or the continuous form at
+        v = v~ + gamma' (q - q~) with ``velocity`` = (v~, q~ (K, n), gamma') (generalized-alpha's)."""
+        common = (self.D, self.k, self.c, self.l0, *self._pattern)
+        if qa is not None:
+            return (DISCRETE, floats(qa).ravel().copy(), _NO_VALUE, _NO_VALUE, 0.0, float(dt), *common)
+        v_known, q_known, gamma_p = velocity
+        return (CONTINUOUS, _NO_VALUE, floats(v_known).ravel().copy(), floats(q_known).ravel().copy(),
+                float(gamma_p), float(dt), *common)
 
     def _discrete(self, qa, qb, dt, tangents):
         """Fbar (K, n) and, with ``tangents``, dFbar/dqb (K, n, n): ``spring_kernels.discrete``."""

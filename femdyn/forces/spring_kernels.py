@@ -5,6 +5,7 @@ the kernels run (``spring_damper``), so that the command line starts without it.
 import numpy as np
 
 from ..numerics.compiled import kernel
+from .spring_damper import DISCRETE
 
 
 @kernel
@@ -90,3 +91,51 @@ def continuous(q, v, D, stiffness, damping, free_length, force, dF_dq, dF_dv):
                     dg += D[k, a, i] * PD[a, j]
                 dF_dq[k, i, j] = -(g[i] * (stiffness[k] * g[j] + damping[k] * drate[j]) + coefficient * dg)
                 dF_dv[k, i, j] = -damping[k] * g[i] * g[j]
+
+
+@kernel
+def loop(springs, qb, at, force, values):
+    """A Newton iterate's spring-damper forces (K n,) and, unless ``values`` is empty, tangent values
+    (K nnz,) in ``integrators.kernels.newton_loop``: ``springs`` = (form, q_a, v~, q~ (K n,), gamma', dt, D,
+    k, c, l0, the tangent pattern's local rows and columns) of ``SpringDamper.spring_arguments``, ``at``
+    (K n,) its coordinates in qb. The discrete form ``discrete`` from q_a, or the continuous one
+    ``continuous`` at v = v~ + gamma' (qb - q~) (generalized-alpha's v_n+1) with dF/dq + gamma' dF/dv, at
+    the pattern, each formed as the interpreted steps form it."""
+    form, qa, v_known, q_known, gamma_p, dt, D, stiffness, damping, free_length, rows, cols = springs
+    K, n, nnz = D.shape[0], D.shape[2], rows.size
+    Qb, F = np.empty((K, n)), np.empty((K, n))
+    for k in range(K):
+        for j in range(n):
+            Qb[k, j] = qb[at[k * n + j]]
+    shape = (K, n, n) if values.size else (0, 0, 0)
+    dq, dv = np.empty(shape), np.empty(shape)
+    if form == DISCRETE:
+        discrete(qa.reshape((K, n)), Qb, dt, D, stiffness, damping, free_length, F, dq)
+    else:
+        V = np.empty((K, n))
+        for k in range(K):
+            for j in range(n):
+                V[k, j] = v_known[k * n + j] + gamma_p * (Qb[k, j] - q_known[k * n + j])
+        continuous(Qb, V, D, stiffness, damping, free_length, F, dq, dv)
+    for k in range(K):
+        for j in range(n):
+            force[k * n + j] = F[k, j]
+    if values.size == 0:
+        return
+    for k in range(K):
+        for e in range(nnz):
+            value = dq[k, rows[e], cols[e]]
+            values[k * nnz + e] = value if form == DISCRETE else value + gamma_p * dv[k, rows[e], cols[e]]
+
+
+@kernel
+def potential_terms(q, D, stiffness, free_length):
+    """The terms k/2 (l - l0)^2 of ``SpringDamper.potential`` at the local coordinates q (K, n), l = |D q|
+    (``step_kernels.pairwise_sum`` sums them as NumPy's ``sum``)."""
+    K = D.shape[0]
+    terms = np.empty(K)
+    for k in range(K):
+        r = _apply(D, k, q[k])
+        e = np.sqrt(np.sum(r * r)) - free_length[k]
+        terms[k] = 0.5 * stiffness[k] * (e * e)
+    return terms

@@ -39,16 +39,26 @@ J'/2:
 The products J^T D J are formed entry by entry on a fixed pattern (every pair of entries of J rows i
 and j for each entry D_ij, ``viscous_kernels.triple``): no loop over elements, the same pattern in
 every Newton iteration; the energy-momentum step evaluates force, rates and tangent in one compiled call
-(``viscous_kernels.step``), generalized-alpha its continuous forms in NumPy and that product.
+(``viscous_kernels.step``), generalized-alpha its continuous forms in another (``continuous``). Where
+the whole Newton iteration runs compiled (``integrators.kernels.newton_loop``) it calls the same kernels
+itself (``viscous_kernels.loop``, ``damper_arguments``), so both paths give the same numbers bit for bit.
 """
 import numpy as np
 import scipy.sparse as sp
 
 from ..numerics.lazy import compiled, floats
-from ..numerics.linalg import RowPattern, operator
+from ..numerics.linalg import RowPattern
 from .base import Force
 
 KERNELS = __package__ + ".viscous_kernels"  # numba: imported where the kernels run
+
+# the forms of ``viscous_kernels.loop`` (``ViscousDamping.damper_arguments``): none, the discrete
+# (energy-momentum) and the continuous one (generalized-alpha)
+NO_FORM, DISCRETE, CONTINUOUS = 0, 1, 2
+_NO_INDEX, _NO_VALUE = np.zeros(0, np.int64), np.zeros(0)
+# ``damper_arguments`` of a model without viscous damping
+NO_DAMPER = (NO_FORM, _NO_VALUE, _NO_VALUE, _NO_VALUE, 0.0, 0.0, np.zeros(1, np.int64), _NO_INDEX, _NO_VALUE,
+             _NO_INDEX, _NO_INDEX, np.zeros(1, np.int64), _NO_INDEX, _NO_VALUE)
 
 
 class ViscousDamping(Force):
@@ -66,13 +76,11 @@ class ViscousDamping(Force):
         n_local = self.dofs.shape[1]
         D = sp.csr_matrix(matrix, dtype=np.float64)
         D.sum_duplicates()
-        self.D = operator(D)
         n_e = D.shape[0]
         self.J = RowPattern(rows, columns, (n_e, n_local))
         self.coefficients = np.asarray(coefficients, dtype=np.float64)
         self.sources = np.where(np.asarray(sources) >= 0, sources, n_local).astype(np.int64)  # -1 -> the padding
         self.bilinear = np.flatnonzero(np.asarray(sources) >= 0)  # the entries of H (module docstring)
-        self._rows = np.asarray(rows, dtype=np.int64)
         self._D = (D.indptr.astype(np.int64), D.indices.astype(np.int64), D.data)
         self._J = self.J.indptr.astype(np.int64)
         # the pattern: H's entries (p, s) of the bilinear rows, then J_i^T D_ij J_j entry by entry
@@ -88,23 +96,13 @@ class ViscousDamping(Force):
         columns = np.asarray(columns, dtype=np.int64)
         self._pattern = (np.concatenate([columns[self.bilinear], columns[a]]),
                          np.concatenate([self.sources[self.bilinear], columns[b]]))
-        self._split = self.bilinear.size
+        # the kernels' J, coefficients, sources, bilinear entries and D (``viscous_kernels``)
+        self._kernel_arguments = (self._J, self.J.indices.astype(np.int64), self.coefficients, self.sources,
+                                  self.bilinear.astype(np.int64), *self._D)
         self._last = (None, None)  # (qa, qb, dt) bytes, (F, values, rates): the step's, asked for apart
 
     def tangent_pattern(self):
         return self._pattern
-
-    def _jacobian(self, q, constant=1.0):
-        """The values of J at q (n_local,), in entry order; ``constant`` 0 for J(v) without J_0."""
-        padded = np.append(q, constant)
-        return self.coefficients * padded[self.sources]
-
-    def _values(self, hessian, left, right, factor):
-        """The tangent's values: H(``hessian``) then ``factor`` J(left)^T D J(right)."""
-        out = np.empty(self._pattern[0].size)
-        out[: self._split] = self.coefficients[self.bilinear] * hessian[self._rows[self.bilinear]]
-        compiled(KERNELS).triple(self._J, *self._D, left, right, factor, out[self._split :])
-        return out
 
     # --- energy-momentum ---------------------------------------------------------------------
     def _step(self, qa, qb, dt):
@@ -114,8 +112,8 @@ class ViscousDamping(Force):
         if self._last[0] != key:
             F, values, rates = np.empty((1, self.dofs.shape[1])), np.empty((1, self._pattern[0].size)), \
                 np.empty(self.J.shape[0])
-            compiled(KERNELS).step(floats(qa[0]), floats(qb[0]), float(dt), self._J, self.J.indices, self.coefficients,
-                                   self.sources, self.bilinear, *self._D, F[0], values[0], rates)
+            compiled(KERNELS).step(floats(qa[0]), floats(qb[0]), float(dt), *self._kernel_arguments, F[0], values[0],
+                                   rates)
             self._last = (key, (F, values, rates))
         return self._last[1]
 
@@ -127,24 +125,39 @@ class ViscousDamping(Force):
 
     def dissipation(self, qa, qb, state, dt=None):
         """dt e'_m^T D e'_m >= 0, the step's loss (module docstring)."""
-        rates = self._step(qa, qb, dt)[2]
-        return np.array([dt * float(rates @ (self.D @ rates))])
+        return np.array([self.step_dissipation(self._step(qa, qb, dt)[2], dt)])
+
+    def damper_arguments(self, dt: float, qa: np.ndarray | None = None, velocity: tuple | None = None) -> tuple:
+        """``viscous_kernels.loop``'s ``damper`` (``integrators.kernels.newton_loop``'s): the discrete form
+        of a step of length ``dt`` from the local coordinates ``qa`` (n_local,), or the continuous form at
+        v = v~ + gamma' (q - q~) with ``velocity`` = (v~, q~, gamma') (local, generalized-alpha's)."""
+        if qa is not None:
+            return (DISCRETE, floats(qa), _NO_VALUE, _NO_VALUE, 0.0, float(dt), *self._kernel_arguments)
+        v_known, q_known, gamma_p = velocity
+        return (CONTINUOUS, _NO_VALUE, floats(v_known), floats(q_known), float(gamma_p), float(dt),
+                *self._kernel_arguments)
+
+    def step_dissipation(self, rates: np.ndarray, dt: float) -> float:
+        """dt e'_m^T D e'_m of the step's mid-point ``rates`` (``viscous_kernels.dissipation``)."""
+        return compiled(KERNELS).dissipation(rates, *self._D, float(dt))
 
     # --- generalized-alpha, statics, modes ---------------------------------------------------
+    def _continuous(self, q, v, tangents):
+        """F (1, n) and, with ``tangents``, dF/dq and dF/dv (1, nnz): ``viscous_kernels.continuous``."""
+        n, nnz = q.shape[1], self._pattern[0].size if tangents else 0
+        out = np.empty((1, n)), np.empty((1, nnz)), np.empty((1, nnz))
+        compiled(KERNELS).continuous(floats(q[0]), floats(v[0]), *self._kernel_arguments, out[0][0], out[1][0],
+                                     out[2][0])
+        return out
+
     def continuous_force(self, q, v, t, dt, state=None):
-        Jq = self._jacobian(q[0])
-        return -self.J.transpose_times(Jq, self.D @ self.J.times(Jq, v[0]))[None, :]
+        return self._continuous(q, v, False)[0]
 
     def continuous_tangents(self, q, v, t, dt, state=None):
-        Jq = self._jacobian(q[0])
-        y = self.D @ self.J.times(Jq, v[0])
-        F = -self.J.transpose_times(Jq, y)[None, :]
-        dF_dq = self._values(-y, Jq, self._jacobian(v[0], 0.0), -1.0)
-        dF_dv = self._values(np.zeros_like(y), Jq, Jq, -1.0)
-        return F, dF_dq[None, :], dF_dv[None, :]
+        return self._continuous(q, v, True)
 
     def continuous_dissipation(self, q, state, qa=None, va=None, v=None, dt=None):
         """-(F(q_a, v_a) + F(q, v))/2 . (q - q_a): the trapezoidal rule's loss, the part of the step's
-        work (generalized-alpha's trapezoidal sum) that the damping takes."""
-        F = self.continuous_force(qa, va, 0.0, dt) + self.continuous_force(q, v, 0.0, dt)
-        return np.array([-0.5 * float(F[0] @ (q[0] - qa[0]))])
+        work (generalized-alpha's trapezoidal sum) that the damping takes (``viscous_kernels.work_rate``)."""
+        F_a, F_b = self.continuous_force(qa, va, 0.0, dt), self.continuous_force(q, v, 0.0, dt)
+        return np.array([compiled(KERNELS).work_rate(F_a[0], F_b[0], floats(qa[0]), floats(q[0]))])

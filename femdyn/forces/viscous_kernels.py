@@ -5,6 +5,7 @@ run."""
 import numpy as np
 
 from ..numerics.compiled import kernel
+from .viscous import DISCRETE, NO_FORM
 
 
 @kernel
@@ -64,3 +65,120 @@ def step(qa, qb, dt, J_indptr, J_indices, coefficients, sources, bilinear, D_ind
         a = bilinear[k]
         values[k] = -0.5 * coefficients[a] * y[row[a]]
     triple(J_indptr, D_indptr, D_indices, D_data, Jm, Jb, -1.0 / dt, values[bilinear.size:])
+
+
+@kernel
+def continuous(q, v, J_indptr, J_indices, coefficients, sources, bilinear, D_indptr, D_indices, D_data, force, dF_dq,
+               dF_dv):
+    """The continuous force F = -J(q)^T D J(q) v of ``ViscousDamping`` at (q, v) (local, (n,)) into
+    ``force`` (n,), and, unless dF_dq is empty, dF/dq = -H(D J v) - J(q)^T D J(v) and
+    dF/dv = -J(q)^T D J(q) at the pattern into dF_dq and dF_dv (H's entries ``bilinear`` first, then
+    ``triple``'s; J(v) the bilinear entries at v, without the constant ones). ``sources`` >= n: a
+    constant entry."""
+    n, entries, n_e = q.size, coefficients.size, J_indptr.size - 1
+    Jq, Jv = np.empty(entries), np.empty(entries)
+    row = np.empty(entries, dtype=np.int64)
+    for i in range(n_e):
+        for a in range(J_indptr[i], J_indptr[i + 1]):
+            s, c = sources[a], coefficients[a]
+            row[a] = i
+            Jq[a] = c * q[s] if s < n else c
+            Jv[a] = c * v[s] if s < n else 0.0
+    y = np.zeros(n_e)
+    for i in range(n_e):
+        rate = 0.0
+        for a in range(J_indptr[i], J_indptr[i + 1]):
+            rate += Jq[a] * v[J_indices[a]]
+        y[i] = rate
+    Dy = np.zeros(n_e)
+    for i in range(n_e):
+        acc = 0.0
+        for t in range(D_indptr[i], D_indptr[i + 1]):
+            acc += D_data[t] * y[D_indices[t]]
+        Dy[i] = acc
+    force[:] = 0.0
+    for i in range(n_e):
+        for a in range(J_indptr[i], J_indptr[i + 1]):
+            force[J_indices[a]] -= Jq[a] * Dy[i]
+    if dF_dq.size == 0:
+        return
+    for k in range(bilinear.size):
+        a = bilinear[k]
+        dF_dq[k] = -coefficients[a] * Dy[row[a]]
+        dF_dv[k] = 0.0
+    triple(J_indptr, D_indptr, D_indices, D_data, Jq, Jv, -1.0, dF_dq[bilinear.size:])
+    triple(J_indptr, D_indptr, D_indices, D_data, Jq, Jq, -1.0, dF_dv[bilinear.size:])
+
+
+@kernel
+def dissipation(rates, D_indptr, D_indices, D_data, dt):
+    """dt e'^T D e' of the mid-point ``rates`` e' (n_e,): the energy-momentum step's loss, the sums in
+    CSR order."""
+    total = 0.0
+    for i in range(rates.size):
+        acc = 0.0
+        for t in range(D_indptr[i], D_indptr[i + 1]):
+            acc += D_data[t] * rates[D_indices[t]]
+        total += rates[i] * acc
+    return dt * total
+
+
+@kernel
+def work_rate(force_a, force_b, qa, qb):
+    """-(F_a + F_b)/2 . (q_b - q_a), summed in order: generalized-alpha's trapezoidal loss of a step."""
+    total = 0.0
+    for i in range(qa.size):
+        total += (force_a[i] + force_b[i]) * (qb[i] - qa[i])
+    return -0.5 * total
+
+
+@kernel
+def loop(damper, qb, at, force, values):
+    """A Newton iterate's damper force and (unless ``values`` is empty) tangent in ``kernels.newton_loop``:
+    ``damper`` = (form, q_a, v~, q~, gamma', dt, then ``step``'s J, its coefficients, sources, bilinear
+    entries and D) of ``ViscousDamping.damper_arguments``, ``at`` its coordinates in qb. The discrete form
+    ``step`` from q_a; the continuous one ``continuous`` at v = v~ + gamma' (qb - q~) (generalized-alpha's
+    v_n+1) with dF/dq + gamma' dF/dv, each formed as the interpreted steps form it."""
+    form, qa, v_known, q_known, gamma_p, dt = damper[:6]
+    J_indptr, J_indices, coefficients, sources, bilinear, D_indptr, D_indices, D_data = damper[6:]
+    nd = at.size
+    q = np.empty(nd)
+    for i in range(nd):
+        q[i] = qb[at[i]]
+    if form == DISCRETE:
+        full = values if values.size else np.empty(bilinear.size + _triples(J_indptr, D_indptr, D_indices))
+        step(qa, q, dt, J_indptr, J_indices, coefficients, sources, bilinear, D_indptr, D_indices, D_data, force,
+             full, np.empty(J_indptr.size - 1))
+        return
+    v = np.empty(nd)
+    for i in range(nd):
+        v[i] = v_known[i] + gamma_p * (qb[at[i]] - q_known[i])
+    if values.size == 0:
+        continuous(q, v, J_indptr, J_indices, coefficients, sources, bilinear, D_indptr, D_indices, D_data, force,
+                   values, values)
+        return
+    dF_dv = np.empty(values.size)
+    continuous(q, v, J_indptr, J_indices, coefficients, sources, bilinear, D_indptr, D_indices, D_data, force,
+               values, dF_dv)
+    for i in range(values.size):
+        values[i] = values[i] + gamma_p * dF_dv[i]
+
+
+@kernel
+def sizes(damper):
+    """The damper's local coordinates and tangent entries (``loop``'s ``damper``; 0, 0 for none)."""
+    form, J_indptr, bilinear, D_indptr, D_indices = damper[0], damper[6], damper[10], damper[11], damper[12]
+    if form == NO_FORM:
+        return 0, 0
+    return max(damper[1].size, damper[2].size), bilinear.size + _triples(J_indptr, D_indptr, D_indices)
+
+
+@kernel
+def _triples(J_indptr, D_indptr, D_indices):
+    """The number of ``triple``'s entries."""
+    count = 0
+    for i in range(D_indptr.size - 1):
+        for t in range(D_indptr[i], D_indptr[i + 1]):
+            j = D_indices[t]
+            count += (J_indptr[i + 1] - J_indptr[i]) * (J_indptr[j + 1] - J_indptr[j])
+    return count

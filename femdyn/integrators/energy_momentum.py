@@ -129,7 +129,7 @@ class EnergyMomentum:
         if system.compiled_residual:  # ``kernels.newton_loop``'s arguments, where it runs
             head, tail = self._loop
             loop = lambda: (*head, inertia, qa, constant_forces, starts[0], *tail,  # noqa: E731
-                            *system.loop_force(qa_local[0] if qa_local else None, False),
+                            *system.loop_force(qa_local, False, dt, states=states),
                             system.loop_family(starts, qa), system.loop_servo(starts))
         system.first_pivots(qa, t)  # the run's first: those of the consistent start, without it
         qb, lam, iterations = self.newton.solve(residual, predicted, lam, t + dt, compiled_loop=loop)

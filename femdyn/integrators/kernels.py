@@ -3,6 +3,9 @@
 import numpy as np
 
 from ..beam.world import kernels as beams
+from ..forces import friction_kernels as friction_
+from ..forces import spring_kernels as springs_
+from ..forces import viscous_kernels as viscous
 from ..joints import angle_kernels as angles
 from ..joints import kernels as batch
 from ..joints import servo_kernels as servos
@@ -175,18 +178,24 @@ CONVERGED, SINGULAR, NOT_FINITE, LIMIT = 0, 1, 2, 3
 def newton_loop(mass_factor, M_indptr, M_indices, M_data, mass_values, inertia, origin, constant, G_a, scale, tangent,
                 at, G, g, c, slot_row, slot_col, G_indptr, H_indptr, H_indices, H_data, T_indptr, T_indices, T_data,
                 keep, phi_rows, phi_at, tangents, F_at, dF_at, Qa, same, known, dim, index, R_e, t_e, beta, lam_e,
-                gamma, C_e, k_e, start, start_grad, family, servo, qb, lam, bound, max_iterations, Ap, Ai, handles,
-                rcond, pivoting, active, newton_scale, refinement, steps, pause, modified, refresh, stop):
+                gamma, C_e, k_e, start, start_grad, damper, friction, springs, family, servo, qb, lam, bound,
+                max_iterations, Ap, Ai, handles, rcond, pivoting, active, newton_scale, refinement, steps, pause,
+                modified, refresh, stop):
     """Newton's iteration, full or (``modified``) simplified, for a step of a model whose residual is all compiled --
-    the mass, the constant forces, the quadratic batch and at most one varying force, the world beams'
-    elasticity (no other varying forces, no families but those below): per iteration the beams' force and tangent
+    the mass, the constant forces, the quadratic batch and the varying forces below, the world beams'
+    elasticity, damping, friction and springs (no others, no families but those below): per iteration the beams' force
+    and tangent
     (``beam.world.kernels.step`` at the beams' coordinates ``F_at`` of qb, from their start ``Qa`` (1,
     F_at.size) or, with ``same``, the continuous forms at qb; ``known``: the strains at Qa are in
     ``start``/``start_grad`` already; the element data ``dim`` .. ``k_e`` as there; none where ``F_at`` is
-    empty), ``assemble`` (M (qb - ``origin``) from M's CSR arrays, ``origin`` the step's start for the
-    energy-momentum scheme and zeros for generalized-alpha, ``SaddleSystem.assemble``'s qa; the force's tangent
-    at ``dF_at``, before or after the batch's entries or after the family's (``tangents``); ``G_a``, ``scale`` and
-    ``tangent`` as there), at most
+    empty), the bodies' viscous damping after them (``damper``: ``forces.viscous_kernels.loop``, the last of
+    ``F_at`` and ``dF_at`` its coordinates and places; none where its form is 0), joint friction after it
+    (``friction``: ``forces.friction_kernels.loop``, one coordinate and one tangent entry per instance, the
+    last of ``F_at``, ``dF_at``; none where its form is 0), spring-dampers after it (``springs``:
+    ``forces.spring_kernels.loop``, likewise), ``assemble`` (M (qb - ``origin``) from M's CSR arrays, ``origin``
+    the step's start for the energy-momentum scheme and zeros for generalized-alpha, ``SaddleSystem.assemble``'s
+    qa; the forces' tangents at ``dF_at``, before or after the batch's entries or after the family's
+    (``tangents``); ``G_a``, ``scale`` and ``tangent`` as there), at most
     one family of joint angles (``family``: ``joints.angle.JointAngle.loop_arguments``, its ``contribute``; none
     where it has no instances), the servo rows as one family (``servo``: ``joints.servo.LoopServos.loop_arguments``
     of one or more servo families, their ``contribute``, before or after the joint angles as ``servo[0]``
@@ -209,10 +218,22 @@ def newton_loop(mass_factor, M_indptr, M_indices, M_data, mass_values, inertia, 
     last = mass_values
     R = np.zeros(0)
     Mq = np.empty(n)
-    nf = F_at.size
-    Qb, F, dF = np.empty((1, nf)), np.zeros((1, nf)), np.zeros((1, dF_at.size))
-    F_bounds = np.zeros(2 if nf else 1, np.int64)  # one force's values: from 0 to nf
-    F_bounds[-1] = nf
+    nd, nv = viscous.sizes(damper)  # the damper's coordinates and tangent entries, after the beams'
+    nk = friction[2].size if friction[0] else 0  # the friction instances, after them
+    ns = springs[6].shape[0] * springs[6].shape[2] if springs[0] else 0  # the springs' coordinates, after them
+    nsv = springs[6].shape[0] * springs[10].size if springs[0] else 0  # and their tangent entries
+    nf, nt = F_at.size - nd - nk - ns, dF_at.size - nv - nk - nsv  # the beams'
+    Qb, F, dF = np.empty((1, nf)), np.zeros((1, nf)), np.zeros((1, nt))
+    F_bounds = np.zeros(1 + (nf > 0) + (nd > 0) + (nk > 0) + (ns > 0), np.int64)  # where each force's values begin
+    j = 0
+    for entries in (nf, nd, nk, ns):
+        if entries:
+            j += 1
+            F_bounds[j] = F_bounds[j - 1] + entries
+    forces, tangents_all = F[0], dF[0]  # all varying forces' values and tangents, in ``F_at``, ``dF_at`` order
+    if nd or nk or ns:
+        forces, tangents_all = np.zeros(F_at.size), np.zeros(dF_at.size)
+    slip = np.empty(nk)
     # the residual alone (a simplified iteration): no tangent, no values, no places
     no_dF, no_values, no_at = np.zeros((1, 0)), np.zeros(0), at[:0]
     no_T_at = np.empty((0, family[16].shape[1]), np.int64)
@@ -227,6 +248,19 @@ def newton_loop(mass_factor, M_indptr, M_indices, M_data, mass_values, inertia, 
             beams.step(Qb if same else Qa, Qb, same, dim, index, R_e, t_e, beta, lam_e, gamma, C_e, k_e, F, tangent_e,
                        start, start_grad, known)
             known = True
+        if nd or nk or ns:
+            forces[:nf] = F[0]
+            if fresh:
+                tangents_all[:nt] = dF[0]
+        if nd:
+            viscous.loop(damper, qb, F_at[nf : nf + nd], forces[nf : nf + nd],
+                         tangents_all[nt : nt + nv] if fresh else no_dF[0])
+        if nk:  # its derivative is one value, written in every iteration (used where ``fresh``)
+            friction_.loop(friction, qb, F_at[nf + nd : nf + nd + nk], forces[nf + nd : nf + nd + nk],
+                           tangents_all[nt + nv : nt + nv + nk], slip)
+        if ns:
+            springs_.loop(springs, qb, F_at[nf + nd + nk :], forces[nf + nd + nk :],
+                          tangents_all[nt + nv + nk :] if fresh else no_dF[0])
         for i in range(n):
             acc = 0.0
             for k in range(M_indptr[i], M_indptr[i + 1]):
@@ -238,9 +272,9 @@ def newton_loop(mass_factor, M_indptr, M_indices, M_data, mass_values, inertia, 
         servo_F_at = servo[6] if fresh else no_servo_at
         servo_G_at = servo[7] if fresh else no_servo_at
         R = np.empty(size)
-        assemble(R, values, qb, lam, Mq, mass_factor, inertia, constant, F[0], F_at, F_bounds, dF[0], dF_at, tangents,
-                 G_a, scale, tangent, places, G, g, c, slot_row, slot_col, G_indptr, H_indptr, H_indices, H_data,
-                 T_indptr, T_indices, T_data, keep, phi_rows, phi_at)
+        assemble(R, values, qb, lam, Mq, mass_factor, inertia, constant, forces, F_at, F_bounds, tangents_all, dF_at,
+                 tangents, G_a, scale, tangent, places, G, g, c, slot_row, slot_col, G_indptr, H_indptr, H_indices,
+                 H_data, T_indptr, T_indices, T_data, keep, phi_rows, phi_at)
         if servo_first:
             servos.contribute(qb, servo[1], servo[2], lam, scale, R, values, servo[3], servo[4], servo[5], servo_F_at,
                               servo_G_at)
@@ -254,7 +288,7 @@ def newton_loop(mass_factor, M_indptr, M_indices, M_data, mass_values, inertia, 
                               servo_G_at)
         if fresh and tangents == TANGENTS_LATER:
             for i in range(dF_at.size):
-                values[dF_at[i]] += -1.0 * dF[0, i]
+                values[dF_at[i]] += -1.0 * tangents_all[i]
         square = 0.0
         for i in range(size):
             square += R[i] * R[i]

@@ -36,10 +36,11 @@ goes to KLU's refactorisation without a list of contributions to gather: the ste
 evaluate the varying forces through their ``Force`` interface and hand them, with the mass, the
 constant forces and the batch, to one compiled call (``assemble``, ``kernels.assemble``); the other
 families add theirs in their own kernels. Where nothing is left to the interpreter -- no families
-outside the batch, no varying forces but the world beams' elasticity, which the loop evaluates itself
-(rigid bodies, quadratic joints, constant loads, world-vector beams) -- the whole iteration runs
-compiled (``compiled_residual``, ``loop_force``, ``kernels.newton_loop``), also with one joint-angle family
-and servo families that it adds as one (``loop_servo``).
+outside the batch, no varying forces but those the loop evaluates itself, the world beams' elasticity, the
+bodies' material damping, joint friction and spring-dampers (rigid bodies, quadratic joints, constant loads,
+world-vector beams) -- the whole iteration runs compiled (``compiled_residual``, ``loop_force``,
+``kernels.newton_loop``), also with one joint-angle family and servo families that it adds as one
+(``loop_servo``).
 """
 
 import numpy as np
@@ -47,6 +48,9 @@ import scipy.sparse as sp
 
 from ..beam.world.elasticity import NO_STEP
 from ..forces.base import Force
+from ..forces.friction import NO_FRICTION
+from ..forces.spring_damper import NO_SPRINGS
+from ..forces.viscous import NO_DAMPER
 from ..joints.angle import NO_FAMILY
 from ..joints.batch import NO_PLACES, NONE, AffineConstraints
 from ..joints.servo import NO_SERVO, LoopServos, joinable
@@ -130,11 +134,20 @@ class SaddleSystem:
         # the whole Newton iteration is compiled (``kernels.newton_loop``) where the residual is: no
         # families outside the batch but those the loop adds itself (a family of joint angles, servo families
         # that it adds as one: ``loop_family``, ``loop_servo``), no
-        # varying force but one that it evaluates itself (the world beams' elasticity, ``loop_force``); M in
+        # varying force but those it evaluates itself (the world beams' elasticity, ``loop_force``); M in
         # CSR arrays for it (its products are those of ``mass_operator`` bit for bit where M is diagonal, as
         # for rigid bodies, or a ``CsrOperator``)
-        looped = [self.forces[k] for k in self.varying if hasattr(self.forces[k], "loop_arguments")]
-        self._looped = looped[0] if looped else None
+        # and after it one viscous damping (``forces.viscous``: the bodies' material damping), one joint
+        # friction (``forces.friction``) and one set of spring-dampers (``forces.spring_damper``), which the
+        # loop evaluates with the kernels of the interpreted steps (``damper_arguments``, ``friction_arguments``,
+        # ``spring_arguments``)
+        def one(method):  # the varying force with the loop's ``method``, None where there is none or several
+            found = [k for k in self.varying if hasattr(self.forces[k], method)]
+            return found[0] if len(found) == 1 else None
+
+        looped, self._damper, self._friction, self._springs = (one(m) for m in (
+            "loop_arguments", "damper_arguments", "friction_arguments", "spring_arguments"))
+        self._looped = None if looped is None else self.forces[looped]
         angles = [k for k, fam in enumerate(self.families) if not fam.servo and hasattr(fam.c, "loop_arguments")]
         servos = [k for k, fam in enumerate(self.families) if fam.servo and fam.compiled]
         self._looped_families = (angles[0] if angles else None, servos)
@@ -143,25 +156,46 @@ class SaddleSystem:
         self._loop_servos = LoopServos([self.families[k].c for k in servos], [self.families[k].places for k in servos],
                                        first[0]) if joined else None
         self.compiled_residual = len(self.families) == min(len(angles), 1) + len(servos) \
-            and (not servos or joined) and len(looped) <= 1 and len(self.varying) == len(looped)
-        self.mass_operator = CsrOperator(self.mass) if self.compiled_residual and looped else operator(self.mass)
+            and (not servos or joined) and self.varying == [
+                k for k in (looped, self._damper, self._friction, self._springs) if k is not None]
+        self.mass_operator = CsrOperator(self.mass) if self.compiled_residual and self.varying else operator(self.mass)
         self.batch_arguments = (self._batch_at, *self.affine.arguments)  # its places in the matrix, then its data
         mass = sp.csr_matrix(self.mass)
         mass.sum_duplicates()
         self.mass_csr = (mass.indptr.astype(np.int64), mass.indices.astype(np.int64), mass.data.astype(np.float64))
 
-    def loop_force(self, qa_local, tangents_first):
-        """``kernels.newton_loop``'s arguments of the varying force (``compiled_residual``): where its
-        tangent goes (before the batch's entries with ``tangents_first``, else after them), its
-        coordinates and Newton-matrix places, and its ``loop_arguments`` from the step's start
-        ``qa_local`` (its local coordinates, None for the continuous forms); ``NO_STEP`` without one."""
+    def loop_force(self, qa_local: list | None, tangents_first: bool, dt: float = 0.0,
+                   velocity: tuple | None = None, states: list | None = None) -> tuple:
+        """``kernels.newton_loop``'s arguments of the varying forces (``compiled_residual``): where their
+        tangents go (before the batch's entries with ``tangents_first``, else after them), their
+        coordinates and Newton-matrix places, the beams' ``loop_arguments`` (``NO_STEP`` without them) and the
+        damping's ``damper_arguments`` (``NO_DAMPER`` without it) for a step of length ``dt`` from its start
+        ``qa_local`` (the varying forces' local coordinates, in ``varying`` order), or, with ``qa_local`` None,
+        their continuous forms, the damping's at generalized-alpha's v = v~ + gamma' (q - q~) with ``velocity``
+        = (v~, q~, gamma') (n,), (n,), float; the friction's ``friction_arguments`` (``NO_FRICTION``
+        without it) from its slip in the forces' ``states`` at the step's start, the spring-dampers'
+        ``spring_arguments`` (``NO_SPRINGS`` without them) as the damping's."""
         kernels = self._kernels
         if kernels is None:
             kernels = self._kernels = compiled(KERNELS)
         F_at, _, dF_at = self._varying_at
-        force = NO_STEP if self._looped is None else self._looped.loop_arguments(qa_local)
+        force = NO_STEP if self._looped is None else self._looped.loop_arguments(None if qa_local is None else
+                                                                                 qa_local[0])
+        local = dict(zip(self.varying, qa_local)) if qa_local is not None else None
+        damper, friction, springs = NO_DAMPER, NO_FRICTION, NO_SPRINGS
+        if self._damper is not None:
+            f = self.forces[self._damper]
+            damper = f.damper_arguments(dt, local[self._damper][0]) if local is not None else \
+                f.damper_arguments(dt, velocity=(velocity[0][f.dofs[0]], velocity[1][f.dofs[0]], velocity[2]))
+        if self._friction is not None:
+            k = self._friction
+            friction = self.forces[k].friction_arguments(states[k], local[k][:, 0] if local is not None else None)
+        if self._springs is not None:
+            f = self.forces[self._springs]
+            springs = f.spring_arguments(dt, local[self._springs]) if local is not None else \
+                f.spring_arguments(dt, velocity=(velocity[0][f.dofs], velocity[1][f.dofs], velocity[2]))
         later = kernels.TANGENTS_LATER if self.families else kernels.TANGENTS_LAST  # after the family's
-        return (kernels.TANGENTS_FIRST if tangents_first else later, F_at, dF_at, *force)
+        return (kernels.TANGENTS_FIRST if tangents_first else later, F_at, dF_at, *force, damper, friction, springs)
 
     def loop_family(self, starts: list, qa: np.ndarray | None = None) -> tuple:
         """``kernels.newton_loop``'s ``family``: the joint-angle family's ``loop_arguments`` (``starts``

@@ -1,10 +1,14 @@
 """Compiled time steps (numba, cached on disk; imported where they run, ``numerics.lazy``): many
-generalized-alpha steps of a model whose Newton iteration is compiled whole (``kernels.newton_loop``)
-in one call, the step's begin, Newton's iteration, the step's end and the history's rows
-(``stepping``), and the sums that the interpreted steps share with them (``pairwise_sum``,
+generalized-alpha or energy-momentum steps of a model whose Newton iteration is compiled whole
+(``kernels.newton_loop``) in one call, the step's begin, Newton's iteration, the step's end and the
+history's rows (``stepping``), and the sums that the interpreted steps share with them (``pairwise_sum``,
 ``step_work``), so that both give the same numbers bit for bit."""
 import numpy as np
 
+from ..forces import friction_kernels as friction_
+from ..forces import spring_kernels as springs_
+from ..forces import viscous_kernels as viscous
+from ..forces.viscous import DISCRETE
 from ..numerics import klu
 from ..numerics.compiled import kernel
 from ..joints import angle_kernels as angles
@@ -101,11 +105,11 @@ def gravity_potential(q, weights, dofs, bounds):
 
 
 @kernel
-def record(rows, r, qb, vb, its, lam_a, lam_b, mean, work_step):
+def record(rows, r, qb, vb, its, lam_a, lam_b, mean, work_step, lost):
     """Row r + 1 of the chunk's arrays ``rows`` (Q, V, Lam, inputs, iterations, work, dissipation, the input
     rows; ``time_loop._Chunk.add``) after a step to (qb, vb) in ``its`` iterations with the multipliers
     lam_b: the step's servo inputs u = -lam_b (``mean``: generalized-alpha's -(lam_a + lam_b)/2 over the
-    step from lam_a), the work ``work_step`` added to the row before's, no dissipation."""
+    step from lam_a), the work ``work_step`` and the dissipation ``lost`` added to the row before's."""
     Q, V, Lam, inputs, iterations, work, dissipation, input_rows = rows
     Q[r + 1], V[r + 1], iterations[r + 1] = qb, vb, its
     for j in range(input_rows.size):
@@ -113,7 +117,7 @@ def record(rows, r, qb, vb, its, lam_a, lam_b, mean, work_step):
         inputs[r, j] = -(0.5 * (lam_a[k] + lam_b[k])) if mean else -lam_b[k]
     Lam[r] = lam_b
     work[r + 1] = work[r] + work_step
-    dissipation[r + 1] = dissipation[r] + 0.0
+    dissipation[r + 1] = dissipation[r] + lost
 
 
 @kernel
@@ -150,7 +154,106 @@ def worked_forces(constant, servo, lam):
 
 
 @kernel
-def alpha_steps(count, coefficients, head, tail, servos, solver, stop, gravity, constants, carry, rows, row):
+def _scattered(applied, force, at):
+    """applied += the values ``force`` summed at the coordinates ``at`` (``SaddleSystem.scatter``, NumPy's
+    ``bincount``, then ``applied``'s ``+=``)."""
+    scattered = np.zeros(applied.size)
+    for i in range(at.size):
+        scattered[at[i]] += force[i]
+    for i in range(applied.size):
+        applied[i] = applied[i] + scattered[i]
+
+
+@kernel
+def forces_end(damper, friction, springs, at, qa, va, qb, vb, constant, slip):
+    """The end of a step from (qa, va) to (qb, vb) of the viscous damping, the joint friction and the
+    spring-dampers of the Newton loop (``kernels.newton_loop``'s ``damper``, ``friction`` and ``springs``,
+    their forms the stepper's: their q_a and the friction's slip p_n those of the step's start) at their
+    coordinates ``at``: the constant forces plus their forces, the friction's new slip into ``slip``, and
+    the step's dissipation, each summed as the interpreted step sums it. The energy-momentum step
+    (``EnergyMomentum._finish``): their forces Fbar(q_a, q_b) (``SaddleSystem.applied`` of the worked
+    varying forces, ``worked_forces``), the damping's loss dt e'^T D e' (``ViscousDamping.dissipation``),
+    the friction's return map's slip and loss F_max |p_b - p_n| (``Friction.advance``, ``dissipation``; a
+    spring-damper's loss is inside its work, ``SpringDamper``); generalized-alpha's
+    (``GeneralizedAlpha._finish``): their continuous forces at the step's end, the damping's trapezoidal
+    loss (``continuous_dissipation``), the backward-Euler slip and its loss."""
+    damper_at, friction_at, spring_at = at
+    nd, nk, ns = damper_at.size, friction_at.size, spring_at.size
+    applied = np.zeros(constant.size)
+    lost = 0.0
+    if nd:
+        q_b, force = np.empty(nd), np.empty(nd)
+        for i in range(nd):
+            q_b[i] = qb[damper_at[i]]
+        if damper[0] == DISCRETE:
+            dt = damper[5]
+            rates = np.empty(damper[6].size - 1)
+            viscous.step(damper[1], q_b, dt, *damper[6:], force, np.empty(viscous.sizes(damper)[1]), rates)
+            loss = viscous.dissipation(rates, damper[11], damper[12], damper[13], dt)
+        else:
+            q_a, v_a, v_b, force_a, none = np.empty(nd), np.empty(nd), np.empty(nd), np.empty(nd), np.empty(0)
+            for i in range(nd):
+                q_a[i], v_a[i], v_b[i] = qa[damper_at[i]], va[damper_at[i]], vb[damper_at[i]]
+            viscous.continuous(q_a, v_a, *damper[6:], force_a, none, none)
+            viscous.continuous(q_b, v_b, *damper[6:], force, none, none)
+            loss = viscous.work_rate(force_a, force, q_a, q_b)
+        _scattered(applied, force, damper_at)
+        lost += loss
+    if nk:
+        force = np.empty(nk)
+        friction_.loop(friction, qb, friction_at, force, np.empty(nk), slip)
+        _scattered(applied, force, friction_at)
+        lost += pairwise_sum(friction_.losses(friction[2], slip, friction[4]), 0, nk)
+    if ns:
+        D, stiffness, damping, free_length = springs[6], springs[7], springs[8], springs[9]
+        K, n = D.shape[0], D.shape[2]
+        Qb, F, none = np.empty((K, n)), np.empty((K, n)), np.empty((0, 0, 0))
+        for i in range(ns):
+            Qb[i // n, i % n] = qb[spring_at[i]]
+        if springs[0] == DISCRETE:
+            springs_.discrete(springs[1].reshape((K, n)), Qb, springs[5], D, stiffness, damping, free_length, F,
+                              none)
+        else:
+            Vb = np.empty((K, n))
+            for i in range(ns):
+                Vb[i // n, i % n] = vb[spring_at[i]]
+            springs_.continuous(Qb, Vb, D, stiffness, damping, free_length, F, none, none)
+        _scattered(applied, F.ravel(), spring_at)
+    total = np.empty(constant.size)
+    for i in range(constant.size):
+        total[i] = constant[i] + applied[i]
+    return total, lost
+
+
+@kernel
+def worked_potential(q, gravity, at, slip, E, springs, slots):
+    """``SaddleSystem.worked_potential``: ``gravity_potential`` of ``gravity`` with, at their places
+    ``slots`` among the worked forces (< 0: none), the friction's potential sum_k E_k/2 (q_k - p_k)^2
+    (``Friction.potential``; the slip p ``slip``) and the spring-dampers' sum k/2 (l - l0)^2
+    (``SpringDamper.potential``; ``springs``' D, k, l0) at their coordinates ``at`` (the damping's, the
+    friction's, the springs')."""
+    weights, dofs, bounds = gravity
+    friction_slot, spring_slot = slots
+    if friction_slot < 0 and spring_slot < 0:
+        return gravity_potential(q, weights, dofs, bounds)
+    total = 0.0
+    for k in range(bounds.size - 1):
+        if k == friction_slot:
+            total += pairwise_sum(friction_.potential_terms(q, at[1], slip, E), 0, at[1].size)
+        elif k == spring_slot:
+            D = springs[6]
+            K, n = D.shape[0], D.shape[2]
+            local = np.empty((K, n))
+            for i in range(K * n):
+                local[i // n, i % n] = q[at[2][i]]
+            total += pairwise_sum(springs_.potential_terms(local, D, springs[7], springs[9]), 0, K)
+        else:  # gravity's, or a load's without potential
+            total += gravity_potential(q, weights, dofs, bounds[k : k + 2])
+    return total
+
+
+@kernel
+def alpha_steps(count, coefficients, head, tail, servos, solver, stop, gravity, constants, carry, rows, row, ends):
     """Up to ``count`` generalized-alpha steps (``generalized_alpha.GeneralizedAlpha.step``) in one call,
     each as the interpreted step computes it: its begin (``_begin``: q~ = q_n + h v_n + h^2 (1/2 - beta)
     a_n, v~ = v_n + h (1 - gamma) a_n, the inertia M (beta' q~ - c_n), c_n = (alpha_m a_n - alpha_f
@@ -159,9 +262,16 @@ def alpha_steps(count, coefficients, head, tail, servos, solver, stop, gravity, 
     and the step's servo rows from ``servos``: ``newton_loop``'s ``servo`` with a row of a(t), gamma(t) for
     each step; ``stop``: (on, safety, window, ratios, count, refresh, steps) of ``newton.QuadraticStop``),
     the step's end (``_finish``: a_n+1 = (q_n+1 - q~) / (beta h^2), v_n+1 = v~ + gamma h a_n+1, vd_n+1,
-    the work ``step_work`` of the ``worked_forces`` plus V(q_n+1) - V(q_n), ``gravity_potential``
+    the work ``step_work`` of the ``worked_forces`` plus V(q_n+1) - V(q_n), ``worked_potential``
     of ``gravity``) and the chunk's row ``row`` + k + 1 (``rows``: Q, V, Lam, inputs, iterations,
-    work, dissipation, the input rows; ``time_loop._Chunk``).
+    work, dissipation, the input rows; ``time_loop._Chunk``). The viscous damping, the joint friction and the
+    spring-dampers of ``tail``'s Newton loop (``kernels.newton_loop``'s ``damper``, ``friction``, ``springs``,
+    their continuous forms) at their coordinates ``ends[0]``: the damping and the springs take each step's
+    v~ and q~ there, their forces and losses enter the step's work and dissipation (``forces_end``), the
+    friction's and the springs' potentials V(q_n+1) at their places ``ends[1]`` among the worked forces
+    (``worked_potential``), and the friction's slip at each
+    step's end goes into the friction's arguments (the next step's p_n) and the row of ``ends[2]``
+    (steps, instances).
 
     ``coefficients``: (h, h^2 (1/2 - beta), h (1 - gamma), alpha_m, alpha_f, 1 - alpha_m, 1 - alpha_f,
     beta', beta h^2, beta h h, gamma h, the tolerance, the round-off floor's factor), each formed as
@@ -179,10 +289,13 @@ def alpha_steps(count, coefficients, head, tail, servos, solver, stop, gravity, 
         coefficients
     q, v, a, vd, a_before, known_before, lam, force, potential = carry
     on, safety, window, ratios, recorded, refresh, stop_steps = stop
-    weights, dofs, bounds = gravity
     M_indptr, M_indices, M_data = head[1], head[2], head[3]
     active, refinement = solver[6], solver[8]
     n, m = q.size, lam.size
+    damper, friction, springs = tail[-4], tail[-3], tail[-2]
+    at, slots, slips = ends
+    damper_at, friction_at, spring_at = at
+    nk = friction_at.size
     refactored = 0
     last = head[4]
     inertia, x = np.empty(n), np.empty(n)
@@ -200,6 +313,10 @@ def alpha_steps(count, coefficients, head, tail, servos, solver, stop, gravity, 
             v_known[i] = v[i] + c_velocity * a[i]
             x[i] = beta_p * q_known[i] - (alpha_m * a[i] - alpha_f * vd[i]) / c_f
             guess[i] = q_known[i] + c_guess * ((2.0 * a[i] - a_before[i]) if known_before else a[i])
+        for i in range(damper_at.size):  # the damper's and the springs' v~, q~
+            damper[2][i], damper[3][i] = v_known[damper_at[i]], q_known[damper_at[i]]
+        for i in range(spring_at.size):
+            springs[2][i], springs[3][i] = v_known[spring_at[i]], q_known[spring_at[i]]
         for i in range(n):
             acc = 0.0
             for k in range(M_indptr[i], M_indptr[i + 1]):
@@ -228,10 +345,13 @@ def alpha_steps(count, coefficients, head, tail, servos, solver, stop, gravity, 
                 finite = False
         if not finite:
             break
-        potential_b = gravity_potential(qb, weights, dofs, bounds)
-        force_b = worked_forces(constant, step_servo, lam_b)
+        base, lost, slip = constant, 0.0, np.empty(nk)
+        if damper_at.size or nk or spring_at.size:
+            base, lost = forces_end(damper, friction, springs, at, q, v, qb, vb, constant, slip)
+        potential_b = worked_potential(qb, gravity, at, slip, friction[3], springs, slots)
+        force_b = worked_forces(base, step_servo, lam_b)
         record(rows, row + done, qb, vb, its, lam, lam_b, True,
-               step_work(force, force_b, qb, q) + potential_b - potential)
+               step_work(force, force_b, qb, q) + potential_b - potential, lost)
         stop_steps[0] += 1
         refactored += factored
         if factored:
@@ -239,6 +359,8 @@ def alpha_steps(count, coefficients, head, tail, servos, solver, stop, gravity, 
         klu.free(solver[3], klu.KEPT)  # the step's start's factorisation, kept for an undo
         a_before, known_before = a, True
         q, v, a, vd, lam, force, potential = qb, vb, a_b, vd_b, lam_b, force_b, potential_b
+        friction[2][:] = slip  # the next step's slip p_n
+        slips[done] = slip
         done += 1
     if done < count:  # the step not done: as before it
         refinement[:] = saved
@@ -249,28 +371,32 @@ def alpha_steps(count, coefficients, head, tail, servos, solver, stop, gravity, 
 
 @kernel
 def midpoint_steps(count, coefficients, head, tail, batch, force, family, servos, solver, stop, gravity, constants,
-                   carry, rows, row):
+                   carry, rows, row, ends):
     """Up to ``count`` energy-momentum steps (``energy_momentum.EnergyMomentum.step``) in one call, each
     as the interpreted step computes it: its begin (the predictor q_n + h v_n, Newton's start, the
     inertia 2/h M v_n with q_n the origin of the mass term (``energy_momentum``), G(q_n) of the batch,
     ``joints.kernels.jacobian`` with ``batch``: (the slots' g, the Hessians)), Newton's iteration
     (``kernels.newton_loop`` with ``head``, ``tail``,
-    the beams' ``force`` -- where their tangents go, their coordinates and places, then the element
-    data after the start and ``known`` --, ``family``, the step's servo rows from ``servos``
-    (``alpha_steps``), ``stop`` (none) and ``solver``), the step's
-    end (``_finish``: v_n+1 = 2/h (q_n+1 - q_n) - v_n, the work ``step_work`` of the ``constants``
-    forces (``alpha_steps``) plus V(q_n+1) - V(q_n)) and the chunk's row ``row`` + k + 1 (``rows`` as
-    ``alpha_steps``'). ``coefficients``: (h, 2/h, the tolerance); ``carry``: (q_n, v_n, lam_n,
+    the varying forces' ``force`` -- where their tangents go, their coordinates and places, then the
+    beams' element data after the start and ``known``, the damping's, the friction's and the springs'
+    arguments, each step's start q_a written into them --, ``family``, the step's servo rows from ``servos``
+    (``alpha_steps``), ``stop`` (none) and ``solver``), the step's end (``_finish``: v_n+1 = 2/h (q_n+1 -
+    q_n) - v_n, the work ``step_work`` of the ``constants`` forces (``alpha_steps``; with the damping's, the
+    friction's and the springs', ``ends`` as there) plus V(q_n+1) - V(q_n)) and the chunk's row ``row`` +
+    k + 1 (``rows`` as ``alpha_steps``'). ``coefficients``: (h, 2/h, the tolerance); ``carry``: (q_n, v_n, lam_n,
     V(q_n)). ``family`` (``joints.angle.JointAngle.loop_arguments``, its start at the call's first q_n):
     each step gives it its own start, c, s and their gradients at q_n (``JointAngle.begin_step``,
-    ``joints.angle_kernels.cos_sin``). A step that does not converge, or whose state is not finite, is undone and left to the
-    interpreted step (``alpha_steps``). Returns (steps done, factorisations done, the values last
+    ``joints.angle_kernels.cos_sin``). A step that does not converge, or whose state is not finite, is undone
+    and left to the interpreted step (``alpha_steps``). Returns (steps done, factorisations done, the values last
     factored, lam, V) of the last step done."""
     h, c_velocity, tolerance = coefficients
     q, v, lam, potential = carry
-    weights, dofs, bounds = gravity
     g, H_indptr, H_indices, H_data = batch
     tangents, F_at, dF_at = force[0], force[1], force[2]
+    damper, friction, springs = force[-3], force[-2], force[-1]
+    at, slots, slips = ends
+    damper_at, friction_at, spring_at = at
+    nd, nk, ns = damper_at.size, friction_at.size, spring_at.size
     M_indptr, M_indices, M_data = head[1], head[2], head[3]
     active, refinement = solver[6], solver[8]
     n, m = q.size, lam.size
@@ -309,6 +435,12 @@ def midpoint_steps(count, coefficients, head, tail, batch, force, family, servos
             lam_b[active[k]] = lam[active[k]]
         for i in range(F_at.size):
             Qa[0, i] = q[F_at[i]]
+        for i in range(nd):  # the damper's and the friction's start
+            damper[1][i] = q[damper_at[i]]
+        for i in range(nk):
+            friction[1][i] = q[friction_at[i]]
+        for i in range(ns):
+            springs[1][i] = q[spring_at[i]]
         size = newton.largest(guess)
         size = size if size > 1.0 else 1.0
         step_servo = servo_rows(servos, done)
@@ -325,15 +457,20 @@ def midpoint_steps(count, coefficients, head, tail, batch, force, family, servos
                 finite = False
         if not finite:
             break
-        potential_b = gravity_potential(qb, weights, dofs, bounds)
-        worked = worked_forces(constant, step_servo, lam_b)
+        base, lost, slip = constant, 0.0, np.empty(nk)
+        if nd or nk or ns:
+            base, lost = forces_end(damper, friction, springs, at, q, v, qb, vb, constant, slip)
+        potential_b = worked_potential(qb, gravity, at, slip, friction[3], springs, slots)
+        worked = worked_forces(base, step_servo, lam_b)
         record(rows, row + done, qb, vb, its, lam, lam_b, False,
-               step_work(worked, worked, qb, q) + potential_b - potential)  # F . dq
+               step_work(worked, worked, qb, q) + potential_b - potential, lost)  # F . dq
         refactored += factored
         if factored:
             last = values
         klu.free(solver[3], klu.KEPT)  # the step's start's factorisation, kept for an undo
         q, v, lam, potential = qb, vb, lam_b, potential_b
+        friction[2][:] = slip
+        slips[done] = slip
         done += 1
     if done < count:
         refinement[:] = saved

@@ -16,18 +16,27 @@ step, with the messages of the interpreted iteration (a Newton failure).
 The compiled steps take models, with full or simplified Newton, whose constant forces depend on time
 alone (gravity, ``TimeLoad``; evaluated before the call at the times its steps take them, each step's
 once: a call that ends early leaves the rest to the next), whose worked forces are those (the potential:
-gravity's), with no dissipation, no advancing force states and no family outside the batch but a
-joint-angle family (the FEM 3-PRR of cases/3prr_sine.toml; the rigid mechanisms driven at their joints,
-cases/nm_logo.toml) and servo rows (their targets taken as the loads: the flexible five-bar and Delta),
-also of several families that the loop adds as one (``SaddleSystem.loop_servo``: the RPR's path and
-angle, cases/rpr_figure8.toml; the Stewart-Gough platform's position and orientation). The others go
-step by step, as before.
+gravity's) and the forces that the Newton loop evaluates itself (``SaddleSystem.loop_force``): the bodies'
+material damping (``forces.viscous``: cases/3prr_plant.toml, flexible_link_plant.toml), its force in the
+step's work and its loss in the step's dissipation, spring-dampers (``forces.spring_damper``: their force in
+the work, their potential in V, their damper's loss inside the work), and joint friction (``forces.friction``:
+cases/friction_oscillator.toml, rpr_figure8_friction.toml), the only force with a state that a step
+advances: its slip is advanced in the kernel after each step exactly as ``SaddleSystem.advanced`` does it
+(the return map of the step's start slip), written to a row per step from which ``_done`` makes each row's
+states, and its potential E/2 (q - p)^2 enters V at its place among the worked forces -- each sum formed
+in the interpreted step's order (``step_kernels.forces_end``, ``worked_potential``). Their families: none
+outside the batch but a joint-angle family (the FEM 3-PRR of cases/3prr_sine.toml; the rigid mechanisms
+driven at their joints, cases/nm_logo.toml) and servo rows (their targets taken as the loads: the flexible
+five-bar and Delta), also of several families that the loop adds as one (``SaddleSystem.loop_servo``: the
+RPR's path and angle, cases/rpr_figure8.toml; the Stewart-Gough platform's position and orientation). The
+others -- loads that depend on q (follower forces and torques), joint families of other kinds -- go step by
+step, as before.
 """
 import numpy as np
 
 from ..forces.base import Force
 from ..forces.loads import Gravity, TimeLoad
-from ..joints.batch import NONE
+from ..joints.batch import NO_PLACES, NONE
 from ..joints.servo import NO_SERVO
 from ..numerics.lazy import compiled
 from ..numerics.linalg import CsrOperator
@@ -53,14 +62,20 @@ def _same_products(system) -> bool:
 
 
 def _eligible(stepper) -> bool:
-    """Whether ``step_kernels`` does the steps of ``stepper`` (module docstring)."""
+    """Whether ``step_kernels`` does the steps of ``stepper`` (module docstring): the only dissipative and
+    worked varying forces, if any, the viscous damping, the joint friction and the spring-dampers that the
+    Newton loop evaluates (``SaddleSystem.loop_force``), the friction the only force with a state that a
+    step advances."""
     system = stepper.system
-    worked = [system.forces[k] for k, w in enumerate(system.worked) if w]
+    friction = [] if system._friction is None else [system._friction]
+    looped = [k for k in (system._damper, system._friction, system._springs) if k is not None]
+    worked = [system.forces[k] for k, w in enumerate(system.worked) if w and k not in looped]
     return (system.compiled_residual and _same_products(system)
             and all(type(system.forces[k]) in TIME_ONLY for k in system.constant)
             and all(isinstance(f, Gravity) or type(f).potential is Force.potential for f in worked)
-            and not system.dissipative and not system.advancing and not system.advancing_continuous
-            and not system.varying_worked)
+            and system.dissipative == [k for k in looped if system.forces[k].dissipative]
+            and system.varying_worked == looped
+            and system.advancing == friction and system.advancing_continuous == friction)
 
 
 class _Steps:
@@ -81,6 +96,14 @@ class _Steps:
         self.gravity = (np.concatenate([NONE] + [w for w, _ in parts]).astype(np.float64),
                         np.concatenate([np.zeros(0, np.int64)] + [d for _, d in parts]).astype(np.int64),
                         np.cumsum([0] + [w.size for w, _ in parts]).astype(np.int64))
+        # the damping's, the friction's and the springs' coordinates, the friction's and the springs' places
+        # among the worked forces (``step_kernels.worked_potential``) and the friction's slips at the steps'
+        # ends (a row per step of a call)
+        at = [NO_PLACES if k is None else system.forces[k].dofs.ravel().astype(np.int64)
+              for k in (system._damper, system._friction, system._springs)]
+        self.friction = system._friction
+        places = [k for k, w in enumerate(system.worked) if w]
+        self._ends = (tuple(at), tuple(-1 if k is None else places.index(k) for k in (self.friction, system._springs)))
         self.invariant = not system.constant or system._invariant
         self.input_rows = np.asarray(stepper.model.input_rows, dtype=np.int64).reshape(-1)
         self.head = (mass_factor, *system.mass_csr, stepper._mass_values)  # ``newton_loop``'s first arguments
@@ -138,15 +161,27 @@ class _Steps:
         worked force is the integer 0, which would type the kernels' ``carry`` anew)."""
         return float(known if known is not None else self.stepper.system.worked_potential(q, states))
 
-    def _done(self, chunk, done, refactored, last, lam, states):
+    def _ends_of(self, count):
+        """``step_kernels``' ``ends`` for a call of ``count`` steps."""
+        return (*self._ends, np.empty((count, self._ends[0][1].size)))
+
+    def _done(self, chunk, done, refactored, last, lam, states, ends) -> list:
         """The chunk's and Newton's state after ``done`` steps of a call (``refactored`` factorisations,
-        the last of ``last``, counted by ``klu.factor`` itself) that ended with the multipliers ``lam``."""
+        the last of ``last``, counted by ``klu.factor`` itself) that ended with the multipliers ``lam``,
+        from the forces' ``states`` with the friction's slips of ``ends``; returns the states at its end."""
         s = self.stepper
         if refactored:
             s.system.lu.refactored(last)
         chunk.rows += done
         chunk.lam = lam
-        chunk.history.extend([states] * done)
+        if self.friction is None:
+            chunk.history.extend([states] * done)
+            return states
+        for slip in ends[2][:done]:  # a new list each step (``SaddleSystem.advanced``)
+            states = list(states)
+            states[self.friction] = slip.copy()
+            chunk.history.append(states)
+        return states
 
 
 class AlphaSteps(_Steps):
@@ -185,16 +220,18 @@ class AlphaSteps(_Steps):
                      np.array([len(stop.ratios)], np.int64), stop.refresh, np.array([stop.steps], np.int64))
         else:
             early = (False, 0.0, 1, NONE, np.zeros(1, np.int64), 1, np.zeros(1, np.int64))
-        tail = (NONE, s.scale, 2.0, *system.batch_arguments, *system.loop_force(None, True),
+        looped = system.loop_force(None, True, dt, (c.v, c.q, s.gamma_p), states)  # the damper's v~, q~: per step
+        tail = (NONE, s.scale, 2.0, *system.batch_arguments, *looped,
                 system.loop_family([None] * (1 + len(system.families))))
+        ends = self._ends_of(count)
         before = c.a if c.a_previous is None else c.a_previous
         carry = (c.q, c.v, c.a, c.vd, before, c.a_previous is not None, c.lam, c.force, potential)
         done, refactored, last, a, vd, a_before, lam, force, potential = compiled(STEP_KERNELS).alpha_steps(
             count, self.coefficients, self.head, tail, self._servos(k, count), self._solver(), early, self.gravity,
-            constants, carry, self._rows(chunk), row)
+            constants, carry, self._rows(chunk), row, ends)
         if not done:
             return 0
-        self._done(chunk, done, refactored, last, lam, states)
+        states = self._done(chunk, done, refactored, last, lam, states, ends)
         if options.early_stop:
             ratios, recorded, steps = early[3], early[4], early[6]
             stop.ratios.extend(ratios[len(stop.ratios) : recorded[0]].tolist())
@@ -215,6 +252,11 @@ class MidpointSteps(_Steps):
         self.batch = (arguments[2], *arguments[7:10])
         self.coefficients = (dt, 2.0 / dt, stepper.options.tolerance)
 
+    def _local(self, q):
+        """The varying forces' local coordinates at q (``SaddleSystem.loop_force``'s ``qa_local``)."""
+        system = self.stepper.system
+        return [q[system.forces[k].dofs] for k in system.varying]
+
     def ready(self, chunk, k: int) -> bool:
         """``AlphaSteps.ready``: a factorisation to refactor."""
         return self.stepper.system.lu.refactorable
@@ -229,19 +271,20 @@ class MidpointSteps(_Steps):
         p = s._potential
         potential = self._potential(q, states, p[2] if p is not None and p[0] is states and p[1] == q.tobytes()
                                     else None)
-        looped = system.loop_force(q[system._looped.dofs] if system._looped is not None else None, False)
-        force = (*looped[:3], *looped[6:])  # the start and ``known``: the kernel's own per step
+        looped = system.loop_force(self._local(q), False, dt, states=states)
+        ends = self._ends_of(count)
+        force = (*looped[:3], *looped[6:])  # the start and ``known``: the kernel's own per step (the damper's too)
         done, refactored, last, lam, potential = compiled(STEP_KERNELS).midpoint_steps(
             count, self.coefficients, self.head, s._loop[1], self.batch, force,
             system.loop_family([None] * (1 + len(system.families)), q),
             self._servos(k, count), self._solver(), NO_STOP, self.gravity, constants,
-            (q, chunk.V[row], chunk.lam, potential), self._rows(chunk), row)
+            (q, chunk.V[row], chunk.lam, potential), self._rows(chunk), row, ends)
         if not done:
             return 0
-        self._done(chunk, done, refactored, last, lam, states)
+        states = self._done(chunk, done, refactored, last, lam, states, ends)
         end = row + done
         if system._looped is not None:  # the start whose strains the beams' kernel holds: the last step's
             start = chunk.Q[end if done < count else end - 1]
-            system.loop_force(start[system._looped.dofs], False)
+            system._looped.loop_arguments(start[system._looped.dofs])
         s._potential = (states, chunk.Q[end].tobytes(), potential)
         return done

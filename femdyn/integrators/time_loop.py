@@ -13,9 +13,10 @@ kept factorisation, ``kept_lu.KeptLU``) is saved instead, so a run written in ch
 a run in one piece.
 
 Models whose Newton iteration runs whole in compiled code (world beams, rigid bodies, quadratic joints,
-gravity and time-only loads; ``stepping``) make many steps per compiled call, writing the chunk's rows
-there; between calls the loop does what it does between steps (progress, ``output.due()``, asked for
-each step ahead of the call, which ends where a chunk is due; Ctrl-C, within a call's ~50 ms). A step
+gravity and time-only loads, material damping, joint friction, spring-dampers; ``stepping``) make many
+steps per compiled call, writing the chunk's rows (and the forces' states after each step) there; between
+calls the loop does what it does between steps (progress, ``output.due()``, asked for each step ahead of
+the call, which ends where a chunk is due; Ctrl-C, within a call's ~50 ms). A step
 that the call cannot do (Newton not converged, a singular Newton matrix, a state not finite) is done
 again step by step, so failures, messages and numbers are those of the steps one by one, bit for bit.
 
@@ -370,7 +371,7 @@ def simulate(setup, settings, progress=None, output=None, resume=None):
                 done = batch.run(chunk, k, size, states)
                 calls.took(time.perf_counter() - start_call, done)
             if done:
-                q, v, lam = chunk.Q[chunk.rows], chunk.V[chunk.rows], chunk.lam
+                q, v, lam, states = chunk.Q[chunk.rows], chunk.V[chunk.rows], chunk.lam, chunk.history[-1]
                 k += done
             else:
                 try:

@@ -2,7 +2,10 @@
 generalized-alpha steps of models whose residual is all compiled (rigid bodies, quadratic joints,
 constant loads, the world beams' elasticity, a joint-angle family and servo rows evaluated inside the loop,
 as in the FEM 3-PRR and the flexible five-bar and Delta driven by servos, also of two servo families joined
-as one, as in the Stewart-Gough platform and the 3-PRR driven on its reference motion), with
+as one, as in the Stewart-Gough platform and the 3-PRR driven on its reference motion, and the beams'
+material damping after their elasticity, ``forces.viscous``: cases/flexible_link_plant.toml, joint
+friction, ``forces.friction``: cases/rpr_figure8_friction.toml, and spring-dampers, ``forces.spring_damper``:
+a spatial chain), with
 generalized-alpha's early stop (``QuadraticStop``) inside it too, full or simplified:
 its steps are those of the interpreted iteration (``Newton.solve``'s loop over ``SaddleSystem.assemble``,
 KLU's ``factor`` and the compiled solves) bit for bit -- q, v, multipliers, iterations, the work, KLU's
@@ -23,9 +26,10 @@ from femdyn.model.initial import place
 from femdyn.numerics.kinematics import rotation_3d
 
 
-def chain(dim, links=4):
+def chain(dim, links=4, springs=False):
     """Links of 0.1 m under gravity, revolute (planar) or spherical (spatial) joints, released from
-    a bent line with a spin."""
+    a bent line with a spin; with ``springs`` two spring-dampers, from the ground to the last link and
+    from the first link to the last."""
     b = ModelBuilder(dim)
     for i in range(links):
         b.add_body(f"l{i}", 0.1 + 0.02 * i, [1e-4 + 1e-5 * i] * dim)
@@ -34,6 +38,9 @@ def chain(dim, links=4):
     b.add_joint("j0", joint, "ground", "l0", point2=[-h for h in half])
     for i in range(1, links):
         b.add_joint(f"j{i}", joint, f"l{i - 1}", f"l{i}", point1=half, point2=[-h for h in half])
+    if springs:
+        b.add_spring_damper("k1", "ground", [0.2, 0.1] + [0.05] * (dim - 2), f"l{links - 1}", half, 30.0, 0.5, 0.1)
+        b.add_spring_damper("k2", "l0", [0.0] * dim, f"l{links - 1}", [0.0] * dim, 10.0, 0.2, 0.15)
     b.set_gravity([0.0, -9.81] + [0.0] * (dim - 2))
     model = b.build()
     if dim == 2:
@@ -86,9 +93,12 @@ def servo_case(name, elements=None):
 
 @pytest.fixture(params=[(chain, 2), (chain, 3), (beam, 2), (beam, 3), (prr, 2), (servo_case, "five_bar_flexible"),
                         (lambda name: servo_case(name, 1), "delta_flexible"), (servo_case, "stewart_gough"),
-                        (lambda name: servo_case(name, 1), "3prr_reference")],
+                        (lambda name: servo_case(name, 1), "3prr_reference"),
+                        (lambda name: servo_case(name, 2), "flexible_link_plant"),
+                        (servo_case, "rpr_figure8_friction"), (lambda dim: chain(dim, springs=True), 3)],
                 ids=["planar", "spatial", "planar-beam", "spatial-beam", "3prr", "five-bar-servos", "delta-servos",
-                     "stewart-two-servo-families", "3prr-two-servo-families"])
+                     "stewart-two-servo-families", "3prr-two-servo-families", "damped-flexible-link",
+                     "joint-friction", "spring-dampers"])
 def model_setup(request):
     build, dim = request.param
     return build(dim)
@@ -187,9 +197,13 @@ def test_rigid_and_beam_models_share_one_compiled_loop():
 @pytest.mark.parametrize("build,dim", [(beam, 2), (beam, 3), (prr, 2),
                                        (lambda dim: servo_case("five_bar_flexible", 1), 2),
                                        (lambda dim: servo_case("3prr_reference", 1), 2),
-                                       (lambda dim: servo_case("stewart_gough"), 3)],
+                                       (lambda dim: servo_case("stewart_gough"), 3),
+                                       (lambda dim: servo_case("flexible_link_plant", 2), 2),
+                                       (lambda dim: servo_case("rpr_figure8_friction"), 2),
+                                       (lambda dim: chain(dim, springs=True), 2)],
                          ids=["planar-beam", "spatial-beam", "3prr", "five-bar-servos", "3prr-two-servo-families",
-                              "stewart-two-servo-families"])
+                              "stewart-two-servo-families", "damped-flexible-link", "joint-friction",
+                              "spring-dampers"])
 def test_compiled_loops_matrix_is_the_derivative_of_its_own_residual(build, dim, scheme):
     """The Newton matrix that ``newton_loop`` factors for a beam model and the 3-PRR (beams, joint
     angles), at an iterate off the solution and random multipliers, against central differences of

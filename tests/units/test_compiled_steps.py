@@ -5,7 +5,9 @@ has the numbers of the run step by step (``GeneralizedAlpha.step``, ``EnergyMome
 iterations, the work, the energies, KLU's factorisation count -- with both integrators, with and
 without the early stop, planar and spatial; given out in chunks and resumed from their checkpoints it
 has the numbers of the run in one piece; a Newton failure inside a call ends the run as step by step,
-with the same message and rows; refused refactorisations are pivoted inside the calls. The sums the compiled steps share
+with the same message and rows; refused refactorisations are pivoted inside the calls. The same, bit for
+bit, for flexible links with material damping, mechanisms with joint friction (its slip advanced in the
+kernel; also in chunks and resumed) and a chain with spring-dampers. The sums the compiled steps share
 with NumPy are NumPy's."""
 import numpy as np
 import pytest
@@ -127,6 +129,80 @@ def test_compiled_steps_of_a_rigid_mechanism_driven_at_a_joint(monkeypatch):
     assert np.abs(fast.energy_balance).max() <= 1e-11 * max(np.abs(fast.kinetic).max(), np.abs(fast.work).max())
 
 
+@pytest.mark.parametrize("integrator,newton", [(ENERGY_MOMENTUM, "full"), (GENERALIZED_ALPHA, "full"),
+                                              (ENERGY_MOMENTUM, "modified"), (GENERALIZED_ALPHA, "modified")],
+                         ids=["energy-momentum", "generalized-alpha", "energy-momentum-simplified",
+                              "generalized-alpha-simplified"])
+@pytest.mark.parametrize("name", ["flexible_link_plant", "3prr_plant"])
+def test_compiled_steps_of_damped_flexible_links(name, integrator, newton, monkeypatch):
+    """The beams' material damping (1 % modal damping, ``forces.viscous``) inside the compiled steps:
+    cases/flexible_link_plant.toml with two elements (a hub driven by a servo, one beam) and
+    cases/3prr_plant.toml with one per link (four beams, joint angles, the platform's path): the
+    damping's force and tangent in the Newton loop, its force in the step's work and its loss in the
+    step's dissipation, with both integrators, full and simplified Newton, as the steps one by one, bit
+    for bit. The damping dissipates in every step, and the flexible link's energy-momentum balance
+    H - H_0 - W (the loss inside W, ``forces.viscous``) holds to the round-off of the energies (the 3-PRR,
+    started at rest, gains only 7e-6 J in these 40 steps, and its balance, 5e-16 to 2e-15 J whatever
+    Newton's tolerance from 1e-10 to 1e-14, is the round-off of larger terms than that)."""
+    case = load_case(CASES / f"{name}.toml", Options(elements=2 if name == "flexible_link_plant" else 1))
+    settings = case.settings.replace(t_end=40 * case.settings.dt, integrator=integrator, newton=newton)
+    fast, done, slow = runs(prepare(case.model, case.q0, case.v0), settings, monkeypatch)
+    assert fast.complete and done == settings.steps - 1
+    same(fast, slow)
+    assert np.all(np.diff(fast.dissipation) > 0)
+    if integrator == ENERGY_MOMENTUM and name == "flexible_link_plant":
+        bound = 1e-11 if newton == "full" else 1e-8  # simplified Newton: its error estimate (see above)
+        assert np.abs(fast.energy_balance).max() <= bound * max(np.abs(fast.kinetic).max(), np.abs(fast.work).max())
+
+
+@pytest.mark.parametrize("integrator,newton", [(ENERGY_MOMENTUM, "full"), (GENERALIZED_ALPHA, "full"),
+                                              (ENERGY_MOMENTUM, "modified")],
+                         ids=["energy-momentum", "generalized-alpha", "energy-momentum-simplified"])
+@pytest.mark.parametrize("name", ["friction_oscillator", "rpr_figure8_friction"])
+def test_compiled_steps_with_joint_friction(name, integrator, newton, monkeypatch):
+    """Joint friction (001 section 4.2, ``forces.friction``) inside the compiled steps: a driven mass on a
+    friction element (cases/friction_oscillator.toml, sticking and slipping) and the RPR manipulator
+    driven along its figure-8 with friction on its three joints (joint angles and two servo families): the
+    return map in the Newton loop, the slip advanced step by step in the kernel exactly as the interpreted
+    step advances it (the states of every row, hence the friction's potential energy, bit for bit), its
+    work and loss, with both integrators, as the steps one by one; the energy-momentum balance
+    H_n - H_0 - W_n (the friction's loss inside W, 001 eq. 26) at the round-off of the energies."""
+    case = load_case(CASES / f"{name}.toml")
+    settings = case.settings.replace(t_end=100 * case.settings.dt, integrator=integrator, newton=newton)
+    setup = prepare(case.model, case.q0, case.v0, tolerance=case.settings.initial_tolerance)
+    fast, done, slow = runs(setup, settings, monkeypatch)
+    assert fast.complete and done == settings.steps - 1
+    same(fast, slow)
+    lost = np.diff(fast.dissipation)
+    assert np.all(lost >= 0) and np.any(lost > 0) and np.any(lost == 0)  # it slips, and it sticks
+    if integrator == ENERGY_MOMENTUM:
+        bound = 1e-11 if newton == "full" else 1e-8  # simplified Newton: its error estimate (see above)
+        assert np.abs(fast.energy_balance).max() <= bound * max(np.abs(fast.kinetic).max(), np.abs(fast.work).max())
+
+
+@pytest.mark.parametrize("integrator,newton", [(ENERGY_MOMENTUM, "full"), (GENERALIZED_ALPHA, "full"),
+                                              (ENERGY_MOMENTUM, "modified")],
+                         ids=["energy-momentum", "generalized-alpha", "energy-momentum-simplified"])
+@pytest.mark.parametrize("dim", [2, 3], ids=["planar", "spatial"])
+def test_compiled_steps_with_spring_dampers(dim, integrator, newton, monkeypatch):
+    """Two spring-dampers on a chain of four links under gravity (``forces.spring_damper``; from the
+    ground to the last link, from the first to the last) inside the compiled steps: their forces and
+    tangents in the Newton loop, their work and potential in the step's energy, as the steps one by one,
+    bit for bit; the energy-momentum balance H_n - H_0 - W_n (the dampers' loss inside W) at the round-off
+    of the energies, with Newton's tolerance 1e-12 (at 1e-10 the spatial chain's balance is 1.4e-11 of its
+    kinetic energy, with or without the springs: Newton's error, not the springs')."""
+    from test_compiled_newton import chain
+    model, setup = chain(dim, springs=True)
+    settings = SolverSettings(2e-3, 0.1, integrator=integrator, newton=newton, tolerance=1e-12)
+    fast, done, slow = runs(setup, settings, monkeypatch)
+    assert fast.complete and done == settings.steps - 1
+    same(fast, slow)
+    if integrator == ENERGY_MOMENTUM:
+        bound = 1e-11 if newton == "full" else 1e-8  # simplified Newton: its error estimate (see above)
+        assert np.abs(fast.energy_balance).max() <= bound * max(np.abs(fast.kinetic).max(), np.abs(fast.work).max())
+        assert np.all(np.diff(fast.work) < 0)  # the dampers take energy in every step (gravity's is in V)
+
+
 class Rows(Chunks):
     """``Chunks`` of at most 7 steps (a call ends where its chunk is full)."""
 
@@ -134,10 +210,23 @@ class Rows(Chunks):
         return 7
 
 
+def friction_oscillator():
+    """cases/friction_oscillator.toml (a driven mass on a friction element, no joint family): its
+    case and setup."""
+    case = load_case(CASES / "friction_oscillator.toml")
+    return case, prepare(case.model, case.q0, case.v0)
+
+
+@pytest.mark.parametrize("model", ["pendulum", "friction"])
 @pytest.mark.parametrize("integrator", INTEGRATORS)
-def test_compiled_steps_in_chunks_and_resumed_equal_the_run_in_one_piece(integrator, monkeypatch):
-    setup = pendulum(2)
-    settings = SolverSettings(1e-3, 0.1, integrator=integrator, early_stop=integrator == GENERALIZED_ALPHA)
+def test_compiled_steps_in_chunks_and_resumed_equal_the_run_in_one_piece(integrator, model, monkeypatch):
+    """Also with joint friction, whose slip each row's states and the checkpoints hold."""
+    if model == "pendulum":
+        setup = pendulum(2)
+        settings = SolverSettings(1e-3, 0.1, integrator=integrator, early_stop=integrator == GENERALIZED_ALPHA)
+    else:
+        case, setup = friction_oscillator()
+        settings = case.settings.replace(t_end=100 * case.settings.dt, integrator=integrator)
     whole = time_loop.simulate(setup, settings)
     chunked = Rows(3)  # a chunk after every third call (or step), or 7 steps
     time_loop.simulate(setup, settings, output=chunked)
@@ -201,8 +290,10 @@ def test_refused_refactorisations_are_pivoted_inside_the_compiled_steps(monkeypa
 
 def test_the_warm_up_cases_compile_the_steps_of_every_model():
     """One machine code of each kernel for the planar and the spatial pendulum, with and without gravity
-    (no worked force: a potential of none), and the FEM 3-PRR, so the two steps of ``femdyn warm-up``'s
-    cases (3prr_sine, slender_cantilever) compile them for all."""
+    (no worked force: a potential of none), the FEM 3-PRR, a flexible link with material damping, a
+    mass on joint friction and a chain with spring-dampers (their arguments have the types of the stand-ins
+    of a model without them, ``NO_DAMPER``, ``NO_FRICTION``, ``NO_SPRINGS``), so the
+    two steps of ``femdyn warm-up``'s cases (3prr_sine, slender_cantilever) compile them for all."""
     from femdyn.commands.warm_up import WARM_UP
     assert {"3prr_sine", "slender_cantilever"} <= set(WARM_UP)
     case = load_case(CASES / "3prr_sine.toml", Options(elements=1))
@@ -211,5 +302,13 @@ def test_the_warm_up_cases_compile_the_steps_of_every_model():
         for integrator in INTEGRATORS:
             time_loop.simulate(pendulum(dim), SolverSettings(1e-3, 0.01, integrator=integrator))
             time_loop.simulate(pinned_beam(dim, gravity=False)[1], SolverSettings(1e-3, 0.01, integrator=integrator))
+    for name, elements in (("flexible_link_plant", 2), ("friction_oscillator", None)):
+        case = load_case(CASES / f"{name}.toml", Options(elements=elements))
+        for integrator in INTEGRATORS:
+            time_loop.simulate(prepare(case.model, case.q0, case.v0), case.settings.replace(
+                t_end=5 * case.settings.dt, integrator=integrator))
+    from test_compiled_newton import chain
+    for integrator in INTEGRATORS:
+        time_loop.simulate(chain(3, springs=True)[1], SolverSettings(1e-3, 0.005, integrator=integrator))
     kernels = compiled("femdyn.integrators.step_kernels")
     assert len(kernels.alpha_steps.signatures) == len(kernels.midpoint_steps.signatures) == 1
