@@ -51,6 +51,15 @@ class Trajectory(ABC):
     def rate(self, t):
         """(size,) its time derivative."""
 
+    def values(self, t):
+        """(F, size): ``value`` at each of the times t (F,) (a motion that has a vectorised form gives the same
+        numbers at once)."""
+        return np.array([self.value(tk) for tk in t], dtype=float).reshape(len(t), self.size)
+
+    def rates(self, t):
+        """(F, size): ``rate`` at each of the times t (F,)."""
+        return np.array([self.rate(tk) for tk in t], dtype=float).reshape(len(t), self.size)
+
 
 class SmoothRampAngle(Trajectory):
     """The angle s(t) of 000 eqs. 79-81 (see the module docstring). Without t2 and t3 (both infinite)
@@ -224,8 +233,10 @@ class Harmonic(Trajectory):
         return _turn(self.angular_speed)
 
     def _phase(self, t):
-        s, s_dot, _ = smooth_start(float(t), self.t_ramp)
-        return self.angular_speed * s, self.angular_speed * s_dot
+        """psi and its rate at the time t, or at the times t (F,) as columns (F, 1) (the same operations)."""
+        s, s_dot, _ = smooth_start(t if np.ndim(t) else float(t), self.t_ramp)
+        column = (slice(None), None) if np.ndim(t) else ()
+        return self.angular_speed * s[column], self.angular_speed * s_dot[column]
 
     def value(self, t):
         psi, _ = self._phase(t)
@@ -234,6 +245,8 @@ class Harmonic(Trajectory):
     def rate(self, t):
         psi, rate = self._phase(t)
         return rate * (self.sine * np.cos(psi) + self.versine * np.sin(psi))
+
+    values, rates = value, rate  # at the times t (F,): (F, size)
 
 
 class Circle(Harmonic):
@@ -258,6 +271,15 @@ def _basis_rotation(axis, angle):
     return rotation_3d(np.eye(3)[axis], angle)
 
 
+def _basis_rotations(axis, angles):
+    """Rotations (F, 3, 3) by ``angles`` (F,) about the coordinate axis ``axis`` (0, 1, 2): ``rotation_3d``'s
+    I + sin(a) N + ((1 - cos(a)) N) N, N = [e_axis]_x, for all angles at once (the same operations)."""
+    n = np.eye(3)[axis]
+    N = np.array([[0.0, -n[2], n[1]], [n[2], 0.0, -n[0]], [-n[1], n[0], 0.0]])  # as rotation_3d, signed zeros too
+    sin, versine = np.sin(angles)[:, None, None], (1.0 - np.cos(angles))[:, None, None]
+    return np.eye(3) + sin * N + (versine * N) @ N
+
+
 class EulerAngles:
     """A rotation target R(t) (``servo.ServoOrientation``) from a 3-component trajectory of Tait-Bryan
     angles (roll phi, pitch theta, yaw psi) about the fixed world axes x, y, z in that order:
@@ -279,6 +301,13 @@ class EulerAngles:
         rates = self.angles.rate(t)
         Rz, Ry, Rx = _basis_rotation(2, yaw), _basis_rotation(1, pitch), _basis_rotation(0, roll)
         omega = rates[2] * np.eye(3)[2] + rates[1] * Rz[:, 1] + rates[0] * (Rz @ Ry)[:, 0]
+        return Rz @ Ry @ Rx, omega
+
+    def history(self, t):
+        """(R (F, 3, 3), omega (F, 3)) at the times t (F,): the numbers of ``__call__`` time by time, at once."""
+        angles, rates = self.angles.values(t), self.angles.rates(t)
+        Rz, Ry, Rx = (_basis_rotations(axis, angles[:, axis]) for axis in (2, 1, 0))
+        omega = rates[:, 2:] * np.eye(3)[2] + rates[:, 1:2] * Rz[:, :, 1] + rates[:, :1] * (Rz @ Ry)[:, :, 0]
         return Rz @ Ry @ Rx, omega
 
 
