@@ -43,3 +43,15 @@ def test_servo_rows_and_residual_history_are_those_of_each_step(case_path):
             assert _exact(c.phi_history(Q[:, c.dofs], t), [c.phi(q[c.dofs], tk) for q, tk in zip(Q, t)])
         rows = np.arange(model.m)
         assert _exact(run.residual_history(Q, t, rows), [np.abs(run.phi(q, tk)[rows]).max() for q, tk in zip(Q, t)])
+
+
+def test_rotations_about_the_axes_are_rotation_3d():
+    """``EulerAngles``' rotations about the coordinate axes, one angle or many, are ``rotation_3d``'s bit for bit."""
+    from femdyn.joints.trajectories import _basis_rotation, _basis_rotations
+    from femdyn.numerics.kinematics import rotation_3d
+
+    angles = np.concatenate([[0.0, -0.0, np.pi, -np.pi / 2], np.random.default_rng(4).normal(scale=3.0, size=500)])
+    for axis in range(3):
+        expected = np.array([rotation_3d(np.eye(3)[axis], a) for a in angles])
+        assert _exact([_basis_rotation(axis, a) for a in angles], expected)
+        assert _exact(_basis_rotations(axis, angles), expected)
