@@ -68,12 +68,12 @@ def _digits(bits, digits, high, low, shift, exact):
     M = bits & np.uint64(0xFFFFFFFFFFFFF)
     if field == 0:  # subnormal
         e = np.int64(-1074)
+        while M < (np.uint64(1) << np.uint64(63)):
+            M <<= np.uint64(1)
+            e -= 1
     else:
-        M |= np.uint64(1) << np.uint64(52)
-        e = np.int64(field) - 1075
-    while M < (np.uint64(1) << np.uint64(63)):
-        M <<= np.uint64(1)
-        e -= 1
+        M = (M | (np.uint64(1) << np.uint64(52))) << np.uint64(11)
+        e = np.int64(field) - 1086
     low_n, high_n = np.uint64(10**16), np.uint64(10**17)
     E = np.int64(np.floor((e + 63) * 0.30102999566398120))  # E or E - 1: |x| >= 2^(e + 63)
     moved = 0  # E corrected once, in one direction: a truncated P may leave N one short of 10^16 there
@@ -106,7 +106,7 @@ def _digits(bits, digits, high, low, shift, exact):
     if N < low_n or N > high_n:
         return 1000
     for i in range(16, -1, -1):
-        digits[i] = np.uint8(48 + N % np.uint64(10))
+        digits[i] = N % np.uint64(10) + np.uint64(48)
         N //= np.uint64(10)
     return E
 
