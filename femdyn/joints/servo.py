@@ -213,9 +213,9 @@ class ServoTrajectory(Servo):
         return self.reference + self._gather("value", t)
 
     def targets_history(self, t):
-        if not all(hasattr(trajectory, "values") for trajectory, _, _, _ in self.groups):  # a duck-typed motion
+        if not all(hasattr(trajectory, "value_history") for trajectory, _, _, _ in self.groups):  # a duck-typed motion
             return super().targets_history(t)
-        return self.reference + self._gather("values", np.asarray(t, dtype=float))
+        return self.reference + self._gather("value_history", np.asarray(t, dtype=float))
 
     def time_derivative(self, q, t):
         return -self._gather("rate", t)

@@ -60,12 +60,12 @@ class Trajectory(ABC):
     def rate(self, t):
         """(size,) its time derivative."""
 
-    def values(self, t):
+    def value_history(self, t):
         """(F, size): ``value`` at each of the times t (F,) (a motion that has a vectorised form gives the same
         numbers at once)."""
         return np.array([self.value(tk) for tk in t], dtype=float).reshape(len(t), self.size)
 
-    def rates(self, t):
+    def rate_history(self, t):
         """(F, size): ``rate`` at each of the times t (F,)."""
         return np.array([self.rate(tk) for tk in t], dtype=float).reshape(len(t), self.size)
 
@@ -261,7 +261,7 @@ class Harmonic(Trajectory):
         psi, rate = self._phase(t)
         return rate * (self.sine * np.cos(psi) + self.versine * np.sin(psi))
 
-    values, rates = value, rate  # at the times t (F,): (F, size)
+    value_history, rate_history = value, rate  # at the times t (F,): (F, size)
 
 
 class Circle(Harmonic):
@@ -324,7 +324,7 @@ class EulerAngles:
 
     def history(self, t):
         """(R (F, 3, 3), omega (F, 3)) at the times t (F,): the numbers of ``__call__`` time by time, at once."""
-        angles, rates = self.angles.values(t), self.angles.rates(t)
+        angles, rates = self.angles.value_history(t), self.angles.rate_history(t)
         Rz, Ry, Rx = (_basis_rotations(axis, angles[:, axis]) for axis in (2, 1, 0))
         omega = rates[:, 2:] * np.eye(3)[2] + rates[:, 1:2] * Rz[:, :, 1] + rates[:, :1] * (Rz @ Ry)[:, :, 0]
         return Rz @ Ry @ Rx, omega

@@ -1,11 +1,12 @@
-"""The servo targets and rows over a whole history at once (``Trajectory.values``, ``EulerAngles.history``,
+"""The servo targets and rows over a whole history at once (``Trajectory.value_history``, ``EulerAngles.history``,
 ``Servo.phi_history``, ``Model.residual_history``) against their definition, time by time: the same numbers,
 bit for bit (the same floating-point operations, elementwise or one 3 x 3 product per time)."""
 import numpy as np
 
 from femdyn.casefile.case import load_case
 from femdyn.joints.servo import Servo
-from femdyn.joints.trajectories import EulerAngles, FigureEight, Harmonic, SmoothRampAngle
+from femdyn.joints.trajectories import (Constant, EulerAngles, FigureEight, Harmonic, Polynomial, SmoothRampAngle,
+                                       Spline, Table)
 
 TIMES = np.concatenate([np.linspace(0.0, 3.0, 601), np.random.default_rng(3).uniform(-0.5, 5.0, 400)])
 
@@ -16,9 +17,11 @@ def _exact(a, b):
 
 def test_trajectories_at_all_times_are_their_values_time_by_time():
     for trajectory in (Harmonic([0.05, 0.0, 0.04], [0.0, 0.05, 0.0], 2 * np.pi, 0.5), Harmonic([1.0], [0.0], 3.0),
-                       FigureEight(1 / 12, 1 / 16, SmoothRampAngle(1.0, 2.0, 3.0, np.pi))):
-        assert _exact(trajectory.values(TIMES), [trajectory.value(t) for t in TIMES])
-        assert _exact(trajectory.rates(TIMES), [trajectory.rate(t) for t in TIMES])
+                       FigureEight(1 / 12, 1 / 16, SmoothRampAngle(1.0, 2.0, 3.0, np.pi)),
+                       Table([0.0, 1.0, 2.0], [[0.0, 1.0], [1.0, 0.5], [0.0, 0.0]]), Constant([1.0, 2.0]),
+                       Polynomial([[0.0, 1.0, 0.5]]), Spline([0.0, 1.0, 3.0], [0.0, 1.0, -1.0])):
+        assert _exact(trajectory.value_history(TIMES), [trajectory.value(t) for t in TIMES])
+        assert _exact(trajectory.rate_history(TIMES), [trajectory.rate(t) for t in TIMES])
 
 
 def test_euler_angles_at_all_times_are_its_rotations_time_by_time():
@@ -28,10 +31,10 @@ def test_euler_angles_at_all_times_are_its_rotations_time_by_time():
 
 
 def test_servo_rows_and_residual_history_are_those_of_each_step(case_path):
-    """The Stewart-Gough platform's point and orientation servos (and the RPR's point and angle servos) at
-    perturbed states: ``phi_history`` is ``phi`` step by step, and the residual history max |phi| of each."""
+    """The Stewart-Gough platform's point and orientation servos (the RPR's point and angle servos, the 3-PRR
+    map's table) at perturbed states: ``phi_history`` is ``phi`` step by step, and the residual history max |phi| of each."""
     rng = np.random.default_rng(5)
-    for name in ("stewart_gough.toml", "rpr_figure8.toml"):
+    for name in ("stewart_gough.toml", "rpr_figure8.toml", "3prr_map.toml"):
         case = load_case(case_path(name))
         model, q0 = case.model, case.q0
         run = model.with_servo_references(q0)
