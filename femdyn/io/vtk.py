@@ -48,9 +48,10 @@ class Lines:
 
 
 def _to_3d(a):
-    """Pad the last axis of ``a`` with zeros to three components."""
-    pad = [(0, 0)] * (a.ndim - 1) + [(0, 3 - a.shape[-1])]
-    return np.pad(a, pad)
+    """Pad the last axis of ``a`` with zeros to three components (a new array)."""
+    out = np.zeros((*a.shape[:-1], 3), dtype=a.dtype)
+    out[..., : a.shape[-1]] = a
+    return out
 
 
 def _corner_velocities(v, omega, arms):

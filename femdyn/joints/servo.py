@@ -70,8 +70,21 @@ class Servo(Constraint):
         """(K,) whether q is on the intended solution of the rows (not the one turned by pi)."""
         return np.ones(self.count, dtype=bool)
 
+    def coefficients_history(self, t):
+        """a at the times t (F,): (F, K, n_c), ``coefficients`` time by time (vectorised where a family can)."""
+        return np.array([self.coefficients(tk) for tk in t], dtype=float).reshape(len(t), self.count, -1)
+
+    def targets_history(self, t):
+        """gamma at the times t (F,): (F, K), ``targets`` time by time (vectorised where a family can)."""
+        return np.array([self.targets(tk) for tk in t], dtype=float).reshape(len(t), self.count)
+
     def phi(self, q, t=0.0):
         return (np.sum(self.coefficients(t) * q[:, :-1], axis=1) - self.targets(t))[:, None]
+
+    def phi_history(self, q, t):
+        """``phi`` at the local coordinates q (F, K, n) of the times t (F,) at once: (F, K, 1), the same numbers
+        (``Model.residual_history``)."""
+        return (np.sum(self.coefficients_history(t) * q[..., :-1], axis=-1) - self.targets_history(t))[..., None]
 
     def jacobian(self, q, t=0.0):
         G = np.zeros((q.shape[0], 1, q.shape[1]))
@@ -188,13 +201,21 @@ class ServoTrajectory(Servo):
         return self.a
 
     def _gather(self, method, t):
-        out = np.empty(self.count)
+        out = np.empty(np.shape(t) + (self.count,))
         for trajectory, rows, components, _ in self.groups:  # one call per servo, not per row
-            out[rows] = getattr(trajectory, method)(t)[components]
+            out[..., rows] = getattr(trajectory, method)(t)[..., components]
         return out
+
+    def coefficients_history(self, t):
+        return np.broadcast_to(self.a, (len(t), *self.a.shape))
 
     def targets(self, t):
         return self.reference + self._gather("value", t)
+
+    def targets_history(self, t):
+        if not all(hasattr(trajectory, "value_history") for trajectory, _, _, _ in self.groups):  # a duck-typed motion
+            return super().targets_history(t)
+        return self.reference + self._gather("value_history", np.asarray(t, dtype=float))
 
     def time_derivative(self, q, t):
         return -self._gather("rate", t)
@@ -284,9 +305,18 @@ class ServoOrientation(Servo):
 
     def coefficients(self, t):
         R, _ = self._target(t)
-        a = np.zeros((self.count, 9))
+        return self._coefficients(R)
+
+    def coefficients_history(self, t):
+        if not hasattr(self.rotation, "history"):  # a rotation given time by time
+            return super().coefficients_history(t)
+        return self._coefficients(self.rotation.history(np.asarray(t, dtype=float))[0] @ self.reference)
+
+    def _coefficients(self, R):
+        """a (..., K, 9) of the target rotations R (..., 3, 3)."""
+        a = np.zeros((*R.shape[:-2], self.count, 9))
         for k, (i, j) in enumerate(self.PAIRS):
-            a[self.row == k, 3 * j : 3 * j + 3] = R[:, i]
+            a[..., self.row == k, 3 * j : 3 * j + 3] = R[..., None, :, i]
         return a
 
     def targets(self, t):

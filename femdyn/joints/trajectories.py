@@ -24,15 +24,24 @@ def _turn(rate):
     return 2.0 * np.pi / abs(rate) if rate else None
 
 
+def _unit(x):
+    """x clipped to [0, 1]; one number as a Python float (NumPy's scalar arithmetic, a tenth of the time of a
+    step's servo targets, gives the same numbers: the same IEEE operations and C's pow)."""
+    if np.ndim(x):
+        return np.clip(x, 0.0, 1.0)
+    x = float(x)
+    return 0.0 if x <= 0.0 else 1.0 if x >= 1.0 else x  # as np.clip: -0.0 to +0.0, NaN kept
+
+
 def smooth_step(x):
     """S(x) = 126 x^5 - 420 x^6 + 540 x^7 - 315 x^8 + 70 x^9 on [0, 1], 0 before, 1 after."""
-    x = np.clip(x, 0.0, 1.0)
+    x = _unit(x)
     return x**5 * (126.0 + x * (-420.0 + x * (540.0 + x * (-315.0 + 70.0 * x))))
 
 
 def smooth_step_integral(x):
     """int_0^x S = 21 x^6 - 60 x^7 + 67.5 x^8 - 35 x^9 + 7 x^10 (000 eq. 80), for x in [0, 1]."""
-    x = np.clip(x, 0.0, 1.0)
+    x = _unit(x)
     return x**6 * (21.0 + x * (-60.0 + x * (67.5 + x * (-35.0 + 7.0 * x))))
 
 
@@ -50,6 +59,15 @@ class Trajectory(ABC):
     @abstractmethod
     def rate(self, t):
         """(size,) its time derivative."""
+
+    def value_history(self, t):
+        """(F, size): ``value`` at each of the times t (F,) (a motion that has a vectorised form gives the same
+        numbers at once)."""
+        return np.array([self.value(tk) for tk in t], dtype=float).reshape(len(t), self.size)
+
+    def rate_history(self, t):
+        """(F, size): ``rate`` at each of the times t (F,)."""
+        return np.array([self.rate(tk) for tk in t], dtype=float).reshape(len(t), self.size)
 
 
 class SmoothRampAngle(Trajectory):
@@ -191,6 +209,11 @@ def smooth_start(t, t_ramp):
     """Path parameter s(t) whose rate rises from 0 to 1 along the smooth step S(t/t_ramp) over
     [0, t_ramp] (000 eq. 80, s_1 with omega_0 = 1) and then stays 1; t_ramp = 0: s = t, no ramp.
     Returns (s, s_dot, s_ddot), each shaped like t."""
+    if t_ramp != 0 and not np.ndim(t):  # one time: Python floats (``_unit``)
+        t = float(t)
+        x = _unit(t / t_ramp)
+        return t_ramp * smooth_step_integral(x) + max(t - t_ramp, 0.0), smooth_step(x), \
+            630.0 * x**4 * (1.0 - x) ** 4 / t_ramp
     t = np.asarray(t, dtype=float)
     if t_ramp == 0:
         return t.copy(), np.ones_like(t), np.zeros_like(t)
@@ -224,7 +247,10 @@ class Harmonic(Trajectory):
         return _turn(self.angular_speed)
 
     def _phase(self, t):
-        s, s_dot, _ = smooth_start(float(t), self.t_ramp)
+        """psi and its rate at the time t, or at the times t (F,) as columns (F, 1) (the same operations)."""
+        s, s_dot, _ = smooth_start(t if np.ndim(t) else float(t), self.t_ramp)
+        if np.ndim(t):
+            s, s_dot = s[:, None], s_dot[:, None]
         return self.angular_speed * s, self.angular_speed * s_dot
 
     def value(self, t):
@@ -234,6 +260,8 @@ class Harmonic(Trajectory):
     def rate(self, t):
         psi, rate = self._phase(t)
         return rate * (self.sine * np.cos(psi) + self.versine * np.sin(psi))
+
+    value_history, rate_history = value, rate  # at the times t (F,): (F, size)
 
 
 class Circle(Harmonic):
@@ -253,9 +281,22 @@ class Swing(Harmonic):
         super().__init__([amplitude], [0.0], angular_speed, t_ramp)
 
 
+# [e_a]_x of the coordinate axes as ``rotation_3d`` forms them (e_a / |e_a| = e_a exactly), signed zeros too
+_SKEW = [np.array([[0.0, -n[2], n[1]], [n[2], 0.0, -n[0]], [-n[1], n[0], 0.0]]) for n in np.eye(3)]
+
+
 def _basis_rotation(axis, angle):
-    """Rotation by ``angle`` about the coordinate axis ``axis`` (0, 1, 2)."""
-    return rotation_3d(np.eye(3)[axis], angle)
+    """Rotation by ``angle`` about the coordinate axis ``axis`` (0, 1, 2): ``rotation_3d``'s
+    I + sin(a) N + ((1 - cos(a)) N) N with N = [e_axis]_x, the same operations (N formed once)."""
+    N = _SKEW[axis]
+    return np.eye(3) + np.sin(angle) * N + (1.0 - np.cos(angle)) * N @ N
+
+
+def _basis_rotations(axis, angles):
+    """``_basis_rotation`` for the angles (F,) at once: (F, 3, 3), the same operations."""
+    N = _SKEW[axis]
+    sin, versine = np.sin(angles)[:, None, None], (1.0 - np.cos(angles))[:, None, None]
+    return np.eye(3) + sin * N + (versine * N) @ N
 
 
 class EulerAngles:
@@ -279,6 +320,13 @@ class EulerAngles:
         rates = self.angles.rate(t)
         Rz, Ry, Rx = _basis_rotation(2, yaw), _basis_rotation(1, pitch), _basis_rotation(0, roll)
         omega = rates[2] * np.eye(3)[2] + rates[1] * Rz[:, 1] + rates[0] * (Rz @ Ry)[:, 0]
+        return Rz @ Ry @ Rx, omega
+
+    def history(self, t):
+        """(R (F, 3, 3), omega (F, 3)) at the times t (F,): the numbers of ``__call__`` time by time, at once."""
+        angles, rates = self.angles.value_history(t), self.angles.rate_history(t)
+        Rz, Ry, Rx = (_basis_rotations(axis, angles[:, axis]) for axis in (2, 1, 0))
+        omega = rates[:, 2:] * np.eye(3)[2] + rates[:, 1:2] * Rz[:, :, 1] + rates[:, :1] * (Rz @ Ry)[:, :, 0]
         return Rz @ Ry @ Rx, omega
 
 

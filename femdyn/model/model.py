@@ -389,7 +389,7 @@ class Model:
         """max |phi| over ``rows`` at each row of Q (F, n) and time t (F,), for a chunk of the history
         at once (``HISTORY_ENTRIES`` values at a time): the constraint batch and the other
         time-independent families (the joint angles, whose phi takes leading axes) in one call
-        each, the servo rows step by step."""
+        each, the servo rows by ``Servo.phi_history``."""
         batch, others = self._constraint_batch
         out = np.empty(len(Q))
         for part in _history_chunks(len(Q), max(self.m, batch.slot_row.size)):
@@ -398,7 +398,7 @@ class Model:
             phi[:, batch.rows] = batch.phi_history(chunk)
             for c in others:
                 if c.time_dependent:
-                    phi[:, c.rows] = [c.phi(q[c.dofs], tk) for q, tk in zip(chunk, times)]
+                    phi[:, c.rows] = c.phi_history(chunk[:, c.dofs], times)
                 else:
                     phi[:, c.rows] = c.phi(chunk[:, c.dofs])
             out[part] = np.abs(phi[:, rows]).max(axis=1, initial=0.0)
