@@ -67,7 +67,7 @@ class EnergyMomentum:
         self.newton = Newton(self.options, system.lu, system.active, self.scale, system.servos)
         self._potential = None  # (states, q, ``SaddleSystem.worked_potential``) at the end of the last step
 
-    def inertia(self, va):
+    def inertia(self, va: np.ndarray) -> np.ndarray:
         """2/dt M v_n, the part of the residual's mass term known at the step's start: the residual
         subtracts it from 2/dt^2 M (q_n+1 - q_n) (module docstring)."""
         return 2.0 / self.dt * (self.system.mass_operator @ va)

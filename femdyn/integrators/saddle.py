@@ -356,7 +356,7 @@ class SaddleSystem:
         self.constrain(np.zeros(self.size), starts, q, q, np.zeros(self.model.m), self.mbar, 0.0, values)
         return values
 
-    def first_pivots(self, q, t):
+    def first_pivots(self, q: np.ndarray, t: float) -> None:
         """The run's Newton LU (``lu``) factored on the acceleration matrix at (q, t) where it has no
         factorisation (``KeptLU.start``; nothing where that matrix is singular): what the consistent start
         of a run does (``accelerations`` with ``kept``), for a stepper that starts without it, so that its
@@ -366,6 +366,7 @@ class SaddleSystem:
                 self.lu.start(self._acceleration_matrix(q, self.begin_step(q, t, midpoint=False)))
             except SingularMatrixError:
                 pass
+
     def constraint_acceleration(self, q, v, t, dt):
         """d/dt (G v + dPhi/dt) at fixed accelerations for the active rows: one-sided difference
         along (q + s v, t + s), s = 0, eps, 2 eps with eps = dt/100 (three points, exact for the

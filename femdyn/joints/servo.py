@@ -70,18 +70,18 @@ class Servo(Constraint):
         """(K,) whether q is on the intended solution of the rows (not the one turned by pi)."""
         return np.ones(self.count, dtype=bool)
 
-    def coefficients_history(self, t):
+    def coefficients_history(self, t: np.ndarray) -> np.ndarray:
         """a at the times t (F,): (F, K, n_c), ``coefficients`` time by time (vectorised where a family can)."""
         return np.array([self.coefficients(tk) for tk in t], dtype=float).reshape(len(t), self.count, -1)
 
-    def targets_history(self, t):
+    def targets_history(self, t: np.ndarray) -> np.ndarray:
         """gamma at the times t (F,): (F, K), ``targets`` time by time (vectorised where a family can)."""
         return np.array([self.targets(tk) for tk in t], dtype=float).reshape(len(t), self.count)
 
     def phi(self, q, t=0.0):
         return (np.sum(self.coefficients(t) * q[:, :-1], axis=1) - self.targets(t))[:, None]
 
-    def phi_history(self, q, t):
+    def phi_history(self, q: np.ndarray, t: np.ndarray) -> np.ndarray:
         """``phi`` at the local coordinates q (F, K, n) of the times t (F,) at once: (F, K, 1), the same numbers
         (``Model.residual_history``)."""
         return (np.sum(self.coefficients_history(t) * q[..., :-1], axis=-1) - self.targets_history(t))[..., None]
@@ -206,13 +206,13 @@ class ServoTrajectory(Servo):
             out[..., rows] = getattr(trajectory, method)(t)[..., components]
         return out
 
-    def coefficients_history(self, t):
+    def coefficients_history(self, t: np.ndarray) -> np.ndarray:
         return np.broadcast_to(self.a, (len(t), *self.a.shape))
 
     def targets(self, t):
         return self.reference + self._gather("value", t)
 
-    def targets_history(self, t):
+    def targets_history(self, t: np.ndarray) -> np.ndarray:
         if not all(hasattr(trajectory, "value_history") for trajectory, _, _, _ in self.groups):  # a duck-typed motion
             return super().targets_history(t)
         return self.reference + self._gather("value_history", np.asarray(t, dtype=float))
@@ -307,7 +307,7 @@ class ServoOrientation(Servo):
         R, _ = self._target(t)
         return self._coefficients(R)
 
-    def coefficients_history(self, t):
+    def coefficients_history(self, t: np.ndarray) -> np.ndarray:
         if not hasattr(self.rotation, "history"):  # a rotation given time by time
             return super().coefficients_history(t)
         return self._coefficients(self.rotation.history(np.asarray(t, dtype=float))[0] @ self.reference)

@@ -30,7 +30,7 @@ def _unit(x):
     if np.ndim(x):
         return np.clip(x, 0.0, 1.0)
     x = float(x)
-    return 0.0 if x <= 0.0 else 1.0 if x >= 1.0 else x  # as np.clip: -0.0 to +0.0, NaN kept
+    return 0.0 if x <= 0.0 else 1.0 if x >= 1.0 else x  # -0.0 to +0.0 (np.clip keeps -0.0), NaN kept
 
 
 def smooth_step(x):
@@ -60,12 +60,12 @@ class Trajectory(ABC):
     def rate(self, t):
         """(size,) its time derivative."""
 
-    def value_history(self, t):
+    def value_history(self, t: np.ndarray) -> np.ndarray:
         """(F, size): ``value`` at each of the times t (F,) (a motion that has a vectorised form gives the same
         numbers at once)."""
         return np.array([self.value(tk) for tk in t], dtype=float).reshape(len(t), self.size)
 
-    def rate_history(self, t):
+    def rate_history(self, t: np.ndarray) -> np.ndarray:
         """(F, size): ``rate`` at each of the times t (F,)."""
         return np.array([self.rate(tk) for tk in t], dtype=float).reshape(len(t), self.size)
 
@@ -322,7 +322,7 @@ class EulerAngles:
         omega = rates[2] * np.eye(3)[2] + rates[1] * Rz[:, 1] + rates[0] * (Rz @ Ry)[:, 0]
         return Rz @ Ry @ Rx, omega
 
-    def history(self, t):
+    def history(self, t: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(R (F, 3, 3), omega (F, 3)) at the times t (F,): the numbers of ``__call__`` time by time, at once."""
         angles, rates = self.angles.value_history(t), self.angles.rate_history(t)
         Rz, Ry, Rx = (_basis_rotations(axis, angles[:, axis]) for axis in (2, 1, 0))

@@ -36,10 +36,7 @@ import ctypes
 
 import numpy as np
 import scipy.sparse as sp
-from scipy.sparse._sparsetools import (  # the compiled kernels behind sparse @ vector
-    csc_matvec,
-    csr_matvec,
-)
+from scipy.sparse._sparsetools import csr_matvec  # the compiled kernel behind sparse @ vector
 
 from .lazy import compiled
 from .suitesparse import klu_library
@@ -66,7 +63,7 @@ DENSE_ENTRIES = 20_000
 class RowPattern:
     """The fixed sparsity pattern of an (m, n) matrix with entries (``rows``, ``cols``) in the order
     given, grouped by row (CSR without sorted or unique columns), for products with values that
-    change: ``times(values, x)`` = A x and ``transpose_times(values, y)`` = A^T y, the values in
+    change: ``times(values, x)`` = A x, the values in
     pattern order. Calls SciPy's compiled CSR/CSC kernels directly: ``scipy.sparse``'s ``@`` spends
     about 15 us on checks and dispatch before them (7 us of arithmetic for 600 x 600 with 3600
     entries), which was a quarter of a modified Newton iteration of the 64-element pendulum."""
@@ -103,12 +100,6 @@ class RowPattern:
         y = np.zeros(self.shape[0])
         csr_matvec(*self.shape, self.indptr, self.indices, values, x, y)
         return y
-
-    def transpose_times(self, values, y):
-        values, y = self.values(values), self._vector(y, self.shape[0])
-        x = np.zeros(self.shape[1])  # the CSR arrays of A are the CSC arrays of A^T
-        csc_matvec(self.shape[1], self.shape[0], self.indptr, self.indices, values, y, x)
-        return x
 
 
 class CsrOperator:

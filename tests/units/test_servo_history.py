@@ -13,10 +13,11 @@ from femdyn.joints.trajectories import (Constant, EulerAngles, FigureEight, Harm
 TIMES = np.concatenate([np.linspace(0.0, 3.0, 601), np.random.default_rng(3).uniform(-0.5, 5.0, 400)])
 
 
-def _exact(a, b):
-    """a equals b to a few units in the last place of b's largest value (module docstring)."""
+def _exact(a, b, scale=0.0):
+    """a equals b to a few units in the last place of b's largest value, or of ``scale`` where larger: the size
+    of the terms a row is the difference of (module docstring)."""
     a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
-    scale = max(np.abs(b).max(initial=0.0), np.finfo(float).tiny)
+    scale = max(np.abs(b).max(initial=0.0), scale, np.finfo(float).tiny)
     return a.shape == b.shape and bool(np.all(np.abs(a - b) <= 8 * np.finfo(float).eps * scale))
 
 
@@ -49,9 +50,11 @@ def test_servo_rows_and_residual_history_are_those_of_each_step(case_path):
         servos = [c for c in run.constraints if isinstance(c, Servo)]
         assert servos
         for c in servos:
-            assert _exact(c.phi_history(Q[:, c.dofs], t), [c.phi(q[c.dofs], tk) for q, tk in zip(Q, t)])
+            assert _exact(c.phi_history(Q[:, c.dofs], t), [c.phi(q[c.dofs], tk) for q, tk in zip(Q, t)],
+                          np.abs(Q[:, c.dofs]).max())  # phi = a . q - target
         rows = np.arange(model.m)
-        assert _exact(run.residual_history(Q, t, rows), [np.abs(run.phi(q, tk)[rows]).max() for q, tk in zip(Q, t)])
+        assert _exact(run.residual_history(Q, t, rows), [np.abs(run.phi(q, tk)[rows]).max() for q, tk in zip(Q, t)],
+                      np.abs(Q).max())
 
 
 def test_rotations_about_the_axes_are_rotation_3d():
