@@ -184,10 +184,9 @@ def newton_loop(mass_factor, M_indptr, M_indices, M_data, mass_values, inertia, 
     """Newton's iteration, full or (``modified``) simplified, for a step of a model whose residual is all compiled --
     the mass, the constant forces, the quadratic batch and the varying forces below, the world beams'
     elasticity, damping, friction and springs (no others, no families but those below): per iteration the beams' force
-    and tangent (``beam.world.kernels.step``, or, where the tangent goes before the batch's entries and the beams are
-    the only varying force, ``step_into``, which adds it into the matrix's values at ``dF_at`` itself; at the beams'
-    coordinates ``F_at`` of qb, from their start ``Qa`` (1, F_at.size) or, with ``same``, the continuous forms at
-    qb; ``known``: the strains at Qa are in
+    and tangent
+    (``beam.world.kernels.step`` at the beams' coordinates ``F_at`` of qb, from their start ``Qa`` (1,
+    F_at.size) or, with ``same``, the continuous forms at qb; ``known``: the strains at Qa are in
     ``start``/``start_grad`` already; the element data ``dim`` .. ``k_e`` as there; none where ``F_at`` is
     empty), the bodies' viscous damping after them (``damper``: ``forces.viscous_kernels.loop``, the last of
     ``F_at`` and ``dF_at`` its coordinates and places; none where its form is 0), joint friction after it
@@ -224,8 +223,7 @@ def newton_loop(mass_factor, M_indptr, M_indices, M_data, mass_values, inertia, 
     ns = springs[6].shape[0] * springs[6].shape[2] if springs[0] else 0  # the springs' coordinates, after them
     nsv = springs[6].shape[0] * springs[10].size if springs[0] else 0  # and their tangent entries
     nf, nt = F_at.size - nd - nk - ns, dF_at.size - nv - nk - nsv  # the beams'
-    into = tangents == TANGENTS_FIRST and nf > 0 and not (nd or nk or ns)  # the beams' tangent added by their kernel
-    Qb, F, dF = np.empty((1, nf)), np.zeros((1, nf)), np.zeros((1, 0 if into else nt))
+    Qb, F, dF = np.empty((1, nf)), np.zeros((1, nf)), np.zeros((1, nt))
     F_bounds = np.zeros(1 + (nf > 0) + (nd > 0) + (nk > 0) + (ns > 0), np.int64)  # where each force's values begin
     j = 0
     for entries in (nf, nd, nk, ns):
@@ -241,19 +239,14 @@ def newton_loop(mass_factor, M_indptr, M_indices, M_data, mass_values, inertia, 
     no_T_at = np.empty((0, family[16].shape[1]), np.int64)
     no_servo_at = np.empty((0, 0), np.int64)
     servo_first, servo_last = servo[0] and servo[3].shape[0] > 0, not servo[0] and servo[3].shape[0] > 0
-    no_dF_at = dF_at[:0]
     fresh = True
     for it in range(1, max_iterations + 1):
-        values = mass_values.copy() if fresh else no_values
         if nf:
             for i in range(nf):
                 Qb[0, i] = qb[F_at[i]]
-            if fresh and into:  # mass entries, then the beams', then the batch's: ``assemble``'s sums
-                beams.step_into(Qb if same else Qa, Qb, same, dim, index, R_e, t_e, beta, lam_e, gamma, C_e, k_e, F,
-                                values, dF_at, start, start_grad, known)
-            else:
-                beams.step(Qb if same else Qa, Qb, same, dim, index, R_e, t_e, beta, lam_e, gamma, C_e, k_e, F,
-                           dF if fresh else no_dF, start, start_grad, known)
+            tangent_e = dF if fresh else no_dF
+            beams.step(Qb if same else Qa, Qb, same, dim, index, R_e, t_e, beta, lam_e, gamma, C_e, k_e, F, tangent_e,
+                       start, start_grad, known)
             known = True
         if nd or nk or ns:
             forces[:nf] = F[0]
@@ -273,15 +266,15 @@ def newton_loop(mass_factor, M_indptr, M_indices, M_data, mass_values, inertia, 
             for k in range(M_indptr[i], M_indptr[i + 1]):
                 acc += M_data[k] * (qb[M_indices[k]] - origin[M_indices[k]])
             Mq[i] = acc
-        tangent_at = no_dF_at if into else dF_at
+        values = mass_values.copy() if fresh else no_values
         places = at if fresh else no_at
         T_at = family[16] if fresh else no_T_at
         servo_F_at = servo[6] if fresh else no_servo_at
         servo_G_at = servo[7] if fresh else no_servo_at
         R = np.empty(size)
-        assemble(R, values, qb, lam, Mq, mass_factor, inertia, constant, forces, F_at, F_bounds, tangents_all,
-                 tangent_at, tangents, G_a, scale, tangent, places, G, g, c, slot_row, slot_col, G_indptr, H_indptr,
-                 H_indices, H_data, T_indptr, T_indices, T_data, keep, phi_rows, phi_at)
+        assemble(R, values, qb, lam, Mq, mass_factor, inertia, constant, forces, F_at, F_bounds, tangents_all, dF_at,
+                 tangents, G_a, scale, tangent, places, G, g, c, slot_row, slot_col, G_indptr, H_indptr, H_indices,
+                 H_data, T_indptr, T_indices, T_data, keep, phi_rows, phi_at)
         if servo_first:
             servos.contribute(qb, servo[1], servo[2], lam, scale, R, values, servo[3], servo[4], servo[5], servo_F_at,
                               servo_G_at)

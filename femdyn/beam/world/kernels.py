@@ -43,8 +43,7 @@ grad_b^T, then their Hessians strain by strain --, so that the trajectories do n
 when the loops are rearranged. Terms that are exactly zero are left out (``_tangent``): the gradients'
 zeros, and in space the products with R_j = I, which the kernels do not multiply out (dim is a
 compile-time constant): the same values as with them, in about 0.55 of the time in space
-(``benchmarks/kernel_costs.py``). ``step_into`` adds the tangent into a matrix's values at given places
-(``integrators.kernels.newton_loop``) instead of writing it in its pattern's order.
+(``benchmarks/kernel_costs.py``).
 """
 import numpy as np
 
@@ -162,43 +161,22 @@ def step(Qa, Qb, same, dim, index, R, t, beta, lam, gam, C, k, F, values, start,
     strains ns and of coordinates nz compile-time constants -- 2, 3, 12 in the plane and 3, 6, 23 in
     space (module docstring) --: numba inlines it once for each, so that LLVM unrolls and vectorises
     the short loops (in the plane about 40 % less time per element than with them run-time values)."""
-    _dimensions(Qa[0], Qb[0], same, dim, index, R, t, beta, lam, gam, C, k, F[0], values[0], NOWHERE, start,
-                start_grad, known)
-
-
-@kernel
-def step_into(Qa, Qb, same, dim, index, R, t, beta, lam, gam, C, k, F, values, at, start, start_grad, known):
-    """``step`` with the tangent added where it goes in a matrix instead of written in its pattern's
-    order: its entry p, d(grad_bar V)/dQb = -(``step``'s values[0, p]), is added to the CSC data
-    ``values`` (nnz,) at ``at[p]``, in the order of p -- the numbers of ``step`` followed by
-    ``values[at[p]] += -1.0 * dF[p]`` bit for bit (``integrators.kernels.assemble``), without the
-    tangent's own array written and read again in between (445 values per spatial element)."""
-    _dimensions(Qa[0], Qb[0], same, dim, index, R, t, beta, lam, gam, C, k, F[0], values, at, start, start_grad,
-                known)
-
-
-NOWHERE = np.zeros(0, dtype=np.int64)  # ``_elements``' ``at`` that writes the tangent in its pattern's order
-
-
-@kernel(inline="always")
-def _dimensions(qa, qb, same, dim, index, R, t, beta, lam, gam, C, k, f, v, at, start, start_grad, known):
+    qa, qb, f, v = Qa[0], Qb[0], F[0], values[0]
     if dim == 2:
-        _elements(qa, qb, same, 2, 3, 12, index, R, t, beta, lam, gam, C, k, f, v, at, start, start_grad, known)
+        _elements(qa, qb, same, 2, 3, 12, index, R, t, beta, lam, gam, C, k, f, v, start, start_grad, known)
     else:
-        _elements(qa, qb, same, 3, 6, 23, index, R, t, beta, lam, gam, C, k, f, v, at, start, start_grad, known)
+        _elements(qa, qb, same, 3, 6, 23, index, R, t, beta, lam, gam, C, k, f, v, start, start_grad, known)
 
 
 @kernel(inline="always")
-def _elements(Qa, Qb, same, dim, ns, nz, index, R, t, beta, lam, gam, C, k, F, values, at, start, start_grad,
-              known):
+def _elements(Qa, Qb, same, dim, ns, nz, index, R, t, beta, lam, gam, C, k, F, values, start, start_grad, known):
     """Forces and tangent of all elements over a step from Qa to Qb (module docstring), or with
     ``same`` the continuous ones at Qb. ``index`` (E, nz): the elements' coordinates in Q (-1:
     removed); ``R`` (E, 4, dim, dim), ``t`` (E, ns, dim), ``beta`` (E, ns, 4), ``lam`` (E, ns, 2),
     ``gam`` (E, ns), ``C`` (E, 4, 4) and ``k`` (E, ns) the strains' data. F (n,) is overwritten with
     -grad_bar V; ``values`` (nnz,) with d(-grad_bar V)/dQb (with ``same``: dF/dQ) in the order of the
-    tangent's pattern (module docstring, "Layout"), or, where ``at`` is not empty, its entry p added
-    with the sign flipped to ``values[at[p]]`` (``step_into``); an empty ``values`` skips the tangent.
-    ``start`` (E, ns) and ``start_grad`` (E, ns, nz) hold the strains and their gradients at Qa: read if
+    tangent's pattern (module docstring, "Layout"); an empty ``values`` skips the tangent. ``start``
+    (E, ns) and ``start_grad`` (E, ns, nz) hold the strains and their gradients at Qa: read if
     ``known`` (Qa is the step's start, the same in every Newton iteration), else written."""
     E = index.shape[0]
     if index.shape[1] != nz or t.shape[1] != ns:
@@ -214,7 +192,6 @@ def _elements(Qa, Qb, same, dim, ns, nz, index, R, t, beta, lam, gam, C, k, F, v
     Y, CY, D, U, gY = _work(dim)
     F[:] = 0.0
     tangent = values.size > 0
-    placed = at.size > 0
     factor = 1.0 if same else 0.5
     p = 0
     for el in range(E):
@@ -256,12 +233,7 @@ def _elements(Qa, Qb, same, dim, ns, nz, index, R, t, beta, lam, gam, C, k, F, v
             if ix[r] < 0:
                 continue
             first, last = (0, moving) if r < moving else (moving, nz)
-            if placed:  # -1.0 * -Ke is Ke: the sum of ``step_into``'s docstring bit for bit
-                for c in range(first, last):
-                    if full or ix[c] >= 0:
-                        values[at[p]] += Ke[r, c]
-                        p += 1
-            elif full:  # no branch in the loop: LLVM vectorises it
+            if full:  # no branch in the loop: LLVM vectorises it
                 for c in range(first, last):
                     values[p + c - first] = -Ke[r, c]
                 p += last - first
