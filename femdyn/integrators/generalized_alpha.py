@@ -297,7 +297,7 @@ class GeneralizedAlpha:
         system, loop = self.system, None
         if system.compiled_residual:  # Gbar = G(q_n+1): no G(qa); the tangent of G^T lam twice the mid-point one
             loop = lambda: (self.beta_p, *system.mass_csr, self._mass_values, step["inertia"],  # noqa: E731
-                            np.zeros(system.n), step["constant_forces"], NONE, self.scale, 2.0, *system.batch_arguments,
+                            NONE, step["constant_forces"], NONE, self.scale, 2.0, *system.batch_arguments,
                             *system.loop_force(None, True, self.dt, (step["v_known"], step["q_known"], self.gamma_p),
                                               step["states"]),
                             system.loop_family(step["servo_starts"]),

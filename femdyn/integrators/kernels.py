@@ -193,7 +193,7 @@ def newton_loop(mass_factor, M_indptr, M_indices, M_data, mass_values, inertia, 
     (``friction``: ``forces.friction_kernels.loop``, one coordinate and one tangent entry per instance, the
     last of ``F_at``, ``dF_at``; none where its form is 0), spring-dampers after it (``springs``:
     ``forces.spring_kernels.loop``, likewise), ``assemble`` (M (qb - ``origin``) from M's CSR arrays, ``origin``
-    the step's start for the energy-momentum scheme and zeros for generalized-alpha, ``SaddleSystem.assemble``'s
+    the step's start for the energy-momentum scheme, empty for generalized-alpha: M qb, ``SaddleSystem.assemble``'s
     qa; the forces' tangents at ``dF_at``, before or after the batch's entries or after the family's
     (``tangents``); ``G_a``, ``scale`` and ``tangent`` as there), at most
     one family of joint angles (``family``: ``joints.angle.JointAngle.loop_arguments``, its ``contribute``; none
@@ -263,8 +263,12 @@ def newton_loop(mass_factor, M_indptr, M_indices, M_data, mass_values, inertia, 
                           tangents_all[nt + nv + nk :] if fresh else no_dF[0])
         for i in range(n):
             acc = 0.0
-            for k in range(M_indptr[i], M_indptr[i + 1]):
-                acc += M_data[k] * (qb[M_indices[k]] - origin[M_indices[k]])
+            if origin.size:
+                for k in range(M_indptr[i], M_indptr[i + 1]):
+                    acc += M_data[k] * (qb[M_indices[k]] - origin[M_indices[k]])
+            else:
+                for k in range(M_indptr[i], M_indptr[i + 1]):
+                    acc += M_data[k] * qb[M_indices[k]]
             Mq[i] = acc
         values = mass_values.copy() if fresh else no_values
         places = at if fresh else no_at

@@ -299,7 +299,7 @@ def alpha_steps(count, coefficients, head, tail, servos, solver, stop, gravity, 
     refactored = 0
     last = head[4]
     inertia, x = np.empty(n), np.empty(n)
-    origin = np.zeros(n)  # the mass term M q_n+1 (``kernels.newton_loop``)
+    origin = np.zeros(0)  # none: the mass term M q_n+1 (``kernels.newton_loop``)
     q_known, v_known, guess = np.empty(n), np.empty(n), np.empty(n)
     saved, factors = np.empty(2), np.empty(6)
     done = 0
