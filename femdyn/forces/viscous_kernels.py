@@ -31,7 +31,8 @@ def step(qa, qb, dt, J_indptr, J_indices, coefficients, sources, bilinear, D_ind
     """The step from qa to qb (local, (n,)) of ``ViscousDamping``: the mid-point rates
     e'_m = J(q_m) (qb - qa) / dt into ``rates`` (n_e,), the force Fbar = -J(q_m)^T D e'_m into ``force``
     (n,) and dFbar/dqb = -(1/2) H(D e'_m) - J(q_m)^T D J(qb) / dt at the pattern into ``values`` (the
-    entries ``bilinear`` of H first, then ``triple``'s). ``sources`` >= n: a constant entry."""
+    entries ``bilinear`` of H first, then ``triple``'s; an empty ``values``: the force and rates alone).
+    ``sources`` >= n: a constant entry."""
     n, entries, n_e = qa.size, coefficients.size, J_indptr.size - 1
     Jm, Jb = np.empty(entries), np.empty(entries)
     row = np.empty(entries, dtype=np.int64)
@@ -51,16 +52,9 @@ def step(qa, qb, dt, J_indptr, J_indices, coefficients, sources, bilinear, D_ind
             p = J_indices[a]
             acc += Jm[a] * (qb[p] - qa[p])
         rates[i] = acc / dt
-    y = np.zeros(n_e)
-    for i in range(n_e):
-        acc = 0.0
-        for t in range(D_indptr[i], D_indptr[i + 1]):
-            acc += D_data[t] * rates[D_indices[t]]
-        y[i] = acc
-    force[:] = 0.0
-    for i in range(n_e):
-        for a in range(J_indptr[i], J_indptr[i + 1]):
-            force[J_indices[a]] -= Jm[a] * y[i]
+    y = _forces(J_indptr, J_indices, Jm, D_indptr, D_indices, D_data, rates, force)
+    if values.size == 0:  # the force alone (a simplified Newton iteration)
+        return
     for k in range(bilinear.size):
         a = bilinear[k]
         values[k] = -0.5 * coefficients[a] * y[row[a]]
@@ -90,16 +84,7 @@ def continuous(q, v, J_indptr, J_indices, coefficients, sources, bilinear, D_ind
         for a in range(J_indptr[i], J_indptr[i + 1]):
             rate += Jq[a] * v[J_indices[a]]
         y[i] = rate
-    Dy = np.zeros(n_e)
-    for i in range(n_e):
-        acc = 0.0
-        for t in range(D_indptr[i], D_indptr[i + 1]):
-            acc += D_data[t] * y[D_indices[t]]
-        Dy[i] = acc
-    force[:] = 0.0
-    for i in range(n_e):
-        for a in range(J_indptr[i], J_indptr[i + 1]):
-            force[J_indices[a]] -= Jq[a] * Dy[i]
+    Dy = _forces(J_indptr, J_indices, Jq, D_indptr, D_indices, D_data, y, force)
     if dF_dq.size == 0:
         return
     for k in range(bilinear.size):
@@ -146,9 +131,8 @@ def loop(damper, qb, at, force, values):
     for i in range(nd):
         q[i] = qb[at[i]]
     if form == DISCRETE:
-        full = values if values.size else np.empty(bilinear.size + _triples(J_indptr, D_indptr, D_indices))
         step(qa, q, dt, J_indptr, J_indices, coefficients, sources, bilinear, D_indptr, D_indices, D_data, force,
-             full, np.empty(J_indptr.size - 1))
+             values, np.empty(J_indptr.size - 1))
         return
     v = np.empty(nd)
     for i in range(nd):
@@ -162,6 +146,23 @@ def loop(damper, qb, at, force, values):
                values, dF_dv)
     for i in range(values.size):
         values[i] = values[i] + gamma_p * dF_dv[i]
+
+
+@kernel
+def _forces(J_indptr, J_indices, J, D_indptr, D_indices, D_data, rates, force):
+    """y = D ``rates`` (CSR order) and ``force`` = -J^T y (J's entries ``J`` in row order): the damping
+    force of ``step`` and ``continuous``. Returns y."""
+    y = np.zeros(D_indptr.size - 1)
+    for i in range(y.size):
+        acc = 0.0
+        for t in range(D_indptr[i], D_indptr[i + 1]):
+            acc += D_data[t] * rates[D_indices[t]]
+        y[i] = acc
+    force[:] = 0.0
+    for i in range(y.size):
+        for a in range(J_indptr[i], J_indptr[i + 1]):
+            force[J_indices[a]] -= J[a] * y[i]
+    return y
 
 
 @kernel
