@@ -52,8 +52,8 @@ from ...numerics.compiled import kernel
 
 @kernel(inline="always")
 def _strains(z, dim, R, t, beta, lam, gam, C, e, G, Y, CY, D, U, gY):
-    """The strains e (ns,) and their gradients G (ns, nz) of one element at its coordinates z; Y, CY
-    (4, dim) and D, U, gY (dim,) are work arrays."""
+    """The strains e (ns,) and their gradients G (ns, nz) of one element at its coordinates z -- the
+    strains alone where G has no rows (``energies``) --; Y, CY (4, dim) and D, U, gY (dim,) are work arrays."""
     nd = dim * dim
     ns, nz = t.shape[0], z.size
     twist = nd + 4 * dim
@@ -93,6 +93,8 @@ def _strains(z, dim, R, t, beta, lam, gam, C, e, G, Y, CY, D, U, gY):
         for p in range(nz - twist):
             value += lam[i, p] * z[twist + p]
         e[i] = value
+        if G.shape[0] == 0:
+            continue
         for m in range(nz):
             G[i, m] = 0.0
         for a in range(dim):
@@ -305,7 +307,7 @@ def energies(Q, dim, index, R, t, beta, lam, gam, C, k):
     """V = 1/2 sum_i k_i e_i^2 summed over the elements, at each row of Q (F, n): (F,)."""
     E, nz = index.shape
     ns = t.shape[1]
-    z, e, G = np.zeros(nz), np.zeros(ns), np.zeros((ns, nz))
+    z, e, G = np.zeros(nz), np.zeros(ns), np.zeros((0, nz))  # the strains alone
     Y, CY, D, U, gY = _work(dim)
     out = np.zeros(Q.shape[0])
     for f in range(Q.shape[0]):
