@@ -4,9 +4,8 @@ kernels: spatial and planar FEM beams, servos, material damping, friction and ri
 loop and steps have one machine code per set of forces -- beams, damping, friction, spring-dampers, each there
 or not (``integrators.saddle.SaddleSystem.loop_force``) --: these cases compile those of rigid models, of beams,
 of beams with damping and of rigid bodies with friction; another set (spring-dampers, from Python) compiles its
-own on its first run. Once after
-installing (about 30-60 s on a 2-core machine); later it takes a few seconds, every kernel loaded
-from the cache. The cases ship in the package (``femdyn/cases``, the checkout's ``cases/``)."""
+own on its first run. Once after installing (a few minutes on a 2-core machine: 4-5 min at load average 3);
+later it takes a few seconds, every kernel loaded from the cache. The cases ship in the package (``femdyn/cases``, the checkout's ``cases/``)."""
 import sys
 import time
 from pathlib import Path
@@ -26,7 +25,7 @@ DT, T_END = 1e-3, 2e-3  # two steps
 def add(commands):
     """Add the ``warm-up`` subcommand (its arguments and handler) to ``commands``."""
     warm_up = commands.add_parser(
-        "warm-up", help="compile the kernels into numba's cache (once after installing, about 30-60 s)",
+        "warm-up", help="compile the kernels into numba's cache (once after installing, a few minutes)",
         description="Run two steps of shipped cases, so that numba compiles femdyn's kernels and keeps the "
         "machine code on disk: a later run starts without compiling. Exit code 1 if a case fails "
         "(its kernels then compile on first use).")
@@ -35,7 +34,7 @@ def add(commands):
 
 def handle(args):
     say(f"compiling femdyn's kernels into numba's cache: two steps of {len(WARM_UP)} shipped cases, each integrator "
-        "(about 30-60 s the first time, seconds when they are cached)")
+        "(a few minutes the first time, seconds when they are cached)")
     start, failed = time.perf_counter(), []
     for name in WARM_UP:
         path = CASES / f"{name}.toml"
