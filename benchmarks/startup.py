@@ -30,12 +30,15 @@ the start and the end (the CPU time of a run grows with the load too, but less t
 PYTHONPATH; each its own warm numba cache, filled before the rounds -- with ``--tree-caches`` the tree's own
 ``__pycache__``, which a warm tree has filled already), interleaved, to compare two versions on a shared
 machine. Python's bytecode is written and used (PYTHONDONTWRITEBYTECODE
-is removed from the runs' environment), as for an installed package; ``--kinds`` picks the kinds run.
+is removed from the runs' environment), as for an installed package; ``--kinds`` picks the kinds run (the warm
+caches are filled only where warm or bare runs are asked for); ``--flags`` adds options to every run (e.g.
+``--flags="--t-end 0.02"``: the first run's compilation of issue 37 with a short span).
 
 A benchmark (a table and JSON in SI units), not a test.
 
 Usage: python benchmarks/startup.py [--cases cases/nm_logo.toml cases/3prr_sine.toml] [--rounds 5]
                                     [--kinds cold warm bare] [--trees OLD NEW] [--tree-caches]
+                                    [--flags="--t-end 0.02"]
                                     [--json results/startup.json]
 """
 import argparse
@@ -43,6 +46,7 @@ import json
 import os
 import platform
 import resource
+import shlex
 import shutil
 import statistics
 import subprocess
@@ -96,27 +100,29 @@ def main():
                         help="warm and bare runs use each tree's own numba cache (its __pycache__, as a plain "
                         "`femdyn run` does) instead of a new folder filled before the rounds: nothing is compiled "
                         "where the trees' caches are warm")
+    parser.add_argument("--flags", type=shlex.split, default=[],
+                        help='options added to every `femdyn run`, one string (e.g. --flags="--t-end 0.02")')
     parser.add_argument("--json", type=Path, default=ROOT / "benchmarks" / "results" / "startup.json")
     args = parser.parse_args()
     trees = [tree.resolve() for tree in args.trees]
     load = os.getloadavg()
     print(f"Python {platform.python_version()}, {os.cpu_count()} CPUs (load average {load[0]:.2f}); "
-          f"{args.rounds} interleaved rounds, fresh processes; `femdyn run CASE` of {', '.join(map(str, trees))}",
-          flush=True)
+          f"{args.rounds} interleaved rounds, fresh processes; `femdyn run CASE {' '.join(args.flags)}` of "
+          f"{', '.join(map(str, trees))}", flush=True)
     keys = [(tree, c.name, kind) for tree in trees for c in args.cases for kind in args.kinds]
     walls, cpus, steps = ({key: [] for key in keys} for _ in range(3))
     with tempfile.TemporaryDirectory(prefix="femdyn-startup-") as tmp:
         tmp = Path(tmp)
         warm_caches = {tree: None if args.tree_caches else tmp / f"warm-{i}" for i, tree in enumerate(trees)}
         for tree in trees:  # fills each warm cache (and writes the tree's bytecode)
-            for case in args.cases:
-                femdyn_run(case, warm_caches[tree], tmp / "out", tree=tree)
+            for case in args.cases if {"warm", "bare"} & set(args.kinds) else ():
+                femdyn_run(case, warm_caches[tree], tmp / "out", *args.flags, tree=tree)
         for k in range(args.rounds):
             for i, case in enumerate(args.cases):
                 order = [(tree, kind) for tree in trees for kind in args.kinds]
                 for tree, kind in order if (k + i) % 2 == 0 else order[::-1]:
                     cache = tmp / f"cold-{k}-{i}" if kind == "cold" else warm_caches[tree]
-                    wall, cpu, summary = femdyn_run(case, cache, tmp / "out", *FLAGS[kind], tree=tree)
+                    wall, cpu, summary = femdyn_run(case, cache, tmp / "out", *FLAGS[kind], *args.flags, tree=tree)
                     walls[(tree, case.name, kind)].append(wall)
                     cpus[(tree, case.name, kind)].append(cpu)
                     steps[(tree, case.name, kind)].append(step_seconds(summary))
@@ -140,7 +146,7 @@ def main():
                   f"{row['cpu_seconds']:.3f} s CPU (target <= {TARGET_CPU} s)")
     print(f"load average at the end {os.getloadavg()[0]:.2f}")
     args.json.parent.mkdir(parents=True, exist_ok=True)
-    args.json.write_text(json.dumps(dict(rounds=args.rounds, load_average_start=load, load_average_end=os.getloadavg(),
+    args.json.write_text(json.dumps(dict(rounds=args.rounds, flags=args.flags, load_average_start=load, load_average_end=os.getloadavg(),
                                          python=platform.python_version(), cpus=os.cpu_count(),
                                          target_warm_seconds_nm_logo=TARGET_WARM,
                                          target_warm_cpu_seconds_nm_logo=TARGET_CPU, runs=rows), indent=2))

@@ -6,10 +6,10 @@ from .base import Force
 
 KERNELS = __package__ + ".friction_kernels"  # numba: imported where the kernels run
 
-# the forms of ``friction_kernels.loop`` (``Friction.friction_arguments``): none, the energy-consistent
-# return map over a step (energy-momentum) and the backward-Euler one at its end (generalized-alpha)
-NO_FORM, DISCRETE, CONTINUOUS = 0, 1, 2
-NO_FRICTION = (NO_FORM, np.zeros(0), np.zeros(0), np.zeros(0), np.zeros(0))  # ``friction_arguments`` of none
+# the forms of ``friction_kernels.loop`` (``Friction.friction_arguments``; a model without friction passes
+# None, ``integrators.saddle.SaddleSystem.loop_force``): the energy-consistent return map over a step
+# (energy-momentum) and the backward-Euler one at its end (generalized-alpha)
+DISCRETE, CONTINUOUS = 1, 2
 
 
 class Friction(Force):

@@ -7,13 +7,11 @@ from .base import Force
 
 KERNELS = __package__ + ".spring_kernels"  # numba: imported where the kernels run
 
-# the forms of ``spring_kernels.loop`` (``SpringDamper.spring_arguments``): none, the discrete
-# (energy-momentum) and the continuous one (generalized-alpha)
-NO_FORM, DISCRETE, CONTINUOUS = 0, 1, 2
-_NO_VALUE, _NO_INDEX = np.zeros(0), np.zeros(0, np.int64)
-# ``spring_arguments`` of a model without spring-dampers
-NO_SPRINGS = (NO_FORM, _NO_VALUE, _NO_VALUE, _NO_VALUE, 0.0, 0.0, np.zeros((0, 0, 0)), _NO_VALUE, _NO_VALUE,
-              _NO_VALUE, _NO_INDEX, _NO_INDEX)
+# the forms of ``spring_kernels.loop`` (``SpringDamper.spring_arguments``; a model without spring-dampers
+# passes None, ``integrators.saddle.SaddleSystem.loop_force``): the discrete (energy-momentum) and the
+# continuous one (generalized-alpha)
+DISCRETE, CONTINUOUS = 1, 2
+_NO_VALUE = np.zeros(0)
 
 
 class SpringDamper(Force):

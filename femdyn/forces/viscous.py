@@ -52,13 +52,11 @@ from .base import Force
 
 KERNELS = __package__ + ".viscous_kernels"  # numba: imported where the kernels run
 
-# the forms of ``viscous_kernels.loop`` (``ViscousDamping.damper_arguments``): none, the discrete
-# (energy-momentum) and the continuous one (generalized-alpha)
-NO_FORM, DISCRETE, CONTINUOUS = 0, 1, 2
-_NO_INDEX, _NO_VALUE = np.zeros(0, np.int64), np.zeros(0)
-# ``damper_arguments`` of a model without viscous damping
-NO_DAMPER = (NO_FORM, _NO_VALUE, _NO_VALUE, _NO_VALUE, 0.0, 0.0, np.zeros(1, np.int64), _NO_INDEX, _NO_VALUE,
-             _NO_INDEX, _NO_INDEX, np.zeros(1, np.int64), _NO_INDEX, _NO_VALUE)
+# the forms of ``viscous_kernels.loop`` (``ViscousDamping.damper_arguments``; a model without viscous damping
+# passes None, ``integrators.saddle.SaddleSystem.loop_force``): the discrete (energy-momentum) and the
+# continuous one (generalized-alpha)
+DISCRETE, CONTINUOUS = 1, 2
+_NO_VALUE = np.zeros(0)
 
 
 class ViscousDamping(Force):

@@ -5,7 +5,7 @@ run."""
 import numpy as np
 
 from ..numerics.compiled import kernel
-from .viscous import DISCRETE, NO_FORM
+from .viscous import DISCRETE
 
 
 @kernel
@@ -167,10 +167,8 @@ def _forces(J_indptr, J_indices, J, D_indptr, D_indices, D_data, rates, force):
 
 @kernel
 def sizes(damper):
-    """The damper's local coordinates and tangent entries (``loop``'s ``damper``; 0, 0 for none)."""
-    form, J_indptr, bilinear, D_indptr, D_indices = damper[0], damper[6], damper[10], damper[11], damper[12]
-    if form == NO_FORM:
-        return 0, 0
+    """The damper's local coordinates and tangent entries (``loop``'s ``damper``)."""
+    J_indptr, bilinear, D_indptr, D_indices = damper[6], damper[10], damper[11], damper[12]
     return max(damper[1].size, damper[2].size), bilinear.size + _triples(J_indptr, D_indptr, D_indices)
 
 

@@ -188,11 +188,14 @@ def newton_loop(mass_factor, M_indptr, M_indices, M_data, mass_values, inertia, 
     (``beam.world.kernels.step`` at the beams' coordinates ``F_at`` of qb, from their start ``Qa`` (1,
     F_at.size) or, with ``same``, the continuous forms at qb; ``known``: the strains at Qa are in
     ``start``/``start_grad`` already; the element data ``dim`` .. ``k_e`` as there; none where ``F_at`` is
-    empty), the bodies' viscous damping after them (``damper``: ``forces.viscous_kernels.loop``, the last of
-    ``F_at`` and ``dF_at`` its coordinates and places; none where its form is 0), joint friction after it
+    empty; ``dim`` None for a model without beams), the bodies' viscous damping after them (``damper``:
+    ``forces.viscous_kernels.loop``, the last of ``F_at`` and ``dF_at`` its coordinates and places; None for
+    none), joint friction after it
     (``friction``: ``forces.friction_kernels.loop``, one coordinate and one tangent entry per instance, the
-    last of ``F_at``, ``dF_at``; none where its form is 0), spring-dampers after it (``springs``:
-    ``forces.spring_kernels.loop``, likewise), ``assemble`` (M (qb - ``origin``) from M's CSR arrays, ``origin``
+    last of ``F_at``, ``dF_at``; None for none), spring-dampers after it (``springs``:
+    ``forces.spring_kernels.loop``, likewise; None for none: a None force is typed ``none``, and numba
+    prunes its branches before typing, so that a model compiles the code of its own forces only),
+    ``assemble`` (M (qb - ``origin``) from M's CSR arrays, ``origin``
     the step's start for the energy-momentum scheme, empty for generalized-alpha: M qb, ``SaddleSystem.assemble``'s
     qa; the forces' tangents at ``dF_at``, before or after the batch's entries or after the family's
     (``tangents``); ``G_a``, ``scale`` and ``tangent`` as there), at most
@@ -218,10 +221,15 @@ def newton_loop(mass_factor, M_indptr, M_indices, M_data, mass_values, inertia, 
     last = mass_values
     R = np.zeros(0)
     Mq = np.empty(n)
-    nd, nv = viscous.sizes(damper)  # the damper's coordinates and tangent entries, after the beams'
-    nk = friction[2].size if friction[0] else 0  # the friction instances, after them
-    ns = springs[6].shape[0] * springs[6].shape[2] if springs[0] else 0  # the springs' coordinates, after them
-    nsv = springs[6].shape[0] * springs[10].size if springs[0] else 0  # and their tangent entries
+    # an absent force is None: its branches are pruned before typing (``SaddleSystem.loop_force``)
+    nd, nv, nk, ns, nsv = 0, 0, 0, 0, 0
+    if damper is not None:
+        nd, nv = viscous.sizes(damper)  # the damper's coordinates and tangent entries, after the beams'
+    if friction is not None:
+        nk = friction[2].size  # the friction instances, after them
+    if springs is not None:
+        ns = springs[6].shape[0] * springs[6].shape[2]  # the springs' coordinates, after them
+        nsv = springs[6].shape[0] * springs[10].size  # and their tangent entries
     nf, nt = F_at.size - nd - nk - ns, dF_at.size - nv - nk - nsv  # the beams'
     Qb, F, dF = np.empty((1, nf)), np.zeros((1, nf)), np.zeros((1, nt))
     F_bounds = np.zeros(1 + (nf > 0) + (nd > 0) + (nk > 0) + (ns > 0), np.int64)  # where each force's values begin
@@ -241,26 +249,30 @@ def newton_loop(mass_factor, M_indptr, M_indices, M_data, mass_values, inertia, 
     servo_first, servo_last = servo[0] and servo[3].shape[0] > 0, not servo[0] and servo[3].shape[0] > 0
     fresh = True
     for it in range(1, max_iterations + 1):
-        if nf:
-            for i in range(nf):
-                Qb[0, i] = qb[F_at[i]]
-            tangent_e = dF if fresh else no_dF
-            beams.step(Qb if same else Qa, Qb, same, dim, index, R_e, t_e, beta, lam_e, gamma, C_e, k_e, F, tangent_e,
-                       start, start_grad, known)
-            known = True
+        if dim is not None:  # no beams: None (``beam.world.elasticity.NO_STEP``), pruned as the forces below
+            if nf:
+                for i in range(nf):
+                    Qb[0, i] = qb[F_at[i]]
+                tangent_e = dF if fresh else no_dF
+                beams.step(Qb if same else Qa, Qb, same, dim, index, R_e, t_e, beta, lam_e, gamma, C_e, k_e, F,
+                           tangent_e, start, start_grad, known)
+                known = True
         if nd or nk or ns:
             forces[:nf] = F[0]
             if fresh:
                 tangents_all[:nt] = dF[0]
-        if nd:
-            viscous.loop(damper, qb, F_at[nf : nf + nd], forces[nf : nf + nd],
-                         tangents_all[nt : nt + nv] if fresh else no_dF[0])
-        if nk:  # its derivative is one value, written in every iteration (used where ``fresh``)
-            friction_.loop(friction, qb, F_at[nf + nd : nf + nd + nk], forces[nf + nd : nf + nd + nk],
-                           tangents_all[nt + nv : nt + nv + nk], slip)
-        if ns:
-            springs_.loop(springs, qb, F_at[nf + nd + nk :], forces[nf + nd + nk :],
-                          tangents_all[nt + nv + nk :] if fresh else no_dF[0])
+        if damper is not None:
+            if nd:
+                viscous.loop(damper, qb, F_at[nf : nf + nd], forces[nf : nf + nd],
+                             tangents_all[nt : nt + nv] if fresh else no_dF[0])
+        if friction is not None:
+            if nk:  # its derivative is one value, written in every iteration (used where ``fresh``)
+                friction_.loop(friction, qb, F_at[nf + nd : nf + nd + nk], forces[nf + nd : nf + nd + nk],
+                               tangents_all[nt + nv : nt + nv + nk], slip)
+        if springs is not None:
+            if ns:
+                springs_.loop(springs, qb, F_at[nf + nd + nk :], forces[nf + nd + nk :],
+                              tangents_all[nt + nv + nk :] if fresh else no_dF[0])
         for i in range(n):
             acc = 0.0
             if origin.size:

@@ -48,9 +48,6 @@ import scipy.sparse as sp
 
 from ..beam.world.elasticity import NO_STEP
 from ..forces.base import Force
-from ..forces.friction import NO_FRICTION
-from ..forces.spring_damper import NO_SPRINGS
-from ..forces.viscous import NO_DAMPER
 from ..joints.angle import NO_FAMILY
 from ..joints.batch import NO_PLACES, NONE, AffineConstraints
 from ..joints.servo import NO_SERVO, LoopServos, joinable
@@ -169,12 +166,13 @@ class SaddleSystem:
         """``kernels.newton_loop``'s arguments of the varying forces (``compiled_residual``): where their
         tangents go (before the batch's entries with ``tangents_first``, else after them), their
         coordinates and Newton-matrix places, the beams' ``loop_arguments`` (``NO_STEP`` without them) and the
-        damping's ``damper_arguments`` (``NO_DAMPER`` without it) for a step of length ``dt`` from its start
+        damping's ``damper_arguments`` (None without it) for a step of length ``dt`` from its start
         ``qa_local`` (the varying forces' local coordinates, in ``varying`` order), or, with ``qa_local`` None,
         their continuous forms, the damping's at generalized-alpha's v = v~ + gamma' (q - q~) with ``velocity``
-        = (v~, q~, gamma') (n,), (n,), float; the friction's ``friction_arguments`` (``NO_FRICTION``
+        = (v~, q~, gamma') (n,), (n,), float; the friction's ``friction_arguments`` (None
         without it) from its slip in the forces' ``states`` at the step's start, the spring-dampers'
-        ``spring_arguments`` (``NO_SPRINGS`` without them) as the damping's."""
+        ``spring_arguments`` (None without them) as the damping's: an absent force None, whose code the
+        kernels leave out (numba prunes its branches before typing: ``kernels.newton_loop``)."""
         kernels = self._kernels
         if kernels is None:
             kernels = self._kernels = compiled(KERNELS)
@@ -182,7 +180,7 @@ class SaddleSystem:
         force = NO_STEP if self._looped is None else self._looped.loop_arguments(None if qa_local is None else
                                                                                  qa_local[0])
         local = dict(zip(self.varying, qa_local)) if qa_local is not None else None
-        damper, friction, springs = NO_DAMPER, NO_FRICTION, NO_SPRINGS
+        damper = friction = springs = None
         if self._damper is not None:
             f = self.forces[self._damper]
             damper = f.damper_arguments(dt, local[self._damper][0]) if local is not None else \

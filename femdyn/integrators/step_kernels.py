@@ -168,7 +168,8 @@ def _scattered(applied, force, at):
 def forces_end(damper, friction, springs, at, qa, va, qb, vb, constant, slip):
     """The end of a step from (qa, va) to (qb, vb) of the viscous damping, the joint friction and the
     spring-dampers of the Newton loop (``kernels.newton_loop``'s ``damper``, ``friction`` and ``springs``,
-    their forms the stepper's: their q_a and the friction's slip p_n those of the step's start) at their
+    None where absent; their forms the stepper's: their q_a and the friction's slip p_n those of the step's
+    start) at their
     coordinates ``at``: the constant forces plus their forces, the friction's new slip into ``slip``, and
     the step's dissipation, each summed as the interpreted step sums it. The energy-momentum step
     (``EnergyMomentum._finish``): their forces Fbar(q_a, q_b) (``SaddleSystem.applied`` of the worked
@@ -181,7 +182,7 @@ def forces_end(damper, friction, springs, at, qa, va, qb, vb, constant, slip):
     nd, nk, ns = damper_at.size, friction_at.size, spring_at.size
     applied = np.zeros(constant.size)
     lost = 0.0
-    if nd:
+    if damper is not None:  # an absent force (None): pruned before typing (``kernels.newton_loop``)
         q_b, force = np.empty(nd), np.empty(nd)
         for i in range(nd):
             q_b[i] = qb[damper_at[i]]
@@ -199,12 +200,12 @@ def forces_end(damper, friction, springs, at, qa, va, qb, vb, constant, slip):
             loss = viscous.work_rate(force_a, force, q_a, q_b)
         _scattered(applied, force, damper_at)
         lost += loss
-    if nk:
+    if friction is not None:
         force = np.empty(nk)
         friction_.loop(friction, qb, friction_at, force, np.empty(nk), slip)
         _scattered(applied, force, friction_at)
         lost += pairwise_sum(friction_.losses(friction[2], slip, friction[4]), 0, nk)
-    if ns:
+    if springs is not None:
         D, stiffness, damping, free_length = springs[6], springs[7], springs[8], springs[9]
         K, n = D.shape[0], D.shape[2]
         Qb, F, none = np.empty((K, n)), np.empty((K, n)), np.empty((0, 0, 0))
@@ -226,12 +227,13 @@ def forces_end(damper, friction, springs, at, qa, va, qb, vb, constant, slip):
 
 
 @kernel
-def worked_potential(q, gravity, at, slip, E, springs, slots):
+def worked_potential(q, gravity, at, slip, friction, springs, slots):
     """``SaddleSystem.worked_potential``: ``gravity_potential`` of ``gravity`` with, at their places
     ``slots`` among the worked forces (< 0: none), the friction's potential sum_k E_k/2 (q_k - p_k)^2
-    (``Friction.potential``; the slip p ``slip``) and the spring-dampers' sum k/2 (l - l0)^2
+    (``Friction.potential``; the slip p ``slip``, ``friction``'s E) and the spring-dampers' sum k/2
+    (l - l0)^2
     (``SpringDamper.potential``; ``springs``' D, k, l0) at their coordinates ``at`` (the damping's, the
-    friction's, the springs')."""
+    friction's, the springs'; an absent force None, ``kernels.newton_loop``)."""
     weights, dofs, bounds = gravity
     friction_slot, spring_slot = slots
     if friction_slot < 0 and spring_slot < 0:
@@ -239,33 +241,37 @@ def worked_potential(q, gravity, at, slip, E, springs, slots):
     total = 0.0
     for k in range(bounds.size - 1):
         if k == friction_slot:
-            total += pairwise_sum(friction_.potential_terms(q, at[1], slip, E), 0, at[1].size)
+            if friction is not None:
+                total += pairwise_sum(friction_.potential_terms(q, at[1], slip, friction[3]), 0, at[1].size)
         elif k == spring_slot:
-            D = springs[6]
-            K, n = D.shape[0], D.shape[2]
-            local = np.empty((K, n))
-            for i in range(K * n):
-                local[i // n, i % n] = q[at[2][i]]
-            total += pairwise_sum(springs_.potential_terms(local, D, springs[7], springs[9]), 0, K)
+            if springs is not None:
+                D = springs[6]
+                K, n = D.shape[0], D.shape[2]
+                local = np.empty((K, n))
+                for i in range(K * n):
+                    local[i // n, i % n] = q[at[2][i]]
+                total += pairwise_sum(springs_.potential_terms(local, D, springs[7], springs[9]), 0, K)
         else:  # gravity's, or a load's without potential
             total += gravity_potential(q, weights, dofs, bounds[k : k + 2])
     return total
 
 
 @kernel
-def alpha_steps(count, coefficients, head, tail, servos, solver, stop, gravity, constants, carry, rows, row, ends):
+def alpha_steps(count, coefficients, head, tail, damper, friction, springs, family, servos, solver, stop, gravity,
+                constants, carry, rows, row, ends):
     """Up to ``count`` generalized-alpha steps (``generalized_alpha.GeneralizedAlpha.step``) in one call,
     each as the interpreted step computes it: its begin (``_begin``: q~ = q_n + h v_n + h^2 (1/2 - beta)
     a_n, v~ = v_n + h (1 - gamma) a_n, the inertia M (beta' q~ - c_n), c_n = (alpha_m a_n - alpha_f
     vd_n) / (1 - alpha_f), the predictor q~ + beta h^2 (2 a_n - a_n-1)), Newton's iteration
-    (``kernels.newton_loop`` with ``head``, ``tail`` and ``solver``, its arguments around the step's own,
+    (``kernels.newton_loop`` with ``head``, ``tail``, ``damper``, ``friction``, ``springs`` (None where absent),
+    ``family`` and ``solver``, its arguments around the step's own,
     and the step's servo rows from ``servos``: ``newton_loop``'s ``servo`` with a row of a(t), gamma(t) for
     each step; ``stop``: (on, safety, window, ratios, count, refresh, steps) of ``newton.QuadraticStop``),
     the step's end (``_finish``: a_n+1 = (q_n+1 - q~) / (beta h^2), v_n+1 = v~ + gamma h a_n+1, vd_n+1,
     the work ``step_work`` of the ``worked_forces`` plus V(q_n+1) - V(q_n), ``worked_potential``
     of ``gravity``) and the chunk's row ``row`` + k + 1 (``rows``: Q, V, Lam, inputs, iterations,
     work, dissipation, the input rows; ``time_loop._Chunk``). The viscous damping, the joint friction and the
-    spring-dampers of ``tail``'s Newton loop (``kernels.newton_loop``'s ``damper``, ``friction``, ``springs``,
+    spring-dampers of the Newton loop (``kernels.newton_loop``'s ``damper``, ``friction``, ``springs``,
     their continuous forms) at their coordinates ``ends[0]``: the damping and the springs take each step's
     v~ and q~ there, their forces and losses enter the step's work and dissipation (``forces_end``), the
     friction's and the springs' potentials V(q_n+1) at their places ``ends[1]`` among the worked forces
@@ -292,7 +298,6 @@ def alpha_steps(count, coefficients, head, tail, servos, solver, stop, gravity, 
     M_indptr, M_indices, M_data = head[1], head[2], head[3]
     active, refinement = solver[6], solver[8]
     n, m = q.size, lam.size
-    damper, friction, springs = tail[-4], tail[-3], tail[-2]
     at, slots, slips = ends
     damper_at, friction_at, spring_at = at
     nk = friction_at.size
@@ -313,10 +318,12 @@ def alpha_steps(count, coefficients, head, tail, servos, solver, stop, gravity, 
             v_known[i] = v[i] + c_velocity * a[i]
             x[i] = beta_p * q_known[i] - (alpha_m * a[i] - alpha_f * vd[i]) / c_f
             guess[i] = q_known[i] + c_guess * ((2.0 * a[i] - a_before[i]) if known_before else a[i])
-        for i in range(damper_at.size):  # the damper's and the springs' v~, q~
-            damper[2][i], damper[3][i] = v_known[damper_at[i]], q_known[damper_at[i]]
-        for i in range(spring_at.size):
-            springs[2][i], springs[3][i] = v_known[spring_at[i]], q_known[spring_at[i]]
+        if damper is not None:  # the damper's and the springs' v~, q~
+            for i in range(damper_at.size):
+                damper[2][i], damper[3][i] = v_known[damper_at[i]], q_known[damper_at[i]]
+        if springs is not None:
+            for i in range(spring_at.size):
+                springs[2][i], springs[3][i] = v_known[spring_at[i]], q_known[spring_at[i]]
         for i in range(n):
             acc = 0.0
             for k in range(M_indptr[i], M_indptr[i + 1]):
@@ -332,7 +339,8 @@ def alpha_steps(count, coefficients, head, tail, servos, solver, stop, gravity, 
         early = (on, measuring, safety, window, round_off * size, ratios, recorded)
         step_servo = servo_rows(servos, done)
         how, its, qb, increment, factored, values, R = newton.newton_loop(
-            *head, inertia, origin, constant, *tail, step_servo, guess, lam_b, bound, *solver, early)
+            *head, inertia, origin, constant, *tail, damper, friction, springs, family, step_servo, guess, lam_b,
+            bound, *solver, early)
         if how != newton.CONVERGED:
             break
         a_b, vb, vd_b = np.empty(n), np.empty(n), np.empty(n)
@@ -348,7 +356,7 @@ def alpha_steps(count, coefficients, head, tail, servos, solver, stop, gravity, 
         base, lost, slip = constant, 0.0, np.empty(nk)
         if damper_at.size or nk or spring_at.size:
             base, lost = forces_end(damper, friction, springs, at, q, v, qb, vb, constant, slip)
-        potential_b = worked_potential(qb, gravity, at, slip, friction[3], springs, slots)
+        potential_b = worked_potential(qb, gravity, at, slip, friction, springs, slots)
         force_b = worked_forces(base, step_servo, lam_b)
         record(rows, row + done, qb, vb, its, lam, lam_b, True,
                step_work(force, force_b, qb, q) + potential_b - potential, lost)
@@ -359,7 +367,8 @@ def alpha_steps(count, coefficients, head, tail, servos, solver, stop, gravity, 
         klu.free(solver[3], klu.KEPT)  # the step's start's factorisation, kept for an undo
         a_before, known_before = a, True
         q, v, a, vd, lam, force, potential = qb, vb, a_b, vd_b, lam_b, force_b, potential_b
-        friction[2][:] = slip  # the next step's slip p_n
+        if friction is not None:
+            friction[2][:] = slip  # the next step's slip p_n
         slips[done] = slip
         done += 1
     if done < count:  # the step not done: as before it
@@ -370,16 +379,17 @@ def alpha_steps(count, coefficients, head, tail, servos, solver, stop, gravity, 
 
 
 @kernel
-def midpoint_steps(count, coefficients, head, tail, batch, force, family, servos, solver, stop, gravity, constants,
-                   carry, rows, row, ends):
+def midpoint_steps(count, coefficients, head, tail, batch, force, damper, friction, springs, family, servos, solver,
+                   stop, gravity, constants, carry, rows, row, ends):
     """Up to ``count`` energy-momentum steps (``energy_momentum.EnergyMomentum.step``) in one call, each
     as the interpreted step computes it: its begin (the predictor q_n + h v_n, Newton's start, the
     inertia 2/h M v_n with q_n the origin of the mass term (``energy_momentum``), G(q_n) of the batch,
     ``joints.kernels.jacobian`` with ``batch``: (the slots' g, the Hessians)), Newton's iteration
     (``kernels.newton_loop`` with ``head``, ``tail``,
     the varying forces' ``force`` -- where their tangents go, their coordinates and places, then the
-    beams' element data after the start and ``known``, the damping's, the friction's and the springs'
-    arguments, each step's start q_a written into them --, ``family``, the step's servo rows from ``servos``
+    beams' element data after the start and ``known`` --, the damping's, the friction's and the springs'
+    arguments ``damper``, ``friction``, ``springs`` (None where absent), each step's start q_a written into
+    them, ``family``, the step's servo rows from ``servos``
     (``alpha_steps``), ``stop`` (none) and ``solver``), the step's end (``_finish``: v_n+1 = 2/h (q_n+1 -
     q_n) - v_n, the work ``step_work`` of the ``constants`` forces (``alpha_steps``; with the damping's, the
     friction's and the springs', ``ends`` as there) plus V(q_n+1) - V(q_n)) and the chunk's row ``row`` +
@@ -393,7 +403,6 @@ def midpoint_steps(count, coefficients, head, tail, batch, force, family, servos
     q, v, lam, potential = carry
     g, H_indptr, H_indices, H_data = batch
     tangents, F_at, dF_at = force[0], force[1], force[2]
-    damper, friction, springs = force[-3], force[-2], force[-1]
     at, slots, slips = ends
     damper_at, friction_at, spring_at = at
     nd, nk, ns = damper_at.size, friction_at.size, spring_at.size
@@ -435,18 +444,21 @@ def midpoint_steps(count, coefficients, head, tail, batch, force, family, servos
             lam_b[active[k]] = lam[active[k]]
         for i in range(F_at.size):
             Qa[0, i] = q[F_at[i]]
-        for i in range(nd):  # the damper's and the friction's start
-            damper[1][i] = q[damper_at[i]]
-        for i in range(nk):
-            friction[1][i] = q[friction_at[i]]
-        for i in range(ns):
-            springs[1][i] = q[spring_at[i]]
+        if damper is not None:  # the damper's, the friction's and the springs' start
+            for i in range(nd):
+                damper[1][i] = q[damper_at[i]]
+        if friction is not None:
+            for i in range(nk):
+                friction[1][i] = q[friction_at[i]]
+        if springs is not None:
+            for i in range(ns):
+                springs[1][i] = q[spring_at[i]]
         size = newton.largest(guess)
         size = size if size > 1.0 else 1.0
         step_servo = servo_rows(servos, done)
         how, its, qb, increment, factored, values, R = newton.newton_loop(
-            *head, inertia, q, constant, G_a, *tail, tangents, F_at, dF_at, Qa, False, False, *force[3:],
-            step_family, step_servo, guess, lam_b, tolerance * size, *solver, stop)
+            *head, inertia, q, constant, G_a, *tail, tangents, F_at, dF_at, Qa, False, False, *force[3:], damper,
+            friction, springs, step_family, step_servo, guess, lam_b, tolerance * size, *solver, stop)
         if how != newton.CONVERGED:
             break
         vb = np.empty(n)
@@ -460,7 +472,7 @@ def midpoint_steps(count, coefficients, head, tail, batch, force, family, servos
         base, lost, slip = constant, 0.0, np.empty(nk)
         if nd or nk or ns:
             base, lost = forces_end(damper, friction, springs, at, q, v, qb, vb, constant, slip)
-        potential_b = worked_potential(qb, gravity, at, slip, friction[3], springs, slots)
+        potential_b = worked_potential(qb, gravity, at, slip, friction, springs, slots)
         worked = worked_forces(base, step_servo, lam_b)
         record(rows, row + done, qb, vb, its, lam, lam_b, False,
                step_work(worked, worked, qb, q) + potential_b - potential, lost)  # F . dq
@@ -469,7 +481,8 @@ def midpoint_steps(count, coefficients, head, tail, batch, force, family, servos
             last = values
         klu.free(solver[3], klu.KEPT)  # the step's start's factorisation, kept for an undo
         q, v, lam, potential = qb, vb, lam_b, potential_b
-        friction[2][:] = slip
+        if friction is not None:
+            friction[2][:] = slip
         slips[done] = slip
         done += 1
     if done < count:

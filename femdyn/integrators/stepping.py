@@ -221,14 +221,14 @@ class AlphaSteps(_Steps):
         else:
             early = (False, 0.0, 1, NONE, np.zeros(1, np.int64), 1, np.zeros(1, np.int64))
         looped = system.loop_force(None, True, dt, (c.v, c.q, s.gamma_p), states)  # the damper's v~, q~: per step
-        tail = (NONE, s.scale, 2.0, *system.batch_arguments, *looped,
-                system.loop_family([None] * (1 + len(system.families))))
+        tail = (NONE, s.scale, 2.0, *system.batch_arguments, *looped[:-3])  # the forces after it: None or not
         ends = self._ends_of(count)
         before = c.a if c.a_previous is None else c.a_previous
         carry = (c.q, c.v, c.a, c.vd, before, c.a_previous is not None, c.lam, c.force, potential)
         done, refactored, last, a, vd, a_before, lam, force, potential = compiled(STEP_KERNELS).alpha_steps(
-            count, self.coefficients, self.head, tail, self._servos(k, count), self._solver(), early, self.gravity,
-            constants, carry, self._rows(chunk), row, ends)
+            count, self.coefficients, self.head, tail, *looped[-3:],
+            system.loop_family([None] * (1 + len(system.families))), self._servos(k, count), self._solver(), early,
+            self.gravity, constants, carry, self._rows(chunk), row, ends)
         if not done:
             return 0
         states = self._done(chunk, done, refactored, last, lam, states, ends)
@@ -273,9 +273,9 @@ class MidpointSteps(_Steps):
                                     else None)
         looped = system.loop_force(self._local(q), False, dt, states=states)
         ends = self._ends_of(count)
-        force = (*looped[:3], *looped[6:])  # the start and ``known``: the kernel's own per step (the damper's too)
+        force = (*looped[:3], *looped[6:-3])  # the start and ``known``: the kernel's own per step (the damper's too)
         done, refactored, last, lam, potential = compiled(STEP_KERNELS).midpoint_steps(
-            count, self.coefficients, self.head, s._loop[1], self.batch, force,
+            count, self.coefficients, self.head, s._loop[1], self.batch, force, *looped[-3:],
             system.loop_family([None] * (1 + len(system.families)), q),
             self._servos(k, count), self._solver(), NO_STOP, self.gravity, constants,
             (q, chunk.V[row], chunk.lam, potential), self._rows(chunk), row, ends)

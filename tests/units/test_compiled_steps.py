@@ -289,13 +289,14 @@ def test_refused_refactorisations_are_pivoted_inside_the_compiled_steps(monkeypa
 
 
 def test_the_warm_up_cases_compile_the_steps_of_every_model():
-    """One machine code of each kernel for the planar and the spatial pendulum, with and without gravity
-    (no worked force: a potential of none), the FEM 3-PRR, a flexible link with material damping, a
-    mass on joint friction and a chain with spring-dampers (their arguments have the types of the stand-ins
-    of a model without them, ``NO_DAMPER``, ``NO_FRICTION``, ``NO_SPRINGS``), so the
-    two steps of ``femdyn warm-up``'s cases (3prr_sine, slender_cantilever) compile them for all."""
+    """One machine code of each kernel per set of forces -- the beams, the viscous damping, the joint
+    friction, the spring-dampers, each there or not (None: ``SaddleSystem.loop_force``) -- for the planar and
+    the spatial pendulum, with and without gravity (no worked force: a potential of none), the FEM 3-PRR, a
+    flexible link with material damping, a mass on joint friction and a chain with spring-dampers, so that
+    the two steps of each of ``femdyn warm-up``'s cases, run with both integrators, compile them for the
+    shipped cases: rigid, with beams, with damping, with friction."""
     from femdyn.commands.warm_up import WARM_UP
-    assert {"3prr_sine", "slender_cantilever"} <= set(WARM_UP)
+    assert {"3prr_sine", "nm_logo", "flexible_link_plant", "friction_oscillator"} <= set(WARM_UP)
     case = load_case(CASES / "3prr_sine.toml", Options(elements=1))
     time_loop.simulate(prepare(case.model, case.q0, case.v0), case.settings.replace(t_end=0.01))
     for dim in (2, 3):
@@ -307,8 +308,10 @@ def test_the_warm_up_cases_compile_the_steps_of_every_model():
         for integrator in INTEGRATORS:
             time_loop.simulate(prepare(case.model, case.q0, case.v0), case.settings.replace(
                 t_end=5 * case.settings.dt, integrator=integrator))
-    from test_compiled_newton import chain
+    from test_compiled_newton import chain, force_sets
     for integrator in INTEGRATORS:
         time_loop.simulate(chain(3, springs=True)[1], SolverSettings(1e-3, 0.005, integrator=integrator))
     kernels = compiled("femdyn.integrators.step_kernels")
-    assert len(kernels.alpha_steps.signatures) == len(kernels.midpoint_steps.signatures) == 1
+    for steps in (kernels.alpha_steps, kernels.midpoint_steps):  # beams, beams and damping, friction, springs
+        counts = force_sets(steps)
+        assert len(counts) >= 4 and set(counts.values()) == {1}

@@ -148,7 +148,8 @@ class WorldElasticity(Force):
         return kernels.energies(np.ascontiguousarray(Q[:, 0, :]), self.dim, self.index, *self.data)
 
 
-# ``WorldElasticity.loop_arguments`` of no force, of the same types: a step without beams in the loop
-NO_STEP = (np.zeros((1, 0)), True, False, 2, np.zeros((0, 0), dtype=np.int64), np.zeros((0, 0, 0, 0)),
+# ``WorldElasticity.loop_arguments`` of no force: a step without beams in the loop, the dimension None (so that
+# numba prunes the beams' kernel from the loop's machine code, ``integrators.kernels.newton_loop``)
+NO_STEP = (np.zeros((1, 0)), True, False, None, np.zeros((0, 0), dtype=np.int64), np.zeros((0, 0, 0, 0)),
            np.zeros((0, 0, 0)), np.zeros((0, 0, 0)), np.zeros((0, 0, 0)), np.zeros((0, 0)), np.zeros((0, 0, 0)),
            np.zeros((0, 0)), np.zeros((0, 0)), np.zeros((0, 0, 0)))
