@@ -163,7 +163,7 @@ class SaddleSystem:
         self.batch_arguments = (self._batch_at, *self.affine.arguments)  # its places in the matrix, then its data
         mass = sp.csr_matrix(self.mass)
         mass.sum_duplicates()
-        self.mass_csr = (mass.indptr.astype(np.int64), mass.indices.astype(np.int64), mass.data.astype(np.float64))
+        self.mass_csr = (mass.indptr.astype(np.int32), mass.indices.astype(np.int32), mass.data.astype(np.float64))
 
     def loop_force(self, qa_local: list | None, tangents_first: bool, dt: float = 0.0,
                    velocity: tuple | None = None, states: list | None = None) -> tuple:
