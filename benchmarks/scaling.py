@@ -68,7 +68,8 @@ def peak_rss_mib():
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / MIB
 
 
-# the parts of an iteration timed by ``split_run``: (module, owner or None for the module, attribute, label)
+# the parts of an iteration timed by ``split_run``: (module, owner or None for the module, attribute, label); the
+# energy-momentum stepper's own (assembly, end of step) read 0 with ``--integrator generalized-alpha``
 SPLIT = [("femdyn.integrators.kernels", None, "newton_loop", "compiled Newton iteration (whole)"),
          ("femdyn.integrators.energy_momentum", "EnergyMomentum", "_iterate", "assembly"),
          ("femdyn.integrators.saddle", "SaddleSystem", "add_tangent", "  refill of force tangents"),
@@ -96,10 +97,10 @@ def split_run(model, setup, dt, options, steps, integrator="energy-momentum"):
     spent, calls, kept = {}, {}, []
 
     def timed(label, function):
-        def wrapper(*args):
+        def wrapper(*args, **keywords):
             start = time.perf_counter()
             try:
-                return function(*args)
+                return function(*args, **keywords)
             finally:
                 spent[label] = spent.get(label, 0.0) + time.perf_counter() - start
                 calls[label] = calls.get(label, 0) + 1
