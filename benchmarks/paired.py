@@ -100,7 +100,8 @@ def main():
         p.stdin.close()
         p.wait()
     table = {}
-    print(f"{'':8s} {'N':>5s} {'CPU ms/step least':>18s} {'median':>8s} {'wall least':>11s} {'median':>8s} {'Newton':>7s}")
+    print(f"{'':8s} {'N':>5s} {'CPU ms/step least':>18s} {'median':>8s} {'wall least':>11s} {'median':>8s} "
+          f"{'Newton':>7s}")
     for (who, n), ts in turns.items():
         row = dict(cpu_least=min(t["cpu_ms"] for t in ts), cpu_median=statistics.median(t["cpu_ms"] for t in ts),
                    wall_least=min(t["wall_ms"] for t in ts), wall_median=statistics.median(t["wall_ms"] for t in ts),

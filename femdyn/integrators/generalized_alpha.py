@@ -76,7 +76,7 @@ q_n + h v_n, whichever of the two was the closer to the last step's solution (ma
 extrapolation in a step after a start). Fine beams carry in a_n the stiff components that the scheme
 damps only by about rho_inf per step, alternating in sign, which the extrapolation triples and
 q_n + h v_n (a_n+1 taken as -(1/2 - beta)/beta a_n) nearly cancels; rigid and servo-driven models
-keep the extrapolation. Full Newton, dt = 1e-3, the first 200 steps of the flexible pendulum of
+keep the extrapolation in (nearly) every step. Full Newton, dt = 1e-3, the first 200 steps of the flexible pendulum of
 benchmarks/README.md ("N = 4096 over 256, measured again"): 2.21 / 3.31 iterations per step with the
 extrapolation alone at N = 256 / 4096, 2.02 / 2.85 with the choice; the FEM 3-PRR 2.19 -> 2.03, the
 flexible five-bar 2.60 -> 2.30; nm_logo, 3rrr_forward, stewart_gough, rpr_figure8 and four_bar_spatial

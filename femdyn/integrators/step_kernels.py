@@ -277,16 +277,15 @@ def alpha_steps(count, coefficients, head, tail, servos, solver, stop, gravity, 
     ``coefficients``: (h, h^2 (1/2 - beta), h (1 - gamma), alpha_m, alpha_f, 1 - alpha_m, 1 - alpha_f,
     beta', beta h^2, beta h h, gamma h, the tolerance, the round-off floor's factor), each formed as
     the interpreted step forms it. ``carry``: (q_n, v_n, a_n, vd_n, a_n-1, whether a_n-1 is known, whether
-    the predictor is q_n + h v_n, lam_n, F_n, V(q_n)) of the step before; ``constants``: the constant forces of each step (one row:
-    the same in every step).
+    the predictor is q_n + h v_n, lam_n, F_n, V(q_n)) of the step before; ``constants``: the constant forces
+    of each step (one row: the same in every step).
 
     A step whose Newton iteration ends other than converged, or whose (q, v) is not finite, is undone
     (the multipliers, the refinement pause and the early stop's record as before it) and the call
     returns before it, for the interpreted step to do it again with its messages. Returns (steps done,
     factorisations done, the values last factored, a, vd, a_n-1, the next predictor's choice, lam, F, V) of the
-    last step done. KLU's
-    factorisation of a step's start is kept until the step is done (``solver``'s ``pivoting`` keeps it),
-    and an undone step puts it back (``numerics.klu.undo``)."""
+    last step done. KLU's factorisation of a step's start is kept until the step is done (``solver``'s
+    ``pivoting`` keeps it), and an undone step puts it back (``numerics.klu.undo``)."""
     h, c_known, c_velocity, alpha_m, alpha_f, c_m, c_f, beta_p, c_guess, c_a, c_v, tolerance, round_off = \
         coefficients
     q, v, a, vd, a_before, known_before, use_velocity, lam, force, potential = carry
