@@ -11,8 +11,8 @@ instead of 8 here (``time_loop._Calls``; the numbers do not depend on it), so th
 compiled call is timed alone. Times: the first step (``stepper.step`` or the first compiled call), set-up
 and first step (from the start of ``simulate``: the stepper and its KLU analyses, the consistent start,
 the first step), the consistent accelerations (``SaddleSystem.consistent``, the start's and the end's),
-and the median CPU time per step of the later steps (per call over the steps it did). A benchmark, not a
-test: nothing is asserted.
+and the median CPU time per step of the later steps (per call over the steps it did); the Newton iterations
+of the first step and per later step. A benchmark, not a test: nothing is asserted.
 
 ``--command``: ``python -m femdyn run CASE --no-plots --no-vtk`` of the same pendulum written as a case
 file (FEM beam, ``--steps`` steps), one process per integrator and round: wall time, CPU time of the
@@ -110,6 +110,8 @@ def worker(n, steps, integrator, length):
                           setup_first_ms=1e3 * (first[0] - start),
                           consistent_ms=[1e3 * seconds for _, seconds, _, _ in spent["consistent"]],
                           later_step_ms=1e3 * statistics.median(later) if later else None,
+                          first_iterations=int(results.iterations[1]),
+                          later_iterations=float(results.iterations[2:].mean()),
                           peak_rss_mib=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0)))
 
 
@@ -154,7 +156,8 @@ def main():
         print(f"N = {r['elements']}, L = {r['length']} m, {integrator}: "
               f"first step {r['first_step_ms']:.1f} ms CPU ({r['first_by']}), "
               f"later steps {r['later_step_ms']:.1f} ms each, "
-              f"first / later {r['first_step_ms'] / r['later_step_ms']:.2f}; set-up + first step "
+              f"first / later {r['first_step_ms'] / r['later_step_ms']:.2f}; Newton iterations: first step "
+              f"{r['first_iterations']}, later {r['later_iterations']:.2f} per step; set-up + first step "
               f"{r['setup_first_ms']:.1f} ms (consistent start {r['consistent_ms'][0]:.1f} ms of it); "
               f"run {r['run_s']:.2f} s CPU, peak RSS {r['peak_rss_mib']:.0f} MiB")
     print(f"load average {os.getloadavg()[0]:.2f}")

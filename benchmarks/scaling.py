@@ -2,14 +2,16 @@
 (time per step and peak memory, N = 16 to 4096).
 
 The pendulum of ``exudyn_flexible.py`` (pinned steel beam, L = 1 m, 10 x 10 mm, gravity, released
-horizontal from rest; FFR Euler-Bernoulli with geometric stiffening, BEM energy-momentum stepper, KLU)
+horizontal from rest; FFR Euler-Bernoulli with geometric stiffening, KLU; the energy-momentum stepper, or with
+``--integrator generalized-alpha`` generalized-alpha with rho_inf = 0.9)
 with N = 16, 32, ..., 4096 elements. Each N runs in a fresh Python process, so that its peak memory is
 its own, in ``--rounds`` rounds (default 3) alternating the order of N (up, down, up), medians:
 
 * time per step: ``--steps`` steps at ``--dt`` from the start (stepper construction excluded and
   reported apart; 3 warm-up steps first), median of ``--repeat`` runs with a new stepper each (runs longer than
   ``--single-above`` seconds are made once); also per Newton iteration, since the iteration count
-  changes with N;
+  changes with N; wall time, and the process's CPU time too (on a machine shared with other jobs the
+  wall time waits for a core: the CPU time leaves those waits out, not the caches that others share);
 * peak memory: ``resource.getrusage(RUSAGE_SELF).ru_maxrss`` of that process (everything: Python,
   NumPy/SciPy, KLU's C allocations), and the same after the imports, before the model is built (the
   baseline: the libraries); with ``--tracemalloc`` also the peak of Python-tracked
@@ -36,7 +38,8 @@ growth gives 16) and the peak memory at N = 4096 (target: < 300 MiB), and writes
 a test: nothing is asserted.
 
 Usage: python benchmarks/scaling.py [--elements 16 32 .. 4096] [--steps 200] [--dt 1e-3] [--repeat 1] [--rounds 3]
-                                    [--newton full|modified] [--tracemalloc] [--split]
+                                    [--newton full|modified] [--integrator energy-momentum|generalized-alpha]
+                                    [--tracemalloc] [--split]
                                     [--json results/scaling.json]
 """
 import os
@@ -65,7 +68,8 @@ def peak_rss_mib():
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / MIB
 
 
-# the parts of an iteration timed by ``split_run``: (module, owner or None for the module, attribute, label)
+# the parts of an iteration timed by ``split_run``: (module, owner or None for the module, attribute, label); the
+# energy-momentum stepper's own (assembly, end of step) read 0 with ``--integrator generalized-alpha``
 SPLIT = [("femdyn.integrators.kernels", None, "newton_loop", "compiled Newton iteration (whole)"),
          ("femdyn.integrators.energy_momentum", "EnergyMomentum", "_iterate", "assembly"),
          ("femdyn.integrators.saddle", "SaddleSystem", "add_tangent", "  refill of force tangents"),
@@ -76,22 +80,27 @@ SPLIT = [("femdyn.integrators.kernels", None, "newton_loop", "compiled Newton it
          ("femdyn.integrators.energy_momentum", "EnergyMomentum", "_finish", "end of step")]
 
 
-def split_run(model, setup, dt, options, steps):
+def stepper_class(integrator):
+    """The stepper of ``integrator`` (``settings.INTEGRATORS``)."""
+    from femdyn.integrators.energy_momentum import EnergyMomentum
+    from femdyn.integrators.generalized_alpha import GeneralizedAlpha
+    return GeneralizedAlpha if integrator == "generalized-alpha" else EnergyMomentum
+
+
+def split_run(model, setup, dt, options, steps, integrator="energy-momentum"):
     """A run of ``steps`` with a perf_counter timer around each part of ``SPLIT`` (about 1 us a call
     added): ms per step of each part (``rest``: the total less the parts not indented), the calls
     per step, and KLU's figures of the run."""
     import importlib
 
     from chain import run_steps
-
-    from femdyn.integrators.energy_momentum import EnergyMomentum
     spent, calls, kept = {}, {}, []
 
     def timed(label, function):
-        def wrapper(*args):
+        def wrapper(*args, **keywords):
             start = time.perf_counter()
             try:
-                return function(*args)
+                return function(*args, **keywords)
             finally:
                 spent[label] = spent.get(label, 0.0) + time.perf_counter() - start
                 calls[label] = calls.get(label, 0) + 1
@@ -103,7 +112,7 @@ def split_run(model, setup, dt, options, steps):
         kept.append((target, name, getattr(target, name)))
         setattr(target, name, timed(label, kept[-1][2]))
     try:
-        stepper = EnergyMomentum(model, dt, setup.active_rows, options)
+        stepper = stepper_class(integrator)(model, dt, setup.active_rows, options)
         _, _, iterations, seconds = run_steps(model, setup, stepper, steps)
     finally:
         for target, name, function in kept:
@@ -122,7 +131,7 @@ def split_run(model, setup, dt, options, steps):
 PARTS_STEP = 30  # the step whose ``newton_loop`` arguments ``loop_parts`` times the parts on
 
 
-def loop_parts(model, setup, dt, options, batches=15):
+def loop_parts(model, setup, dt, options, batches=15, integrator="energy-momentum"):
     """us per call of each part of the compiled Newton iteration, timed alone on the arguments of
     ``newton_loop`` at step ``PARTS_STEP`` (module docstring), least over ``batches`` batches."""
     import copy
@@ -134,7 +143,6 @@ def loop_parts(model, setup, dt, options, batches=15):
 
     from femdyn.beam.world import kernels as beams
     from femdyn.integrators import kernels
-    from femdyn.integrators.energy_momentum import EnergyMomentum
     from femdyn.numerics import klu
 
     @njit
@@ -154,7 +162,7 @@ def loop_parts(model, setup, dt, options, batches=15):
 
     kernels.newton_loop = capture
     try:
-        stepper = EnergyMomentum(model, dt, setup.active_rows, options)  # alive: it owns the factorisation
+        stepper = stepper_class(integrator)(model, dt, setup.active_rows, options)  # alive: it owns the factorisation
         run_steps(model, setup, stepper, PARTS_STEP + 3)
     finally:
         kernels.newton_loop = loop
@@ -206,7 +214,7 @@ def loop_parts(model, setup, dt, options, batches=15):
                 tangent_entries=int(a["dF_at"].size))
 
 
-def worker(n, steps, dt, repeat, single_above, trace, newton, split=False):
+def worker(n, steps, dt, repeat, single_above, trace, newton, split=False, integrator="energy-momentum"):
     """One N in this (fresh) process; prints one JSON line."""
     if trace:
         import tracemalloc
@@ -217,9 +225,9 @@ def worker(n, steps, dt, repeat, single_above, trace, newton, split=False):
     from chain import run_steps
     from exudyn_flexible import FemdynPendulum
 
-    from femdyn.integrators.energy_momentum import EnergyMomentum
     from femdyn.integrators.newton import NewtonOptions
     options = NewtonOptions(modified=newton == "modified")
+    Stepper = stepper_class(integrator)
     baseline = peak_rss_mib()
     if trace:
         tracemalloc.reset_peak()
@@ -229,24 +237,26 @@ def worker(n, steps, dt, repeat, single_above, trace, newton, split=False):
     build = time.perf_counter() - start
     after_build = peak_rss_mib()
     model, setup = fp.model, fp.setup
-    run_steps(model, setup, EnergyMomentum(model, dt, setup.active_rows, options), 3)  # warm-up: first-call costs
+    run_steps(model, setup, Stepper(model, dt, setup.active_rows, options), 3)  # warm-up: first-call costs
     if split:
-        print(json.dumps(dict(elements=n, **split_run(model, setup, dt, options, steps),
-                              loop_parts=loop_parts(model, setup, dt, options))))
+        print(json.dumps(dict(elements=n, **split_run(model, setup, dt, options, steps, integrator),
+                              loop_parts=loop_parts(model, setup, dt, options, integrator=integrator))))
         return
     runs, construction = [], []
     for k in range(repeat if not trace else 1):
         start = time.perf_counter()
-        stepper = EnergyMomentum(model, dt, setup.active_rows, options)
+        stepper = Stepper(model, dt, setup.active_rows, options)
         construction.append(time.perf_counter() - start)
+        cpu = time.process_time()
         q, _, iterations, seconds = run_steps(model, setup, stepper, steps)
-        runs.append(dict(seconds=seconds, iterations=iterations))
+        runs.append(dict(seconds=seconds, cpu=time.process_time() - cpu, iterations=iterations))
         if seconds > single_above:
             break
     out = dict(elements=n, unknowns=stepper.size, steps=steps, dt=dt, build_seconds=build,
                construction_seconds=statistics.median(construction),
                ms_per_step=1e3 * statistics.median(r["seconds"] for r in runs) / steps,
                runs_ms_per_step=[1e3 * r["seconds"] / steps for r in runs],
+               cpu_ms_per_step=1e3 * statistics.median(r["cpu"] for r in runs) / steps,
                newton_per_step=runs[0]["iterations"] / steps,
                ms_per_iteration=1e3 * statistics.median(r["seconds"] / r["iterations"] for r in runs),
                tip=np.asarray(fp.tip(q)).tolist(),
@@ -260,8 +270,8 @@ def worker(n, steps, dt, repeat, single_above, trace, newton, split=False):
 def spawn(n, args, trace=False, split=False):
     cmd = [sys.executable, str(Path(__file__).resolve()), "--worker", str(n), "--steps",
            str(min(args.steps, 20) if trace else args.steps), "--dt", repr(args.dt), "--repeat", str(args.repeat),
-           "--single-above", repr(args.single_above), "--newton", args.newton] + (["--tracemalloc"] if trace else []) \
-        + (["--split"] if split else [])
+           "--single-above", repr(args.single_above), "--newton", args.newton, "--integrator", args.integrator] \
+        + (["--tracemalloc"] if trace else []) + (["--split"] if split else [])
     done = subprocess.run(cmd, capture_output=True, text=True, check=False)
     if done.returncode != 0:
         raise RuntimeError(f"N = {n} failed:\n{done.stderr}")
@@ -311,6 +321,7 @@ def print_split(splits):
 
 def main():
     from femdyn.integrators.newton import NEWTON_METHODS
+    from femdyn.integrators.settings import INTEGRATORS
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--elements", type=int, nargs="+", default=ELEMENTS)
     parser.add_argument("--steps", type=int, default=200)
@@ -328,11 +339,13 @@ def main():
     parser.add_argument("--json", default=str(Path(__file__).resolve().parent / "results" / "scaling.json"))
     parser.add_argument("--newton", choices=NEWTON_METHODS, default=NEWTON_METHODS[0],
                         help="Newton method (default full; modified: the factorised matrix kept, newton.Newton)")
+    parser.add_argument("--integrator", choices=INTEGRATORS, default=INTEGRATORS[0],
+                        help="the stepper (default energy-momentum; generalized-alpha with rho_inf = 0.9)")
     parser.add_argument("--worker", type=int, default=None, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker is not None:
         worker(args.worker, args.steps, args.dt, args.repeat, args.single_above, args.tracemalloc, args.newton,
-               args.split)
+               args.split, args.integrator)
         return 0
 
     sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -340,7 +353,7 @@ def main():
     load, git = os.getloadavg(), git_state()
     print(f"femdyn at {git['commit']} ({git['subject']})"
           + (f", with uncommitted changes: {', '.join(git['femdyn_changes'])}" if git["femdyn_changes"] else ""))
-    print(f"femdyn flexible pendulum ({args.newton} Newton): {args.steps} steps at dt = {args.dt:g}, median of {args.rounds} "
+    print(f"femdyn flexible pendulum ({args.integrator}, {args.newton} Newton): {args.steps} steps at dt = {args.dt:g}, median of {args.rounds} "
           f"rounds of one fresh process per N, the order of N alternating (in each: median of {args.repeat} runs); Python {platform.python_version()}, "
           f"{os.cpu_count()} CPUs, load average {load[0]:.2f}", flush=True)
     measured, splits = {n: [] for n in args.elements}, {n: [] for n in args.elements}
@@ -348,7 +361,8 @@ def main():
         for n in (args.elements if k % 2 == 0 else args.elements[::-1]):
             r = spawn(n, args)
             measured[n].append(r)
-            print(f"  round {k + 1}, N = {n:5d}: {r['ms_per_step']:9.2f} ms/step, {r['newton_per_step']:.2f} "
+            print(f"  round {k + 1}, N = {n:5d}: {r['ms_per_step']:9.2f} ms/step ({r['cpu_ms_per_step']:.2f} CPU), "
+                  f"{r['newton_per_step']:.2f} "
                   f"Newton/step, peak RSS {r['rss_peak_mib']:.0f} MiB", flush=True)
             if args.split:
                 splits[n].append(spawn(n, args, split=True))
@@ -356,7 +370,8 @@ def main():
     for n, runs in measured.items():
         r = dict(runs[0], rounds_ms_per_step=[x["ms_per_step"] for x in runs],
                  rounds_rss_peak_mib=[x["rss_peak_mib"] for x in runs])
-        for key in ("ms_per_step", "ms_per_iteration", "construction_seconds", "build_seconds", "rss_peak_mib",
+        r["rounds_cpu_ms_per_step"] = [x["cpu_ms_per_step"] for x in runs]
+        for key in ("ms_per_step", "cpu_ms_per_step", "ms_per_iteration", "construction_seconds", "build_seconds", "rss_peak_mib",
                     "rss_baseline_mib"):
             r[key] = statistics.median(x[key] for x in runs)
         if args.tracemalloc:
@@ -379,11 +394,14 @@ def main():
     if RATIO_FROM in by_n and RATIO_TO in by_n:
         a, b = by_n[RATIO_FROM], by_n[RATIO_TO]
         summary.update(ratio_per_step=b["ms_per_step"] / a["ms_per_step"],
+                       ratio_cpu_per_step=b["cpu_ms_per_step"] / a["cpu_ms_per_step"],
                        ratio_per_iteration=b["ms_per_iteration"] / a["ms_per_iteration"],
                        linear_ratio=RATIO_TO / RATIO_FROM, target_ratio=TARGET_RATIO)
         print(f"\ntime per step N = {RATIO_TO} / N = {RATIO_FROM}: {summary['ratio_per_step']:.1f} "
               f"(target <= {TARGET_RATIO:g}, linear {RATIO_TO // RATIO_FROM}); per Newton iteration "
-              f"{summary['ratio_per_iteration']:.1f}")
+              f"{summary['ratio_per_iteration']:.1f}; in CPU time per step {summary['ratio_cpu_per_step']:.1f} "
+              f"({b['cpu_ms_per_step']:.2f} / {a['cpu_ms_per_step']:.2f} ms: without the waits for a core of a "
+              f"shared machine)")
     if RATIO_TO in by_n:
         peak = by_n[RATIO_TO]["rss_peak_mib"]
         summary.update(peak_rss_mib_at_4096=peak, target_memory_mib=TARGET_MEMORY)
@@ -396,7 +414,7 @@ def main():
         if summary[key] is not None:
             print(f"fitted exponent of time per step ~ N^p over N = {label}: p = {summary[key]:.2f}")
     meta = dict(benchmark="femdyn flexible pendulum, time per step and peak memory against N", femdyn_git=git,
-                newton=args.newton, steps=args.steps,
+                integrator=args.integrator, newton=args.newton, steps=args.steps,
                 dt=args.dt, repeat=args.repeat, rounds=args.rounds, single_above=args.single_above, python=platform.python_version(),
                 machine=platform.machine(), cpus=os.cpu_count(), load_average_start=load,
                 load_average_end=os.getloadavg(),

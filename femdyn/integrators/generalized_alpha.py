@@ -71,7 +71,16 @@ approximation of V_n+1 - V_n; the end of a step then does not evaluate those for
 
 Newton starts from the extrapolated a_n+1 = 2 a_n - a_n-1 (a_n in the first step): on the FEM 3-PRR
 at h = 2 ms the first increment falls from a median of 6e-6 (with a_n+1 = a_n) to 5e-7, and the
-steps that need a third iteration from 26 % to 11 % (with the increment test of that time). Newton
+steps that need a third iteration from 26 % to 11 % (with the increment test of that time) -- or from
+q_n + h v_n, whichever of the two was the closer to the last step's solution (max norm; the
+extrapolation in a step after a start). Fine beams carry in a_n the stiff components that the scheme
+damps only by about rho_inf per step, alternating in sign, which the extrapolation triples and
+q_n + h v_n (a_n+1 taken as -(1/2 - beta)/beta a_n) nearly cancels; rigid and servo-driven models
+keep the extrapolation in (nearly) every step. Full Newton, dt = 1e-3, the first 200 steps of the flexible pendulum of
+benchmarks/README.md ("N = 4096 over 256, measured again"): 2.21 / 3.31 iterations per step with the
+extrapolation alone at N = 256 / 4096, 2.02 / 2.85 with the choice; the FEM 3-PRR 2.19 -> 2.03, the
+flexible five-bar 2.60 -> 2.30; nm_logo, 3rrr_forward, stewart_gough, rpr_figure8 and four_bar_spatial
+as many as before (1.0-1.5). Newton
 stops by ``newton_converged`` (Hairer & Wanner's error estimate from the last two increments), so
 usually after the second iteration (what it leaves is of the order of the second increment squared).
 With ``NewtonOptions.early_stop`` (``QuadraticStop``, case ``solver.early_stop``) it may stop after
@@ -136,6 +145,7 @@ class _Carry:
     force: np.ndarray  # applied forces plus servo inputs, for the work
     a_previous: np.ndarray | None = None  # a of the step before, for the predictor
     potential: tuple | None = None  # (the forces' states at q, ``worked_potential`` there): the next V_n
+    velocity_start: bool = False  # Newton starts the next step from q_n + h v_n (``GeneralizedAlpha.predictor``)
 
 
 class GeneralizedAlpha:
@@ -177,18 +187,20 @@ class GeneralizedAlpha:
                           "alpha.lam": c.lam, "alpha.force": c.force})
             if c.a_previous is not None:
                 state["alpha.a_previous"] = c.a_previous
+            state["alpha.velocity_start"] = int(c.velocity_start)
         return state
 
     def restore(self, state):
         self.newton.restore(state)
         self._stop.restore(state)
         for name, value in state.items():  # read from a file: the compiled steps index them
-            if name.startswith("alpha.") and name != "alpha.t" and \
+            if name.startswith("alpha.") and name not in ("alpha.t", "alpha.velocity_start") and \
                     np.shape(value) != ((self.model.m,) if name == "alpha.lam" else (self.model.n,)):
                 raise ValueError(f"{name} of shape {np.shape(value)} does not fit the model")
         if "alpha.t" in state:
             self._carry = _Carry(float(state["alpha.t"]), *(state[f"alpha.{k}"] for k in ("q", "v", "a", "vd", "lam", "force")),
-                                 state.get("alpha.a_previous"))
+                                 state.get("alpha.a_previous"),
+                                 velocity_start=bool(state.get("alpha.velocity_start", False)))
 
     # --- forces ------------------------------------------------------------------------------
     def _forces(self, q, v, t, states, which, values=None):
@@ -279,11 +291,15 @@ class GeneralizedAlpha:
                             step["servo_starts"], step["states"], tangents)
 
     def predictor(self, step):
-        """Newton's start for the step ``step`` (``_begin``): q_n+1 with a_n+1 extrapolated linearly from
-        the last two steps' accelerations (a_n alone in the first step)."""
+        """Newton's start for the step ``step`` (``_begin``): of its two candidates -- q_n+1 with a_n+1
+        extrapolated linearly from the last two steps' accelerations (a_n alone in the first step), and
+        q_n + h v_n -- the one whose counterpart was the closer to the last step's solution (``_finish``;
+        the first after a start). Both are kept in ``step`` for that test (module docstring)."""
         c = self._carry
         a_guess = c.a if c.a_previous is None else 2.0 * c.a - c.a_previous
-        return step["q_known"] + self.beta * self.dt**2 * a_guess
+        step["candidates"] = candidates = (step["q_known"] + self.beta * self.dt**2 * a_guess,
+                                           step["qa"] + self.dt * c.v)
+        return candidates[1] if c.velocity_start else candidates[0]
 
     def step(self, t, qa, va, lam_guess, states):
         """One step from (t, qa, va) to t + dt; ``lam_guess`` (m,) starts Newton's iteration and
@@ -326,6 +342,8 @@ class GeneralizedAlpha:
         v_b = system.worked_potential(qb, new_states)
         work = compiled(STEP_KERNELS).step_work(start.force, force, qb, qa) + v_b - v_a  # in the compiled steps' order
         lam_start = start.lam
-        self._carry = _Carry(t1, qb.copy(), vb.copy(), a, vd, lam.copy(), force, start.a, (new_states, v_b))
+        extrapolated, velocity = step["candidates"]  # the next step's predictor: the closer one (``predictor``)
+        closer = bool(np.abs(qb - velocity).max() < np.abs(qb - extrapolated).max())
+        self._carry = _Carry(t1, qb.copy(), vb.copy(), a, vd, lam.copy(), force, start.a, (new_states, v_b), closer)
         return AlphaStepResult(qb, vb, lam, iterations, work, dissipation, new_states,
                                a=a, vd=vd, lam_start=lam_start)

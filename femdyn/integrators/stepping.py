@@ -224,8 +224,9 @@ class AlphaSteps(_Steps):
         tail = (NONE, s.scale, 2.0, *system.batch_arguments, *looped[:-3])  # the forces after it: None or not
         ends = self._ends_of(count)
         before = c.a if c.a_previous is None else c.a_previous
-        carry = (c.q, c.v, c.a, c.vd, before, c.a_previous is not None, c.lam, c.force, potential)
-        done, refactored, last, a, vd, a_before, lam, force, potential = compiled(STEP_KERNELS).alpha_steps(
+        carry = (c.q, c.v, c.a, c.vd, before, c.a_previous is not None, bool(c.velocity_start), c.lam, c.force,
+                 potential)
+        done, refactored, last, a, vd, a_before, closer, lam, force, potential = compiled(STEP_KERNELS).alpha_steps(
             count, self.coefficients, self.head, tail, *looped[-3:],
             system.loop_family([None] * (1 + len(system.families))), self._servos(k, count), self._solver(), early,
             self.gravity, constants, carry, self._rows(chunk), row, ends)
@@ -238,7 +239,7 @@ class AlphaSteps(_Steps):
             stop.steps, stop.previous = int(steps[0]), None
         end = row + done
         s._carry = type(c)((k + done - 1) * dt + dt, chunk.Q[end].copy(), chunk.V[end].copy(), a, vd, lam.copy(),
-                           force.copy(), a_before, (states, potential))
+                           force.copy(), a_before, (states, potential), bool(closer))
         return done
 
 

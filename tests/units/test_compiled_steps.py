@@ -245,14 +245,16 @@ def test_compiled_steps_in_chunks_and_resumed_equal_the_run_in_one_piece(integra
             assert np.array_equal(joined(chunked.chunks[: k + 1] + again.chunks, field), getattr(whole, field)), field
 
 
-@pytest.mark.parametrize("dim,dt,integrator,iterations", [(2, 5e-3, GENERALIZED_ALPHA, 25),
-                                                          (3, 1e-2, GENERALIZED_ALPHA, 25),
+@pytest.mark.parametrize("dim,dt,integrator,iterations", [(2, 5e-3, GENERALIZED_ALPHA, 7),
+                                                          (3, 5e-3, GENERALIZED_ALPHA, 7),
                                                           (2, 2e-3, ENERGY_MOMENTUM, 2)],
                          ids=["planar", "spatial", "energy-momentum"])
 def test_a_newton_failure_inside_a_call_ends_the_run_as_step_by_step(dim, dt, integrator, iterations, monkeypatch):
-    """Steps too long for the pendulum's fall, or too few iterations allowed for the faster motion:
-    Newton fails after some steps -- inside a compiled call, which returns before the step for the
-    interpreted one to fail with its message."""
+    """Too few iterations allowed for the faster motion: Newton fails after some steps -- inside a compiled
+    call, which returns before the step for the interpreted one to fail with its message. (Generalized-alpha
+    now converges where its steps were too long for the fall before, dt = 5e-3 / 1e-2 in the plane / in
+    space with 25 iterations: Newton starts from q_n + h v_n where that was the closer start,
+    ``GeneralizedAlpha.predictor``; here step 17 takes 8 iterations, the first 6-7.)"""
     settings = SolverSettings(dt, 0.4, integrator=integrator, max_iterations=iterations)
     fast, done, slow = runs(pendulum(dim), settings, monkeypatch)
     assert not fast.complete and "Newton failed" in fast.message and done == len(fast.t) - 1 - stepwise(settings) > 0
