@@ -5,7 +5,8 @@ loop and steps have one machine code per set of forces -- beams, damping, fricti
 or not (``integrators.saddle.SaddleSystem.loop_force``) --: these cases compile those of rigid models, of beams,
 of beams with damping and of rigid bodies with friction; another set (spring-dampers, from Python) compiles its
 own on its first run. Once after installing (a few minutes on a 2-core machine: 4-5 min at load average 3);
-later it takes a few seconds, every kernel loaded from the cache. The cases ship in the package (``femdyn/cases``, the checkout's ``cases/``)."""
+later it takes a few seconds, every kernel loaded from the cache. The cases ship in the package
+(``femdyn/cases``, the checkout's ``cases/``)."""
 import sys
 import time
 from pathlib import Path

@@ -197,10 +197,13 @@ class GeneralizedAlpha:
             if name.startswith("alpha.") and name not in ("alpha.t", "alpha.velocity_start") and \
                     np.shape(value) != ((self.model.m,) if name == "alpha.lam" else (self.model.n,)):
                 raise ValueError(f"{name} of shape {np.shape(value)} does not fit the model")
+        start = state.get("alpha.velocity_start", 0)  # absent in checkpoints of earlier versions: extrapolated
+        if np.ndim(start) != 0 or start not in (0, 1):
+            raise ValueError(f"alpha.velocity_start is {start!r}, not 0 or 1")
         if "alpha.t" in state:
             self._carry = _Carry(float(state["alpha.t"]), *(state[f"alpha.{k}"] for k in ("q", "v", "a", "vd", "lam", "force")),
                                  state.get("alpha.a_previous"),
-                                 velocity_start=bool(state.get("alpha.velocity_start", False)))
+                                 velocity_start=bool(start))
 
     # --- forces ------------------------------------------------------------------------------
     def _forces(self, q, v, t, states, which, values=None):

@@ -122,11 +122,14 @@ class SaddleSystem:
         self.lu = KeptLU(self.pattern.indptr, self.pattern.indices, self.analyses)
         # ``assemble``'s fixed arguments: where the varying forces' values and tangents go (their
         # coordinates, where each force's values begin, their Newton-matrix places; in ``varying`` order)
-        join = lambda parts: np.concatenate(parts).astype(np.int64) if parts else NO_PLACES  # noqa: E731
+        # (the places in int32: half the bytes of the largest index array that an iteration reads, 590 k places
+        # at N = 4096 beam elements)
+        def join(parts, dtype=np.int64):
+            return np.concatenate(parts).astype(dtype) if parts else NO_PLACES.astype(dtype)
+
         self._varying_at = (join([self.forces[k].dofs.ravel() for k in self.varying]),
                             np.cumsum([0] + [self.forces[k].dofs.size for k in self.varying]).astype(np.int64),
-                            join([self._force_at[k] for k in self.varying]).astype(np.int32))  # int32: half the
-        # bytes of the largest index array that an iteration reads (590 k places at N = 4096 beam elements)
+                            join([self._force_at[k] for k in self.varying], np.int32))
         self._kernels = None  # ``KERNELS``, looked up on the first call of ``assemble``
         self._jacobian = None  # G at the active rows (``JacobianRows``), made on the first ``constraint_acceleration``
         # the whole Newton iteration is compiled (``kernels.newton_loop``) where the residual is: no

@@ -9,7 +9,7 @@ import pytest
 from shared import CASES
 
 from femdyn.integrators.setup import prepare
-from femdyn.integrators.time_loop import simulate
+from femdyn.integrators.time_loop import CheckpointError, simulate
 from femdyn.casefile.case import load_case
 from femdyn.post.probes import Unwrap
 from femdyn.model.reactions import JointReactions
@@ -67,6 +67,26 @@ def test_chunks_and_resumed_runs_equal_the_run_in_one_piece(name, changes):
         for field in FIELDS:
             assert np.array_equal(joined(chunked.chunks[: k + 1] + again.chunks, field), getattr(whole, field)), field
     assert again.chunks[-1].factorisations == whole.factorisations
+
+
+def test_the_generalized_alpha_start_is_kept_in_the_checkpoint():
+    """The choice of Newton's start (``GeneralizedAlpha.predictor``) is part of a checkpoint's state: both
+    choices occur in the flexible 3-PRR's checkpoints; a checkpoint without it (an earlier version's) resumes
+    with the extrapolation and completes; a value other than 0 or 1 is refused as a damaged checkpoint."""
+    case = load_case(CASES / "3prr_sine.toml")
+    settings = case.settings.replace(t_end=0.1)
+    setup = prepare(case.model, case.q0, case.v0, settings.initial_tolerance)
+    chunked = Chunks(3)
+    simulate(setup, settings, output=chunked)
+    assert {c.solver["alpha.velocity_start"] for c in chunked.checkpoints} == {0, 1}
+    old = copy.deepcopy(chunked.checkpoints[2])
+    del old.solver["alpha.velocity_start"]
+    assert simulate(setup, settings, output=Chunks(5), resume=old).complete
+    for bad in (0.5, 2, np.array([1, 0])):
+        damaged = copy.deepcopy(chunked.checkpoints[2])
+        damaged.solver["alpha.velocity_start"] = bad
+        with pytest.raises(CheckpointError, match="alpha.velocity_start"):
+            simulate(setup, settings, output=Chunks(5), resume=damaged)
 
 
 def test_unwrap_in_chunks_is_unwrap_at_once():

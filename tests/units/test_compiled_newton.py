@@ -152,7 +152,7 @@ def test_compiled_iteration_gives_the_interpreted_steps_bit_for_bit(model_setup,
 
 def test_compiled_early_stop_saves_iterations():
     """On a chain of rigid links the early stop inside the loop stops before the plain test in some steps
-    (the steps themselves are the interpreted ones, bit for bit, above). (Not on the 3-PRR any more: Newton
+    (the steps themselves are the interpreted ones, bit for bit, above). (Not on this 3-PRR of one element per link any more: Newton
     starts there from q_n + h v_n in most steps, ``GeneralizedAlpha.predictor``, whose first increment is
     not small enough for it -- 121 iterations in these 60 steps with it and without, against 140 and 161
     from the extrapolation alone.)"""
