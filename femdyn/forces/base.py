@@ -21,6 +21,11 @@ from abc import ABC, abstractmethod
 
 import numpy as np
 
+# the forms of the compiled loop's force kernels (``viscous_kernels.loop``, ``friction_kernels.loop``,
+# ``spring_kernels.loop``; a model without the force passes None, ``integrators.saddle.SaddleSystem.loop_force``):
+# the discrete one over a step (energy-momentum) and the continuous one at its end (generalized-alpha)
+DISCRETE, CONTINUOUS = 1, 2
+
 
 class Force(ABC):
     """Components may carry an internal state (e.g. the plastic slip of friction): ``state`` is the

@@ -2,14 +2,11 @@
 import numpy as np
 
 from ..numerics.lazy import compiled, floats
-from .base import Force
+from .base import CONTINUOUS, DISCRETE, Force
 
+# ``friction_kernels.loop``'s forms (``base.DISCRETE``, ``CONTINUOUS``): the energy-consistent return map over
+# a step (energy-momentum) and the backward-Euler one at its end (generalized-alpha)
 KERNELS = __package__ + ".friction_kernels"  # numba: imported where the kernels run
-
-# the forms of ``friction_kernels.loop`` (``Friction.friction_arguments``; a model without friction passes
-# None, ``integrators.saddle.SaddleSystem.loop_force``): the energy-consistent return map over a step
-# (energy-momentum) and the backward-Euler one at its end (generalized-alpha)
-DISCRETE, CONTINUOUS = 1, 2
 
 
 class Friction(Force):

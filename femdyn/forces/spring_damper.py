@@ -3,14 +3,9 @@ import numpy as np
 
 from ..numerics.kinematics import apply, point_matrix
 from ..numerics.lazy import compiled, floats
-from .base import Force
+from .base import CONTINUOUS, DISCRETE, Force
 
 KERNELS = __package__ + ".spring_kernels"  # numba: imported where the kernels run
-
-# the forms of ``spring_kernels.loop`` (``SpringDamper.spring_arguments``; a model without spring-dampers
-# passes None, ``integrators.saddle.SaddleSystem.loop_force``): the discrete (energy-momentum) and the
-# continuous one (generalized-alpha)
-DISCRETE, CONTINUOUS = 1, 2
 _NO_VALUE = np.zeros(0)
 
 

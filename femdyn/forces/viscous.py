@@ -48,14 +48,9 @@ import scipy.sparse as sp
 
 from ..numerics.lazy import compiled, floats
 from ..numerics.linalg import RowPattern
-from .base import Force
+from .base import CONTINUOUS, DISCRETE, Force
 
 KERNELS = __package__ + ".viscous_kernels"  # numba: imported where the kernels run
-
-# the forms of ``viscous_kernels.loop`` (``ViscousDamping.damper_arguments``; a model without viscous damping
-# passes None, ``integrators.saddle.SaddleSystem.loop_force``): the discrete (energy-momentum) and the
-# continuous one (generalized-alpha)
-DISCRETE, CONTINUOUS = 1, 2
 _NO_VALUE = np.zeros(0)
 
 

@@ -64,7 +64,7 @@ class RowPattern:
     """The fixed sparsity pattern of an (m, n) matrix with entries (``rows``, ``cols``) in the order
     given, grouped by row (CSR without sorted or unique columns), for products with values that
     change: ``times(values, x)`` = A x, the values in
-    pattern order. Calls SciPy's compiled CSR/CSC kernels directly: ``scipy.sparse``'s ``@`` spends
+    pattern order. Calls SciPy's compiled CSR kernel directly: ``scipy.sparse``'s ``@`` spends
     about 15 us on checks and dispatch before them (7 us of arithmetic for 600 x 600 with 3600
     entries), which was a quarter of a modified Newton iteration of the 64-element pendulum."""
 
