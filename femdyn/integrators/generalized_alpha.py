@@ -160,7 +160,7 @@ class _Carry:
     force: np.ndarray  # applied forces plus servo inputs, for the work
     a_previous: np.ndarray | None = None  # a of the step before, for the predictor
     potential: tuple | None = None  # (the forces' states at q, ``worked_potential`` there): the next V_n
-    velocity_start: bool = False  # Newton starts the next step from the second candidate (``GeneralizedAlpha.predictor``)
+    velocity_start: bool = False  # the next step's Newton starts from the second candidate (``predictor``)
     a_earlier: np.ndarray | None = None  # a of the step before a_previous's, for the predictor
 
 

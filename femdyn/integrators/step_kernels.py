@@ -262,9 +262,8 @@ def alpha_steps(count, coefficients, head, tail, damper, friction, springs, fami
     """Up to ``count`` generalized-alpha steps (``generalized_alpha.GeneralizedAlpha.step``) in one call,
     each as the interpreted step computes it: its begin (``_begin``: q~ = q_n + h v_n + h^2 (1/2 - beta)
     a_n, v~ = v_n + h (1 - gamma) a_n, the inertia M (beta' q~ - c_n), c_n = (alpha_m a_n - alpha_f
-    vd_n) / (1 - alpha_f), the predictor q~ + beta h^2 (2 a_n - a_n-1) or q~ + beta h^2 (d0 a_n + d1 a_n-1 +
-    d2 a_n-2) (q_n + h v_n where a_n-2 is not known), the closer one in the step before
-    (``GeneralizedAlpha.predictor``)), Newton's iteration
+    vd_n) / (1 - alpha_f), the predictor q~ + beta h^2 (2 a_n - a_n-1) or the second candidate, the closer
+    one in the step before (``GeneralizedAlpha.predictor``)), Newton's iteration
     (``kernels.newton_loop`` with ``head``, ``tail``, ``damper``, ``friction``, ``springs`` (None where absent),
     ``family`` and ``solver``, its arguments around the step's own,
     and the step's servo rows from ``servos``: ``newton_loop``'s ``servo`` with a row of a(t), gamma(t) for
@@ -282,11 +281,10 @@ def alpha_steps(count, coefficients, head, tail, damper, friction, springs, fami
     (steps, instances).
 
     ``coefficients``: (h, h^2 (1/2 - beta), h (1 - gamma), alpha_m, alpha_f, 1 - alpha_m, 1 - alpha_f,
-    beta', beta h^2, beta h h, gamma h, the tolerance, the round-off floor's factor, (d0, d1, d2) of
-    ``generalized_alpha.damped_extrapolation``), each formed as the interpreted step forms it. ``carry``:
-    (q_n, v_n, a_n, vd_n, a_n-1, whether a_n-1 is known, a_n-2, whether a_n-2 is known, whether the
-    predictor is the second candidate, lam_n, F_n, V(q_n)) of the step before; ``constants``: the constant forces
-    of each step (one row: the same in every step).
+    beta', beta h^2, beta h h, gamma h, the tolerance, the round-off floor's factor, ``damped``), formed as the
+    interpreted step forms them. ``carry``: (q_n, v_n, a_n, vd_n, a_n-1, known, a_n-2, known, the second
+    predictor or not, lam_n, F_n, V(q_n)) of the step before; ``constants``: each step's constant forces
+    (one row: the same in every step).
 
     A step whose Newton iteration ends other than converged, or whose (q, v) is not finite, is undone
     (the multipliers, the refinement pause and the early stop's record as before it) and the call
@@ -321,10 +319,8 @@ def alpha_steps(count, coefficients, head, tail, damper, friction, springs, fami
             v_known[i] = v[i] + c_velocity * a[i]
             x[i] = beta_p * q_known[i] - (alpha_m * a[i] - alpha_f * vd[i]) / c_f
             extrapolated[i] = q_known[i] + c_guess * ((2.0 * a[i] - a_before[i]) if known_before else a[i])
-            if known_earlier:
-                second[i] = q_known[i] + c_guess * (damped[0] * a[i] + damped[1] * a_before[i] + damped[2] * a_earlier[i])
-            else:
-                second[i] = q[i] + h * v[i]
+            second[i] = q_known[i] + c_guess * (damped[0] * a[i] + damped[1] * a_before[i] + damped[2] *
+                                                 a_earlier[i]) if known_earlier else q[i] + h * v[i]
         guess = second if use_second else extrapolated
         if damper is not None:  # the damper's and the springs' v~, q~
             for i in range(damper_at.size):
@@ -378,8 +374,7 @@ def alpha_steps(count, coefficients, head, tail, damper, friction, springs, fami
         if factored:
             last = values
         klu.free(solver[3], klu.KEPT)  # the step's start's factorisation, kept for an undo
-        a_earlier, known_earlier = a_before, known_before
-        a_before, known_before = a, True
+        a_earlier, known_earlier, a_before, known_before = a_before, known_before, a, True
         q, v, a, vd, lam, force, potential = qb, vb, a_b, vd_b, lam_b, force_b, potential_b
         if friction is not None:
             friction[2][:] = slip  # the next step's slip p_n

@@ -227,7 +227,7 @@ class AlphaSteps(_Steps):
         earlier = before if c.a_earlier is None else c.a_earlier
         carry = (c.q, c.v, c.a, c.vd, before, c.a_previous is not None, earlier, c.a_earlier is not None,
                  bool(c.velocity_start), c.lam, c.force, potential)
-        done, refactored, last, a, vd, a_before, a_earlier, closer, lam, force, potential = compiled(STEP_KERNELS).alpha_steps(
+        done, refactored, last, a, vd, a_before, earlier, closer, lam, force, potential = compiled(STEP_KERNELS).alpha_steps(
             count, self.coefficients, self.head, tail, *looped[-3:],
             system.loop_family([None] * (1 + len(system.families))), self._servos(k, count), self._solver(), early,
             self.gravity, constants, carry, self._rows(chunk), row, ends)
@@ -241,7 +241,7 @@ class AlphaSteps(_Steps):
         end = row + done
         s._carry = type(c)((k + done - 1) * dt + dt, chunk.Q[end].copy(), chunk.V[end].copy(), a, vd, lam.copy(),
                            force.copy(), a_before, (states, potential), bool(closer),
-                           a_earlier if c.a_previous is not None or done > 1 else None)  # known: as ``_finish``'s
+                           earlier if c.a_previous is not None or done > 1 else None)  # known: as ``_finish``'s
         return done
 
 
