@@ -85,9 +85,9 @@ q_n + h v_n (a_1 = -(1/2 - beta)/beta a_0, nearly -rho_inf a_0): the consistent 
 instantaneous accelerations, which the step does not resolve and the extrapolation a_1 = a_0 would take
 whole. Full Newton, dt = 1e-3, the first 200 steps of the flexible pendulum of benchmarks/README.md
 ("N = 4096 over 256, measured again" and the section after it): 2.21 / 3.31 iterations per step with the
-extrapolation alone at N = 256 / 4096, 2.02 / 2.85 with q_n + h v_n as the second candidate, 2.015 / 2.61
-with the damped extrapolation (the first step at 4096: 3 iterations instead of 5); simplified Newton 3.09
-/ 3.87 iterations and 1.005 / 1.06 factorisations per step (4.57 and 1.615 at 4096 before). Newton
+extrapolation alone at N = 256 / 4096, 2.02 / 2.85 with q_n + h v_n as the second candidate, 2.01 / 2.605
+with the damped extrapolation (the first step at 4096: 3 iterations instead of 5); simplified Newton 3.085
+/ 3.865 iterations and 1.005 / 1.05 factorisations per step (4.57 and 1.615 at 4096 before). Newton
 stops by ``newton_converged`` (Hairer & Wanner's error estimate from the last two increments), so
 usually after the second iteration (what it leaves is of the order of the second increment squared).
 With ``NewtonOptions.early_stop`` (``QuadraticStop``, case ``solver.early_stop``) it may stop after
