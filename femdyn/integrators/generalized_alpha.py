@@ -132,7 +132,7 @@ def amplitude_per_step(rho_inf, omega_dt):
     return float(np.abs(np.linalg.eigvals(np.linalg.solve(left, right))).max())
 
 
-def damped_extrapolation(rho_inf):
+def damped_extrapolation(rho_inf: float) -> tuple[float, float, float]:
     """(d0, d1, d2) of the predictor a_n+1 = d0 a_n + d1 a_n-1 + d2 a_n-2 that is exact for constant
     accelerations and for the sequences (B + C n) (-rho_inf)^n: the roots of z^3 - d0 z^2 - d1 z - d2 are
     1 and -rho_inf twice, (z - 1) (z + rho_inf)^2 (module docstring)."""
