@@ -73,8 +73,8 @@ Newton starts from one of two candidates, whichever was the closer to the last s
 norm): the extrapolated a_n+1 = 2 a_n - a_n-1 -- on the FEM 3-PRR at h = 2 ms the first increment falls
 from a median of 6e-6 (with a_n+1 = a_n) to 5e-7, and the steps that need a third iteration from 26 % to
 11 % (with the increment test of that time) -- and the damped extrapolation a_n+1 = (1 - 2 rho_inf) a_n +
-rho_inf (2 - rho_inf) a_n-1 + rho_inf^2 a_n-2 (``damped_extrapolation``; q_n + h v_n in the second step,
-where a_n-2 is not known). Fine beams carry in a_n the stiff components of their mesh-scale modes, for which
+rho_inf (2 - rho_inf) a_n-1 + rho_inf^2 a_n-2 (``damped_extrapolation``; q_n + h v_n in the first two
+steps, where a_n-2 is not known). Fine beams carry in a_n the stiff components of their mesh-scale modes, for which
 omega h >> 1: the scheme's amplification matrix then has the triple root -rho_inf (``amplitude_per_step``),
 so those components alternate in sign and shrink by about rho_inf per step, slower in the first steps
 (the triple root's n (-rho_inf)^n and n^2 (-rho_inf)^n). The extrapolation triples them; the damped one is
