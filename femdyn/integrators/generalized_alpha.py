@@ -69,18 +69,25 @@ of the energy H, and the balance H - H_0 - W measures the scheme's own energy er
 numerical dissipation of rho_inf < 1) instead of comparing H with the trapezoidal rule's
 approximation of V_n+1 - V_n; the end of a step then does not evaluate those forces again.
 
-Newton starts from the extrapolated a_n+1 = 2 a_n - a_n-1 (a_n in the first step): on the FEM 3-PRR
-at h = 2 ms the first increment falls from a median of 6e-6 (with a_n+1 = a_n) to 5e-7, and the
-steps that need a third iteration from 26 % to 11 % (with the increment test of that time) -- or from
-q_n + h v_n, whichever of the two was the closer to the last step's solution (max norm; the
-extrapolation in a step after a start). Fine beams carry in a_n the stiff components that the scheme
-damps only by about rho_inf per step, alternating in sign, which the extrapolation triples and
-q_n + h v_n (a_n+1 taken as -(1/2 - beta)/beta a_n) nearly cancels; rigid and servo-driven models
-keep the extrapolation in (nearly) every step. Full Newton, dt = 1e-3, the first 200 steps of the flexible pendulum of
-benchmarks/README.md ("N = 4096 over 256, measured again"): 2.21 / 3.31 iterations per step with the
-extrapolation alone at N = 256 / 4096, 2.02 / 2.85 with the choice; the FEM 3-PRR 2.19 -> 2.03, the
-flexible five-bar 2.60 -> 2.30; nm_logo, 3rrr_forward, stewart_gough, rpr_figure8 and four_bar_spatial
-as many as before (1.0-1.5). Newton
+Newton starts from one of two candidates, whichever was the closer to the last step's solution (max
+norm): the extrapolated a_n+1 = 2 a_n - a_n-1 -- on the FEM 3-PRR at h = 2 ms the first increment falls
+from a median of 6e-6 (with a_n+1 = a_n) to 5e-7, and the steps that need a third iteration from 26 % to
+11 % (with the increment test of that time) -- and the damped extrapolation a_n+1 = (1 - 2 rho_inf) a_n +
+rho_inf (2 - rho_inf) a_n-1 + rho_inf^2 a_n-2 (``damped_extrapolation``; q_n + h v_n in the first two
+steps, where a_n-2 is not known). Fine beams carry in a_n the stiff components of their mesh-scale modes, for which
+omega h >> 1: the scheme's amplification matrix then has the triple root -rho_inf (``amplitude_per_step``),
+so those components alternate in sign and shrink by about rho_inf per step, slower in the first steps
+(the triple root's n (-rho_inf)^n and n^2 (-rho_inf)^n). The extrapolation triples them; the damped one is
+exact for constant accelerations and for (B + C n) (-rho_inf)^n (its characteristic polynomial is
+(z - 1) (z + rho_inf)^2; with the triple root its larger coefficients amplify the rest more). Rigid and
+servo-driven models keep the extrapolation in (nearly) every step. The first step after a start takes
+q_n + h v_n (a_1 = -(1/2 - beta)/beta a_0, nearly -rho_inf a_0): the consistent a_0 holds the stiff modes'
+instantaneous accelerations, which the step does not resolve and the extrapolation a_1 = a_0 would take
+whole. Full Newton, dt = 1e-3, the first 200 steps of the flexible pendulum of benchmarks/README.md
+("N = 4096 over 256, measured again" and the section after it): 2.21 / 3.31 iterations per step with the
+extrapolation alone at N = 256 / 4096, 2.02 / 2.85 with q_n + h v_n as the second candidate, 2.01 / 2.605
+with the damped extrapolation (the first step at 4096: 3 iterations instead of 5); simplified Newton 3.085
+/ 3.865 iterations and 1.005 / 1.05 factorisations per step (4.57 and 1.615 at 4096 before). Newton
 stops by ``newton_converged`` (Hairer & Wanner's error estimate from the last two increments), so
 usually after the second iteration (what it leaves is of the order of the second increment squared).
 With ``NewtonOptions.early_stop`` (``QuadraticStop``, case ``solver.early_stop``) it may stop after
@@ -125,6 +132,14 @@ def amplitude_per_step(rho_inf, omega_dt):
     return float(np.abs(np.linalg.eigvals(np.linalg.solve(left, right))).max())
 
 
+def damped_extrapolation(rho_inf: float) -> tuple[float, float, float]:
+    """(d0, d1, d2) of the predictor a_n+1 = d0 a_n + d1 a_n-1 + d2 a_n-2 that is exact for constant
+    accelerations and for the sequences (B + C n) (-rho_inf)^n: the roots of z^3 - d0 z^2 - d1 z - d2 are
+    1 and -rho_inf twice, (z - 1) (z + rho_inf)^2 (module docstring)."""
+    r = float(rho_inf)
+    return 1.0 - 2.0 * r, r * (2.0 - r), r * r
+
+
 @dataclass
 class AlphaStepResult(StepResult):
     a: np.ndarray = None  # acceleration-like variable a_n+1
@@ -145,7 +160,8 @@ class _Carry:
     force: np.ndarray  # applied forces plus servo inputs, for the work
     a_previous: np.ndarray | None = None  # a of the step before, for the predictor
     potential: tuple | None = None  # (the forces' states at q, ``worked_potential`` there): the next V_n
-    velocity_start: bool = False  # Newton starts the next step from q_n + h v_n (``GeneralizedAlpha.predictor``)
+    velocity_start: bool = False  # the next step's Newton starts from the second candidate (``predictor``)
+    a_earlier: np.ndarray | None = None  # a of the step before a_previous's, for the predictor
 
 
 class GeneralizedAlpha:
@@ -165,6 +181,7 @@ class GeneralizedAlpha:
         self._mass_values = system.newton_values(self.beta_p)  # the Newton matrix's mass entries
         self._varying = [system.forces[k] for k in system.varying]
         self.newton = Newton(self.options, system.lu, system.active, self.scale, system.servos)
+        self.damped = damped_extrapolation(self.rho_inf)
         self._carry = None
         self._stop = QuadraticStop()
         self._consistent = None  # (t, q, v), states and the result of the last ``consistent``
@@ -187,6 +204,8 @@ class GeneralizedAlpha:
                           "alpha.lam": c.lam, "alpha.force": c.force})
             if c.a_previous is not None:
                 state["alpha.a_previous"] = c.a_previous
+            if c.a_earlier is not None:
+                state["alpha.a_earlier"] = c.a_earlier
             state["alpha.velocity_start"] = int(c.velocity_start)
         return state
 
@@ -202,8 +221,8 @@ class GeneralizedAlpha:
             raise ValueError(f"alpha.velocity_start is {start!r}, not 0 or 1")
         if "alpha.t" in state:
             self._carry = _Carry(float(state["alpha.t"]), *(state[f"alpha.{k}"] for k in ("q", "v", "a", "vd", "lam", "force")),
-                                 state.get("alpha.a_previous"),
-                                 velocity_start=bool(start))
+                                 state.get("alpha.a_previous"), velocity_start=bool(start),
+                                 a_earlier=state.get("alpha.a_earlier"))
 
     # --- forces ------------------------------------------------------------------------------
     def _forces(self, q, v, t, states, which, values=None):
@@ -262,10 +281,11 @@ class GeneralizedAlpha:
 
     def start(self, t, q, v, states):
         """Starting values at (t, q, v): vd_0 = a_0 the consistent accelerations, lam_0 their
-        multipliers (see the module docstring for why a_0 is not shifted to t + Delta h)."""
+        multipliers (see the module docstring for why a_0 is not shifted to t + Delta h), and Newton's
+        start q_n + h v_n for the first step (``predictor``)."""
         vd, lam = self.accelerations(t, q, v, states)
         force = self._worked_forces(q, v, t, states, self._constant_forces(q, t, states), lam)
-        return _Carry(t, q.copy(), v.copy(), vd.copy(), vd, lam, force)
+        return _Carry(t, q.copy(), v.copy(), vd.copy(), vd, lam, force, velocity_start=True)
 
     def _continues(self, t, qa, va):
         c = self._carry
@@ -296,12 +316,17 @@ class GeneralizedAlpha:
     def predictor(self, step):
         """Newton's start for the step ``step`` (``_begin``): of its two candidates -- q_n+1 with a_n+1
         extrapolated linearly from the last two steps' accelerations (a_n alone in the first step), and
-        q_n + h v_n -- the one whose counterpart was the closer to the last step's solution (``_finish``;
-        the first after a start). Both are kept in ``step`` for that test (module docstring)."""
+        q_n+1 with a_n+1 from the last three by ``damped`` (q_n + h v_n where fewer are known) -- the one
+        whose counterpart was the closer to the last step's solution (``_finish``; the second in the first
+        step after a start, ``start``). Both are kept in ``step`` for that test (module docstring)."""
         c = self._carry
         a_guess = c.a if c.a_previous is None else 2.0 * c.a - c.a_previous
-        step["candidates"] = candidates = (step["q_known"] + self.beta * self.dt**2 * a_guess,
-                                           step["qa"] + self.dt * c.v)
+        if c.a_earlier is None:
+            second = step["qa"] + self.dt * c.v
+        else:
+            d = self.damped
+            second = step["q_known"] + self.beta * self.dt**2 * (d[0] * c.a + d[1] * c.a_previous + d[2] * c.a_earlier)
+        step["candidates"] = candidates = (step["q_known"] + self.beta * self.dt**2 * a_guess, second)
         return candidates[1] if c.velocity_start else candidates[0]
 
     def step(self, t, qa, va, lam_guess, states):
@@ -345,8 +370,9 @@ class GeneralizedAlpha:
         v_b = system.worked_potential(qb, new_states)
         work = compiled(STEP_KERNELS).step_work(start.force, force, qb, qa) + v_b - v_a  # in the compiled steps' order
         lam_start = start.lam
-        extrapolated, velocity = step["candidates"]  # the next step's predictor: the closer one (``predictor``)
-        closer = bool(np.abs(qb - velocity).max() < np.abs(qb - extrapolated).max())
-        self._carry = _Carry(t1, qb.copy(), vb.copy(), a, vd, lam.copy(), force, start.a, (new_states, v_b), closer)
+        extrapolated, second = step["candidates"]  # the next step's predictor: the closer one (``predictor``)
+        closer = bool(np.abs(qb - second).max() < np.abs(qb - extrapolated).max())
+        self._carry = _Carry(t1, qb.copy(), vb.copy(), a, vd, lam.copy(), force, start.a, (new_states, v_b), closer,
+                             start.a_previous)
         return AlphaStepResult(qb, vb, lam, iterations, work, dissipation, new_states,
                                a=a, vd=vd, lam_start=lam_start)

@@ -262,8 +262,8 @@ def alpha_steps(count, coefficients, head, tail, damper, friction, springs, fami
     """Up to ``count`` generalized-alpha steps (``generalized_alpha.GeneralizedAlpha.step``) in one call,
     each as the interpreted step computes it: its begin (``_begin``: q~ = q_n + h v_n + h^2 (1/2 - beta)
     a_n, v~ = v_n + h (1 - gamma) a_n, the inertia M (beta' q~ - c_n), c_n = (alpha_m a_n - alpha_f
-    vd_n) / (1 - alpha_f), the predictor q~ + beta h^2 (2 a_n - a_n-1) or q_n + h v_n, the closer one in
-    the step before (``GeneralizedAlpha.predictor``)), Newton's iteration
+    vd_n) / (1 - alpha_f), the predictor q~ + beta h^2 (2 a_n - a_n-1) or the second candidate, the closer
+    one in the step before (``GeneralizedAlpha.predictor``)), Newton's iteration
     (``kernels.newton_loop`` with ``head``, ``tail``, ``damper``, ``friction``, ``springs`` (None where absent),
     ``family`` and ``solver``, its arguments around the step's own,
     and the step's servo rows from ``servos``: ``newton_loop``'s ``servo`` with a row of a(t), gamma(t) for
@@ -281,20 +281,20 @@ def alpha_steps(count, coefficients, head, tail, damper, friction, springs, fami
     (steps, instances).
 
     ``coefficients``: (h, h^2 (1/2 - beta), h (1 - gamma), alpha_m, alpha_f, 1 - alpha_m, 1 - alpha_f,
-    beta', beta h^2, beta h h, gamma h, the tolerance, the round-off floor's factor), each formed as
-    the interpreted step forms it. ``carry``: (q_n, v_n, a_n, vd_n, a_n-1, whether a_n-1 is known, whether
-    the predictor is q_n + h v_n, lam_n, F_n, V(q_n)) of the step before; ``constants``: the constant forces
-    of each step (one row: the same in every step).
+    beta', beta h^2, beta h h, gamma h, the tolerance, the round-off floor's factor, ``damped``), formed as the
+    interpreted step forms them. ``carry``: (q_n, v_n, a_n, vd_n, a_n-1, known, a_n-2, known, the second
+    predictor or not, lam_n, F_n, V(q_n)) of the step before; ``constants``: each step's constant forces
+    (one row: the same in every step).
 
     A step whose Newton iteration ends other than converged, or whose (q, v) is not finite, is undone
     (the multipliers, the refinement pause and the early stop's record as before it) and the call
     returns before it, for the interpreted step to do it again with its messages. Returns (steps done,
-    factorisations done, the values last factored, a, vd, a_n-1, the next predictor's choice, lam, F, V) of the
+    factorisations done, the values last factored, a, vd, a_n-1, a_n-2, the next predictor's choice, lam, F, V) of the
     last step done. KLU's factorisation of a step's start is kept until the step is done (``solver``'s
     ``pivoting`` keeps it), and an undone step puts it back (``numerics.klu.undo``)."""
-    h, c_known, c_velocity, alpha_m, alpha_f, c_m, c_f, beta_p, c_guess, c_a, c_v, tolerance, round_off = \
+    h, c_known, c_velocity, alpha_m, alpha_f, c_m, c_f, beta_p, c_guess, c_a, c_v, tolerance, round_off, damped = \
         coefficients
-    q, v, a, vd, a_before, known_before, use_velocity, lam, force, potential = carry
+    q, v, a, vd, a_before, known_before, a_earlier, known_earlier, use_second, lam, force, potential = carry
     on, safety, window, ratios, recorded, refresh, stop_steps = stop
     M_indptr, M_indices, M_data = head[1], head[2], head[3]
     active, refinement = solver[6], solver[8]
@@ -306,7 +306,7 @@ def alpha_steps(count, coefficients, head, tail, damper, friction, springs, fami
     last = head[4]
     inertia, x = np.empty(n), np.empty(n)
     origin = np.zeros(0)  # none: the mass term M q_n+1 (``kernels.newton_loop``)
-    q_known, v_known, extrapolated, velocity = np.empty(n), np.empty(n), np.empty(n), np.empty(n)
+    q_known, v_known, extrapolated, second = np.empty(n), np.empty(n), np.empty(n), np.empty(n)
     saved, factors = np.empty(2), np.empty(6)
     done = 0
     while done < count:
@@ -319,8 +319,9 @@ def alpha_steps(count, coefficients, head, tail, damper, friction, springs, fami
             v_known[i] = v[i] + c_velocity * a[i]
             x[i] = beta_p * q_known[i] - (alpha_m * a[i] - alpha_f * vd[i]) / c_f
             extrapolated[i] = q_known[i] + c_guess * ((2.0 * a[i] - a_before[i]) if known_before else a[i])
-            velocity[i] = q[i] + h * v[i]
-        guess = velocity if use_velocity else extrapolated
+            second[i] = q_known[i] + c_guess * (damped[0] * a[i] + damped[1] * a_before[i] + damped[2] *
+                                                 a_earlier[i]) if known_earlier else q[i] + h * v[i]
+        guess = second if use_second else extrapolated
         if damper is not None:  # the damper's and the springs' v~, q~
             for i in range(damper_at.size):
                 damper[2][i], damper[3][i] = v_known[damper_at[i]], q_known[damper_at[i]]
@@ -356,11 +357,11 @@ def alpha_steps(count, coefficients, head, tail, damper, friction, springs, fami
                 finite = False
         if not finite:
             break
-        off_extrapolated, off_velocity = 0.0, 0.0  # the candidates' distances to the solution: the next predictor
+        off_extrapolated, off_second = 0.0, 0.0  # the candidates' distances to the solution: the next predictor
         for i in range(n):
             off_extrapolated = max(off_extrapolated, abs(qb[i] - extrapolated[i]))
-            off_velocity = max(off_velocity, abs(qb[i] - velocity[i]))
-        use_velocity = off_velocity < off_extrapolated
+            off_second = max(off_second, abs(qb[i] - second[i]))
+        use_second = off_second < off_extrapolated
         base, lost, slip = constant, 0.0, np.empty(nk)
         if damper_at.size or nk or spring_at.size:
             base, lost = forces_end(damper, friction, springs, at, q, v, qb, vb, constant, slip)
@@ -373,7 +374,7 @@ def alpha_steps(count, coefficients, head, tail, damper, friction, springs, fami
         if factored:
             last = values
         klu.free(solver[3], klu.KEPT)  # the step's start's factorisation, kept for an undo
-        a_before, known_before = a, True
+        a_earlier, known_earlier, a_before, known_before = a_before, known_before, a, True
         q, v, a, vd, lam, force, potential = qb, vb, a_b, vd_b, lam_b, force_b, potential_b
         if friction is not None:
             friction[2][:] = slip  # the next step's slip p_n
@@ -383,7 +384,7 @@ def alpha_steps(count, coefficients, head, tail, damper, friction, springs, fami
         refinement[:] = saved
         recorded[0] = kept
         klu.undo(solver[3], solver[5], factors)
-    return done, refactored, last, a, vd, a_before, use_velocity, lam, force, potential
+    return done, refactored, last, a, vd, a_before, a_earlier, use_second, lam, force, potential
 
 
 @kernel

@@ -192,7 +192,7 @@ class AlphaSteps(_Steps):
         s, dt = stepper, stepper.dt
         self.coefficients = (dt, dt * dt * (0.5 - s.beta), dt * (1.0 - s.gamma), s.alpha_m, s.alpha_f,
                              1.0 - s.alpha_m, 1.0 - s.alpha_f, s.beta_p, s.beta * dt**2, s.beta * dt * dt,
-                             s.gamma * dt, s.options.tolerance, ROUND_OFF)
+                             s.gamma * dt, s.options.tolerance, ROUND_OFF, s.damped)
 
     def ready(self, chunk, k: int) -> bool:
         """Whether the stepper continues compiled from step k (t = k dt), the last row of ``chunk``: it
@@ -224,9 +224,10 @@ class AlphaSteps(_Steps):
         tail = (NONE, s.scale, 2.0, *system.batch_arguments, *looped[:-3])  # damping, friction, springs (None where absent) passed apart
         ends = self._ends_of(count)
         before = c.a if c.a_previous is None else c.a_previous
-        carry = (c.q, c.v, c.a, c.vd, before, c.a_previous is not None, bool(c.velocity_start), c.lam, c.force,
-                 potential)
-        done, refactored, last, a, vd, a_before, closer, lam, force, potential = compiled(STEP_KERNELS).alpha_steps(
+        earlier = before if c.a_earlier is None else c.a_earlier
+        carry = (c.q, c.v, c.a, c.vd, before, c.a_previous is not None, earlier, c.a_earlier is not None,
+                 bool(c.velocity_start), c.lam, c.force, potential)
+        done, refactored, last, a, vd, a_before, earlier, closer, lam, force, potential = compiled(STEP_KERNELS).alpha_steps(
             count, self.coefficients, self.head, tail, *looped[-3:],
             system.loop_family([None] * (1 + len(system.families))), self._servos(k, count), self._solver(), early,
             self.gravity, constants, carry, self._rows(chunk), row, ends)
@@ -239,7 +240,8 @@ class AlphaSteps(_Steps):
             stop.steps, stop.previous = int(steps[0]), None
         end = row + done
         s._carry = type(c)((k + done - 1) * dt + dt, chunk.Q[end].copy(), chunk.V[end].copy(), a, vd, lam.copy(),
-                           force.copy(), a_before, (states, potential), bool(closer))
+                           force.copy(), a_before, (states, potential), bool(closer),
+                           earlier if c.a_previous is not None or done > 1 else None)  # known: as ``_finish``'s
         return done
 
 
