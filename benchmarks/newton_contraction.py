@@ -23,11 +23,17 @@ step after the first is iterated again here from its predictor, in Python, with
   residual-only one and the rest of a step, us; default the N = 64 figures of benchmarks/README.md,
   "Where a step of N = 64 at dt = 6.25e-4 goes") for a matrix refactorised every m steps.
 
+``--kind 3prr --kept``: the FEM 3-PRR of ``cases/3prr_sine.toml`` (``--elements`` per link, the case's dt and
+rho_inf), its kept matrices co-rotated body by body (``BodyRotations``): R_b = D_b D_b0^T on each body's
+vectors, the ground's fixed, a revolute joint's two rows turned with its second body (``--rows-with body1``:
+its first) -- exact for one body turning alone, approximate where joints couple bodies that turn apart.
+
 A measurement, not a test: nothing is asserted. Slow (Python iterations; N = 64, 1600 steps with
 ``--kept``: about 10 minutes).
 
-Usage: python benchmarks/newton_contraction.py [--kind spatial|planar] [--elements 16] [--dt 6.25e-4]
+Usage: python benchmarks/newton_contraction.py [--kind spatial|planar|3prr] [--elements 16] [--dt 6.25e-4]
                                                [--t-end 1.0] [--kept] [--costs 320 46 139]
+                                               [--rows-with body1|body2]
 """
 import argparse
 import sys
@@ -40,12 +46,16 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from exudyn_flexible import FemdynPendulum
 from spatial_pendulum import SpatialPendulum
 
+from femdyn.casefile.beams import Options
+from femdyn.casefile.case import load_case
 from femdyn.integrators.generalized_alpha import GeneralizedAlpha
+from femdyn.integrators.setup import prepare
 from femdyn.integrators.newton import NewtonOptions
 from femdyn.model.reactions import vector_starts
 from femdyn.numerics.linalg import FixedPatternLU
 
 ITERATIONS = 7  # residual-only increments followed per matrix
+CASE = Path(__file__).resolve().parent.parent / "cases" / "3prr_sine.toml"
 AGES = tuple(range(1, 9))  # steps a kept matrix is old
 PERIODS = (2, 3, 4, 6, 8)  # refactorisation every m steps (projection)
 RULES = {"increment": None, "textbook": 1, "two residual-only": 2}  # the estimate from iteration index
@@ -57,10 +67,16 @@ class Pendulum:
     """The stepper of a pendulum and the Newton iteration of a step done by hand."""
 
     def __init__(self, kind, elements, dt):
-        problem = SpatialPendulum(elements) if kind == "spatial" else FemdynPendulum(elements)
-        self.model, self.setup = problem.model, problem.setup
+        rho_inf = 0.9
+        if kind == "3prr":
+            case = load_case(CASE, Options(model="fem", elements=elements))
+            self.model, dt, rho_inf = case.model, case.settings.dt, case.settings.rho_inf
+            self.setup = prepare(case.model, case.q0, case.v0, tolerance=case.settings.initial_tolerance)
+        else:
+            problem = SpatialPendulum(elements) if kind == "spatial" else FemdynPendulum(elements)
+            self.model, self.setup = problem.model, problem.setup
         self.stepper = GeneralizedAlpha(self.model, dt, self.setup.active_rows,
-                                        NewtonOptions(tolerance=1e-10, modified=True), rho_inf=0.9)
+                                        NewtonOptions(tolerance=1e-10, modified=True), rho_inf=rho_inf)
         system = self.system = self.stepper.system
         self.n, self.size = self.model.n, self.model.n + len(system.active)
         self.lu = FixedPatternLU(system.pattern.indptr, system.pattern.indices)
@@ -107,6 +123,10 @@ class Rotation:
     def frame(self, q):
         return q[self.directors].reshape(3, 3).T  # D = [d_1 d_2 d_3]
 
+    def between(self, q, q0):
+        """T of the frame's turn from q0 to q."""
+        return self.T(self.frame(q) @ self.frame(q0).T)
+
     def T(self, R):
         rows, cols, vals = [], [], []
         turned = np.zeros(self.size, dtype=bool)
@@ -114,6 +134,41 @@ class Rotation:
             i, j = np.meshgrid(s + np.arange(3), s + np.arange(3), indexing="ij")
             rows += i.ravel().tolist(); cols += j.ravel().tolist(); vals += R.ravel().tolist()
             turned[s : s + 3] = True
+        rest = np.nonzero(~turned)[0]
+        rows += rest.tolist(); cols += rest.tolist(); vals += [1.0] * rest.size
+        return sp.csr_matrix((vals, (rows, cols)), shape=(self.size, self.size))
+
+
+class BodyRotations:
+    """T of a model's bodies turned each by its own R_b = D_b D_b0^T (module docstring)."""
+
+    def __init__(self, pendulum, rows_with):
+        model = pendulum.model
+        self.dim, self.size, self.bodies = model.dim, pendulum.size, len(model.bodies)
+        self.starts = [vector_starts(model, b) for b in range(self.bodies)]
+        self.directors = [model.body_dofs(b)[self.dim : self.dim * (self.dim + 1)] for b in range(self.bodies)]
+        joints = {j.name: j for j in model.joints}
+        labels = model.constraint_labels()[pendulum.system.active]
+        firsts = {}  # a revolute joint's first row -> the body whose R turns its rows
+        for i, label in enumerate(labels):
+            if label.startswith("revolute") and label.split("'")[1] not in firsts.values():
+                joint = joints[label.split("'")[1]]
+                firsts[pendulum.n + i] = joint.name
+        self.rows = [(row, getattr(joints[name], rows_with)) for row, name in firsts.items()]
+
+    def frame(self, q, body):
+        return q[self.directors[body]].reshape(self.dim, self.dim).T
+
+    def between(self, q, q0):
+        R = [self.frame(q, b) @ self.frame(q0, b).T for b in range(self.bodies)]
+        blocks = [(s, b) for b in range(self.bodies) for s in self.starts[b]]
+        blocks += [(row, b) for row, b in self.rows if b < self.bodies]  # the ground's rows stay
+        rows, cols, vals = [], [], []
+        turned = np.zeros(self.size, dtype=bool)
+        for s, b in blocks:
+            i, j = np.meshgrid(s + np.arange(self.dim), s + np.arange(self.dim), indexing="ij")
+            rows += i.ravel().tolist(); cols += j.ravel().tolist(); vals += R[b].ravel().tolist()
+            turned[s : s + self.dim] = True
         rest = np.nonzero(~turned)[0]
         rows += rest.tolist(); cols += rest.tolist(); vals += [1.0] * rest.size
         return sp.csr_matrix((vals, (rows, cols)), shape=(self.size, self.size))
@@ -137,12 +192,11 @@ def stops(sizes, errors, bounds, estimate_from, strict=1.0):
     return np.array(iterations), np.array(at_stop)
 
 
-def run(pendulum, t_end, kept):
+def run(pendulum, t_end, kept, rotation):
     """The records of every step after the first: bounds, own (sizes, errors), and with ``kept``
     {(age, "plain" | "co-rotated"): (sizes, errors)}."""
     stepper, system, model = pendulum.stepper, pendulum.system, pendulum.model
     dt = stepper.dt
-    rotation = Rotation(pendulum) if kept else None
     q, v, lam, states = pendulum.setup.q0, pendulum.setup.v0, np.zeros(model.m), model.initial_states(pendulum.setup.q0)
     bounds, own, old, matrices = [], [], {}, {}
     for k in range(int(round(t_end / dt))):
@@ -156,20 +210,19 @@ def run(pendulum, t_end, kept):
             pendulum.lu.factor(values)
             own.append(pendulum.iterate(step, start, lam0, pendulum.lu.solve, solution))
             if kept:
-                D = rotation.frame(start)
-                if len(own) == 2:  # the covariance, once
+                if len(own) == 2 and isinstance(rotation, Rotation):  # the covariance, once
                     check_covariance(pendulum, rotation, step, start, lam0, values)
                 for age in AGES:
                     if k - age not in matrices:
                         continue
-                    values0, D0 = matrices[k - age]
+                    values0, q0 = matrices[k - age]
                     pendulum.lu.factor(values0)
-                    T = rotation.T(D @ D0.T)
+                    T = rotation.between(start, q0)
                     old.setdefault((age, "co-rotated"), []).append(pendulum.iterate(
                         step, start, lam0, lambda r: T @ pendulum.lu.solve(T.T @ r), solution))
                     old.setdefault((age, "plain"), []).append(
                         pendulum.iterate(step, start, lam0, pendulum.lu.solve, solution, 3))
-                matrices[k] = (values, D)
+                matrices[k] = (values, start)
                 matrices.pop(k - AGES[-1], None)
         r = stepper.step(k * dt, q, v, lam, states)
         q, v, lam, states = r.q, r.v, r.lam, r.states
@@ -234,8 +287,10 @@ def report(bounds, own, old, costs):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--kind", choices=("spatial", "planar"), default="spatial")
-    parser.add_argument("--elements", type=int, default=16)
+    parser.add_argument("--kind", choices=("spatial", "planar", "3prr"), default="spatial")
+    parser.add_argument("--elements", type=int, default=16, help="elements (per link of the 3-PRR)")
+    parser.add_argument("--rows-with", choices=("body1", "body2"), default="body2",
+                        help="3prr: the body whose turn turns a revolute joint's rows")
     parser.add_argument("--dt", type=float, default=6.25e-4)
     parser.add_argument("--t-end", type=float, default=1.0)
     parser.add_argument("--kept", action="store_true",
@@ -243,11 +298,14 @@ def main():
     parser.add_argument("--costs", type=float, nargs=3, default=(320.0, 46.0, 139.0),
                         metavar=("FACTORISING", "RESIDUAL", "REST"), help="us per part (projection)")
     args = parser.parse_args()
-    if args.kept and args.kind != "spatial":
-        parser.error("--kept: the spatial pendulum only")
+    if args.kept and args.kind == "planar":
+        parser.error("--kept: the spatial pendulum or the 3-PRR")
     pendulum = Pendulum(args.kind, args.elements, args.dt)
-    print(f"{args.kind} pendulum, N = {args.elements}, dt = {args.dt:g}, {args.t_end:g} s")
-    report(*run(pendulum, args.t_end, args.kept), args.costs)
+    rotation = None
+    if args.kept:
+        rotation = Rotation(pendulum) if args.kind == "spatial" else BodyRotations(pendulum, args.rows_with)
+    print(f"{args.kind}, N = {args.elements}, dt = {pendulum.stepper.dt:g}, {args.t_end:g} s")
+    report(*run(pendulum, args.t_end, args.kept, rotation), args.costs)
 
 
 if __name__ == "__main__":
