@@ -153,7 +153,10 @@ class Newton:
     the increment itself, |dq_k| <= tolerance max(1, |q|), for an increment of the kept matrix: its
     contraction alternates (1e-4, then 0.3 on the pendulum of tests/units/test_modified_newton.py), so
     the two-increment estimate of ``newton_converged`` stopped with errors up to 128 times the
-    tolerance, the increment test never above 0.055 times it; the estimate is used for an increment of
+    tolerance, the increment test never above 0.055 times it (the estimate from two residual-only
+    increments holds on the pendulums of benchmarks/exudyn_compare.py and saves 0.3 of 3.3 iterations per
+    step at dt = 1.25e-3, but generalized-alpha's runs then no longer hold their constraints to round-off:
+    benchmarks/README.md, "Issue 37: simplified Newton's stop"); the estimate is used for an increment of
     a matrix just factorised at that iterate, as in full Newton. A step takes 2.7-3.4 iterations and
     about one factorisation against full Newton's two of each (benchmarks/README.md). Where an
     increment is more than ``REFRESH_CONTRACTION`` times the one before the matrix is assembled and
