@@ -169,8 +169,9 @@ def forces_end(damper, friction, springs, at, qa, va, qb, vb, constant, slip):
     """The end of a step from (qa, va) to (qb, vb) of the viscous damping, the joint friction and the
     spring-dampers of the Newton loop (``kernels.newton_loop``'s ``damper``, ``friction`` and ``springs``,
     None where the model has none, zero instances of an absent one of them; their forms the stepper's: their
-    q_a and the friction's slip p_n those of the step's start) at their coordinates ``at``: the constant forces plus their forces, the friction's new slip into ``slip``, and
-    the step's dissipation, each summed as the interpreted step sums it. The energy-momentum step
+    q_a and the friction's slip p_n those of the step's start) at their coordinates ``at``: the constant forces
+    plus their forces, the friction's new slip into ``slip``, and the step's dissipation, each summed as the
+    interpreted step sums it. The energy-momentum step
     (``EnergyMomentum._finish``): their forces Fbar(q_a, q_b) (``SaddleSystem.applied`` of the worked
     varying forces, ``worked_forces``), the damping's loss dt e'^T D e' (``ViscousDamping.dissipation``),
     the friction's return map's slip and loss F_max |p_b - p_n| (``Friction.advance``, ``dissipation``; a
