@@ -1,11 +1,13 @@
 """``femdyn warm-up``: compile femdyn's kernels into numba's on-disk cache (``numerics/compiled.py``)
 ahead of the first run, by two steps of shipped cases with each integrator that together reach every family of
 kernels: spatial and planar FEM beams, servos, material damping, friction and rigid bodies. The compiled Newton
-loop and steps have one machine code per set of forces -- beams, damping, friction, spring-dampers, each there
-or not (``integrators.saddle.SaddleSystem.loop_force``) --: these cases compile those of rigid models, of beams,
-of beams with damping and of rigid bodies with friction; another set (spring-dampers, from Python) compiles its
-own on its first run. Once after installing (a few minutes on a 2-core machine: 4-5 min at load average 3);
-later it takes a few seconds, every kernel loaded from the cache. The cases ship in the package
+loop and steps have one machine code per set of forces: with beams or without, with the forces that the loop
+evaluates itself (damping, friction, spring-dampers, all three passed where a model has any of them:
+``integrators.saddle.SaddleSystem.loop_force``) or without -- four sets, which these cases compile with each
+integrator (rigid: nm_logo; rigid with those forces: friction_oscillator; beams: 3prr_sine; beams with them:
+flexible_link_plant), so that a later run of any model whose forces are in the loop compiles none of them, a
+model with spring-dampers (no shipped case has them) included. Once after installing (a few minutes on a 2-core
+machine); later it takes a few seconds, every kernel loaded from the cache. The cases ship in the package
 (``femdyn/cases``, the checkout's ``cases/``)."""
 import sys
 import time

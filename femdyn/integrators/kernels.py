@@ -193,8 +193,10 @@ def newton_loop(mass_factor, M_indptr, M_indices, M_data, mass_values, inertia, 
     none), joint friction after it
     (``friction``: ``forces.friction_kernels.loop``, one coordinate and one tangent entry per instance, the
     last of ``F_at``, ``dF_at``; None for none), spring-dampers after it (``springs``:
-    ``forces.spring_kernels.loop``, likewise; None for none: a None force is typed ``none``, and numba
-    prunes its branches before typing, so that a model compiles the code of its own forces only),
+    ``forces.spring_kernels.loop``, likewise; the three None where a model has none of them, else each its
+    force's or, for an absent one, one of no instances, which runs nothing (``SaddleSystem.loop_force``): a None
+    force is typed ``none``, and numba prunes its branches before typing, so that a model without them compiles
+    none of their code, and every model with any of them shares one machine code),
     ``assemble`` (M (qb - ``origin``) from M's CSR arrays, ``origin``
     the step's start for the energy-momentum scheme, empty for generalized-alpha: M qb, ``SaddleSystem.assemble``'s
     qa; the forces' tangents at ``dF_at``, before or after the batch's entries or after the family's
@@ -221,7 +223,7 @@ def newton_loop(mass_factor, M_indptr, M_indices, M_data, mass_values, inertia, 
     last = mass_values
     R = np.zeros(0)
     Mq = np.empty(n)
-    # an absent force is None: its branches are pruned before typing (``SaddleSystem.loop_force``)
+    # no such forces: None, their branches pruned before typing; an absent one of a set: zero instances
     nd, nv, nk, ns, nsv = 0, 0, 0, 0, 0
     if damper is not None:
         nd, nv = viscous.sizes(damper)  # the damper's coordinates and tangent entries, after the beams'

@@ -48,6 +48,9 @@ import scipy.sparse as sp
 
 from ..beam.world.elasticity import NO_STEP
 from ..forces.base import Force
+from ..forces.friction import Friction
+from ..forces.spring_damper import SpringDamper
+from ..forces.viscous import ViscousDamping
 from ..joints.angle import NO_FAMILY
 from ..joints.batch import NO_PLACES, NONE, AffineConstraints
 from ..joints.servo import NO_SERVO, LoopServos, joinable
@@ -148,6 +151,12 @@ class SaddleSystem:
 
         looped, self._damper, self._friction, self._springs = (one(m) for m in (
             "loop_arguments", "damper_arguments", "friction_arguments", "spring_arguments"))
+        # those three as one set (issue 37): a model with any of them passes all three, an absent one as an
+        # instance of none (``_no_forces``: the types of any, zero instances), a model with none None for each,
+        # so that the loop has two machine codes for them (of each kind of beams), not one per combination
+        present = (self._damper, self._friction, self._springs)
+        self._loop_forces = None if present == (None,) * 3 else [
+            (k, none if k is None else self.forces[k]) for k, none in zip(present, _no_forces())]
         self._looped = None if looped is None else self.forces[looped]
         angles = [k for k, fam in enumerate(self.families) if not fam.servo and hasattr(fam.c, "loop_arguments")]
         servos = [k for k, fam in enumerate(self.families) if fam.servo and fam.compiled]
@@ -169,13 +178,13 @@ class SaddleSystem:
                    velocity: tuple | None = None, states: list | None = None) -> tuple:
         """``kernels.newton_loop``'s arguments of the varying forces (``compiled_residual``): where their
         tangents go (before the batch's entries with ``tangents_first``, else after them), their
-        coordinates and Newton-matrix places, the beams' ``loop_arguments`` (``NO_STEP`` without them) and the
-        damping's ``damper_arguments`` (None without it) for a step of length ``dt`` from its start
-        ``qa_local`` (the varying forces' local coordinates, in ``varying`` order), or, with ``qa_local`` None,
-        their continuous forms, the damping's at generalized-alpha's v = v~ + gamma' (q - q~) with ``velocity``
-        = (v~, q~, gamma') (n,), (n,), float; the friction's ``friction_arguments`` (None
-        without it) from its slip in the forces' ``states`` at the step's start, the spring-dampers'
-        ``spring_arguments`` (None without them) as the damping's: an absent force None, whose code the
+        coordinates and Newton-matrix places, the beams' ``loop_arguments`` (``NO_STEP`` without them), then the
+        damping's ``damper_arguments`` for a step of length ``dt`` from its start ``qa_local`` (the varying
+        forces' local coordinates, in ``varying`` order), or, with ``qa_local`` None, their continuous forms,
+        the damping's at generalized-alpha's v = v~ + gamma' (q - q~) with ``velocity`` = (v~, q~, gamma') (n,),
+        (n,), float; the friction's ``friction_arguments`` from its slip in the forces' ``states`` at the step's
+        start, the spring-dampers' ``spring_arguments`` as the damping's -- all three where the model has any of
+        them, those of an instance of none for an absent one (``_loop_forces``), else None each, whose code the
         kernels leave out (numba prunes its branches before typing: ``kernels.newton_loop``)."""
         kernels = self._kernels
         if kernels is None:
@@ -183,21 +192,21 @@ class SaddleSystem:
         F_at, _, dF_at = self._varying_at
         force = NO_STEP if self._looped is None else self._looped.loop_arguments(None if qa_local is None else
                                                                                  qa_local[0])
-        local = dict(zip(self.varying, qa_local)) if qa_local is not None else None
-        damper = friction = springs = None
-        if self._damper is not None:
-            f = self.forces[self._damper]
-            damper = f.damper_arguments(dt, local[self._damper][0]) if local is not None else \
-                f.damper_arguments(dt, velocity=(velocity[0][f.dofs[0]], velocity[1][f.dofs[0]], velocity[2]))
-        if self._friction is not None:
-            k = self._friction
-            friction = self.forces[k].friction_arguments(states[k], local[k][:, 0] if local is not None else None)
-        if self._springs is not None:
-            f = self.forces[self._springs]
-            springs = f.spring_arguments(dt, local[self._springs]) if local is not None else \
-                f.spring_arguments(dt, velocity=(velocity[0][f.dofs], velocity[1][f.dofs], velocity[2]))
         later = kernels.TANGENTS_LATER if self.families else kernels.TANGENTS_LAST  # after the family's
-        return (kernels.TANGENTS_FIRST if tangents_first else later, F_at, dF_at, *force, damper, friction, springs)
+        head = (kernels.TANGENTS_FIRST if tangents_first else later, F_at, dF_at, *force)
+        if self._loop_forces is None:
+            return (*head, None, None, None)
+        (_, damper), (k, friction), (_, springs) = self._loop_forces
+        slip = NONE if k is None else states[k]
+        if qa_local is None:
+            v, q, gamma_p = velocity
+            return (*head, damper.damper_arguments(dt, velocity=(v[damper.dofs[0]], q[damper.dofs[0]], gamma_p)),
+                    friction.friction_arguments(slip),
+                    springs.spring_arguments(dt, velocity=(v[springs.dofs], q[springs.dofs], gamma_p)))
+        local = dict(zip(self.varying, qa_local))
+        qa = [np.zeros(f.dofs.shape) if j is None else local[j] for j, f in self._loop_forces]
+        return (*head, damper.damper_arguments(dt, qa[0][0]), friction.friction_arguments(slip, qa[1][:, 0]),
+                springs.spring_arguments(dt, qa[2]))
 
     def loop_family(self, starts: list, qa: np.ndarray | None = None) -> tuple:
         """``kernels.newton_loop``'s ``family``: the joint-angle family's ``loop_arguments`` (``starts``
@@ -473,3 +482,12 @@ class SaddleSystem:
             R[fam.phi_at] = scale * phi[fam.phi_keep]
             if tangent is not None:
                 fam.add(values, scale, tangent, Gbar, G, T)
+
+
+def _no_forces() -> tuple:
+    """A viscous damping, a joint friction and a set of spring-dampers of no instances: their loop arguments
+    (``SaddleSystem.loop_force``) are typed as any's, and the kernels run none (``kernels.newton_loop``)."""
+    no_dofs = np.zeros((0, 1), np.int64)
+    return (ViscousDamping(NO_PLACES, NO_PLACES, NO_PLACES, NONE, NO_PLACES, sp.csr_matrix((0, 0))),
+            Friction(no_dofs, (), NONE, NONE),
+            SpringDamper(no_dofs, (), np.zeros((0, 3)), np.zeros((0, 3)), NONE, NONE, NONE))

@@ -168,10 +168,10 @@ def _scattered(applied, force, at):
 def forces_end(damper, friction, springs, at, qa, va, qb, vb, constant, slip):
     """The end of a step from (qa, va) to (qb, vb) of the viscous damping, the joint friction and the
     spring-dampers of the Newton loop (``kernels.newton_loop``'s ``damper``, ``friction`` and ``springs``,
-    None where absent; their forms the stepper's: their q_a and the friction's slip p_n those of the step's
-    start) at their
-    coordinates ``at``: the constant forces plus their forces, the friction's new slip into ``slip``, and
-    the step's dissipation, each summed as the interpreted step sums it. The energy-momentum step
+    None where the model has none, zero instances of an absent one of them; their forms the stepper's: their
+    q_a and the friction's slip p_n those of the step's start) at their coordinates ``at``: the constant forces
+    plus their forces, the friction's new slip into ``slip``, and the step's dissipation, each summed as the
+    interpreted step sums it. The energy-momentum step
     (``EnergyMomentum._finish``): their forces Fbar(q_a, q_b) (``SaddleSystem.applied`` of the worked
     varying forces, ``worked_forces``), the damping's loss dt e'^T D e' (``ViscousDamping.dissipation``),
     the friction's return map's slip and loss F_max |p_b - p_n| (``Friction.advance``, ``dissipation``; a
@@ -182,7 +182,8 @@ def forces_end(damper, friction, springs, at, qa, va, qb, vb, constant, slip):
     nd, nk, ns = damper_at.size, friction_at.size, spring_at.size
     applied = np.zeros(constant.size)
     lost = 0.0
-    if damper is not None:  # an absent force (None): pruned before typing (``kernels.newton_loop``)
+    # no forces (None): pruned before typing; one of no instances (``SaddleSystem.loop_force``): nothing to add
+    if damper is not None and nd:
         q_b, force = np.empty(nd), np.empty(nd)
         for i in range(nd):
             q_b[i] = qb[damper_at[i]]
@@ -200,12 +201,12 @@ def forces_end(damper, friction, springs, at, qa, va, qb, vb, constant, slip):
             loss = viscous.work_rate(force_a, force, q_a, q_b)
         _scattered(applied, force, damper_at)
         lost += loss
-    if friction is not None:
+    if friction is not None and nk:
         force = np.empty(nk)
         friction_.loop(friction, qb, friction_at, force, np.empty(nk), slip)
         _scattered(applied, force, friction_at)
         lost += pairwise_sum(friction_.losses(friction[2], slip, friction[4]), 0, nk)
-    if springs is not None:
+    if springs is not None and ns:
         D, stiffness, damping, free_length = springs[6], springs[7], springs[8], springs[9]
         K, n = D.shape[0], D.shape[2]
         Qb, F, none = np.empty((K, n)), np.empty((K, n)), np.empty((0, 0, 0))
@@ -233,7 +234,7 @@ def worked_potential(q, gravity, at, slip, friction, springs, slots):
     (``Friction.potential``; the slip p ``slip``, ``friction``'s E) and the spring-dampers' sum k/2
     (l - l0)^2
     (``SpringDamper.potential``; ``springs``' D, k, l0) at their coordinates ``at`` (the damping's, the
-    friction's, the springs'; an absent force None, ``kernels.newton_loop``)."""
+    friction's, the springs'; None or zero instances where absent, ``kernels.newton_loop``)."""
     weights, dofs, bounds = gravity
     friction_slot, spring_slot = slots
     if friction_slot < 0 and spring_slot < 0:
@@ -264,21 +265,19 @@ def alpha_steps(count, coefficients, head, tail, damper, friction, springs, fami
     a_n, v~ = v_n + h (1 - gamma) a_n, the inertia M (beta' q~ - c_n), c_n = (alpha_m a_n - alpha_f
     vd_n) / (1 - alpha_f), the predictor q~ + beta h^2 (2 a_n - a_n-1) or the second candidate, the closer
     one in the step before (``GeneralizedAlpha.predictor``)), Newton's iteration
-    (``kernels.newton_loop`` with ``head``, ``tail``, ``damper``, ``friction``, ``springs`` (None where absent),
-    ``family`` and ``solver``, its arguments around the step's own,
-    and the step's servo rows from ``servos``: ``newton_loop``'s ``servo`` with a row of a(t), gamma(t) for
-    each step; ``stop``: (on, safety, window, ratios, count, refresh, steps) of ``newton.QuadraticStop``),
-    the step's end (``_finish``: a_n+1 = (q_n+1 - q~) / (beta h^2), v_n+1 = v~ + gamma h a_n+1, vd_n+1,
-    the work ``step_work`` of the ``worked_forces`` plus V(q_n+1) - V(q_n), ``worked_potential``
-    of ``gravity``) and the chunk's row ``row`` + k + 1 (``rows``: Q, V, Lam, inputs, iterations,
-    work, dissipation, the input rows; ``time_loop._Chunk``). The viscous damping, the joint friction and the
-    spring-dampers of the Newton loop (``kernels.newton_loop``'s ``damper``, ``friction``, ``springs``,
-    their continuous forms) at their coordinates ``ends[0]``: the damping and the springs take each step's
-    v~ and q~ there, their forces and losses enter the step's work and dissipation (``forces_end``), the
-    friction's and the springs' potentials V(q_n+1) at their places ``ends[1]`` among the worked forces
-    (``worked_potential``), and the friction's slip at each
-    step's end goes into the friction's arguments (the next step's p_n) and the row of ``ends[2]``
-    (steps, instances).
+    (``kernels.newton_loop`` with ``head``, ``tail``, ``damper``, ``friction``, ``springs`` (as there), ``family``
+    and ``solver``, its arguments around the step's own, and the step's servo rows from ``servos``:
+    ``newton_loop``'s ``servo`` with a row of a(t), gamma(t) for each step; ``stop``: (on, safety, window, ratios,
+    count, refresh, steps) of ``newton.QuadraticStop``), the step's end (``_finish``: a_n+1 = (q_n+1 - q~) / (beta
+    h^2), v_n+1 = v~ + gamma h a_n+1, vd_n+1, the work ``step_work`` of the ``worked_forces`` plus V(q_n+1) -
+    V(q_n), ``worked_potential`` of ``gravity``) and the chunk's row ``row`` + k + 1 (``rows``: Q, V, Lam, inputs,
+    iterations, work, dissipation, the input rows; ``time_loop._Chunk``). The viscous damping, the joint friction
+    and the spring-dampers of the Newton loop (``kernels.newton_loop``'s ``damper``, ``friction``, ``springs``,
+    their continuous forms) at their coordinates ``ends[0]``: the damping and the springs take each step's v~ and q~
+    there, their forces and losses enter the step's work and dissipation (``forces_end``), the friction's and the
+    springs' potentials V(q_n+1) at their places ``ends[1]`` among the worked forces (``worked_potential``), and the
+    friction's slip at each step's end goes into the friction's arguments (the next step's p_n) and the row of
+    ``ends[2]`` (steps, instances).
 
     ``coefficients``: (h, h^2 (1/2 - beta), h (1 - gamma), alpha_m, alpha_f, 1 - alpha_m, 1 - alpha_f,
     beta', beta h^2, beta h h, gamma h, the tolerance, the round-off floor's factor, ``damped``), formed as the
@@ -397,7 +396,7 @@ def midpoint_steps(count, coefficients, head, tail, batch, force, damper, fricti
     (``kernels.newton_loop`` with ``head``, ``tail``,
     the varying forces' ``force`` -- where their tangents go, their coordinates and places, then the
     beams' element data after the start and ``known`` --, the damping's, the friction's and the springs'
-    arguments ``damper``, ``friction``, ``springs`` (None where absent), each step's start q_a written into
+    arguments ``damper``, ``friction``, ``springs`` (as there), each step's start q_a written into
     them, ``family``, the step's servo rows from ``servos``
     (``alpha_steps``), ``stop`` (none) and ``solver``), the step's end (``_finish``: v_n+1 = 2/h (q_n+1 -
     q_n) - v_n, the work ``step_work`` of the ``constants`` forces (``alpha_steps``; with the damping's, the

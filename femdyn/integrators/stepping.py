@@ -221,7 +221,7 @@ class AlphaSteps(_Steps):
         else:
             early = (False, 0.0, 1, NONE, np.zeros(1, np.int64), 1, np.zeros(1, np.int64))
         looped = system.loop_force(None, True, dt, (c.v, c.q, s.gamma_p), states)  # the damper's v~, q~: per step
-        tail = (NONE, s.scale, 2.0, *system.batch_arguments, *looped[:-3])  # damping, friction, springs (None where absent) passed apart
+        tail = (NONE, s.scale, 2.0, *system.batch_arguments, *looped[:-3])  # damping, friction, springs: passed apart
         ends = self._ends_of(count)
         before = c.a if c.a_previous is None else c.a_previous
         earlier = before if c.a_earlier is None else c.a_earlier

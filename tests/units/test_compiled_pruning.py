@@ -1,14 +1,19 @@
-"""A model compiles the code of its own forces only (issue 37): an absent viscous damping, joint friction or
-set of spring-dampers -- and the world beams' elasticity of a rigid model, its dimension -- is passed to the
-compiled Newton loop and steps as None (``SaddleSystem.loop_force``, ``beam.world.elasticity.NO_STEP``),
-and numba prunes the branches that use it before typing (``numba.core.analysis.dead_branch_prune``, the
-pass its pipeline runs on a kernel's arguments), so that the kernels of that force are neither compiled nor
-linked into the loop's machine code of that model."""
-import numpy as np
+"""A model compiles the code of its own forces only (issue 37): the viscous damping, joint friction and
+spring-dampers of a model that has none of them -- and the world beams' elasticity of a rigid model, its
+dimension -- are passed to the compiled Newton loop and steps as None (``SaddleSystem.loop_force``,
+``beam.world.elasticity.NO_STEP``), and numba prunes the branches that use them before typing
+(``numba.core.analysis.dead_branch_prune``, the pass its pipeline runs on a kernel's arguments), so that their
+kernels are neither compiled nor linked into the loop's machine code of that model. A model with any of the three
+passes all three, as one set (an absent one as an instance of none): one machine code for all such models."""
 import pytest
+from numba import typeof
 from numba.core import analysis, compiler, ir, types
 from numba.core.controlflow import CFGraph
+from shared import CASES
 
+from femdyn.casefile.beams import Options
+from femdyn.casefile.case import load_case
+from femdyn.integrators.setup import prepare
 from femdyn.numerics.lazy import compiled
 
 FORCES = {"damper": "femdyn.forces.viscous_kernels", "friction": "femdyn.forces.friction_kernels",
@@ -61,19 +66,36 @@ def test_an_absent_force_leaves_no_code_of_its_kernels(name, module):
     assert not _live_modules(function, set(forces))
 
 
-def test_loop_force_passes_none_for_the_forces_a_model_has_not():
-    """``loop_force`` gives None for each force that a model does not have (a rigid chain) and the force's
-    arguments where it has them (the chain with spring-dampers)."""
+def _loop_types(system, setup) -> tuple:
+    """numba's types of ``loop_force``'s damping, friction and spring-dampers in both forms: energy-momentum's
+    (the discrete one) and generalized-alpha's (the continuous one)."""
+    q, states = setup.q0, setup.model.initial_states(setup.q0)
+    local = [q[system.forces[k].dofs] for k in system.varying]
+    return tuple(typeof(system.loop_force(*form, states=states)[-3:])
+                 for form in ((local, False, 1e-3), (None, True, 1e-3, (setup.v0, q, 1.0))))
+
+
+def test_models_with_any_of_the_loops_forces_share_one_set():
+    """``loop_force`` gives None for each of the loop's forces where a model has none of them (a rigid chain)
+    and all three where it has any -- spring-dampers only (the chain with springs, planar and spatial), a
+    damping only (the flexible link), friction only (the oscillator) --, the absent ones as instances of none,
+    typed as any (``numba.typeof``), so that these models share one machine code of the loop and the steps,
+    which ``femdyn warm-up``'s cases compile (the flexible link and the oscillator are two of them)."""
     from test_compiled_newton import chain
 
+    from femdyn.commands.warm_up import WARM_UP
     from femdyn.integrators.energy_momentum import EnergyMomentum
 
-    for springs in (False, True):
-        model, setup = chain(2, springs=springs)
-        system = EnergyMomentum(model, 1e-3, setup.active_rows).system
+    def system_setup(setup):
+        system = EnergyMomentum(setup.model, 1e-3, setup.active_rows).system
         assert system.compiled_residual
-        n = setup.q0.size
-        damper, friction, arguments = system.loop_force(None, True, 1e-3, (np.zeros(n), setup.q0, 1.0),
-                                                        model.initial_states(setup.q0))[-3:]
-        assert damper is None and friction is None
-        assert (arguments is None) != springs
+        return system, setup
+
+    rigid = _loop_types(*system_setup(chain(2)[1]))
+    assert rigid == (types.Tuple((types.none,) * 3),) * 2
+    looped = {_loop_types(*system_setup(chain(dim, springs=True)[1])) for dim in (2, 3)}
+    for name in ("flexible_link_plant", "friction_oscillator"):
+        assert name in WARM_UP
+        case = load_case(CASES / f"{name}.toml", Options(elements=1))
+        looped.add(_loop_types(*system_setup(prepare(case.model, case.q0, case.v0))))
+    assert len(looped) == 1 and types.none not in next(iter(looped))[0]
