@@ -4,7 +4,8 @@ The public API (README, "From Python" and "Compatibility"): ``Problem`` and ``lo
 ``Problem.check``, ``run``, ``static``, ``modes``, ``motion_modes``, ``campbell``, ``map``, ``linearize``, ``invert`` and their result types (with a probe's
 ``ProbeDeviation`` from the rigid mechanism), ``sweep``, the model builder ``ModelBuilder`` and ``place``,
 ``SolverSettings``, ``InversionSettings`` (``Problem.invert``'s method and margins), the beam body ``BeamBody``, its ``Section`` and its ``Damping``, and the
-time functions of loads and the servo trajectories (``time_functions``, ``trajectories``). The names are
+time functions of loads and the servo trajectories (``time_functions``, ``trajectories``), and ``warm_up`` (numba's cache
+filled ahead of the first run, ``WarmUpResult``). The names are
 imported on first use (PEP 562), so that ``import femdyn`` and the command line's start stay fast."""
 from importlib import import_module
 
@@ -22,6 +23,7 @@ _EXPORTS = {  # public name -> the module that defines it
     "ModelError": "femdyn.model.errors", "SolverSettings": "femdyn.integrators.settings",
     "CaseError": "femdyn.casefile.reader", "BeamBody": "femdyn.beam.body", "Section": "femdyn.beam.body",
     "Damping": "femdyn.beam.damping", "InversionSettings": "femdyn.studies.inversion",
+    "warm_up": "femdyn.api.warm_up", "WarmUpResult": "femdyn.api.warm_up",
 }
 _MODULES = {"time_functions": "femdyn.forces.time_functions", "trajectories": "femdyn.joints.trajectories"}
 
@@ -35,6 +37,7 @@ if TYPE_CHECKING:  # what a type checker sees; at run time the names come from _
     from .api.problem import Probe, Problem, load
     from .api.results import InversionResult, ModesResult, ProbeDeviation, RunResult, StaticResult
     from .api.sweep import SweepResult, sweep
+    from .api.warm_up import WarmUpResult, warm_up
     from .beam.body import BeamBody, Section
     from .beam.damping import Damping
     from .studies.inversion import InversionSettings

@@ -83,7 +83,7 @@ def test_models_with_any_of_the_loops_forces_share_one_set():
     which ``femdyn warm-up``'s cases compile (the flexible link and the oscillator are two of them)."""
     from test_compiled_newton import chain
 
-    from femdyn.commands.warm_up import WARM_UP
+    from femdyn.api.warm_up import WARM_UP
     from femdyn.integrators.energy_momentum import EnergyMomentum
 
     def system_setup(setup):

@@ -297,7 +297,7 @@ def test_the_warm_up_cases_compile_the_steps_of_every_model():
     none), the FEM 3-PRR, a flexible link with material damping, a mass on joint friction and a chain with
     spring-dampers; the two steps of each of ``femdyn warm-up``'s cases, run with both integrators, compile all
     four: rigid, with beams, rigid with forces of the set (friction), with beams and forces (damping)."""
-    from femdyn.commands.warm_up import WARM_UP
+    from femdyn.api.warm_up import WARM_UP
     assert {"3prr_sine", "nm_logo", "flexible_link_plant", "friction_oscillator"} <= set(WARM_UP)
     case = load_case(CASES / "3prr_sine.toml", Options(elements=1))
     time_loop.simulate(prepare(case.model, case.q0, case.v0), case.settings.replace(t_end=0.01))
