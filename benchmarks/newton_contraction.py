@@ -11,7 +11,7 @@ step after the first is iterated again here from its predictor, in Python, with
   Theta / (1 - Theta) |dq_k| <= bound (Hairer & Wanner IV.8, ``newton.newton_converged``) with Theta
   from the first residual-only increment over the factorising one ("textbook"), and the same with Theta
   from two residual-only increments only ("two residual-only");
-* with ``--kept`` (spatial only), the matrix of the step ``age`` = 1 .. 8 steps before, at its own
+* with ``--kept`` (the spatial pendulum; the 3-PRR below), the matrix of the step ``age`` = 1 .. 8 steps before, at its own
   predictor q0: as it is, and co-rotated, dx = -T S0^-1 T^T R with T = block-diag(R on every world
   3-vector of the unknowns -- phi, the directors, w_k, s_k of the beam, the ground's vectors and the
   vector rows' multipliers (anchor, spherical joint) --, 1 on the rest: the twists psi_k, the scalar rows'
@@ -29,7 +29,7 @@ vectors, the ground's fixed, a revolute joint's two rows turned with its second 
 its first) -- exact for one body turning alone, approximate where joints couple bodies that turn apart.
 
 A measurement, not a test: nothing is asserted. Slow (Python iterations; N = 64, 1600 steps with
-``--kept``: about 10 minutes).
+``--kept``: 20 s to 7 minutes, with the machine's load).
 
 Usage: python benchmarks/newton_contraction.py [--kind spatial|planar|3prr] [--elements 16] [--dt 6.25e-4]
                                                [--t-end 1.0] [--kept] [--costs 320 46 139]
@@ -128,15 +128,7 @@ class Rotation:
         return self.T(self.frame(q) @ self.frame(q0).T)
 
     def T(self, R):
-        rows, cols, vals = [], [], []
-        turned = np.zeros(self.size, dtype=bool)
-        for s in self.starts:
-            i, j = np.meshgrid(s + np.arange(3), s + np.arange(3), indexing="ij")
-            rows += i.ravel().tolist(); cols += j.ravel().tolist(); vals += R.ravel().tolist()
-            turned[s : s + 3] = True
-        rest = np.nonzero(~turned)[0]
-        rows += rest.tolist(); cols += rest.tolist(); vals += [1.0] * rest.size
-        return sp.csr_matrix((vals, (rows, cols)), shape=(self.size, self.size))
+        return block_rotation(self.size, [(s, R) for s in self.starts])
 
 
 class BodyRotations:
@@ -161,17 +153,24 @@ class BodyRotations:
 
     def between(self, q, q0):
         R = [self.frame(q, b) @ self.frame(q0, b).T for b in range(self.bodies)]
-        blocks = [(s, b) for b in range(self.bodies) for s in self.starts[b]]
-        blocks += [(row, b) for row, b in self.rows if b < self.bodies]  # the ground's rows stay
-        rows, cols, vals = [], [], []
-        turned = np.zeros(self.size, dtype=bool)
-        for s, b in blocks:
-            i, j = np.meshgrid(s + np.arange(self.dim), s + np.arange(self.dim), indexing="ij")
-            rows += i.ravel().tolist(); cols += j.ravel().tolist(); vals += R[b].ravel().tolist()
-            turned[s : s + self.dim] = True
-        rest = np.nonzero(~turned)[0]
-        rows += rest.tolist(); cols += rest.tolist(); vals += [1.0] * rest.size
-        return sp.csr_matrix((vals, (rows, cols)), shape=(self.size, self.size))
+        blocks = [(s, R[b]) for b in range(self.bodies) for s in self.starts[b]]
+        blocks += [(row, R[b]) for row, b in self.rows if b < self.bodies]  # the ground's rows stay
+        return block_rotation(self.size, blocks)
+
+
+def block_rotation(size, blocks):
+    """The sparse T (size x size) with the rotation R on the diagonal block of each (start, R) of ``blocks``
+    (a vector's coordinates start .. start + dim - 1) and 1 on every other diagonal entry."""
+    rows, cols, vals = [], [], []
+    turned = np.zeros(size, dtype=bool)
+    for s, R in blocks:
+        dim = R.shape[0]
+        i, j = np.meshgrid(s + np.arange(dim), s + np.arange(dim), indexing="ij")
+        rows += i.ravel().tolist(); cols += j.ravel().tolist(); vals += R.ravel().tolist()
+        turned[s : s + dim] = True
+    rest = np.nonzero(~turned)[0]
+    rows += rest.tolist(); cols += rest.tolist(); vals += [1.0] * rest.size
+    return sp.csr_matrix((vals, (rows, cols)), shape=(size, size))
 
 
 def stops(sizes, errors, bounds, estimate_from, strict=1.0):
@@ -230,6 +229,7 @@ def run(pendulum, t_end, kept, rotation):
 
 
 def check_covariance(pendulum, rotation, step, start, lam, values):
+    """Prints max |S(T q) - T S(q) T^T| / max |S| for a turn of 0.5 rad about a fixed axis (Rodrigues)."""
     axis = np.array([0.3, -0.5, 0.8]) / np.linalg.norm([0.3, -0.5, 0.8])
     K = np.array([[0.0, -axis[2], axis[1]], [axis[2], 0.0, -axis[0]], [-axis[1], axis[0], 0.0]])
     R = np.eye(3) + np.sin(0.5) * K + (1.0 - np.cos(0.5)) * K @ K
@@ -294,7 +294,7 @@ def main():
     parser.add_argument("--dt", type=float, default=6.25e-4)
     parser.add_argument("--t-end", type=float, default=1.0)
     parser.add_argument("--kept", action="store_true",
-                        help="matrices kept across steps, plain and co-rotated (spatial)")
+                        help="matrices kept across steps, plain and co-rotated (spatial, 3prr)")
     parser.add_argument("--costs", type=float, nargs=3, default=(320.0, 46.0, 139.0),
                         metavar=("FACTORISING", "RESIDUAL", "REST"), help="us per part (projection)")
     args = parser.parse_args()

@@ -80,10 +80,12 @@ so those components alternate in sign and shrink by about rho_inf per step, slow
 (the triple root's n (-rho_inf)^n and n^2 (-rho_inf)^n). The extrapolation triples them; the damped one is
 exact for constant accelerations and for (B + C n) (-rho_inf)^n (its characteristic polynomial is
 (z - 1) (z + rho_inf)^2; with the triple root its larger coefficients amplify the rest more). Rigid and
-servo-driven models keep the extrapolation in (nearly) every step. The first step after a start takes
-q_n + h v_n (a_1 = -(1/2 - beta)/beta a_0, nearly -rho_inf a_0): the consistent a_0 holds the stiff modes'
-instantaneous accelerations, which the step does not resolve and the extrapolation a_1 = a_0 would take
-whole. Full Newton, dt = 1e-3, the first 200 steps of the flexible pendulum of benchmarks/README.md
+servo-driven models mostly keep the extrapolation (nm_logo and rpr_figure8 take the second start in about
+15-25 % of their steps, stewart_gough and 3rrr_forward in none or one of 300). The first step after a start
+takes q_n + h v_n (a_1 = -(1/2 - beta)/beta a_0: -0.805 a_0 at rho_inf = 0.9, -0.125 a_0 at 0.5): the
+consistent a_0 holds the stiff modes' instantaneous accelerations, which the step does not resolve and the
+extrapolation a_1 = a_0 would take whole. Full Newton, dt = 1e-3, the first 200 steps of the flexible
+pendulum of benchmarks/README.md
 ("N = 4096 over 256, measured again" and the section after it): 2.21 / 3.31 iterations per step with the
 extrapolation alone at N = 256 / 4096, 2.02 / 2.85 with q_n + h v_n as the second candidate, 2.01 / 2.605
 with the damped extrapolation (the first step at 4096: 3 iterations instead of 5); simplified Newton 3.085
@@ -213,9 +215,13 @@ class GeneralizedAlpha:
         self.newton.restore(state)
         self._stop.restore(state)
         for name, value in state.items():  # read from a file: the compiled steps index them
-            if name.startswith("alpha.") and name not in ("alpha.t", "alpha.velocity_start") and \
-                    np.shape(value) != ((self.model.m,) if name == "alpha.lam" else (self.model.n,)):
-                raise ValueError(f"{name} of shape {np.shape(value)} does not fit the model")
+            if name.startswith("alpha.") and name not in ("alpha.t", "alpha.velocity_start"):
+                if np.shape(value) != ((self.model.m,) if name == "alpha.lam" else (self.model.n,)):
+                    raise ValueError(f"{name} of shape {np.shape(value)} does not fit the model")
+                if not np.isfinite(value).all():
+                    raise ValueError(f"{name} is not finite")
+        if "alpha.a_earlier" in state and "alpha.a_previous" not in state:  # a_n-2 is kept after a_n-1 only
+            raise ValueError("alpha.a_earlier without alpha.a_previous")
         start = state.get("alpha.velocity_start", 0)  # absent in checkpoints of earlier versions: extrapolated
         if np.ndim(start) != 0 or start not in (0, 1):
             raise ValueError(f"alpha.velocity_start is {start!r}, not 0 or 1")

@@ -70,22 +70,30 @@ def test_chunks_and_resumed_runs_equal_the_run_in_one_piece(name, changes):
 
 
 def test_the_generalized_alpha_start_is_kept_in_the_checkpoint():
-    """The choice of Newton's start (``GeneralizedAlpha.predictor``) is part of a checkpoint's state: both
-    choices occur in the flexible 3-PRR's checkpoints; a checkpoint without it (an earlier version's) resumes
-    with the extrapolation and completes; a value other than 0 or 1 is refused as a damaged checkpoint."""
+    """The choice of Newton's start (``GeneralizedAlpha.predictor``) and the a_n-2 of its damped extrapolation
+    are part of a checkpoint's state: both choices occur in the flexible 3-PRR's checkpoints; a checkpoint
+    without them (an earlier version's) resumes and completes; a choice other than 0 or 1, an a_n-2 without
+    the a_n-1 before it, or one not finite or of another shape is refused as a damaged checkpoint."""
     case = load_case(CASES / "3prr_sine.toml")
     settings = case.settings.replace(t_end=0.1)
     setup = prepare(case.model, case.q0, case.v0, settings.initial_tolerance)
     chunked = Chunks(3)
     simulate(setup, settings, output=chunked)
     assert {c.solver["alpha.velocity_start"] for c in chunked.checkpoints} == {0, 1}
+    assert all("alpha.a_earlier" in c.solver for c in chunked.checkpoints[1:])
     old = copy.deepcopy(chunked.checkpoints[2])
-    del old.solver["alpha.velocity_start"]
+    del old.solver["alpha.velocity_start"], old.solver["alpha.a_earlier"]
     assert simulate(setup, settings, output=Chunks(5), resume=old).complete
-    for bad in (0.5, 2, np.array([1, 0])):
+    damages = [("alpha.velocity_start", bad) for bad in (0.5, 2, np.array([1, 0]))]
+    damages += [("alpha.a_earlier", np.full(case.model.n, np.nan)), ("alpha.a_earlier", np.zeros(3)),
+                ("alpha.a_previous", None)]
+    for name, bad in damages:
         damaged = copy.deepcopy(chunked.checkpoints[2])
-        damaged.solver["alpha.velocity_start"] = bad
-        with pytest.raises(CheckpointError, match="alpha.velocity_start"):
+        if bad is None:
+            del damaged.solver[name]
+        else:
+            damaged.solver[name] = bad
+        with pytest.raises(CheckpointError, match="alpha.velocity_start|alpha.a_earlier"):
             simulate(setup, settings, output=Chunks(5), resume=damaged)
 
 
