@@ -70,7 +70,7 @@ def loop(friction, qb, at, force, tangent, slip_end):
 @kernel
 def potential_terms(q, at, p, E):
     """The terms E_k/2 (q_k - p_k)^2 of ``Friction.potential`` at the coordinates ``at`` of q, each formed
-    as there (``step_kernels.pairwise_sum`` sums them as NumPy)."""
+    as there (``integrators.step_ends.pairwise_sum`` sums them as NumPy)."""
     terms = np.empty(p.size)
     for k in range(p.size):
         d = q[at[k]] - p[k]

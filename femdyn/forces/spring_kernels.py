@@ -131,7 +131,7 @@ def loop(springs, qb, at, force, values):
 @kernel
 def potential_terms(q, D, stiffness, free_length):
     """The terms k/2 (l - l0)^2 of ``SpringDamper.potential`` at the local coordinates q (K, n), l = |D q|
-    (``step_kernels.pairwise_sum`` sums them as NumPy's ``sum``)."""
+    (``integrators.step_ends.pairwise_sum`` sums them as NumPy's ``sum``)."""
     K = D.shape[0]
     terms = np.empty(K)
     for k in range(K):

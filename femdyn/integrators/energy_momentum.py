@@ -36,7 +36,7 @@ import numpy as np
 from ..numerics.lazy import compiled
 from .newton import Newton, NewtonOptions
 from .saddle import NONE, SaddleSystem
-from .stepping import STEP_KERNELS
+from .stepping import STEP_ENDS
 
 
 @dataclass
@@ -158,5 +158,5 @@ class EnergyMomentum:
         v_a = self._potential[2] if known else system.worked_potential(qa, states)
         v_b = system.worked_potential(qb, new_states)
         self._potential = (new_states, qb.tobytes(), v_b)  # V_n of the next step, if it starts here
-        work = compiled(STEP_KERNELS).step_work(F, F, qb, qa) + v_b - v_a  # F . dq, in the compiled steps' order
+        work = compiled(STEP_ENDS).step_work(F, F, qb, qa) + v_b - v_a  # F . dq, in the compiled steps' order
         return StepResult(qb, 2.0 / dt * dq - va, lam, iterations, work, dissipation, new_states)

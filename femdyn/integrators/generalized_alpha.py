@@ -109,7 +109,7 @@ from ..numerics.lazy import compiled
 from .energy_momentum import StepResult
 from .newton import Newton, NewtonFailure, NewtonOptions, QuadraticStop
 from .saddle import NONE, SaddleSystem
-from .stepping import STEP_KERNELS
+from .stepping import STEP_ENDS
 
 
 def chung_hulbert(rho_inf):
@@ -374,7 +374,7 @@ class GeneralizedAlpha:
         known = start.potential is not None and start.potential[0] is states
         v_a = start.potential[1] if known else system.worked_potential(qa, states)
         v_b = system.worked_potential(qb, new_states)
-        work = compiled(STEP_KERNELS).step_work(start.force, force, qb, qa) + v_b - v_a  # in the compiled steps' order
+        work = compiled(STEP_ENDS).step_work(start.force, force, qb, qa) + v_b - v_a  # in the compiled steps' order
         lam_start = start.lam
         extrapolated, second = step["candidates"]  # the next step's predictor: the closer one (``predictor``)
         closer = bool(np.abs(qb - second).max() < np.abs(qb - extrapolated).max())

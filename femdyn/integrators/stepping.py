@@ -24,7 +24,7 @@ cases/friction_oscillator.toml, rpr_figure8_friction.toml), the only force with 
 advances: its slip is advanced in the kernel after each step exactly as ``SaddleSystem.advanced`` does it
 (the return map of the step's start slip), written to a row per step from which ``_done`` makes each row's
 states, and its potential E/2 (q - p)^2 enters V at its place among the worked forces -- each sum formed
-in the interpreted step's order (``step_kernels.forces_end``, ``worked_potential``). Their families: none
+in the interpreted step's order (``step_ends.forces_end``, ``worked_potential``). Their families: none
 outside the batch but a joint-angle family (the FEM 3-PRR of cases/3prr_sine.toml; the rigid mechanisms
 driven at their joints, cases/nm_logo.toml) and servo rows (their targets taken as the loads: the flexible
 five-bar and Delta), also of several families that the loop adds as one (``SaddleSystem.loop_servo``: the
@@ -43,6 +43,7 @@ from ..numerics.linalg import CsrOperator
 from .newton import FIRST_SOLVE_REFINEMENT, NO_STOP, ROUND_OFF
 
 STEP_KERNELS = __package__ + ".step_kernels"  # numba: imported where the steps run
+STEP_ENDS = __package__ + ".step_ends"  # the sums at a step's end that both kinds of step share
 
 
 TIME_ONLY = (Gravity, TimeLoad)  # constant forces that depend on time alone, not on q or a state
@@ -97,7 +98,7 @@ class _Steps:
                         np.concatenate([np.zeros(0, np.int64)] + [d for _, d in parts]).astype(np.int64),
                         np.cumsum([0] + [w.size for w, _ in parts]).astype(np.int64))
         # the damping's, the friction's and the springs' coordinates, the friction's and the springs' places
-        # among the worked forces (``step_kernels.worked_potential``) and the friction's slips at the steps'
+        # among the worked forces (``step_ends.worked_potential``) and the friction's slips at the steps'
         # ends (a row per step of a call)
         at = [NO_PLACES if k is None else system.forces[k].dofs.ravel().astype(np.int64)
               for k in (system._damper, system._friction, system._springs)]

@@ -50,8 +50,8 @@ def _live_modules(function, absent):
 
 
 @pytest.mark.parametrize("name,module", [("newton_loop", "femdyn.integrators.kernels"),
-                                         ("forces_end", "femdyn.integrators.step_kernels"),
-                                         ("worked_potential", "femdyn.integrators.step_kernels")])
+                                         ("forces_end", "femdyn.integrators.step_ends"),
+                                         ("worked_potential", "femdyn.integrators.step_ends")])
 def test_an_absent_force_leaves_no_code_of_its_kernels(name, module):
     """Each force's kernels are live code of the Newton loop and the steps' ends where the force is there,
     and none where it is None."""

@@ -264,7 +264,7 @@ def test_a_newton_failure_inside_a_call_ends_the_run_as_step_by_step(dim, dt, in
 def test_pairwise_sum_is_numpys_sum():
     """The compiled steps sum the potential and the work as NumPy's ``sum`` (pairwise; the steps one
     by one take the potential from it): every length up to two levels of halving, and long ones."""
-    kernels = compiled("femdyn.integrators.step_kernels")
+    kernels = compiled("femdyn.integrators.step_ends")
     rng = np.random.default_rng(5)
     for n in [*range(300), 1000, 4099, 20001]:
         x = rng.standard_normal(n) * 10.0 ** rng.uniform(-8, 8, n)  # magnitudes whose order of summation shows
