@@ -8,12 +8,12 @@ from .output import say
 
 def add(commands):
     """Add the ``warm-up`` subcommand (its arguments and handler) to ``commands``."""
-    warm_up_ = commands.add_parser(
+    parser = commands.add_parser(
         "warm-up", help="compile the kernels into numba's cache (once after installing, a few minutes)",
         description="Run two steps of shipped cases, so that numba compiles femdyn's kernels and keeps the "
         "machine code on disk: a later run starts without compiling. Exit code 1 if a case fails "
         "(its kernels then compile on first use).")
-    warm_up_.set_defaults(handler=handle)
+    parser.set_defaults(handler=handle)
 
 
 def handle(args):

@@ -251,30 +251,26 @@ def newton_loop(mass_factor, M_indptr, M_indices, M_data, mass_values, inertia, 
     servo_first, servo_last = servo[0] and servo[3].shape[0] > 0, not servo[0] and servo[3].shape[0] > 0
     fresh = True
     for it in range(1, max_iterations + 1):
-        if dim is not None:  # no beams: None (``beam.world.elasticity.NO_STEP``), pruned as the forces below
-            if nf:
-                for i in range(nf):
-                    Qb[0, i] = qb[F_at[i]]
-                tangent_e = dF if fresh else no_dF
-                beams.step(Qb if same else Qa, Qb, same, dim, index, R_e, t_e, beta, lam_e, gamma, C_e, k_e, F,
-                           tangent_e, start, start_grad, known)
-                known = True
+        if dim is not None and nf:  # no beams: None (``beam.world.elasticity.NO_STEP``), pruned as the forces below
+            for i in range(nf):
+                Qb[0, i] = qb[F_at[i]]
+            tangent_e = dF if fresh else no_dF
+            beams.step(Qb if same else Qa, Qb, same, dim, index, R_e, t_e, beta, lam_e, gamma, C_e, k_e, F,
+                       tangent_e, start, start_grad, known)
+            known = True
         if nd or nk or ns:
             forces[:nf] = F[0]
             if fresh:
                 tangents_all[:nt] = dF[0]
-        if damper is not None:
-            if nd:
-                viscous.loop(damper, qb, F_at[nf : nf + nd], forces[nf : nf + nd],
-                             tangents_all[nt : nt + nv] if fresh else no_dF[0])
-        if friction is not None:
-            if nk:  # its derivative is one value, written in every iteration (used where ``fresh``)
-                friction_.loop(friction, qb, F_at[nf + nd : nf + nd + nk], forces[nf + nd : nf + nd + nk],
-                               tangents_all[nt + nv : nt + nv + nk], slip)
-        if springs is not None:
-            if ns:
-                springs_.loop(springs, qb, F_at[nf + nd + nk :], forces[nf + nd + nk :],
-                              tangents_all[nt + nv + nk :] if fresh else no_dF[0])
+        if damper is not None and nd:
+            viscous.loop(damper, qb, F_at[nf : nf + nd], forces[nf : nf + nd],
+                         tangents_all[nt : nt + nv] if fresh else no_dF[0])
+        if friction is not None and nk:  # its derivative: one value, written in every iteration (used where ``fresh``)
+            friction_.loop(friction, qb, F_at[nf + nd : nf + nd + nk], forces[nf + nd : nf + nd + nk],
+                           tangents_all[nt + nv : nt + nv + nk], slip)
+        if springs is not None and ns:
+            springs_.loop(springs, qb, F_at[nf + nd + nk :], forces[nf + nd + nk :],
+                          tangents_all[nt + nv + nk :] if fresh else no_dF[0])
         for i in range(n):
             acc = 0.0
             if origin.size:

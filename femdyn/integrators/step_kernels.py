@@ -93,7 +93,8 @@ def alpha_steps(count, coefficients, head, tail, damper, friction, springs, fami
     A step whose Newton iteration ends other than converged, or whose (q, v) is not finite, is undone
     (the multipliers, the refinement pause and the early stop's record as before it) and the call
     returns before it, for the interpreted step to do it again with its messages. Returns (steps done,
-    factorisations done, the values last factored, a, vd, a_n-1, a_n-2, the next predictor's choice, lam, F, V) of the
+    factorisations done, the values last factored, a, vd, a_n-1, a_n-2, whether a_n-2 is known, the next predictor's
+    choice, lam, F, V) of the
     last step done. KLU's factorisation of a step's start is kept until the step is done (``solver``'s
     ``pivoting`` keeps it), and an undone step puts it back (``numerics.klu.undo``)."""
     h, c_known, c_velocity, alpha_m, alpha_f, c_m, c_f, beta_p, c_guess, c_a, c_v, tolerance, round_off, damped = \
@@ -188,7 +189,7 @@ def alpha_steps(count, coefficients, head, tail, damper, friction, springs, fami
         refinement[:] = saved
         recorded[0] = kept
         klu.undo(solver[3], solver[5], factors)
-    return done, refactored, last, a, vd, a_before, a_earlier, use_second, lam, force, potential
+    return done, refactored, last, a, vd, a_before, a_earlier, known_earlier, use_second, lam, force, potential
 
 
 @kernel

@@ -228,7 +228,8 @@ class AlphaSteps(_Steps):
         earlier = before if c.a_earlier is None else c.a_earlier
         carry = (c.q, c.v, c.a, c.vd, before, c.a_previous is not None, earlier, c.a_earlier is not None,
                  bool(c.velocity_start), c.lam, c.force, potential)
-        done, refactored, last, a, vd, a_before, earlier, closer, lam, force, potential = compiled(STEP_KERNELS).alpha_steps(
+        alpha_steps = compiled(STEP_KERNELS).alpha_steps
+        done, refactored, last, a, vd, a_before, earlier, known, closer, lam, force, potential = alpha_steps(
             count, self.coefficients, self.head, tail, *looped[-3:],
             system.loop_family([None] * (1 + len(system.families))), self._servos(k, count), self._solver(), early,
             self.gravity, constants, carry, self._rows(chunk), row, ends)
@@ -241,8 +242,7 @@ class AlphaSteps(_Steps):
             stop.steps, stop.previous = int(steps[0]), None
         end = row + done
         s._carry = type(c)((k + done - 1) * dt + dt, chunk.Q[end].copy(), chunk.V[end].copy(), a, vd, lam.copy(),
-                           force.copy(), a_before, (states, potential), bool(closer),
-                           earlier if c.a_previous is not None or done > 1 else None)  # known: as ``_finish``'s
+                           force.copy(), a_before, (states, potential), bool(closer), earlier if known else None)
         return done
 
 
